@@ -1,0 +1,348 @@
+//! Every failure the product can report, as one registry of stable error
+//! codes (§8.2), and the `Failure` value both binaries carry to their one
+//! renderer. A code decides its exit class, HTTP status and retryability in
+//! exactly one place: the table below. `agentteam exec --error-schema` and the
+//! docs are generated from it.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// The process exit status classes of product.md §5.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExitClass {
+    Success = 0,
+    Internal = 1,
+    Usage = 2,
+    Credentials = 3,
+    Rejected = 4,
+    Transient = 5,
+}
+
+impl ExitClass {
+    pub const ALL: [ExitClass; 6] = [
+        ExitClass::Success,
+        ExitClass::Internal,
+        ExitClass::Usage,
+        ExitClass::Credentials,
+        ExitClass::Rejected,
+        ExitClass::Transient,
+    ];
+
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+
+    pub fn meaning(self) -> &'static str {
+        match self {
+            ExitClass::Success => {
+                "success (a batch operation with per-item failures still exits 0; the failures are in `data`)"
+            }
+            ExitClass::Internal => "internal error (a bug)",
+            ExitClass::Usage => "usage error or invalid input; nothing was sent",
+            ExitClass::Credentials => "credentials missing or rejected (after the one refresh)",
+            ExitClass::Rejected => {
+                "the server rejected the request (not found, conflict, forbidden, validation)"
+            }
+            ExitClass::Transient => {
+                "transient: network, timeout, rate limit, 5xx; `retryable: true`"
+            }
+        }
+    }
+
+    /// The class a server answer falls in, decided by HTTP status alone.
+    pub fn from_http_status(status: u16) -> ExitClass {
+        match status {
+            200..=299 => ExitClass::Success,
+            401 => ExitClass::Credentials,
+            408 | 429 | 500..=599 => ExitClass::Transient,
+            _ => ExitClass::Rejected,
+        }
+    }
+}
+
+/// One registered error code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorCode {
+    pub code: &'static str,
+    /// Exit class when this code ends an `agentteam` invocation.
+    pub class: ExitClass,
+    /// HTTP status when the runtime answers with this code (0: never sent by the runtime).
+    pub http_status: u16,
+    pub retryable: bool,
+    pub description: &'static str,
+}
+
+macro_rules! error_codes {
+    ($( $ident:ident = $code:literal, $class:ident, $status:literal, $retryable:literal, $doc:literal; )*) => {
+        /// The stable error codes, one constant each.
+        pub mod code {
+            use super::{ErrorCode, ExitClass};
+            $( pub const $ident: ErrorCode = ErrorCode {
+                code: $code, class: ExitClass::$class, http_status: $status,
+                retryable: $retryable, description: $doc,
+            }; )*
+        }
+        /// Every error code, in documentation order.
+        pub static ERROR_CODES: &[ErrorCode] = &[$(code::$ident),*];
+    };
+}
+
+error_codes! {
+    USAGE_ERROR = "usage_error", Usage, 0, false,
+        "The command line is malformed (unknown flag, missing argument). Fix the command; see `--help`.";
+    INVALID_JSON = "invalid_json", Usage, 400, false,
+        "The input is not one JSON object. Send exactly one JSON object.";
+    INPUT_TOO_LARGE = "input_too_large", Usage, 413, false,
+        "The input exceeds the size limit. Send less, or split a batch.";
+    INVALID_INPUT = "invalid_input", Usage, 422, false,
+        "The input breaks the action's schema or rules; `field_errors` names each bad field. Correct those fields.";
+    CREDENTIALS_MISSING = "credentials_missing", Credentials, 0, false,
+        "No profile, workspace, agent or token is configured. Run `agentteam auth login`.";
+    CREDENTIAL_STORE_INSECURE = "credential_store_insecure", Credentials, 0, false,
+        "The credential store is readable by group or others. Fix its permissions (chmod 700 dir, 600 file).";
+    CREDENTIAL_STORE_INVALID = "credential_store_invalid", Credentials, 0, false,
+        "The credential store cannot be read or parsed. Repair it or log in again.";
+    CREDENTIAL_PROCESS_FAILED = "credential_process_failed", Credentials, 0, false,
+        "The profile's credential_process failed, hung or printed no token. Check the process.";
+    UNAUTHORIZED = "unauthorized", Credentials, 401, false,
+        "The token is missing, invalid, expired or revoked (after the one refresh). Log in again.";
+    FORBIDDEN = "forbidden", Rejected, 403, false,
+        "The credentials may not act here (another workspace or agent, or a board it is not a member of).";
+    NOT_FOUND = "not_found", Rejected, 404, false,
+        "No such route on the server.";
+    METHOD_NOT_ALLOWED = "method_not_allowed", Rejected, 405, false,
+        "The route does not accept this HTTP method.";
+    CHANNEL_NOT_FOUND = "channel_not_found", Rejected, 404, false,
+        "No board with that channel name in the workspace. Check the name.";
+    TASK_NOT_FOUND = "task_not_found", Rejected, 404, false,
+        "No live task with that number on the board (it may have been deleted). List the board.";
+    PARENT_NOT_FOUND = "parent_not_found", Rejected, 404, false,
+        "The parent task does not exist on the board or is deleted.";
+    TASK_SCOPE_NOT_FOUND = "task_scope_not_found", Rejected, 404, false,
+        "parent_task_scope names no live task in this workspace.";
+    ASSIGNEE_NOT_FOUND = "assignee_not_found", Rejected, 422, false,
+        "The member ref names no agent in this workspace.";
+    TARGET_CONFLICT = "target_conflict", Rejected, 422, false,
+        "target resolves to a different board than the create locator.";
+    INVALID_PARENT = "invalid_parent", Rejected, 422, false,
+        "The requested parent would make a task its own ancestor.";
+    CURSOR_INVALID = "cursor_invalid", Rejected, 400, false,
+        "The cursor is malformed or belongs to another query or filter set. Restart without a cursor.";
+    SUBTASK_MODE_REQUIRED = "subtask_mode_required", Rejected, 422, false,
+        "The task has subtasks: choose subtask_mode `promote` (keep them) or `delete` (remove them).";
+    NOT_TASK_CREATOR = "not_task_creator", Rejected, 403, false,
+        "Only the agent that created a task may delete it.";
+    SUBTASK_CREATOR_MISMATCH = "subtask_creator_mismatch", Rejected, 403, false,
+        "Recursive delete needs every descendant to have the same creator. Use `promote`.";
+    TASK_UPDATE_CONFLICT = "task_update_conflict", Rejected, 409, false,
+        "The task changed since expected_updated_at. Read it again with task_get and retry.";
+    IDEMPOTENCY_CONFLICT = "idempotency_conflict", Rejected, 409, false,
+        "The idempotency_key was already used with a different payload. Use a new key.";
+    CALLBACK_NOT_ACTIVE = "callback_not_active", Rejected, 422, false,
+        "idempotency_key is accepted only during an active workflow callback of this agent.";
+    TASK_CLAIMED_BY_OTHER = "task_claimed_by_other", Rejected, 409, false,
+        "Per-task failure of task_set_claim: another member holds the task.";
+    NOT_ASSIGNEE = "not_assignee", Rejected, 409, false,
+        "Per-task failure of task_set_claim: only the assignee may release a task.";
+    RATE_LIMITED = "rate_limited", Transient, 429, true,
+        "Too many requests. Retry after the delay the server gave.";
+    SERVER_ERROR = "server_error", Transient, 500, true,
+        "The server failed or is unavailable. Retry later.";
+    NETWORK_ERROR = "network_error", Transient, 0, true,
+        "The server could not be reached (refused, DNS, TLS, connection reset). Check api_url and retry.";
+    TIMEOUT = "timeout", Transient, 0, true,
+        "The server did not answer within the timeout. Retry, or raise --timeout.";
+    INVALID_RESPONSE = "invalid_response", Transient, 0, true,
+        "The server's answer was not the expected JSON. Retry; report it if it persists.";
+    REQUEST_REJECTED = "request_rejected", Rejected, 400, false,
+        "The server refused the request without a recognised error body.";
+    INTERNAL_ERROR = "internal_error", Internal, 500, false,
+        "A bug in agentteam. Please report it with the command that caused it.";
+}
+
+/// Looks up a registered code by name.
+pub fn lookup(code: &str) -> Option<&'static ErrorCode> {
+    ERROR_CODES.iter().find(|c| c.code == code)
+}
+
+/// An advisory next call (§8.2); it never bypasses authorization.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuggestedAction {
+    pub tool: String,
+    pub arguments: Value,
+}
+
+/// An expected product failure, as both binaries report it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub code: String,
+    pub message: String,
+    pub retryable: bool,
+    pub field_errors: BTreeMap<String, String>,
+    pub suggested_action: Option<SuggestedAction>,
+    /// Exit class for the CLI.
+    pub class: ExitClass,
+    /// HTTP status for the runtime.
+    pub http_status: u16,
+}
+
+impl Failure {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Failure {
+            code: code.code.to_string(),
+            message: message.into(),
+            retryable: code.retryable,
+            field_errors: BTreeMap::new(),
+            suggested_action: None,
+            class: code.class,
+            http_status: if code.http_status == 0 {
+                500
+            } else {
+                code.http_status
+            },
+        }
+    }
+
+    /// An `invalid_input` failure naming each bad field.
+    pub fn invalid_input(field_errors: BTreeMap<String, String>) -> Self {
+        let message = match field_errors.len() {
+            1 => {
+                let (field, problem) = field_errors.iter().next().expect("one entry");
+                format!("Invalid input at `{field}`: {problem}")
+            }
+            n => format!("Invalid input: {n} fields are wrong; see field_errors."),
+        };
+        Failure {
+            field_errors,
+            ..Failure::new(code::INVALID_INPUT, message)
+        }
+    }
+
+    pub fn field(mut self, path: impl Into<String>, problem: impl Into<String>) -> Self {
+        self.field_errors.insert(path.into(), problem.into());
+        self
+    }
+
+    pub fn suggest(mut self, tool: &str, arguments: Value) -> Self {
+        self.suggested_action = Some(SuggestedAction {
+            tool: tool.to_string(),
+            arguments,
+        });
+        self
+    }
+
+    pub fn with_class(mut self, class: ExitClass) -> Self {
+        self.class = class;
+        self
+    }
+
+    pub fn with_retryable(mut self, retryable: bool) -> Self {
+        self.retryable = retryable;
+        self
+    }
+
+    /// The model-facing error document (§8.2), snake_case.
+    pub fn to_document(&self) -> Value {
+        let mut error = json!({
+            "code": self.code,
+            "message": self.message,
+            "retryable": self.retryable,
+        });
+        if !self.field_errors.is_empty() {
+            error["field_errors"] = json!(self.field_errors);
+        }
+        if let Some(action) = &self.suggested_action {
+            error["suggested_action"] = json!(action);
+        }
+        json!({ "error": error })
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+/// The JSON Schema of the error document, shared by every action.
+pub fn error_schema() -> Value {
+    let codes: Vec<&str> = ERROR_CODES.iter().map(|c| c.code).collect();
+    let catalog: Vec<Value> = ERROR_CODES
+        .iter()
+        .map(|c| {
+            json!({
+                "code": c.code,
+                "retryable": c.retryable,
+                "exit_status": c.class.code(),
+                "description": c.description,
+            })
+        })
+        .collect();
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "agentteam error document",
+        "description": "What every action prints on stdout when it fails (§8.2).",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["error"],
+        "properties": {
+            "error": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["code", "message", "retryable"],
+                "properties": {
+                    "code": {"type": "string", "enum": codes, "description": "Stable snake_case error code; see x-error-codes."},
+                    "message": {"type": "string", "description": "Human-readable, safe to show."},
+                    "retryable": {"type": "boolean", "description": "Whether the same call may succeed if retried unchanged."},
+                    "field_errors": {
+                        "type": "object",
+                        "description": "Input path (`tasks/0/title`) to the problem with that field.",
+                        "additionalProperties": {"type": "string"}
+                    },
+                    "suggested_action": {
+                        "type": "object",
+                        "description": "An advisory next call; it grants no authority.",
+                        "additionalProperties": false,
+                        "required": ["tool", "arguments"],
+                        "properties": {
+                            "tool": {"type": "string"},
+                            "arguments": {"type": "object"}
+                        }
+                    }
+                }
+            }
+        },
+        "x-error-codes": catalog,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_snake_case_and_consistent() {
+        let mut seen = std::collections::HashSet::new();
+        for c in ERROR_CODES {
+            assert!(seen.insert(c.code), "duplicate code {}", c.code);
+            assert!(
+                crate::case::is_snake_case(c.code),
+                "{} is not snake_case",
+                c.code
+            );
+            assert_eq!(
+                c.retryable,
+                c.class == ExitClass::Transient,
+                "{}: retryable iff transient",
+                c.code
+            );
+            assert!(!c.description.is_empty());
+        }
+    }
+}

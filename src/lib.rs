@@ -1,0 +1,12 @@
+//! agentteam: the AgentTeam Exec CLI and a reference Agent Runtime API server.
+//!
+//! One request, top to bottom: stdin → [`registry`] entry → [`validate`] →
+//! hidden context from [`credentials`] → [`client`] (HTTP, snake_case ↔
+//! camelCase via [`case`]) → [`output`] on stdout. The server side,
+//! [`runtime`], routes and validates with the same registry.
+
+pub mod case;
+pub mod error;
+pub mod registry;
+pub mod validate;
+pub mod wire;

@@ -1,0 +1,368 @@
+//! THE source of truth: one declaration per action. The clap routes, `--help`,
+//! `--input-schema`, `--output-schema`, `--catalog`, the runtime's router, the
+//! man pages, the completions and the README table are all functions over
+//! [`ACTIONS`]; the contract's §12 checks are tests at the end of this file.
+//!
+//! An action is a canonical tool (§2.1): `task_list` is its raw name,
+//! `task.list` its Exec action id, `agentteam exec task list -` its CLI route,
+//! and `GET …/runtime/tasks` its Agent Runtime operation (§13.3).
+
+pub mod schema;
+pub mod task;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// Every registered action, in documentation order.
+pub static ACTIONS: &[&Action] = &[
+    &task::list::ACTION,
+    &task::get::ACTION,
+    &task::create::ACTION,
+    &task::update::ACTION,
+    &task::set_claim::ACTION,
+    &task::checkpoint::ACTION,
+    &task::delete::ACTION,
+];
+
+/// Old names and what became of them (§12 check 12). Empty: nothing has been
+/// renamed yet. An entry is `(old name, replacement canonical name or "removed")`.
+pub static MIGRATIONS: &[(&str, &str)] = &[];
+
+/// The path every Agent Runtime operation lives under (§13.3).
+pub const RUNTIME_PREFIX: &str = "/api/v1/workspaces/{workspaceId}/agents/{agentId}/runtime";
+
+/// Field errors by input path (`tasks/0/title`), as branch rules report them.
+pub type FieldErrors = BTreeMap<String, String>;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Permission {
+    ReadOnly,
+    AgentMutation,
+    Destructive,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Idempotency {
+    /// Reads: safe to repeat; the CLI retries transient failures.
+    Safe,
+    /// A desired-state setter: repeating it yields the same state.
+    DesiredState,
+    /// Replays with the same `idempotency_key` return the original outcome.
+    KeyedReplay,
+    /// Not idempotent: never replayed once it may have reached the server.
+    None,
+}
+
+impl Idempotency {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Idempotency::Safe => "safe to repeat; transient failures are retried",
+            Idempotency::DesiredState => "idempotent desired state; transient failures are retried",
+            Idempotency::KeyedReplay => {
+                "replayable with idempotency_key (during a workflow callback); retried only with a key"
+            }
+            Idempotency::None => {
+                "not idempotent; never replayed once it may have reached the server"
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Concurrency {
+    /// Reads a consistent snapshot; nothing to guard.
+    Snapshot,
+    /// One transaction; numbers allocated inside it.
+    Transactional,
+    /// Each item changes atomically; exactly one concurrent claimant wins.
+    AtomicPerItem,
+    /// Guarded by `expected_updated_at` (§7.3).
+    ExpectedUpdatedAt,
+    /// Appends only; concurrent appends never conflict.
+    AppendOnly,
+}
+
+/// Hidden context (§5.4) an action needs; injected, never model input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HiddenContext {
+    WorkspaceId,
+    AgentId,
+    AgentToken,
+    /// Only when the input carries `idempotency_key`.
+    WorkflowRunId,
+    /// Only when the input carries `idempotency_key`.
+    CallbackEffectId,
+}
+
+impl HiddenContext {
+    pub const ALL: [HiddenContext; 5] = [
+        HiddenContext::WorkspaceId,
+        HiddenContext::AgentId,
+        HiddenContext::AgentToken,
+        HiddenContext::WorkflowRunId,
+        HiddenContext::CallbackEffectId,
+    ];
+
+    /// Spellings a model might use for this context; none may be an input field.
+    pub fn spellings(self) -> &'static [&'static str] {
+        match self {
+            HiddenContext::WorkspaceId => &["workspace", "workspace_id", "workspace_ref"],
+            HiddenContext::AgentId => &["agent", "agent_id", "agent_ref", "caller", "principal"],
+            HiddenContext::AgentToken => &[
+                "token",
+                "access_token",
+                "bearer",
+                "authorization",
+                "api_key",
+            ],
+            HiddenContext::WorkflowRunId => &["workflow_run", "workflow_run_id", "run_id"],
+            HiddenContext::CallbackEffectId => {
+                &["callback_effect", "callback_effect_id", "callback_id"]
+            }
+        }
+    }
+
+    pub fn wire_name(self) -> Option<&'static str> {
+        match self {
+            HiddenContext::WorkflowRunId => Some("workflowRunId"),
+            HiddenContext::CallbackEffectId => Some("callbackEffectId"),
+            _ => None,
+        }
+    }
+}
+
+/// Result budget classes (§8.3), in bytes of the compact JSON document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BudgetClass {
+    /// Receipts and single compact resources.
+    Small,
+    /// One resource with bounded sections.
+    Detail,
+    /// One page of a collection.
+    Page,
+}
+
+impl BudgetClass {
+    pub fn bytes(self) -> usize {
+        match self {
+            BudgetClass::Small => 64 * 1024,
+            BudgetClass::Detail => 256 * 1024,
+            BudgetClass::Page => 512 * 1024,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Exposure {
+    /// AgentTeam Exec catalog only (§9.3).
+    Exec,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Deprecation {
+    Active,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Method {
+    #[serde(rename = "GET")]
+    Get,
+    #[serde(rename = "POST")]
+    Post,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+        }
+    }
+}
+
+/// A registry example: a description and its JSON input (tested against the schema).
+#[derive(Debug, Clone, Copy)]
+pub struct Example {
+    pub description: &'static str,
+    pub input: &'static str,
+}
+
+/// One canonical action.
+pub struct Action {
+    pub domain: &'static str,
+    pub verb: &'static str,
+    /// One line: the user intent (§10.1 point 1). README table, command lists.
+    pub summary: &'static str,
+    /// When to choose it over its neighbours and its main side effect (§10.1 points 2–3).
+    pub description: &'static str,
+    pub permission: Permission,
+    pub idempotency: Idempotency,
+    pub concurrency: Concurrency,
+    pub hidden_context: &'static [HiddenContext],
+    pub budget: BudgetClass,
+    pub method: Method,
+    /// Route under [`RUNTIME_PREFIX`], e.g. `/tasks/get`.
+    pub route: &'static str,
+    pub exposure: Exposure,
+    pub deprecation: Deprecation,
+    /// Whether the result is a page (`meta.next_cursor`).
+    pub paginated: bool,
+    pub input_schema: fn() -> Value,
+    /// Schema of `data` in the success document.
+    pub data_schema: fn() -> Value,
+    /// Branch rules a flat schema cannot state (§4.2); runs on schema-valid input.
+    pub check: fn(&Value, &mut FieldErrors),
+    /// Canonicalises valid input before it is sent or stored (e.g. trims the idempotency key).
+    pub canonicalize: fn(&mut Value),
+    pub examples: &'static [Example],
+}
+
+impl Action {
+    /// Raw canonical name (§3.1): `task_set_claim`.
+    pub fn name(&self) -> String {
+        format!("{}_{}", self.domain, self.verb)
+    }
+
+    /// Exec action id (§3.3): `task.set_claim`.
+    pub fn id(&self) -> String {
+        format!("{}.{}", self.domain, self.verb)
+    }
+
+    pub fn read_only(&self) -> bool {
+        self.permission == Permission::ReadOnly
+    }
+
+    pub fn destructive(&self) -> bool {
+        self.permission == Permission::Destructive
+    }
+
+    /// The full route template, `{workspaceId}` and `{agentId}` still in it.
+    pub fn route_template(&self) -> String {
+        format!("{RUNTIME_PREFIX}{}", self.route)
+    }
+
+    /// The route for one workspace and agent; ids are percent-encoded.
+    pub fn route_for(&self, workspace_id: &str, agent_id: &str) -> String {
+        self.route_template()
+            .replace("{workspaceId}", &percent_encode(workspace_id))
+            .replace("{agentId}", &percent_encode(agent_id))
+    }
+
+    /// May the CLI resend this request after a transient failure?
+    pub fn may_retry(&self, input: &Value) -> bool {
+        match self.idempotency {
+            Idempotency::Safe | Idempotency::DesiredState => true,
+            Idempotency::KeyedReplay => input.get("idempotency_key").is_some(),
+            Idempotency::None => false,
+        }
+    }
+
+    /// The whole success document's schema (`--output-schema`).
+    pub fn output_schema(&self) -> Value {
+        let mut meta = vec![(
+            "truncated",
+            schema::boolean(
+                "Present and true only when a result budget cut the result; the cut is said where it happened and how to continue.",
+            ),
+        )];
+        if self.paginated {
+            meta.insert(
+                0,
+                (
+                    "next_cursor",
+                    json!({"type": "string", "description": "Opaque cursor for the next page; absent on the last page. Pass it back as `cursor` with the same other inputs."}),
+                ),
+            );
+        }
+        schema::success_document(&self.name(), (self.data_schema)(), meta)
+    }
+
+    /// The catalog entry: every §9.1 field and both schemas.
+    pub fn catalog_entry(&self) -> Value {
+        json!({
+            "name": self.name(),
+            "action_id": self.id(),
+            "cli": format!("agentteam exec {} {} -", self.domain, self.verb),
+            "owner": self.domain,
+            "summary": self.summary,
+            "description": self.description,
+            "permission": self.permission,
+            "read_only": self.read_only(),
+            "destructive": self.destructive(),
+            "idempotency": self.idempotency,
+            "concurrency": self.concurrency,
+            "hidden_context": self.hidden_context,
+            "result_budget": {"class": self.budget, "bytes": self.budget.bytes()},
+            "http": {"method": self.method, "route": self.route_template()},
+            "exposure": self.exposure,
+            "deprecation": self.deprecation,
+            "examples": self.examples.iter().map(|e| json!({
+                "description": e.description,
+                "input": serde_json::from_str::<Value>(e.input).expect("registry examples are valid JSON (tested)"),
+            })).collect::<Vec<_>>(),
+            "input_schema": (self.input_schema)(),
+            "output_schema": self.output_schema(),
+        })
+    }
+}
+
+/// The names of all domains, in registry order, without repeats.
+pub fn domains() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for action in ACTIONS {
+        if !out.contains(&action.domain) {
+            out.push(action.domain);
+        }
+    }
+    out
+}
+
+pub fn find(domain: &str, verb: &str) -> Option<&'static Action> {
+    ACTIONS
+        .iter()
+        .copied()
+        .find(|a| a.domain == domain && a.verb == verb)
+}
+
+pub fn find_by_name(name: &str) -> Option<&'static Action> {
+    ACTIONS.iter().copied().find(|a| a.name() == name)
+}
+
+/// `agentteam exec --catalog`.
+pub fn catalog() -> Value {
+    json!({
+        "actions": ACTIONS.iter().map(|a| a.catalog_entry()).collect::<Vec<_>>(),
+        "migrations": MIGRATIONS.iter().map(|(old, new)| json!({"old": old, "new": new})).collect::<Vec<_>>(),
+        "error_schema": crate::error::error_schema(),
+    })
+}
+
+fn percent_encode(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for b in segment.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// No canonicalisation needed.
+pub fn keep(_: &mut Value) {}
+
+/// No branch rules beyond the schema.
+pub fn no_branch_rules(_: &Value, _: &mut FieldErrors) {}
+
+#[cfg(test)]
+mod tests;

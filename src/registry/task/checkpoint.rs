@@ -1,0 +1,64 @@
+//! `task_checkpoint`: append one durable checkpoint (§13.2).
+
+use serde_json::{Value, json};
+
+use super::{AGENT_CONTEXT, fields};
+use crate::registry::schema::*;
+use crate::registry::*;
+
+pub static ACTION: Action = Action {
+    domain: "task",
+    verb: "checkpoint",
+    summary: "Append a durable checkpoint to a task.",
+    description: "Record one high-signal, durable checkpoint (a decision, a milestone, a hand-off) on a task; \
+        checkpoints are append-only and cannot be edited. Routine progress narrative belongs in the task's \
+        messages; use task_update to change the task itself.",
+    permission: Permission::AgentMutation,
+    idempotency: Idempotency::None,
+    concurrency: Concurrency::AppendOnly,
+    hidden_context: AGENT_CONTEXT,
+    budget: BudgetClass::Small,
+    method: Method::Post,
+    route: "/tasks/add-checkpoint",
+    exposure: Exposure::Exec,
+    deprecation: Deprecation::Active,
+    paginated: false,
+    input_schema,
+    data_schema,
+    check: no_branch_rules,
+    canonicalize: keep,
+    examples: &[Example {
+        description: "Record a decision on task 12",
+        input: r#"{"channel": "eng", "number": 12, "summary": "Root cause: token refresh raced logout. Fix merged behind a flag."}"#,
+    }],
+};
+
+fn input_schema() -> Value {
+    let mut summary = string(
+        "The checkpoint text, 1–4000 characters, not blank.",
+        1,
+        fields::MAX_SUMMARY,
+    );
+    summary["pattern"] = json!("\\S");
+    input_root(
+        "task_checkpoint",
+        ACTION.summary,
+        vec![
+            ("channel", fields::channel()),
+            ("number", fields::number("The task's board-local number.")),
+            ("summary", summary),
+        ],
+        &["channel", "number", "summary"],
+    )
+}
+
+fn data_schema() -> Value {
+    object(
+        "The appended checkpoint and the task it belongs to.",
+        vec![
+            ("checkpoint", fields::checkpoint()),
+            ("task", fields::compact_task()),
+        ],
+        &["checkpoint", "task"],
+    )
+}

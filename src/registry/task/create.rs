@@ -1,0 +1,219 @@
+//! `task_create`: create tasks or subtasks from exactly one locator (§13.2).
+
+use serde_json::{Value, json};
+
+use super::fields;
+use crate::registry::schema::*;
+use crate::registry::*;
+
+pub const MAX_IDEMPOTENCY_KEY_BYTES: usize = 128;
+
+pub static ACTION: Action = Action {
+    domain: "task",
+    verb: "create",
+    summary: "Create tasks or subtasks on a board.",
+    description: "Create one task (with its details) or a batch of titles, on a board (`channel`, \
+        optionally under a `parent` number) or under an exact task scope (`parent_task_scope`). \
+        Search with task_list first to avoid duplicates. Allocates new board-local numbers; \
+        retry safely only with an idempotency_key.",
+    permission: Permission::AgentMutation,
+    idempotency: Idempotency::KeyedReplay,
+    concurrency: Concurrency::Transactional,
+    hidden_context: &[
+        HiddenContext::WorkspaceId,
+        HiddenContext::AgentId,
+        HiddenContext::AgentToken,
+        HiddenContext::WorkflowRunId,
+        HiddenContext::CallbackEffectId,
+    ],
+    budget: BudgetClass::Small,
+    method: Method::Post,
+    route: "/tasks",
+    exposure: Exposure::Exec,
+    deprecation: Deprecation::Active,
+    paginated: false,
+    input_schema,
+    data_schema,
+    check,
+    canonicalize,
+    examples: &[
+        Example {
+            description: "Create one task with details",
+            input: r#"{"channel": "eng", "tasks": [{"title": "Fix login timeout", "priority": "high", "labels": ["auth"], "assignee": "@alice"}]}"#,
+        },
+        Example {
+            description: "Create three subtasks under task 12",
+            input: r#"{"channel": "eng", "parent": 12, "tasks": [{"title": "Reproduce"}, {"title": "Fix"}, {"title": "Add a test"}]}"#,
+        },
+        Example {
+            description: "Create a subtask under an exact task scope, from a thread, replay-safe inside a workflow callback",
+            input: r##"{"parent_task_scope": {"kind": "task", "scope_id": "tsk_0123456789abcdef0123456789abcdef"}, "target": "#eng:th_42", "tasks": [{"title": "Write the migration"}], "idempotency_key": "migration-subtask-1"}"##,
+        },
+    ],
+};
+
+fn task_item() -> Value {
+    object(
+        "One task to create. A batch of several items carries titles only.",
+        vec![
+            ("title", fields::title("Required.")),
+            ("description", fields::description("Default: none.")),
+            ("status", fields::status("Initial status. Default `todo`.")),
+            ("priority", fields::priority("Priority. Default `none`.")),
+            (
+                "assignee",
+                fields::member_ref("Member ref to assign, e.g. `@alice`. Default: unassigned."),
+            ),
+            (
+                "labels",
+                fields::labels("Labels, at most 20, distinct. Default: none."),
+            ),
+            ("checklist", fields::checklist("Default: none.")),
+            ("urls", fields::urls("Default: none.")),
+            ("attachments", fields::attachments("Default: none.")),
+            ("blocker", fields::blocker("Default: none.")),
+        ],
+        &["title"],
+    )
+}
+
+fn input_schema() -> Value {
+    input_root(
+        "task_create",
+        ACTION.summary,
+        vec![
+            ("channel", {
+                let mut c = fields::channel();
+                c["description"] = json!(
+                    "Board to create on. Exactly one locator: `channel` or `parent_task_scope`; required unless parent_task_scope is given (no default)."
+                );
+                c
+            }),
+            (
+                "parent",
+                fields::number(
+                    "Create the tasks as subtasks of this task number on `channel`. Default: top-level.",
+                ),
+            ),
+            (
+                "parent_task_scope",
+                object(
+                    "Create the tasks as subtasks of this exact task scope; the board comes from storage. Exclusive with `channel` and `parent`. Default: none.",
+                    vec![
+                        ("kind", enumeration("Scope kind; only `task`.", &["task"])),
+                        (
+                            "scope_id",
+                            pattern(
+                                "The parent task's scope_id.",
+                                "^[A-Za-z0-9_:-]{1,128}$",
+                                128,
+                            ),
+                        ),
+                    ],
+                    &["kind", "scope_id"],
+                ),
+            ),
+            (
+                "tasks",
+                array(
+                    "Tasks to create, 1–50. Rich fields (anything but title) only when there is exactly one.",
+                    task_item(),
+                    1,
+                    fields::MAX_BATCH,
+                ),
+            ),
+            (
+                "target",
+                pattern(
+                    "The thread the work comes from, `#channel:thread_id`: provenance, not a locator; its board must match. Default: none.",
+                    fields::TARGET_PATTERN,
+                    210,
+                ),
+            ),
+            (
+                "idempotency_key",
+                string(
+                    "Replay key for creation inside an active workflow callback: trimmed, non-blank, at most 128 UTF-8 bytes. Reusing it with the same input returns the original tasks. Default: none.",
+                    1,
+                    128,
+                ),
+            ),
+        ],
+        &["tasks"],
+    )
+}
+
+fn data_schema() -> Value {
+    object(
+        "The created (or replayed) tasks.",
+        vec![
+            (
+                "tasks",
+                json!({"type": "array", "items": fields::compact_task(), "description": "The tasks, in input order."}),
+            ),
+            (
+                "reused",
+                boolean(
+                    "True when an idempotency_key replayed an earlier create; nothing new was created.",
+                ),
+            ),
+        ],
+        &["tasks", "reused"],
+    )
+}
+
+fn canonicalize(input: &mut Value) {
+    if let Some(key) = input.get_mut("idempotency_key") {
+        if let Some(s) = key.as_str() {
+            *key = Value::String(s.trim().to_string());
+        }
+    }
+}
+
+fn check(input: &Value, errors: &mut FieldErrors) {
+    let has_channel = input.get("channel").is_some();
+    let has_scope = input.get("parent_task_scope").is_some();
+    match (has_channel, has_scope) {
+        (true, true) => {
+            errors.insert(
+                "parent_task_scope".into(),
+                "Exclusive with `channel`: give exactly one locator.".into(),
+            );
+        }
+        (false, false) => {
+            errors.insert(
+                "channel".into(),
+                "Give exactly one locator: `channel` or `parent_task_scope`.".into(),
+            );
+        }
+        _ => {}
+    }
+    if has_scope && input.get("parent").is_some() {
+        errors.insert(
+            "parent".into(),
+            "Exclusive with `parent_task_scope`, which already names the parent.".into(),
+        );
+    }
+    if let Some(tasks) = input.get("tasks").and_then(Value::as_array) {
+        if tasks.len() > 1 {
+            for (i, task) in tasks.iter().enumerate() {
+                for field in fields::RICH_FIELDS {
+                    if task.get(*field).is_some() {
+                        errors.insert(
+                            format!("tasks/{i}/{field}"),
+                            "Only `title` is accepted in a batch of several tasks; create a rich task on its own.".into(),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    if let Some(key) = input.get("idempotency_key").and_then(Value::as_str) {
+        let trimmed = key.trim();
+        if trimmed.is_empty() {
+            errors.insert("idempotency_key".into(), "Must not be blank.".into());
+        } else if trimmed.len() > MAX_IDEMPOTENCY_KEY_BYTES {
+            errors.insert("idempotency_key".into(), "At most 128 UTF-8 bytes.".into());
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! Field shapes shared by the task actions: one definition each, so a title
+//! is bounded the same way in create, update and the runtime's store.
+
+use serde_json::{Value, json};
+
+use crate::registry::schema::*;
+
+pub const STATUSES: &[&str] = &["todo", "in_progress", "in_review", "done", "canceled"];
+pub const ACTIVE_STATUSES: &[&str] = &["todo", "in_progress", "in_review"];
+pub const PRIORITIES: &[&str] = &["none", "low", "medium", "high", "urgent"];
+
+pub const CHANNEL_PATTERN: &str = "^[a-z0-9][a-z0-9_-]{0,79}$";
+pub const MEMBER_REF_PATTERN: &str = "^@[a-z0-9][a-z0-9_.-]{0,38}$";
+pub const TARGET_PATTERN: &str = "^#[a-z0-9][a-z0-9_-]{0,79}:[A-Za-z0-9_.-]{1,128}$";
+pub const MAX_NUMBER: i64 = 2_147_483_647;
+
+pub const MAX_TITLE: u64 = 200;
+pub const MAX_DESCRIPTION: u64 = 10_000;
+pub const MAX_BLOCKER: u64 = 1_000;
+pub const MAX_SUMMARY: u64 = 4_000;
+pub const MAX_BATCH: u64 = 50;
+
+/// Fields a created task may carry besides `title`; only in a one-item batch.
+pub const RICH_FIELDS: &[&str] = &[
+    "description",
+    "status",
+    "priority",
+    "assignee",
+    "labels",
+    "checklist",
+    "urls",
+    "attachments",
+    "blocker",
+];
+
+pub fn channel() -> Value {
+    pattern(
+        "Board (channel) name, lowercase, without `#`, e.g. `eng`.",
+        CHANNEL_PATTERN,
+        80,
+    )
+}
+
+pub fn number(description: &str) -> Value {
+    integer(description, 1, MAX_NUMBER)
+}
+
+pub fn title(default: &str) -> Value {
+    let mut s = string(
+        &format!("Task title: 1–200 characters, not blank. {default}"),
+        1,
+        MAX_TITLE,
+    );
+    s["pattern"] = json!("\\S");
+    s
+}
+
+pub fn description(default: &str) -> Value {
+    string(
+        &format!("Task description, plain text or Markdown. {default}"),
+        0,
+        MAX_DESCRIPTION,
+    )
+}
+
+pub fn status(description: &str) -> Value {
+    enumeration(description, STATUSES)
+}
+
+pub fn priority(description: &str) -> Value {
+    enumeration(description, PRIORITIES)
+}
+
+pub fn member_ref(description: &str) -> Value {
+    pattern(description, MEMBER_REF_PATTERN, 40)
+}
+
+pub fn labels(description: &str) -> Value {
+    unique(array(
+        description,
+        string("A label, 1–50 characters.", 1, 50),
+        0,
+        20,
+    ))
+}
+
+pub fn checklist(default: &str) -> Value {
+    array(
+        &format!("Checklist items in order, at most 50. {default}"),
+        object(
+            "One checklist item.",
+            vec![
+                ("text", string("What to check, 1–500 characters.", 1, 500)),
+                ("done", boolean("Whether the item is done. Default false.")),
+            ],
+            &["text"],
+        ),
+        0,
+        50,
+    )
+}
+
+pub fn urls(default: &str) -> Value {
+    array(
+        &format!("Related http(s) URLs, at most 20. {default}"),
+        pattern("An http or https URL.", "^https?://\\S+$", 2_000),
+        0,
+        20,
+    )
+}
+
+pub fn attachments(default: &str) -> Value {
+    array(
+        &format!("Attachment metadata (no file bytes), at most 20. {default}"),
+        object(
+            "One attachment's metadata.",
+            vec![
+                ("name", string("File name, 1–200 characters.", 1, 200)),
+                (
+                    "url",
+                    pattern(
+                        "Where the file lives: an http(s) URL.",
+                        "^https?://\\S+$",
+                        2_000,
+                    ),
+                ),
+                (
+                    "media_type",
+                    string(
+                        "IANA media type, e.g. `image/png`. Default: unknown.",
+                        1,
+                        100,
+                    ),
+                ),
+                (
+                    "size_bytes",
+                    integer("Size in bytes. Default: unknown.", 0, 1_099_511_627_776),
+                ),
+            ],
+            &["name", "url"],
+        ),
+        0,
+        20,
+    )
+}
+
+pub fn blocker(default: &str) -> Value {
+    string(
+        &format!("What blocks progress, 1–1000 characters. {default}"),
+        1,
+        MAX_BLOCKER,
+    )
+}
+
+fn out(ty: &str, description: &str) -> Value {
+    json!({"type": ty, "description": description})
+}
+
+fn out_nullable(ty: &str, description: &str) -> Value {
+    json!({"type": [ty, "null"], "description": description})
+}
+
+fn out_enum(values: &[&str], description: &str) -> Value {
+    json!({"type": "string", "enum": values, "description": description})
+}
+
+/// Properties of a compact task (product.md §5).
+fn compact_task_properties() -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "number",
+            out("integer", "Board-local task number, never reused."),
+        ),
+        ("channel", out("string", "The board (channel) name.")),
+        (
+            "scope_id",
+            out(
+                "string",
+                "Canonical task scope id; usable as parent_task_scope.scope_id.",
+            ),
+        ),
+        ("title", out("string", "Task title.")),
+        ("status", out_enum(STATUSES, "Lifecycle status.")),
+        ("priority", out_enum(PRIORITIES, "Priority.")),
+        (
+            "assignee",
+            out_nullable("string", "Member ref of the assignee (`@handle`), or null."),
+        ),
+        (
+            "parent_number",
+            out_nullable(
+                "integer",
+                "Number of the parent task on the same board, or null for a top-level task.",
+            ),
+        ),
+        (
+            "labels",
+            json!({"type": "array", "items": {"type": "string"}, "description": "Labels."}),
+        ),
+        (
+            "created_by",
+            out("string", "Member ref of the creating agent."),
+        ),
+        ("created_at", out("string", "RFC3339 UTC creation time.")),
+        (
+            "updated_at",
+            out(
+                "string",
+                "RFC3339 UTC time of the last profile change; pass it as expected_updated_at.",
+            ),
+        ),
+    ]
+}
+
+pub fn compact_task() -> Value {
+    let props = compact_task_properties();
+    let required: Vec<&str> = props.iter().map(|(n, _)| *n).collect();
+    object("A compact task.", props, &required)
+}
+
+fn section(description: &str, item: Value) -> Value {
+    object(
+        description,
+        vec![
+            (
+                "items",
+                json!({"type": "array", "items": item, "description": "The first items of the section."}),
+            ),
+            (
+                "total",
+                out("integer", "How many items the section has in all."),
+            ),
+            (
+                "truncated",
+                out("boolean", "True when `items` holds fewer than `total`."),
+            ),
+        ],
+        &["items", "total", "truncated"],
+    )
+}
+
+pub fn checkpoint() -> Value {
+    object(
+        "One append-only checkpoint.",
+        vec![
+            ("id", out("integer", "Checkpoint id, increasing per task.")),
+            ("summary", out("string", "The checkpoint text.")),
+            ("created_by", out("string", "Member ref of the author.")),
+            (
+                "created_at",
+                out("string", "RFC3339 UTC time it was appended."),
+            ),
+        ],
+        &["id", "summary", "created_by", "created_at"],
+    )
+}
+
+/// The detail `task_get` returns: compact fields, the full profile, bounded sections.
+pub fn task_detail() -> Value {
+    let mut props = compact_task_properties();
+    props.extend([
+        ("description", out_nullable("string", "Description, or null.")),
+        ("checklist", json!({"type": "array", "description": "Checklist items.", "items": object("One checklist item.", vec![
+            ("text", out("string", "What to check.")),
+            ("done", out("boolean", "Whether it is done.")),
+        ], &["text", "done"])})),
+        ("urls", json!({"type": "array", "items": {"type": "string"}, "description": "Related URLs."})),
+        ("attachments", json!({"type": "array", "description": "Attachment metadata only.", "items": object("Attachment metadata.", vec![
+            ("name", out("string", "File name.")),
+            ("url", out("string", "Where the file lives.")),
+            ("media_type", out_nullable("string", "Media type, or null when unknown.")),
+            ("size_bytes", out_nullable("integer", "Size in bytes, or null when unknown.")),
+        ], &["name", "url", "media_type", "size_bytes"])})),
+        ("blocker", out_nullable("string", "What blocks progress, or null.")),
+        ("source_target", out_nullable("string", "The thread the task was created from (`#channel:thread_id`), or null.")),
+        ("subtasks", section("Direct subtasks, first 20 by number.", compact_task())),
+        ("checkpoints", section("Checkpoints, the 5 most recent first.", checkpoint())),
+    ]);
+    let required: Vec<&str> = props.iter().map(|(n, _)| *n).collect();
+    object(
+        "One task in detail, with bounded sections.",
+        props,
+        &required,
+    )
+}
+
+/// Member-ref and numbering helpers the branch rules share.
+pub fn is_blank(value: Option<&Value>) -> bool {
+    value
+        .and_then(Value::as_str)
+        .is_none_or(|s| s.trim().is_empty())
+}

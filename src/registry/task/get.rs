@@ -1,0 +1,48 @@
+//! `task_get`: one task in detail (§13.2).
+
+use serde_json::Value;
+
+use super::{AGENT_CONTEXT, fields};
+use crate::registry::schema::*;
+use crate::registry::*;
+
+pub const MAX_SUBTASKS: usize = 20;
+pub const MAX_CHECKPOINTS: usize = 5;
+
+pub static ACTION: Action = Action {
+    domain: "task",
+    verb: "get",
+    summary: "Read one task in detail.",
+    description: "Read one task's full profile with bounded summaries of its subtasks and recent \
+        checkpoints; attachments are metadata only. Use task_list to find a task's number first. Read-only.",
+    permission: Permission::ReadOnly,
+    idempotency: Idempotency::Safe,
+    concurrency: Concurrency::Snapshot,
+    hidden_context: AGENT_CONTEXT,
+    budget: BudgetClass::Detail,
+    method: Method::Post,
+    route: "/tasks/get",
+    exposure: Exposure::Exec,
+    deprecation: Deprecation::Active,
+    paginated: false,
+    input_schema,
+    data_schema: fields::task_detail,
+    check: no_branch_rules,
+    canonicalize: keep,
+    examples: &[Example {
+        description: "Read task 12 of the eng board",
+        input: r#"{"channel": "eng", "number": 12}"#,
+    }],
+};
+
+fn input_schema() -> Value {
+    input_root(
+        "task_get",
+        ACTION.summary,
+        vec![
+            ("channel", fields::channel()),
+            ("number", fields::number("The task's board-local number.")),
+        ],
+        &["channel", "number"],
+    )
+}

@@ -1,0 +1,178 @@
+//! `task_list`: browse or search one board (§13.2).
+
+use serde_json::{Value, json};
+
+use super::{AGENT_CONTEXT, fields};
+use crate::registry::schema::*;
+use crate::registry::*;
+
+pub const DEFAULT_LIMIT: i64 = 20;
+pub const MAX_LIMIT: i64 = 100;
+pub const VIEWS: &[&str] = &[
+    "active",
+    "todo",
+    "in_progress",
+    "in_review",
+    "done",
+    "canceled",
+    "all",
+];
+pub const SORTS: &[&str] = &["updated_desc", "created_desc", "number_asc", "relevance"];
+
+pub static ACTION: Action = Action {
+    domain: "task",
+    verb: "list",
+    summary: "Browse or search the tasks of one board.",
+    description: "Browse a board's tasks (no query) or search them by text (non-empty query) to find, \
+        triage or deduplicate work before creating it. Use task_get for one task's full detail. Read-only.",
+    permission: Permission::ReadOnly,
+    idempotency: Idempotency::Safe,
+    concurrency: Concurrency::Snapshot,
+    hidden_context: AGENT_CONTEXT,
+    budget: BudgetClass::Page,
+    method: Method::Get,
+    route: "/tasks",
+    exposure: Exposure::Exec,
+    deprecation: Deprecation::Active,
+    paginated: true,
+    input_schema,
+    data_schema,
+    check,
+    canonicalize: keep,
+    examples: &[
+        Example {
+            description: "Browse the active tasks of the eng board",
+            input: r#"{"channel": "eng"}"#,
+        },
+        Example {
+            description: "Search every status for tasks about login before creating a duplicate",
+            input: r#"{"channel": "eng", "query": "login timeout", "status": "all"}"#,
+        },
+        Example {
+            description: "My open tasks, subtasks included",
+            input: r#"{"channel": "eng", "include_subtasks": true, "filters": {"assigned_to_me": true}}"#,
+        },
+    ],
+};
+
+fn input_schema() -> Value {
+    input_root(
+        "task_list",
+        ACTION.summary,
+        vec![
+            ("channel", fields::channel()),
+            (
+                "query",
+                string(
+                    "Free text matched against titles and descriptions. Empty or absent (the default) browses; non-empty searches the same collection.",
+                    0,
+                    200,
+                ),
+            ),
+            (
+                "status",
+                enumeration(
+                    "Which tasks: `active` (todo, in_progress, in_review; the default), one status, or `all` (only with a non-empty query). Other values are rejected.",
+                    VIEWS,
+                ),
+            ),
+            (
+                "include_subtasks",
+                boolean("Also list subtasks. Default false: top-level tasks only."),
+            ),
+            (
+                "limit",
+                integer("Page size, 1–100. Default 20.", 1, MAX_LIMIT),
+            ),
+            (
+                "cursor",
+                string(
+                    "Opaque cursor from a previous page's meta.next_cursor, valid only with the same other inputs. Default: the first page.",
+                    1,
+                    512,
+                ),
+            ),
+            (
+                "sort",
+                enumeration(
+                    "Order: `updated_desc` (default when browsing), `relevance` (default when searching, only with a query), `created_desc`, `number_asc`.",
+                    SORTS,
+                ),
+            ),
+            (
+                "filters",
+                object(
+                    "Narrow the collection. Default: no filter.",
+                    vec![
+                        (
+                            "assignee",
+                            fields::member_ref(
+                                "Only tasks assigned to this member, e.g. `@alice`. Exclusive with assigned_to_me.",
+                            ),
+                        ),
+                        (
+                            "assigned_to_me",
+                            boolean(
+                                "Only tasks assigned to the calling agent (the `mine` view). Default false.",
+                            ),
+                        ),
+                        (
+                            "labels",
+                            unique(array(
+                                "Only tasks carrying all of these labels. Default: any.",
+                                string("A label.", 1, 50),
+                                1,
+                                10,
+                            )),
+                        ),
+                    ],
+                    &[],
+                ),
+            ),
+        ],
+        &["channel"],
+    )
+}
+
+fn data_schema() -> Value {
+    object(
+        "One page of tasks.",
+        vec![(
+            "items",
+            json!({"type": "array", "items": fields::compact_task(), "description": "Tasks on this page, in the requested order."}),
+        )],
+        &["items"],
+    )
+}
+
+/// Whether the input searches (non-blank query) rather than browses.
+pub fn is_search(input: &Value) -> bool {
+    !fields::is_blank(input.get("query"))
+}
+
+fn check(input: &Value, errors: &mut FieldErrors) {
+    let searching = is_search(input);
+    if input.get("status").and_then(Value::as_str) == Some("all") && !searching {
+        errors.insert(
+            "status".into(),
+            "`all` is accepted only with a non-empty query.".into(),
+        );
+    }
+    if input.get("sort").and_then(Value::as_str) == Some("relevance") && !searching {
+        errors.insert(
+            "sort".into(),
+            "`relevance` is accepted only with a non-empty query.".into(),
+        );
+    }
+    let filters = input.get("filters");
+    let mine = filters
+        .and_then(|f| f.get("assigned_to_me"))
+        .and_then(Value::as_bool)
+        == Some(true);
+    if mine && filters.and_then(|f| f.get("assignee")).is_some() {
+        errors.insert(
+            "filters/assigned_to_me".into(),
+            "assigned_to_me and assignee are exclusive; give one.".into(),
+        );
+    }
+}

@@ -1,0 +1,290 @@
+//! Input validation, shared by the CLI and the runtime so both refuse exactly
+//! the same input with exactly the same field errors: the action's compiled
+//! JSON Schema (2020-12, no resolution of any `$ref`), then its branch rules,
+//! then canonicalisation. Every bad field is reported, not just the first.
+
+use std::sync::OnceLock;
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use jsonschema::{ValidationError, Validator};
+use serde_json::Value;
+
+use crate::error::Failure;
+use crate::registry::{ACTIONS, Action, FieldErrors, HiddenContext, schema};
+
+/// The compiled validators, one per registry action, built on first use.
+fn validator(action: &Action) -> &'static Validator {
+    static VALIDATORS: OnceLock<Vec<Validator>> = OnceLock::new();
+    let all = VALIDATORS.get_or_init(|| {
+        ACTIONS
+            .iter()
+            .map(|a| {
+                jsonschema::draft202012::options()
+                    .should_validate_formats(false)
+                    .build(&(a.input_schema)())
+                    .expect("registry schemas compile (tested)")
+            })
+            .collect()
+    });
+    let index = ACTIONS
+        .iter()
+        .position(|a| std::ptr::eq(*a, action))
+        .expect("action is registered");
+    &all[index]
+}
+
+/// Validates `input` for `action` and returns it canonicalised, or an
+/// `invalid_input` failure naming every bad field.
+pub fn validate(action: &Action, mut input: Value) -> Result<Value, Failure> {
+    if !input.is_object() {
+        return Err(Failure::new(
+            crate::error::code::INVALID_JSON,
+            "Input must be one JSON object.",
+        ));
+    }
+    let mut errors = FieldErrors::new();
+    let input_schema = (action.input_schema)();
+    for error in validator(action).iter_errors(&input) {
+        record(&error, &input_schema, &mut errors);
+    }
+    (action.check)(&input, &mut errors);
+    if !errors.is_empty() {
+        return Err(Failure::invalid_input(errors));
+    }
+    (action.canonicalize)(&mut input);
+    Ok(input)
+}
+
+fn record(error: &ValidationError<'_>, input_schema: &Value, errors: &mut FieldErrors) {
+    let path = error
+        .instance_path
+        .as_str()
+        .trim_start_matches('/')
+        .to_string();
+    let join = |name: &str| {
+        if path.is_empty() {
+            name.to_string()
+        } else {
+            format!("{path}/{name}")
+        }
+    };
+    match &error.kind {
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            for name in unexpected {
+                errors.insert(join(name), unknown_field_message(name, &path, input_schema));
+            }
+        }
+        ValidationErrorKind::Required { property } => {
+            let name = property.as_str().unwrap_or_default();
+            errors
+                .entry(join(name))
+                .or_insert_with(|| "Required.".to_string());
+        }
+        kind => {
+            errors.entry(path).or_insert_with(|| describe(kind));
+        }
+    }
+}
+
+fn unknown_field_message(name: &str, parent_path: &str, input_schema: &Value) -> String {
+    let hidden = HiddenContext::ALL.iter().any(|h| {
+        h.spellings()
+            .contains(&crate::case::camel_to_snake(name).as_str())
+    });
+    if hidden {
+        return "Hidden context (workspace, agent, workflow run, callback effect, token) is injected by agentteam; it cannot be set in input.".into();
+    }
+    let snake = crate::case::camel_to_snake(name);
+    let mut props = Vec::new();
+    schema::walk_properties(input_schema, "", &mut props);
+    let sibling_path = schema_path(parent_path, &snake);
+    if snake != name && props.iter().any(|(p, _)| *p == sibling_path) {
+        return format!("Unknown field; fields are snake_case: use `{snake}`.");
+    }
+    "Unknown field.".into()
+}
+
+/// The schema-walk path of a field whose parent sits at input path `parent`
+/// (array indexes become `items`).
+fn schema_path(parent: &str, name: &str) -> String {
+    let mut parts: Vec<&str> = parent
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            if s.chars().all(|c| c.is_ascii_digit()) {
+                "items"
+            } else {
+                s
+            }
+        })
+        .collect();
+    parts.push(name);
+    parts.join("/")
+}
+
+/// A short message that never echoes the (possibly huge or secret) value.
+fn describe(kind: &ValidationErrorKind) -> String {
+    match kind {
+        ValidationErrorKind::Type { kind } => match kind {
+            TypeKind::Single(t) => format!("Must be of type {t}."),
+            TypeKind::Multiple(set) => {
+                let names: Vec<String> = set.iter().map(|t| t.to_string()).collect();
+                format!("Must be of type {}.", names.join(" or "))
+            }
+        },
+        ValidationErrorKind::Enum { options } => {
+            let names: Vec<String> = options
+                .as_array()
+                .map(|o| {
+                    o.iter()
+                        .map(|v| {
+                            v.as_str()
+                                .map_or_else(|| v.to_string(), |s| format!("`{s}`"))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            format!("Must be one of {}.", names.join(", "))
+        }
+        ValidationErrorKind::MinLength { limit } => format!("Must be at least {limit} characters."),
+        ValidationErrorKind::MaxLength { limit } => format!("Must be at most {limit} characters."),
+        ValidationErrorKind::Minimum { limit } => format!("Must be at least {limit}."),
+        ValidationErrorKind::Maximum { limit } => format!("Must be at most {limit}."),
+        ValidationErrorKind::MinItems { limit } => format!("Must have at least {limit} items."),
+        ValidationErrorKind::MaxItems { limit } => format!("Must have at most {limit} items."),
+        ValidationErrorKind::UniqueItems => "Items must be distinct.".into(),
+        ValidationErrorKind::Pattern { pattern } => {
+            if pattern == "\\S" {
+                "Must not be blank.".into()
+            } else {
+                format!("Must match the pattern {pattern}.")
+            }
+        }
+        _ => "Invalid value.".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::find;
+    use serde_json::json;
+
+    fn errors(domain: &str, verb: &str, input: Value) -> FieldErrors {
+        validate(find(domain, verb).unwrap(), input)
+            .unwrap_err()
+            .field_errors
+    }
+
+    #[test]
+    fn names_every_bad_field_by_path() {
+        let e = errors(
+            "task",
+            "create",
+            json!({"channel": "Eng", "tasks": [{"title": ""}, {"title": "x", "priority": "high"}], "extra": 1}),
+        );
+        assert_eq!(e.len(), 4, "{e:?}");
+        assert!(e.contains_key("channel"));
+        assert!(e.contains_key("tasks/0/title"));
+        assert!(e.contains_key("tasks/1/priority"));
+        assert_eq!(e["extra"], "Unknown field.");
+    }
+
+    #[test]
+    fn refuses_hidden_context_and_camel_case() {
+        let e = errors(
+            "task",
+            "list",
+            json!({"channel": "eng", "workspaceId": "w", "agent_id": "a", "includeSubtasks": true, "token": "t"}),
+        );
+        assert!(e["workspaceId"].starts_with("Hidden context"));
+        assert!(e["agent_id"].starts_with("Hidden context"));
+        assert!(e["token"].starts_with("Hidden context"));
+        assert_eq!(
+            e["includeSubtasks"],
+            "Unknown field; fields are snake_case: use `include_subtasks`."
+        );
+        let e = errors(
+            "task",
+            "create",
+            json!({"parent_task_scope": {"kind": "task", "scopeId": "x"}, "tasks": [{"title": "t"}]}),
+        );
+        assert!(e["parent_task_scope/scopeId"].contains("scope_id"), "{e:?}");
+        assert_eq!(e["parent_task_scope/scope_id"], "Required.");
+    }
+
+    #[test]
+    fn branch_rules() {
+        let e = errors(
+            "task",
+            "list",
+            json!({"channel": "eng", "status": "all", "sort": "relevance", "query": "  "}),
+        );
+        assert!(e.contains_key("status") && e.contains_key("sort"));
+        let e = errors(
+            "task",
+            "list",
+            json!({"channel": "eng", "filters": {"assignee": "@a", "assigned_to_me": true}}),
+        );
+        assert!(e.contains_key("filters/assigned_to_me"));
+        let e = errors("task", "create", json!({"tasks": [{"title": "a"}]}));
+        assert!(e.contains_key("channel"));
+        let e = errors(
+            "task",
+            "create",
+            json!({"channel": "eng", "parent_task_scope": {"kind": "task", "scope_id": "tsk_1"}, "parent": 3, "tasks": [{"title": "a"}]}),
+        );
+        assert!(e.contains_key("parent_task_scope") && e.contains_key("parent"));
+        let e = errors(
+            "task",
+            "create",
+            json!({"channel": "eng", "parent": 0, "tasks": [{"title": "a"}]}),
+        );
+        assert!(e.contains_key("parent"));
+        let e = errors(
+            "task",
+            "create",
+            json!({"channel": "eng", "tasks": [{"title": "a"}], "idempotency_key": "   "}),
+        );
+        assert_eq!(e["idempotency_key"], "Must not be blank.");
+        let e = errors(
+            "task",
+            "create",
+            json!({"channel": "eng", "tasks": [{"title": "a"}], "idempotency_key": "é".repeat(65)}),
+        );
+        assert!(e["idempotency_key"].contains("128 UTF-8 bytes"));
+        let e = errors(
+            "task",
+            "update",
+            json!({"channel": "eng", "number": 1, "expected_updated_at": "2026-01-01T00:00:00Z"}),
+        );
+        assert!(e.contains_key("patch"));
+        let e = errors(
+            "task",
+            "set_claim",
+            json!({"channel": "eng", "numbers": [1, 1], "claimed": true}),
+        );
+        assert_eq!(e["numbers"], "Items must be distinct.");
+    }
+
+    #[test]
+    fn canonicalises_the_idempotency_key() {
+        let ok = validate(
+            find("task", "create").unwrap(),
+            json!({"channel": "eng", "tasks": [{"title": "a"}], "idempotency_key": "  k1 "}),
+        )
+        .unwrap();
+        assert_eq!(ok["idempotency_key"], "k1");
+    }
+
+    #[test]
+    fn messages_never_echo_values() {
+        let long = "x".repeat(10_000);
+        let failure = validate(
+            find("task", "get").unwrap(),
+            json!({"channel": long, "number": 1}),
+        )
+        .unwrap_err();
+        assert!(!failure.to_document().to_string().contains(&"x".repeat(100)));
+    }
+}

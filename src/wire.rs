@@ -1,0 +1,379 @@
+//! The Agent Runtime wire, written once and used by both ends: how the CLI
+//! encodes a validated request and how the runtime decodes it, and the
+//! reverse for answers. Model-facing names are snake_case; the wire is
+//! camelCase (product.md §4). A success body is the `data` object itself
+//! (a page also carries `nextCursor`, a cut result `truncated`); an error
+//! body is `{"error": {"code", "message", "retryable", "fieldErrors",
+//! "suggestedAction"}}` with the HTTP status that fits (product.md §5).
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+
+use crate::case;
+use crate::error::{Failure, SuggestedAction, code};
+use crate::registry::{Action, FieldErrors, HiddenContext, Method};
+
+/// Largest request body the runtime reads, and the largest input the CLI sends.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// Hidden workflow context (§13.1), injected by the CLI only beside an `idempotency_key`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkflowContext {
+    pub workflow_run_id: Option<String>,
+    pub callback_effect_id: Option<String>,
+}
+
+/// A request ready to send, minus the base URL and credentials.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WireRequest {
+    pub method: Method,
+    /// Path below the API base, with workspace and agent filled in.
+    pub path: String,
+    pub query: Vec<(String, String)>,
+    /// Compact JSON body for POST.
+    pub body: Option<Vec<u8>>,
+}
+
+/// Encodes validated, canonical snake_case input for `action`.
+pub fn encode_request(
+    action: &Action,
+    workspace_id: &str,
+    agent_id: &str,
+    input: &Value,
+    workflow: &WorkflowContext,
+) -> WireRequest {
+    let path = action.route_for(workspace_id, agent_id);
+    let wire = case::to_wire(input.clone());
+    match action.method {
+        Method::Get => {
+            let query = wire
+                .as_object()
+                .map(|object| {
+                    object
+                        .iter()
+                        .map(|(k, v)| {
+                            let text = match v {
+                                Value::String(s) => s.clone(),
+                                other => other.to_string(),
+                            };
+                            (k.clone(), text)
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            WireRequest {
+                method: Method::Get,
+                path,
+                query,
+                body: None,
+            }
+        }
+        Method::Post => {
+            let mut body = wire;
+            if input.get("idempotency_key").is_some()
+                && action
+                    .hidden_context
+                    .contains(&HiddenContext::WorkflowRunId)
+            {
+                let object = body.as_object_mut().expect("validated input is an object");
+                if let Some(run) = &workflow.workflow_run_id {
+                    object.insert("workflowRunId".into(), json!(run));
+                }
+                if let Some(effect) = &workflow.callback_effect_id {
+                    object.insert("callbackEffectId".into(), json!(effect));
+                }
+            }
+            let bytes = serde_json::to_vec(&body).expect("JSON values serialise");
+            WireRequest {
+                method: Method::Post,
+                path,
+                query: Vec::new(),
+                body: Some(bytes),
+            }
+        }
+    }
+}
+
+/// Server side: query pairs to snake_case input, each value typed by the
+/// action's input schema (a string stays a string; anything else is JSON).
+pub fn decode_query(action: &Action, pairs: &[(String, String)]) -> Result<Value, Failure> {
+    let schema = (action.input_schema)();
+    let mut object = Map::new();
+    let mut errors = FieldErrors::new();
+    for (key, text) in pairs {
+        let name = case::camel_to_snake(key);
+        if object.contains_key(&name) {
+            errors.insert(name, "Given more than once.".into());
+            continue;
+        }
+        let ty = schema["properties"][&name]["type"]
+            .as_str()
+            .unwrap_or("string");
+        let value = if ty == "string" {
+            Value::String(text.clone())
+        } else {
+            match serde_json::from_str::<Value>(text) {
+                Ok(v) => case::from_wire(v),
+                Err(_) => {
+                    errors.insert(name, format!("Must be of type {ty}."));
+                    continue;
+                }
+            }
+        };
+        object.insert(name, value);
+    }
+    if errors.is_empty() {
+        Ok(Value::Object(object))
+    } else {
+        Err(Failure::invalid_input(errors))
+    }
+}
+
+/// Server side: a JSON body to snake_case input plus the hidden workflow context.
+pub fn decode_body(bytes: &[u8]) -> Result<(Value, WorkflowContext), Failure> {
+    let mut body: Value = serde_json::from_slice(bytes).map_err(|e| {
+        Failure::new(
+            code::INVALID_JSON,
+            format!(
+                "The request body is not valid JSON (line {}, column {}).",
+                e.line(),
+                e.column()
+            ),
+        )
+    })?;
+    let Some(object) = body.as_object_mut() else {
+        return Err(Failure::new(
+            code::INVALID_JSON,
+            "The request body must be one JSON object.",
+        ));
+    };
+    let mut take = |name: &str| -> Result<Option<String>, Failure> {
+        match object.remove(name) {
+            None => Ok(None),
+            Some(Value::String(s)) if !s.is_empty() && s.len() <= 128 => Ok(Some(s)),
+            Some(_) => Err(Failure::invalid_input(BTreeMap::from([(
+                name.to_string(),
+                "Must be a non-empty string of at most 128 bytes.".to_string(),
+            )]))),
+        }
+    };
+    let workflow = WorkflowContext {
+        workflow_run_id: take("workflowRunId")?,
+        callback_effect_id: take("callbackEffectId")?,
+    };
+    Ok((case::from_wire(body), workflow))
+}
+
+/// Server side: the success body for snake_case `data`.
+pub fn success_body(data: Value) -> Value {
+    case::to_wire(data)
+}
+
+/// Server side: the error body for a failure.
+pub fn error_body(failure: &Failure) -> Value {
+    case::to_wire(failure.to_document())
+}
+
+/// A decoded success: `data` and `meta`, snake_case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Success {
+    pub data: Value,
+    pub meta: Map<String, Value>,
+}
+
+/// Client side: a 2xx body to `data` + `meta`; `nextCursor` and `truncated`
+/// move from the body's top level to `meta`.
+pub fn decode_success(bytes: &[u8]) -> Result<Success, Failure> {
+    let body: Value = serde_json::from_slice(bytes).map_err(|_| {
+        Failure::new(
+            code::INVALID_RESPONSE,
+            "The server answered success with a body that is not JSON.",
+        )
+    })?;
+    let Value::Object(mut data) = case::from_wire(body) else {
+        return Err(Failure::new(
+            code::INVALID_RESPONSE,
+            "The server answered success with a body that is not a JSON object.",
+        ));
+    };
+    let mut meta = Map::new();
+    for key in ["next_cursor", "truncated"] {
+        if let Some(v) = data.remove(key) {
+            if !v.is_null() {
+                meta.insert(key.to_string(), v);
+            }
+        }
+    }
+    Ok(Success {
+        data: Value::Object(data),
+        meta,
+    })
+}
+
+/// Client side: a non-2xx answer to a failure. The class comes from the
+/// status; the body contributes code, message and details only when it is the
+/// documented error shape, so an HTML page or proxy text never leaks through.
+pub fn decode_error(status: u16, bytes: &[u8], retry_after_seconds: Option<u64>) -> Failure {
+    let class = crate::error::ExitClass::from_http_status(status);
+    let fallback = match status {
+        401 => Failure::new(code::UNAUTHORIZED, "The server rejected the credentials."),
+        403 => Failure::new(
+            code::FORBIDDEN,
+            "The server refused access with these credentials.",
+        ),
+        404 => Failure::new(
+            code::NOT_FOUND,
+            "The server has no such route; check api_url.",
+        ),
+        405 => Failure::new(
+            code::METHOD_NOT_ALLOWED,
+            "The server does not accept this method on the route.",
+        ),
+        408 => Failure::new(code::TIMEOUT, "The server timed out the request."),
+        413 => Failure::new(
+            code::INPUT_TOO_LARGE,
+            "The server refused the request as too large.",
+        ),
+        429 => Failure::new(code::RATE_LIMITED, "The server is rate limiting requests."),
+        500..=599 => Failure::new(
+            code::SERVER_ERROR,
+            format!("The server failed (HTTP {status})."),
+        ),
+        _ => Failure::new(
+            code::REQUEST_REJECTED,
+            format!("The server refused the request (HTTP {status})."),
+        ),
+    };
+    let mut failure = parse_error_document(bytes)
+        .map(|parsed| Failure {
+            http_status: status,
+            ..parsed
+        })
+        .unwrap_or(fallback);
+    failure.class = class;
+    failure.http_status = status;
+    // Retryability follows the transport class, whatever the body claims.
+    failure.retryable = class == crate::error::ExitClass::Transient;
+    if let (Some(seconds), true) = (retry_after_seconds, status == 429) {
+        failure.message = format!("{} Retry after {seconds} s.", failure.message.trim_end());
+    }
+    failure
+}
+
+fn parse_error_document(bytes: &[u8]) -> Option<Failure> {
+    let body: Value = serde_json::from_slice(bytes).ok()?;
+    let error = case::from_wire(body).get_mut("error")?.take();
+    let code_name = error.get("code")?.as_str()?;
+    let message = error.get("message")?.as_str()?;
+    if !crate::case::is_snake_case(code_name) || code_name.len() > 64 || message.len() > 2_000 {
+        return None;
+    }
+    let known = crate::error::lookup(code_name);
+    let mut failure = match known {
+        Some(c) => Failure::new(*c, message),
+        None => Failure {
+            code: code_name.to_string(),
+            ..Failure::new(code::REQUEST_REJECTED, message)
+        },
+    };
+    if let Some(fields) = error.get("field_errors").and_then(Value::as_object) {
+        for (k, v) in fields.iter().take(100) {
+            if let Some(s) = v.as_str() {
+                failure
+                    .field_errors
+                    .insert(k.clone(), s.chars().take(500).collect());
+            }
+        }
+    }
+    if let Some(action) = error.get("suggested_action") {
+        if let Ok(action) = serde_json::from_value::<SuggestedAction>(action.clone()) {
+            failure.suggested_action = Some(action);
+        }
+    }
+    Some(failure)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::find;
+
+    #[test]
+    fn list_travels_as_a_typed_query_string() {
+        let list = find("task", "list").unwrap();
+        let input = json!({"channel": "eng", "include_subtasks": true, "limit": 5, "query": "a b", "filters": {"assigned_to_me": true}});
+        let req = encode_request(list, "ws 1", "ag", &input, &WorkflowContext::default());
+        assert_eq!(
+            req.path,
+            "/api/v1/workspaces/ws%201/agents/ag/runtime/tasks"
+        );
+        assert!(req.body.is_none());
+        assert!(
+            req.query
+                .contains(&("includeSubtasks".into(), "true".into()))
+        );
+        assert!(
+            req.query
+                .contains(&("filters".into(), r#"{"assignedToMe":true}"#.into()))
+        );
+        assert_eq!(decode_query(list, &req.query).unwrap(), input);
+    }
+
+    #[test]
+    fn workflow_context_rides_only_with_an_idempotency_key() {
+        let create = find("task", "create").unwrap();
+        let ctx = WorkflowContext {
+            workflow_run_id: Some("run".into()),
+            callback_effect_id: Some("cb".into()),
+        };
+        let plain = encode_request(
+            create,
+            "w",
+            "a",
+            &json!({"channel": "eng", "tasks": [{"title": "t"}]}),
+            &ctx,
+        );
+        let body: Value = serde_json::from_slice(plain.body.as_ref().unwrap()).unwrap();
+        assert_eq!(body, json!({"channel": "eng", "tasks": [{"title": "t"}]}));
+        let keyed = encode_request(
+            create,
+            "w",
+            "a",
+            &json!({"channel": "eng", "tasks": [{"title": "t"}], "idempotency_key": "k"}),
+            &ctx,
+        );
+        let (input, workflow) = decode_body(keyed.body.as_ref().unwrap()).unwrap();
+        assert_eq!(workflow, ctx);
+        assert_eq!(input["idempotency_key"], "k");
+    }
+
+    #[test]
+    fn html_error_bodies_never_leak() {
+        let f = decode_error(
+            502,
+            b"<html><body>nginx upstream 10.0.0.7 failed</body></html>",
+            None,
+        );
+        assert_eq!(f.code, "server_error");
+        assert!(f.retryable);
+        assert!(!f.message.contains("nginx"));
+    }
+
+    #[test]
+    fn documented_error_bodies_are_normalised() {
+        let body = br#"{"error": {"code": "task_update_conflict", "message": "Changed.", "retryable": false, "fieldErrors": {"expected_updated_at": "stale"}, "suggestedAction": {"tool": "task_get", "arguments": {"channel": "eng", "number": 3}}}}"#;
+        let f = decode_error(409, body, None);
+        assert_eq!(f.code, "task_update_conflict");
+        assert_eq!(f.class, crate::error::ExitClass::Rejected);
+        assert_eq!(f.suggested_action.unwrap().tool, "task_get");
+    }
+
+    #[test]
+    fn page_cursor_moves_to_meta() {
+        let s = decode_success(br#"{"items": [], "nextCursor": "abc"}"#).unwrap();
+        assert_eq!(s.data, json!({"items": []}));
+        assert_eq!(s.meta["next_cursor"], "abc");
+        assert!(decode_success(b"<html>").is_err());
+    }
+}
