@@ -10,3 +10,4 @@ pub mod error;
 pub mod registry;
 pub mod validate;
 pub mod wire;
+pub mod runtime;

@@ -1,0 +1,1 @@
+//! The reference Agent Runtime API server (`agentteam-runtime`).
