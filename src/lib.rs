@@ -6,8 +6,10 @@
 //! [`runtime`], routes and validates with the same registry.
 
 pub mod case;
+pub mod credentials;
+pub mod env_vars;
 pub mod error;
 pub mod registry;
+pub mod runtime;
 pub mod validate;
 pub mod wire;
-pub mod runtime;

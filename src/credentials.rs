@@ -1,0 +1,371 @@
+//! The local credential store (product.md §6): `credentials.json` in the
+//! config dir, holding named profiles of hidden context — API URL, workspace,
+//! agent, and a token and/or a `credential_process`. This type is the only
+//! door to it, so an OS-keyring backend can later live behind the same API.
+//!
+//! The directory is 0700 and the file 0600; a store that group or others can
+//! read is refused rather than used. Writes take an exclusive lock, write a
+//! temp file, fsync and rename, so concurrent logins and refreshes never tear
+//! the file or lose a profile.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::env_vars;
+use crate::error::{Failure, code};
+
+pub const FILE_NAME: &str = "credentials.json";
+pub const DEFAULT_PROFILE: &str = "default";
+
+/// A secret string: its `Debug` and `Display` never show it.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: String) -> Self {
+        Secret(value)
+    }
+
+    /// The secret itself, for the one place that must send it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+/// One named profile: the hidden context of one agent (§5.4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    pub api_url: String,
+    pub workspace_id: String,
+    pub agent_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<Secret>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_expires_at: Option<String>,
+    /// argv of a process printing `{"token": "…", "expires_at": "…"}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credential_process: Option<Vec<String>>,
+}
+
+/// The whole file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreFile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_profile: Option<String>,
+    #[serde(default)]
+    pub profiles: BTreeMap<String, Profile>,
+}
+
+pub struct CredentialStore {
+    dir: PathBuf,
+}
+
+impl CredentialStore {
+    /// `$AGENTTEAM_CONFIG_DIR`, else the platform config dir.
+    pub fn locate() -> Result<CredentialStore, Failure> {
+        if let Some(dir) = std::env::var_os(env_vars::CONFIG_DIR.name).filter(|d| !d.is_empty()) {
+            return Ok(CredentialStore::at(PathBuf::from(dir)));
+        }
+        directories::ProjectDirs::from("dev", "agentteam", "agentteam")
+            .map(|dirs| CredentialStore::at(dirs.config_dir().to_path_buf()))
+            .ok_or_else(|| {
+                Failure::new(
+                    code::CREDENTIALS_MISSING,
+                    "No home directory to keep credentials in; set AGENTTEAM_CONFIG_DIR.",
+                )
+            })
+    }
+
+    pub fn at(dir: PathBuf) -> CredentialStore {
+        CredentialStore { dir }
+    }
+
+    pub fn path(&self) -> PathBuf {
+        self.dir.join(FILE_NAME)
+    }
+
+    /// Reads the store; a missing file is an empty store.
+    pub fn load(&self) -> Result<StoreFile, Failure> {
+        let path = self.path();
+        let mut file = match File::open(&path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(StoreFile::default()),
+            Err(e) => {
+                return Err(invalid(format!(
+                    "Cannot read the credential store {}: {e}.",
+                    path.display()
+                )));
+            }
+        };
+        check_private(&self.dir, 0o077, "directory")?;
+        let meta = file
+            .metadata()
+            .map_err(|e| invalid(format!("Cannot stat {}: {e}.", path.display())))?;
+        if meta.mode() & 0o077 != 0 {
+            return Err(insecure(&path, "file", meta.mode()));
+        }
+        let mut text = String::new();
+        file.read_to_string(&mut text).map_err(|e| {
+            invalid(format!(
+                "Cannot read the credential store {}: {e}.",
+                path.display()
+            ))
+        })?;
+        serde_json::from_str(&text).map_err(|e| {
+            invalid(format!(
+                "The credential store {} is not valid (line {}, column {}); repair it or remove it and log in again.",
+                path.display(),
+                e.line(),
+                e.column()
+            ))
+        })
+    }
+
+    /// Read-modify-write under an exclusive lock, replaced atomically.
+    pub fn update<T>(
+        &self,
+        change: impl FnOnce(&mut StoreFile) -> Result<T, Failure>,
+    ) -> Result<T, Failure> {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&self.dir)
+            .map_err(|e| invalid(format!("Cannot create {}: {e}.", self.dir.display())))?;
+        check_private(&self.dir, 0o077, "directory")?;
+        let lock_path = self.dir.join(format!("{FILE_NAME}.lock"));
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .open(&lock_path)
+            .map_err(|e| invalid(format!("Cannot open {}: {e}.", lock_path.display())))?;
+        lock.lock()
+            .map_err(|e| invalid(format!("Cannot lock the credential store: {e}.")))?;
+        let mut store = self.load()?;
+        let result = change(&mut store)?;
+        self.write(&store)?;
+        Ok(result)
+    }
+
+    fn write(&self, store: &StoreFile) -> Result<(), Failure> {
+        let path = self.path();
+        let tmp = self
+            .dir
+            .join(format!(".{FILE_NAME}.{}.tmp", std::process::id()));
+        let mut bytes = serde_json::to_vec_pretty(store).expect("the store serialises");
+        bytes.push(b'\n');
+        let written = (|| -> std::io::Result<()> {
+            let mut file = OpenOptions::new()
+                .create(true)
+                .truncate(true)
+                .write(true)
+                .mode(0o600)
+                .open(&tmp)?;
+            file.write_all(&bytes)?;
+            file.sync_all()?;
+            fs::rename(&tmp, &path)?;
+            File::open(&self.dir)?.sync_all()
+        })();
+        written.map_err(|e| {
+            let _ = fs::remove_file(&tmp);
+            invalid(format!(
+                "Cannot write the credential store {}: {e}.",
+                path.display()
+            ))
+        })
+    }
+}
+
+/// Which profile a command uses: `--profile`, else `$AGENTTEAM_PROFILE`,
+/// else the store's default, else `default`.
+pub fn profile_name(flag: Option<&str>, store: &StoreFile) -> String {
+    flag.map(str::to_string)
+        .or_else(|| {
+            std::env::var(env_vars::PROFILE.name)
+                .ok()
+                .filter(|p| !p.is_empty())
+        })
+        .or_else(|| store.default_profile.clone())
+        .unwrap_or_else(|| DEFAULT_PROFILE.to_string())
+}
+
+/// What a credential process prints.
+#[derive(Debug, Deserialize)]
+struct ProcessOutput {
+    token: String,
+    #[serde(default)]
+    expires_at: Option<String>,
+}
+
+/// Runs `argv` and returns the token it prints, or `credential_process_failed`.
+/// Its stderr passes through to ours (never its stdout: that holds the token).
+pub fn run_credential_process(
+    argv: &[String],
+    timeout: Duration,
+) -> Result<(Secret, Option<String>), Failure> {
+    let fail = |why: String| {
+        Failure::new(
+            code::CREDENTIAL_PROCESS_FAILED,
+            format!("The credential process {why}."),
+        )
+    };
+    let (program, args) = argv.split_first().ok_or_else(|| fail("is empty".into()))?;
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| fail(format!("`{program}` could not be started: {e}")))?;
+    let mut stdout = child.stdout.take().expect("stdout is piped");
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = (&mut stdout).take(64 * 1024).read_to_end(&mut buf);
+        buf
+    });
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(fail(format!(
+                    "did not finish within {} s",
+                    timeout.as_secs()
+                )));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => return Err(fail(format!("could not be waited for: {e}"))),
+        }
+    };
+    let out = reader.join().unwrap_or_default();
+    if !status.success() {
+        return Err(fail(format!("exited with {status}")));
+    }
+    let parsed: ProcessOutput = serde_json::from_slice(&out)
+        .map_err(|_| fail("did not print a JSON object with a `token`".into()))?;
+    if parsed.token.trim().is_empty() {
+        return Err(fail("printed an empty token".into()));
+    }
+    Ok((
+        Secret::new(parsed.token.trim().to_string()),
+        parsed.expires_at,
+    ))
+}
+
+fn check_private(path: &Path, mask: u32, what: &str) -> Result<(), Failure> {
+    match fs::metadata(path) {
+        Ok(meta) if meta.mode() & mask != 0 => Err(insecure(path, what, meta.mode())),
+        _ => Ok(()),
+    }
+}
+
+fn insecure(path: &Path, what: &str, mode: u32) -> Failure {
+    let fix = if what == "file" { "600" } else { "700" };
+    Failure::new(
+        code::CREDENTIAL_STORE_INSECURE,
+        format!(
+            "The credential store {what} {} has mode {:o}, readable by group or others; run `chmod {fix} {}` and check who could have read it.",
+            path.display(),
+            mode & 0o777,
+            path.display()
+        ),
+    )
+}
+
+fn invalid(message: String) -> Failure {
+    Failure::new(code::CREDENTIAL_STORE_INVALID, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn profile(agent: &str) -> Profile {
+        Profile {
+            api_url: "http://127.0.0.1:1".into(),
+            workspace_id: "ws".into(),
+            agent_id: agent.into(),
+            token: Some(Secret::new("secret-token".into())),
+            token_expires_at: None,
+            credential_process: None,
+        }
+    }
+
+    #[test]
+    fn writes_private_files_atomically_and_reads_them_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = CredentialStore::at(dir.path().join("cfg"));
+        store
+            .update(|f| Ok(f.profiles.insert("a".into(), profile("ag1"))))
+            .unwrap();
+        assert_eq!(
+            fs::metadata(dir.path().join("cfg")).unwrap().mode() & 0o777,
+            0o700
+        );
+        assert_eq!(fs::metadata(store.path()).unwrap().mode() & 0o777, 0o600);
+        assert_eq!(store.load().unwrap().profiles["a"], profile("ag1"));
+    }
+
+    #[test]
+    fn refuses_a_store_others_can_read() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let store = CredentialStore::at(dir.path().to_path_buf());
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700)).unwrap();
+        store
+            .update(|f| Ok(f.profiles.insert("a".into(), profile("ag1"))))
+            .unwrap();
+        fs::set_permissions(store.path(), fs::Permissions::from_mode(0o644)).unwrap();
+        assert_eq!(store.load().unwrap_err().code, "credential_store_insecure");
+    }
+
+    #[test]
+    fn concurrent_updates_lose_no_profile() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cfg");
+        let threads: Vec<_> = (0..16)
+            .map(|i| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    CredentialStore::at(path)
+                        .update(|f| Ok(f.profiles.insert(format!("p{i}"), profile("a"))))
+                        .unwrap();
+                })
+            })
+            .collect();
+        threads.into_iter().for_each(|t| t.join().unwrap());
+        assert_eq!(CredentialStore::at(path).load().unwrap().profiles.len(), 16);
+    }
+
+    #[test]
+    fn secrets_never_print() {
+        let p = profile("a");
+        assert!(!format!("{p:?}").contains("secret-token"));
+    }
+}

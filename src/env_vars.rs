@@ -1,0 +1,55 @@
+//! Every environment variable either binary reads, declared once: the code
+//! reads them through these constants and the man pages' ENVIRONMENT
+//! sections and the README are generated from [`ALL`].
+
+pub struct EnvVar {
+    pub name: &'static str,
+    pub binary: &'static str,
+    pub description: &'static str,
+}
+
+pub const CONFIG_DIR: EnvVar = EnvVar {
+    name: "AGENTTEAM_CONFIG_DIR",
+    binary: "agentteam",
+    description: "Directory of the credential store (credentials.json). Default: the platform config dir, e.g. ~/.config/agentteam.",
+};
+pub const PROFILE: EnvVar = EnvVar {
+    name: "AGENTTEAM_PROFILE",
+    binary: "agentteam",
+    description: "Profile to use when --profile is not given. Default: the store's default profile, else `default`.",
+};
+pub const TIMEOUT: EnvVar = EnvVar {
+    name: "AGENTTEAM_TIMEOUT",
+    binary: "agentteam",
+    description: "Seconds one HTTP attempt may take when --timeout is not given. Default 30.",
+};
+pub const WORKFLOW_RUN_ID: EnvVar = EnvVar {
+    name: "AGENTTEAM_WORKFLOW_RUN_ID",
+    binary: "agentteam",
+    description: "Set by the runtime that launches an agent: the active workflow run, sent with task.create only beside an idempotency_key.",
+};
+pub const CALLBACK_EFFECT_ID: EnvVar = EnvVar {
+    name: "AGENTTEAM_CALLBACK_EFFECT_ID",
+    binary: "agentteam",
+    description: "Set by the runtime that launches an agent: the active callback effect, sent with task.create only beside an idempotency_key.",
+};
+pub const RUNTIME_DB: EnvVar = EnvVar {
+    name: "AGENTTEAM_RUNTIME_DB",
+    binary: "agentteam-runtime",
+    description: "SQLite store of agentteam-runtime when --db is not given. Default: runtime.db in the platform data dir.",
+};
+pub const NO_COLOR: EnvVar = EnvVar {
+    name: "NO_COLOR",
+    binary: "agentteam",
+    description: "When set to anything, output is never coloured.",
+};
+
+pub const ALL: &[&EnvVar] = &[
+    &CONFIG_DIR,
+    &PROFILE,
+    &TIMEOUT,
+    &WORKFLOW_RUN_ID,
+    &CALLBACK_EFFECT_ID,
+    &RUNTIME_DB,
+    &NO_COLOR,
+];
