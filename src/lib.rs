@@ -6,9 +6,13 @@
 //! [`runtime`], routes and validates with the same registry.
 
 pub mod case;
+pub mod cli;
+pub mod client;
 pub mod credentials;
 pub mod env_vars;
 pub mod error;
+pub mod exec;
+pub mod output;
 pub mod registry;
 pub mod runtime;
 pub mod validate;

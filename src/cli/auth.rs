@@ -1,0 +1,185 @@
+//! `agentteam auth login|status|logout`: the credential store from the
+//! command line. A token is accepted only on stdin (`--token-stdin`), never
+//! in argv, where other users and shell history could read it.
+
+use std::io::{IsTerminal, Read};
+
+use serde_json::{Value, json};
+
+use crate::credentials::{CredentialStore, Profile, Secret, StoreFile, profile_name};
+use crate::error::{ExitClass, Failure, code};
+use crate::output::Printer;
+
+pub struct LoginSettings {
+    pub profile: Option<String>,
+    pub api_url: String,
+    pub workspace_id: String,
+    pub agent_id: String,
+    pub token_stdin: bool,
+    pub credential_process: Option<String>,
+}
+
+pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
+    let result = (|| {
+        let api_url = check_api_url(&settings.api_url)?;
+        for (flag, value) in [
+            ("--workspace", &settings.workspace_id),
+            ("--agent", &settings.agent_id),
+        ] {
+            if value.trim().is_empty() || value.len() > 128 {
+                return Err(Failure::new(
+                    code::INVALID_INPUT,
+                    format!("{flag} must be 1–128 characters."),
+                )
+                .field(flag.trim_start_matches('-'), "Required."));
+            }
+        }
+        let credential_process = match &settings.credential_process {
+            None => None,
+            Some(line) => {
+                let argv = shlex::split(line)
+                    .filter(|a| !a.is_empty())
+                    .ok_or_else(|| {
+                        Failure::new(
+                            code::USAGE_ERROR,
+                            "--credential-process must be a command line with balanced quotes.",
+                        )
+                    })?;
+                Some(argv)
+            }
+        };
+        let token = if settings.token_stdin {
+            Some(read_token()?)
+        } else {
+            None
+        };
+        if token.is_none() && credential_process.is_none() {
+            return Err(Failure::new(
+                code::USAGE_ERROR,
+                "Give --token-stdin, --credential-process, or both.",
+            ));
+        }
+        let profile = Profile {
+            api_url,
+            workspace_id: settings.workspace_id.trim().to_string(),
+            agent_id: settings.agent_id.trim().to_string(),
+            token,
+            token_expires_at: None,
+            credential_process,
+        };
+        let store = CredentialStore::locate()?;
+        let name = store.update(|file| {
+            let name = profile_name(settings.profile.as_deref(), file);
+            file.profiles.insert(name.clone(), profile.clone());
+            if file.default_profile.is_none() {
+                file.default_profile = Some(name.clone());
+            }
+            Ok(name)
+        })?;
+        Ok(describe(&name, &profile, &store))
+    })();
+    finish(result, printer)
+}
+
+pub fn status(profile: Option<String>, printer: &Printer) -> ExitClass {
+    let result = (|| {
+        let store = CredentialStore::locate()?;
+        let file = store.load()?;
+        let name = profile_name(profile.as_deref(), &file);
+        let selected = file.profiles.get(&name).ok_or_else(|| {
+            Failure::new(
+                code::CREDENTIALS_MISSING,
+                format!("No profile `{name}`; run `agentteam auth login`."),
+            )
+        })?;
+        let mut data = describe(&name, selected, &store);
+        data["profiles"] = json!(file.profiles.keys().collect::<Vec<_>>());
+        data["default_profile"] = json!(file.default_profile);
+        Ok(data)
+    })();
+    finish(result, printer)
+}
+
+pub fn logout(profile: Option<String>, printer: &Printer) -> ExitClass {
+    let result = (|| {
+        let store = CredentialStore::locate()?;
+        let (name, removed) = store.update(|file: &mut StoreFile| {
+            let name = profile_name(profile.as_deref(), file);
+            let removed = file.profiles.remove(&name).is_some();
+            if file.default_profile.as_deref() == Some(name.as_str()) {
+                file.default_profile = None;
+            }
+            Ok((name, removed))
+        })?;
+        Ok(json!({"profile": name, "removed": removed}))
+    })();
+    finish(result, printer)
+}
+
+fn finish(result: Result<Value, Failure>, printer: &Printer) -> ExitClass {
+    match result {
+        Ok(data) => printer.success(data, serde_json::Map::new()),
+        Err(failure) => printer.failure(&failure),
+    }
+}
+
+/// A profile as `auth` prints it: the token is never shown.
+fn describe(name: &str, profile: &Profile, store: &CredentialStore) -> Value {
+    json!({
+        "profile": name,
+        "api_url": profile.api_url,
+        "workspace_id": profile.workspace_id,
+        "agent_id": profile.agent_id,
+        "token": profile.token.as_ref().map(|_| "<redacted>"),
+        "token_expires_at": profile.token_expires_at,
+        "credential_process": profile.credential_process,
+        "store": store.path(),
+    })
+}
+
+fn check_api_url(text: &str) -> Result<String, Failure> {
+    let bad = |why: &str| {
+        Failure::new(code::INVALID_INPUT, format!("--api-url {why}.")).field("api_url", why)
+    };
+    let url =
+        reqwest::Url::parse(text.trim()).map_err(|_| bad("must be an absolute http(s) URL"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(bad("must be an absolute http(s) URL"));
+    }
+    if !url.username().is_empty()
+        || url.password().is_some()
+        || url.query().is_some()
+        || url.fragment().is_some()
+    {
+        return Err(bad("must not carry credentials, a query or a fragment"));
+    }
+    Ok(url.as_str().trim_end_matches('/').to_string())
+}
+
+fn read_token() -> Result<Secret, Failure> {
+    if std::io::stdin().is_terminal() {
+        return Err(Failure::new(
+            code::USAGE_ERROR,
+            "--token-stdin reads the token from a pipe, e.g. `printf %s \"$TOKEN\" | agentteam auth login … --token-stdin`.",
+        ));
+    }
+    let mut text = String::new();
+    std::io::stdin()
+        .lock()
+        .take(16 * 1024)
+        .read_to_string(&mut text)
+        .map_err(|e| {
+            Failure::new(
+                code::USAGE_ERROR,
+                format!("Cannot read the token from stdin: {e}."),
+            )
+        })?;
+    let token = text.trim();
+    if token.is_empty() || token.chars().any(char::is_whitespace) {
+        return Err(Failure::new(
+            code::USAGE_ERROR,
+            "stdin must hold exactly one non-empty token.",
+        ));
+    }
+    Ok(Secret::new(token.to_string()))
+}

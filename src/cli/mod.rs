@@ -1,0 +1,307 @@
+//! The `agentteam` command tree. The `exec` routes are built from the
+//! registry — one subcommand per domain, one per action, each with the same
+//! flags — and the hand-written commands (`auth`, `completions`) sit beside
+//! them. Parsing ends here: commands receive resolved settings, never clap
+//! types (parse → resolve → execute).
+
+pub mod auth;
+pub mod help;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
+use clap_complete::Shell;
+
+use crate::env_vars;
+use crate::error::{self, ExitClass, Failure, code};
+use crate::exec::{self, ExecSettings, InputSource};
+use crate::output::Printer;
+use crate::registry::{self, ACTIONS};
+
+const DEFAULT_TIMEOUT_SECONDS: u64 = 30;
+const DEFAULT_RETRIES: u32 = 2;
+
+/// The whole `agentteam` command, derived from the registry.
+pub fn command() -> Command {
+    Command::new("agentteam")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("The AgentTeam Exec CLI: act on a team's task board from agents, scripts and pipelines.")
+        .long_about(
+            "The AgentTeam Exec CLI: act on a team's task board from agents, scripts and pipelines.\n\n\
+             `agentteam exec <domain> <action> -` reads one JSON object on stdin, validates it against the \
+             action's schema, adds the workspace and agent credentials of the selected profile, calls the \
+             Agent Runtime API and prints one JSON document on stdout.",
+        )
+        .after_long_help(format!("Exit status:\n{}", help::exit_statuses()))
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .arg(
+            Arg::new("profile")
+                .long("profile")
+                .global(true)
+                .value_name("NAME")
+                .help("Credential profile to use [env: AGENTTEAM_PROFILE; default: the store's default profile]"),
+        )
+        .arg(
+            Arg::new("timeout")
+                .long("timeout")
+                .global(true)
+                .value_name("SECONDS")
+                .env(env_vars::TIMEOUT.name)
+                .value_parser(value_parser!(u64).range(1..=3600))
+                .help("Seconds one HTTP attempt may take, connection included [default: 30]"),
+        )
+        .arg(
+            Arg::new("retries")
+                .long("retries")
+                .global(true)
+                .value_name("N")
+                .value_parser(value_parser!(u32).range(0..=10))
+                .help("Extra attempts after a transient failure, for reads, set_claim and keyed creates only [default: 2]"),
+        )
+        .arg(
+            Arg::new("verbose")
+                .short('v')
+                .long("verbose")
+                .visible_alias("debug")
+                .global(true)
+                .action(ArgAction::SetTrue)
+                .help("Diagnostics on stderr (requests, statuses, retries); tokens are always redacted"),
+        )
+        .subcommand(exec_command())
+        .subcommand(auth_command())
+        .subcommand(
+            Command::new("completions")
+                .about("Print a shell completion script")
+                .arg(Arg::new("shell").required(true).value_parser(value_parser!(Shell))),
+        )
+}
+
+fn exec_command() -> Command {
+    let mut exec = Command::new("exec")
+        .about("Run a registered action: `agentteam exec <domain> <action> -`")
+        .long_about(
+            "Run a registered action. Input is one JSON object on stdin (`-`) or in a file; output is one \
+             JSON document on stdout. `--catalog` prints every action with its metadata and schemas.",
+        )
+        .after_long_help(format!("Exit status:\n{}", help::exit_statuses()))
+        .arg(
+            Arg::new("catalog")
+                .long("catalog")
+                .action(ArgAction::SetTrue)
+                .exclusive(true)
+                .help("Print the whole registry as JSON: every action, its metadata and both schemas"),
+        )
+        .arg(
+            Arg::new("error_schema")
+                .long("error-schema")
+                .action(ArgAction::SetTrue)
+                .exclusive(true)
+                .help("Print the JSON Schema of the error document, with every error code"),
+        );
+    for domain in registry::domains() {
+        let mut domain_cmd = Command::new(domain)
+            .about(format!("Actions of the `{domain}` domain"))
+            .subcommand_required(true)
+            .arg_required_else_help(true);
+        for action in ACTIONS.iter().filter(|a| a.domain == domain) {
+            domain_cmd = domain_cmd.subcommand(action_command(action));
+        }
+        exec = exec.subcommand(domain_cmd);
+    }
+    exec
+}
+
+fn action_command(action: &'static registry::Action) -> Command {
+    Command::new(action.verb)
+        .about(action.summary)
+        .long_about(help::action_long_help(action))
+        .arg(
+            Arg::new("input")
+                .value_name("INPUT")
+                .value_parser(value_parser!(PathBuf))
+                .help("`-` reads one JSON object from stdin; a path reads a JSON file [default: stdin, unless it is a terminal]"),
+        )
+        .arg(
+            Arg::new("input_schema")
+                .long("input-schema")
+                .action(ArgAction::SetTrue)
+                .conflicts_with_all(["input", "output_schema"])
+                .help("Print the input JSON Schema and exit"),
+        )
+        .arg(
+            Arg::new("output_schema")
+                .long("output-schema")
+                .action(ArgAction::SetTrue)
+                .conflicts_with("input")
+                .help("Print the JSON Schema of the success document and exit"),
+        )
+}
+
+fn auth_command() -> Command {
+    Command::new("auth")
+        .about("Manage credential profiles (workspace, agent, token)")
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .subcommand(
+            Command::new("login")
+                .about("Save a profile: API URL, workspace, agent, and a token and/or a credential process")
+                .long_about(
+                    "Save a profile. The token is read from stdin with --token-stdin, never from argv. \
+                     --credential-process names a command that prints {\"token\": \"…\", \"expires_at\": \"…\"}; \
+                     it runs when there is no token and once after a 401.",
+                )
+                .arg(Arg::new("api_url").long("api-url").value_name("URL").required(true).help("Base URL of the Agent Runtime API, e.g. http://127.0.0.1:8787"))
+                .arg(Arg::new("workspace").long("workspace").value_name("WORKSPACE_ID").required(true).help("Workspace id"))
+                .arg(Arg::new("agent").long("agent").value_name("AGENT_ID").required(true).help("Agent id"))
+                .arg(Arg::new("token_stdin").long("token-stdin").action(ArgAction::SetTrue).help("Read the agent's token from stdin"))
+                .arg(
+                    Arg::new("credential_process")
+                        .long("credential-process")
+                        .value_name("COMMAND")
+                        .help("Command line (POSIX quoting) that prints a fresh token as JSON"),
+                )
+                .arg(
+                    Arg::new("token")
+                        .long("token")
+                        .hide(true)
+                        .num_args(0..=1)
+                        .help("Refused: a token in argv is readable by other users; use --token-stdin"),
+                ),
+        )
+        .subcommand(Command::new("status").about("Show the selected profile as JSON, token redacted"))
+        .subcommand(Command::new("logout").about("Remove the selected profile"))
+}
+
+/// Parses `args`, runs the command, and returns the process exit status.
+pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
+    let matches = match command().try_get_matches_from(args) {
+        Ok(matches) => matches,
+        Err(e) => return clap_failure(e),
+    };
+    let printer = Printer::new(matches.get_flag("verbose"));
+    let profile = matches.get_one::<String>("profile").cloned();
+    let class = match matches.subcommand() {
+        Some(("exec", m)) => run_exec(m, profile, &printer),
+        Some(("auth", m)) => run_auth(m, profile, &printer),
+        Some(("completions", m)) => {
+            let shell = *m.get_one::<Shell>("shell").expect("required");
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut command(), "agentteam", &mut buf);
+            printer.stdout(&String::from_utf8_lossy(&buf));
+            ExitClass::Success
+        }
+        _ => unreachable!("clap requires a subcommand"),
+    };
+    class.code()
+}
+
+fn run_exec(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitClass {
+    if m.get_flag("catalog") {
+        printer.json(&registry::catalog());
+        return ExitClass::Success;
+    }
+    if m.get_flag("error_schema") {
+        printer.json(&error::error_schema());
+        return ExitClass::Success;
+    }
+    let Some((domain, dm)) = m.subcommand() else {
+        printer.stdout(&exec_command().render_long_help().to_string());
+        return ExitClass::Usage;
+    };
+    let Some((verb, am)) = dm.subcommand() else {
+        unreachable!("clap requires an action")
+    };
+    let action = registry::find(domain, verb).expect("clap routes come from the registry");
+    if am.get_flag("input_schema") {
+        printer.json(&(action.input_schema)());
+        return ExitClass::Success;
+    }
+    if am.get_flag("output_schema") {
+        printer.json(&action.output_schema());
+        return ExitClass::Success;
+    }
+    let input = match am.get_one::<PathBuf>("input") {
+        Some(path) if path.as_os_str() == "-" => InputSource::Stdin,
+        Some(path) => InputSource::File(path.clone()),
+        None => InputSource::Stdin,
+    };
+    let settings = ExecSettings {
+        action,
+        input,
+        profile,
+        timeout: Duration::from_secs(
+            m.get_one::<u64>("timeout")
+                .copied()
+                .unwrap_or(DEFAULT_TIMEOUT_SECONDS),
+        ),
+        retries: m
+            .get_one::<u32>("retries")
+            .copied()
+            .unwrap_or(DEFAULT_RETRIES),
+    };
+    exec::run(&settings, printer)
+}
+
+fn run_auth(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitClass {
+    match m.subcommand() {
+        Some(("login", lm)) => {
+            if lm.contains_id("token") && lm.value_source("token").is_some() {
+                return printer.failure(&Failure::new(
+                    code::USAGE_ERROR,
+                    "A token in argv is readable by other users and shell history; pipe it with --token-stdin.",
+                ));
+            }
+            let get = |id: &str| lm.get_one::<String>(id).cloned().unwrap_or_default();
+            auth::login(
+                auth::LoginSettings {
+                    profile,
+                    api_url: get("api_url"),
+                    workspace_id: get("workspace"),
+                    agent_id: get("agent"),
+                    token_stdin: lm.get_flag("token_stdin"),
+                    credential_process: lm.get_one::<String>("credential_process").cloned(),
+                },
+                printer,
+            )
+        }
+        Some(("status", _)) => auth::status(profile, printer),
+        Some(("logout", _)) => auth::logout(profile, printer),
+        _ => unreachable!("clap requires an auth subcommand"),
+    }
+}
+
+/// Help and version go to stdout with status 0; every other parse error is a
+/// usage failure: the JSON document on stdout, clap's explanation on stderr.
+fn clap_failure(error: clap::Error) -> i32 {
+    use clap::error::ErrorKind;
+    let printer = Printer::new(false);
+    match error.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            printer.stdout(&error.render().to_string());
+            ExitClass::Success.code()
+        }
+        _ => {
+            let rendered = error.render().to_string();
+            let first = rendered
+                .lines()
+                .next()
+                .unwrap_or("invalid command line")
+                .trim_start_matches("error: ")
+                .to_string();
+            printer.json(&Failure::new(code::USAGE_ERROR, first).to_document());
+            printer.stderr(&rendered);
+            ExitClass::Usage.code()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn command_tree_is_consistent() {
+        super::command().debug_assert();
+    }
+}
