@@ -13,6 +13,7 @@ use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -239,6 +240,8 @@ pub fn run_credential_process(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
+        // Its own process group, so a timeout kills whatever it started too.
+        .process_group(0)
         .spawn()
         .map_err(|e| fail(format!("`{program}` could not be started: {e}")))?;
     let mut stdout = child.stdout.take().expect("stdout is piped");
@@ -252,7 +255,8 @@ pub fn run_credential_process(
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
+                // SAFETY: kill(2) on the group we created; no memory is touched.
+                unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
                 let _ = child.wait();
                 return Err(fail(format!(
                     "did not finish within {} s",
