@@ -1,1 +1,19 @@
-//! The reference Agent Runtime API server (`agentteam-runtime`).
+//! The reference Agent Runtime API server, `agentteam-runtime`: the seven
+//! task operations of §13.3 over HTTP with the semantics of §13.2, on an
+//! embedded SQLite store, plus the small admin surface a local user needs.
+//!
+//! A request, top to bottom: [`server`] routes it by the registry, checks the
+//! bearer token ([`auth`]), decodes and validates the input with the same
+//! code as the CLI (`wire`, `validate`), and hands it to the [`store`],
+//! which commits it in one transaction. [`cli`] is the command line.
+
+pub mod auth;
+pub mod cli;
+pub mod clock;
+pub mod server;
+pub mod store;
+
+/// The whole `agentteam-runtime` binary.
+pub fn main_entry() -> std::process::ExitCode {
+    cli::run()
+}

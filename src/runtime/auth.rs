@@ -1,0 +1,71 @@
+//! Secrets and identities the runtime mints: bearer tokens (`at_` + 32
+//! random bytes, base64url), which are stored only as their SHA-256 and
+//! compared in constant time, and the random opaque ids of workspaces,
+//! agents, task scopes, workflow runs and callback effects.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use crate::error::{Failure, code};
+use crate::runtime::store::hex;
+
+pub const TOKEN_PREFIX: &str = "at_";
+
+fn random<const N: usize>() -> Result<[u8; N], Failure> {
+    let mut bytes = [0u8; N];
+    getrandom::fill(&mut bytes).map_err(|e| {
+        tracing::error!(error = %e, "the OS random source failed");
+        Failure::new(code::SERVER_ERROR, "The server could not generate an id.")
+    })?;
+    Ok(bytes)
+}
+
+/// A fresh token and the hash to store for it.
+pub fn new_token() -> Result<(String, [u8; 32]), Failure> {
+    let token = format!("{TOKEN_PREFIX}{}", URL_SAFE_NO_PAD.encode(random::<32>()?));
+    let hash = hash_token(&token);
+    Ok((token, hash))
+}
+
+pub fn hash_token(token: &str) -> [u8; 32] {
+    Sha256::digest(token.as_bytes()).into()
+}
+
+/// Constant-time equality, so a lookup hit cannot be told from a near miss by timing.
+pub fn hashes_match(stored: &[u8], presented: &[u8; 32]) -> bool {
+    stored.ct_eq(presented).into()
+}
+
+/// `ws_…`, `ag_…`, `run_…`, `cbe_…`: 12 random bytes in lowercase hex.
+pub fn new_id(prefix: &str) -> Result<String, Failure> {
+    Ok(format!("{prefix}_{}", hex(&random::<12>()?)))
+}
+
+/// A task scope id: `tsk_` + 32 lowercase hex digits.
+pub fn new_scope_id() -> Result<String, Failure> {
+    Ok(format!("tsk_{}", hex(&random::<16>()?)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_and_ids_have_their_documented_shapes() {
+        let (token, hash) = new_token().unwrap();
+        assert!(token.starts_with("at_") && token.len() == 46, "{token}");
+        assert!(hashes_match(&hash, &hash_token(&token)));
+        assert!(!hashes_match(&hash, &hash_token("at_other")));
+        assert!(!hashes_match(&hash[..31], &hash));
+        let scope = new_scope_id().unwrap();
+        assert_eq!(scope.len(), 36);
+        assert!(
+            scope[4..]
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+        );
+        assert!(new_id("ws").unwrap().starts_with("ws_"));
+    }
+}

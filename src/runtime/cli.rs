@@ -1,0 +1,421 @@
+//! The `agentteam-runtime` command line: `serve`, the admin commands and
+//! `quickstart`. Every admin command opens the same store file as a running
+//! server (WAL lets both work at once) and prints exactly one JSON object on
+//! stdout: its result, or the error document (§8.2) with the exit status of
+//! the error's class. Logs and human notes go to stderr.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::{Value, json};
+
+use crate::credentials::{CredentialStore, Profile};
+use crate::error::{Failure, code};
+use crate::registry::task::fields::CHANNEL_PATTERN;
+use crate::runtime::auth;
+use crate::runtime::store::Store;
+use crate::runtime::store::sqlite::SqliteStore;
+
+/// The reference Agent Runtime API server for agentteam, on an embedded SQLite store.
+#[derive(Debug, Parser)]
+#[command(name = "agentteam-runtime", version)]
+struct Cli {
+    /// The SQLite store file; created with its directory on first use.
+    /// Default: runtime.db in the platform data dir.
+    #[arg(long, global = true, value_name = "PATH", env = crate::env_vars::RUNTIME_DB.name)]
+    db: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the Agent Runtime API until SIGINT or SIGTERM.
+    Serve {
+        /// Address to listen on; port 0 picks a free port (printed on stdout).
+        #[arg(long, default_value = "127.0.0.1:8787", value_name = "ADDR")]
+        listen: SocketAddr,
+    },
+    /// Manage workspaces.
+    #[command(subcommand)]
+    Workspace(WorkspaceCommand),
+    /// Manage agents.
+    #[command(subcommand)]
+    Agent(AgentCommand),
+    /// Manage channels (task boards).
+    #[command(subcommand)]
+    Channel(ChannelCommand),
+    /// Issue or revoke agent tokens.
+    #[command(subcommand)]
+    Token(TokenCommand),
+    /// Open or complete workflow callbacks (for idempotent task creation).
+    #[command(subcommand)]
+    Callback(CallbackCommand),
+    /// Create or reuse a demo workspace, agents and channel, and write an agentteam profile.
+    Quickstart {
+        /// The API URL the profile points at.
+        #[arg(long, default_value = "http://127.0.0.1:8787", value_name = "URL")]
+        api_url: String,
+        /// The agentteam profile to write.
+        #[arg(long, default_value = "default", value_name = "NAME")]
+        profile: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum WorkspaceCommand {
+    /// Create a workspace; prints {"workspace_id"}.
+    Create {
+        #[arg(long)]
+        name: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum AgentCommand {
+    /// Create an agent and its first token; prints {"agent_id", "token"}.
+    Create {
+        #[arg(long, value_name = "WS")]
+        workspace: String,
+        /// The agent's handle; its member ref is `@HANDLE`.
+        #[arg(long)]
+        handle: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum ChannelCommand {
+    /// Create a channel; prints {"channel"}.
+    Create {
+        #[arg(long, value_name = "WS")]
+        workspace: String,
+        #[arg(long)]
+        name: String,
+        /// Only these agents (`@a,@b`) may use the board. Default: every agent of the workspace.
+        #[arg(long, value_delimiter = ',', value_name = "@A,@B")]
+        members: Option<Vec<String>>,
+    },
+}
+
+#[derive(Debug, Args)]
+struct AgentRef {
+    #[arg(long, value_name = "WS")]
+    workspace: String,
+    /// Agent id (`ag_…`) or member ref (`@handle`).
+    #[arg(long, value_name = "AGENT")]
+    agent: String,
+}
+
+#[derive(Debug, Subcommand)]
+enum TokenCommand {
+    /// Issue a fresh token; prints {"token"}, so it can serve as a credential_process.
+    Issue(AgentRef),
+    /// Revoke every token of an agent; prints {"revoked"}.
+    Revoke(AgentRef),
+}
+
+#[derive(Debug, Subcommand)]
+enum CallbackCommand {
+    /// Open a workflow callback for an agent; prints {"workflow_run_id", "callback_effect_id"}.
+    Open(AgentRef),
+    /// Complete a callback; keyed replays of it still work afterwards.
+    Complete {
+        #[arg(long, value_name = "WS")]
+        workspace: String,
+        #[arg(long, value_name = "ID")]
+        callback_effect: String,
+    },
+}
+
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging();
+    match execute(cli) {
+        Ok(Some(value)) => {
+            print_json(&value);
+            ExitCode::SUCCESS
+        }
+        Ok(None) => ExitCode::SUCCESS,
+        Err(failure) => {
+            print_json(&failure.to_document());
+            eprintln!("agentteam-runtime: {failure}");
+            ExitCode::from(u8::try_from(failure.class.code()).unwrap_or(1))
+        }
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}
+
+/// One JSON document on one line of stdout, flushed (tests and scripts read it).
+pub fn print_json(value: &Value) {
+    let mut out = std::io::stdout().lock();
+    // A closed stdout is the reader's choice, not an error worth a panic.
+    let _ = writeln!(out, "{value}");
+    let _ = out.flush();
+}
+
+fn default_db() -> Result<PathBuf, Failure> {
+    directories::ProjectDirs::from("dev", "agentteam", "agentteam")
+        .map(|dirs| dirs.data_dir().join("runtime.db"))
+        .ok_or_else(|| {
+            Failure::new(
+                code::USAGE_ERROR,
+                "No home directory for the default store; pass --db PATH.",
+            )
+        })
+}
+
+fn open_store(path: &Path) -> Result<SqliteStore, Failure> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if !dir.exists() {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                Failure::new(
+                    code::USAGE_ERROR,
+                    format!("Cannot create {}: {e}.", dir.display()),
+                )
+            })?;
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                // The store holds every board; keep a directory we made private.
+                let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
+            }
+        }
+    }
+    SqliteStore::open(path)
+}
+
+fn usage(field: &str, problem: &str) -> Failure {
+    Failure::invalid_input([(field.to_string(), problem.to_string())].into())
+}
+
+fn check_handle(handle: &str) -> Result<(), Failure> {
+    let ok = handle.len() <= 39
+        && handle
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && handle
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '_' | '.' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(usage(
+            "handle",
+            "Must match ^[a-z0-9][a-z0-9_.-]{0,38}$ (no `@`).",
+        ))
+    }
+}
+
+fn check_channel(name: &str) -> Result<(), Failure> {
+    let ok = name.len() <= 80
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '_' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(usage("name", &format!("Must match {CHANNEL_PATTERN}.")))
+    }
+}
+
+fn execute(cli: Cli) -> Result<Option<Value>, Failure> {
+    let db = match cli.db {
+        Some(path) => path,
+        None => default_db()?,
+    };
+    let store = open_store(&db)?;
+    match cli.command {
+        Command::Serve { listen } => {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| Failure::new(code::SERVER_ERROR, format!("No async runtime: {e}.")))?;
+            runtime.block_on(crate::runtime::server::serve(Arc::new(store), listen, &db))?;
+            Ok(None)
+        }
+        Command::Workspace(WorkspaceCommand::Create { name }) => {
+            let name = name.trim();
+            if name.is_empty() || name.len() > 100 {
+                return Err(usage("name", "1–100 characters, not blank."));
+            }
+            Ok(Some(json!({"workspace_id": store.create_workspace(name)?})))
+        }
+        Command::Agent(AgentCommand::Create { workspace, handle }) => {
+            let handle = handle.strip_prefix('@').unwrap_or(&handle).to_string();
+            check_handle(&handle)?;
+            let (token, hash) = auth::new_token()?;
+            let agent_id = store.create_agent(&workspace, &handle, &hash)?;
+            Ok(Some(json!({"agent_id": agent_id, "token": token})))
+        }
+        Command::Channel(ChannelCommand::Create {
+            workspace,
+            name,
+            members,
+        }) => {
+            let name = name.strip_prefix('#').unwrap_or(&name).to_string();
+            check_channel(&name)?;
+            let members = members.map(|m| {
+                m.into_iter()
+                    .map(|r| r.trim().to_string())
+                    .filter(|r| !r.is_empty())
+                    .collect::<Vec<_>>()
+            });
+            store.create_channel(&workspace, &name, members.as_deref())?;
+            Ok(Some(json!({"channel": name})))
+        }
+        Command::Token(TokenCommand::Issue(agent)) => {
+            let (token, hash) = auth::new_token()?;
+            store.issue_token(&agent.workspace, &agent.agent, &hash)?;
+            Ok(Some(json!({"token": token})))
+        }
+        Command::Token(TokenCommand::Revoke(agent)) => {
+            let revoked = store.revoke_tokens(&agent.workspace, &agent.agent)?;
+            Ok(Some(json!({"revoked": revoked})))
+        }
+        Command::Callback(CallbackCommand::Open(agent)) => {
+            let callback = store.open_callback(&agent.workspace, &agent.agent)?;
+            Ok(Some(json!({
+                "workflow_run_id": callback.workflow_run_id,
+                "callback_effect_id": callback.callback_effect_id,
+            })))
+        }
+        Command::Callback(CallbackCommand::Complete {
+            workspace,
+            callback_effect,
+        }) => {
+            store.complete_callback(&workspace, &callback_effect)?;
+            Ok(Some(
+                json!({"callback_effect_id": callback_effect, "status": "completed"}),
+            ))
+        }
+        Command::Quickstart { api_url, profile } => {
+            quickstart(&store, &db, &api_url, &profile).map(Some)
+        }
+    }
+}
+
+const DEMO_WORKSPACE: &str = "demo";
+const DEMO_AGENT: &str = "demo-agent";
+const DEMO_PEER: &str = "demo-peer";
+const DEMO_CHANNEL: &str = "demo";
+
+/// Creates what is missing of the demo setup, then writes a profile whose
+/// credential_process is this binary's `token issue`, through the same
+/// credential store code as `agentteam auth login`.
+fn quickstart(
+    store: &SqliteStore,
+    db: &Path,
+    api_url: &str,
+    profile: &str,
+) -> Result<Value, Failure> {
+    let mut created = Vec::new();
+    let workspace_id = match store.find_workspace(DEMO_WORKSPACE)? {
+        Some(id) => id,
+        None => {
+            created.push(format!("workspace {DEMO_WORKSPACE}"));
+            store.create_workspace(DEMO_WORKSPACE)?
+        }
+    };
+    let mut agent_ids = Vec::new();
+    for handle in [DEMO_AGENT, DEMO_PEER] {
+        let id = match store.find_agent(&workspace_id, &format!("@{handle}"))? {
+            Some(agent) => agent.agent_id,
+            None => {
+                created.push(format!("agent @{handle}"));
+                let (_, hash) = auth::new_token()?;
+                store.create_agent(&workspace_id, handle, &hash)?
+            }
+        };
+        agent_ids.push(id);
+    }
+    if !store.channel_exists(&workspace_id, DEMO_CHANNEL)? {
+        created.push(format!("channel {DEMO_CHANNEL}"));
+        store.create_channel(&workspace_id, DEMO_CHANNEL, None)?;
+    }
+    let agent_id = agent_ids[0].clone();
+    let exe = std::env::current_exe().map_err(|e| {
+        Failure::new(
+            code::USAGE_ERROR,
+            format!("Cannot locate this program: {e}."),
+        )
+    })?;
+    let db = std::path::absolute(db).unwrap_or_else(|_| db.to_path_buf());
+    let credential_process = vec![
+        exe.display().to_string(),
+        "--db".to_string(),
+        db.display().to_string(),
+        "token".to_string(),
+        "issue".to_string(),
+        "--workspace".to_string(),
+        workspace_id.clone(),
+        "--agent".to_string(),
+        agent_id.clone(),
+    ];
+    let credentials = CredentialStore::locate()?;
+    let new_profile = Profile {
+        api_url: api_url.trim_end_matches('/').to_string(),
+        workspace_id: workspace_id.clone(),
+        agent_id: agent_id.clone(),
+        token: None,
+        token_expires_at: None,
+        credential_process: Some(credential_process.clone()),
+    };
+    credentials.update(|file| {
+        file.profiles.insert(profile.to_string(), new_profile);
+        if file.default_profile.is_none() {
+            file.default_profile = Some(profile.to_string());
+        }
+        Ok(())
+    })?;
+    let profile_flag = if profile == "default" {
+        String::new()
+    } else {
+        format!(" --profile {profile}")
+    };
+    Ok(json!({
+        "created": created,
+        "workspace_id": workspace_id,
+        "agent_id": agent_id,
+        "agent": format!("@{DEMO_AGENT}"),
+        "peer_agent_id": agent_ids[1],
+        "peer": format!("@{DEMO_PEER}"),
+        "channel": DEMO_CHANNEL,
+        "db": db.display().to_string(),
+        "profile": profile,
+        "credentials": credentials.path().display().to_string(),
+        "credential_process": credential_process,
+        "next": [
+            format!("agentteam-runtime --db {} serve --listen {}", db.display(), listen_of(api_url)),
+            format!("echo '{{\"channel\":\"{DEMO_CHANNEL}\"}}' | agentteam{profile_flag} exec task list -"),
+        ],
+    }))
+}
+
+/// The `--listen` address matching an API URL, for the `next` hint.
+fn listen_of(api_url: &str) -> String {
+    let rest = api_url.split_once("://").map_or(api_url, |(_, rest)| rest);
+    let host = rest.split('/').next().unwrap_or(rest);
+    if host.contains(':') {
+        host.to_string()
+    } else {
+        format!("{host}:80")
+    }
+}

@@ -1,0 +1,62 @@
+//! Time as the runtime stores and shows it: integer microseconds since the
+//! Unix epoch in storage (exact comparison, no float or text ordering), and
+//! RFC3339 UTC with exactly six fractional digits on the wire, e.g.
+//! `2026-11-30T09:15:00.123456Z`.
+
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+pub fn now() -> i64 {
+    micros(OffsetDateTime::now_utc())
+}
+
+/// A change time strictly after `previous`: `updated_at` must move on every
+/// profile change even when the clock did not (or went backwards).
+pub fn after(previous: i64) -> i64 {
+    now().max(previous.saturating_add(1))
+}
+
+fn micros(at: OffsetDateTime) -> i64 {
+    i64::try_from(at.unix_timestamp_nanos() / 1_000).unwrap_or(i64::MAX)
+}
+
+pub fn format(micros: i64) -> String {
+    let at = OffsetDateTime::from_unix_timestamp_nanos(i128::from(micros) * 1_000)
+        .unwrap_or(OffsetDateTime::UNIX_EPOCH);
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z",
+        at.year(),
+        u8::from(at.month()),
+        at.day(),
+        at.hour(),
+        at.minute(),
+        at.second(),
+        at.microsecond()
+    )
+}
+
+/// Parses an RFC3339 time to microseconds, truncating finer digits, so a
+/// caller echoing `updated_at` back compares equal to the stored instant.
+pub fn parse(text: &str) -> Option<i64> {
+    OffsetDateTime::parse(text, &Rfc3339).ok().map(micros)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_and_parses_microseconds() {
+        let t = parse("2026-11-30T09:15:00.123456Z").unwrap();
+        assert_eq!(format(t), "2026-11-30T09:15:00.123456Z");
+        assert_eq!(parse("2026-11-30T09:15:00.1234569Z"), Some(t));
+        assert_eq!(
+            format(parse("2026-11-30T09:15:00Z").unwrap()),
+            "2026-11-30T09:15:00.000000Z"
+        );
+        assert_eq!(parse("2026-13-30T09:15:00Z"), None);
+        assert!(after(i64::MAX - 1) == i64::MAX);
+        let now = now();
+        assert!(after(now + 10) == now + 11);
+    }
+}

@@ -1,0 +1,350 @@
+//! The HTTP surface: axum on tokio. The router is built by iterating the
+//! registry, so every registered action is served at its §13.3 route and
+//! method and nothing else is; one generic handler runs every operation:
+//! authenticate → check the path is the token's own workspace and agent →
+//! decode the wire input → validate it exactly as the CLI does → run the
+//! store operation on the blocking pool → answer with the wire body.
+//!
+//! Every refusal, including unknown routes, wrong methods, oversized bodies
+//! and panics, is the JSON error body with the status its code registers.
+//! Statuses: success is 200, except a `task_create` that created tasks,
+//! which is 201 (a receipt replay is 200).
+
+use std::collections::{BTreeMap, HashMap};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::Router;
+use axum::body::{Body, HttpBody};
+use axum::extract::{FromRequestParts, Query, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::Response;
+use axum::routing::{MethodFilter, MethodRouter};
+use serde_json::Value;
+
+use crate::error::{Failure, code};
+use crate::registry::{ACTIONS, Action, Method};
+use crate::runtime::auth;
+use crate::runtime::store::{self, CreateInput, ListQuery, Principal, Store};
+use crate::validate::validate;
+use crate::wire::{self, MAX_BODY_BYTES, WorkflowContext};
+
+pub type SharedStore = Arc<dyn Store>;
+
+/// The router for `store`: one route per registry path, one method per action.
+pub fn router(store: SharedStore) -> Router {
+    let mut routes: BTreeMap<String, (MethodRouter<SharedStore>, Vec<&'static str>)> =
+        BTreeMap::new();
+    for &action in ACTIONS {
+        let filter = match action.method {
+            Method::Get => MethodFilter::GET,
+            Method::Post => MethodFilter::POST,
+        };
+        let handler = move |State(store): State<SharedStore>, request: Request| async move {
+            let started = Instant::now();
+            // Run the request on its own task so a panic becomes a 500 JSON
+            // answer instead of a dropped connection.
+            let response = match tokio::spawn(handle(action, store, request)).await {
+                Ok(response) => response,
+                Err(e) => {
+                    tracing::error!(error = %e, action = %action.name(), "handler panicked");
+                    failure_response(&Failure::new(
+                        code::SERVER_ERROR,
+                        "The server failed on this request.",
+                    ))
+                }
+            };
+            log_request(
+                action.method.as_str(),
+                &action.route_template(),
+                &response,
+                started,
+            );
+            response
+        };
+        let (route, methods) = routes
+            .remove(&action.route_template())
+            .unwrap_or_else(|| (MethodRouter::new(), Vec::new()));
+        let mut methods = methods;
+        methods.push(action.method.as_str());
+        routes.insert(
+            action.route_template(),
+            (route.on(filter, handler), methods),
+        );
+    }
+    let mut router = Router::new();
+    for (path, (route, methods)) in routes {
+        let allow = methods.join(", ");
+        let template = path.clone();
+        router = router.route(
+            &path,
+            route.fallback(move |method: axum::http::Method| async move {
+                let started = Instant::now();
+                let mut response = failure_response(&Failure::new(
+                    code::METHOD_NOT_ALLOWED,
+                    format!("This route accepts {allow}."),
+                ));
+                if let Ok(value) = HeaderValue::from_str(&allow) {
+                    response.headers_mut().insert(header::ALLOW, value);
+                }
+                log_request(method.as_str(), &template, &response, started);
+                response
+            }),
+        );
+    }
+    router
+        .fallback(|method: axum::http::Method| async move {
+            let started = Instant::now();
+            let response = failure_response(&Failure::new(
+                code::NOT_FOUND,
+                "No such route. Agent Runtime task routes live under /api/v1/workspaces/{workspaceId}/agents/{agentId}/runtime/tasks.",
+            ));
+            // The raw path is caller-controlled noise; it is not logged.
+            log_request(method.as_str(), "<no route>", &response, started);
+            response
+        })
+        .with_state(store)
+}
+
+/// Serves until SIGINT or SIGTERM, then finishes in-flight requests. Prints
+/// one JSON line `{"listen", "db"}` on stdout once bound.
+pub async fn serve(store: SharedStore, listen: SocketAddr, db: &Path) -> Result<(), Failure> {
+    let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| {
+        Failure::new(
+            code::USAGE_ERROR,
+            format!("Cannot listen on {listen}: {e}."),
+        )
+    })?;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| Failure::new(code::SERVER_ERROR, format!("No local address: {e}.")))?;
+    crate::runtime::cli::print_json(
+        &serde_json::json!({"listen": bound.to_string(), "db": db.display().to_string()}),
+    );
+    tracing::info!(listen = %bound, db = %db.display(), "agentteam-runtime serving");
+    axum::serve(listener, router(store))
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+        .map_err(|e| Failure::new(code::SERVER_ERROR, format!("The server stopped: {e}.")))?;
+    tracing::info!("agentteam-runtime stopped");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let interrupt = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                term.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = interrupt => {},
+        _ = terminate => {},
+    }
+    tracing::info!("shutting down: finishing in-flight requests");
+}
+
+/// One log line per request: method, route template, status, latency.
+/// Never the path's ids, the query, a header or a body, so no token or
+/// input can reach the log.
+fn log_request(method: &str, route: &str, response: &Response, started: Instant) {
+    tracing::info!(
+        method,
+        route,
+        status = response.status().as_u16(),
+        latency_ms = started.elapsed().as_secs_f64() * 1000.0,
+        "request"
+    );
+}
+
+fn json_response(status: StatusCode, body: &Value) -> Response {
+    let mut response = Response::new(Body::from(body.to_string()));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+fn failure_response(failure: &Failure) -> Response {
+    let status =
+        StatusCode::from_u16(failure.http_status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = json_response(status, &wire::error_body(failure));
+    if status == StatusCode::UNAUTHORIZED {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    }
+    response
+}
+
+async fn handle(action: &'static Action, store: SharedStore, request: Request) -> Response {
+    match run(action, store, request).await {
+        Ok((status, data)) => json_response(status, &wire::success_body(data)),
+        Err(failure) => failure_response(&failure),
+    }
+}
+
+async fn run(
+    action: &'static Action,
+    store: SharedStore,
+    request: Request,
+) -> Result<(StatusCode, Value), Failure> {
+    let (mut parts, body) = request.into_parts();
+    let principal = authenticate(&store, &parts.headers).await?;
+    // Path ids that fail to decode cannot be the token's own: refused alike.
+    let path: HashMap<String, String> =
+        axum::extract::Path::<HashMap<String, String>>::from_request_parts(&mut parts, &())
+            .await
+            .map(|p| p.0)
+            .unwrap_or_default();
+    if path.get("workspaceId") != Some(&principal.workspace_id)
+        || path.get("agentId") != Some(&principal.agent_id)
+    {
+        return Err(Failure::new(
+            code::FORBIDDEN,
+            "This token acts only on its own workspace and agent path.",
+        ));
+    }
+    let (input, workflow) = match action.method {
+        Method::Get => {
+            let pairs = Query::<Vec<(String, String)>>::try_from_uri(&parts.uri)
+                .map_err(|_| {
+                    Failure::new(
+                        code::INVALID_JSON,
+                        "The query string is not valid URL encoding.",
+                    )
+                })?
+                .0;
+            (
+                wire::decode_query(action, &pairs)?,
+                WorkflowContext::default(),
+            )
+        }
+        Method::Post => wire::decode_body(&read_body(&parts.headers, body).await?)?,
+    };
+    let input = validate(action, input)?;
+    let data = tokio::task::spawn_blocking(move || {
+        dispatch(store.as_ref(), action, &principal, input, &workflow)
+    })
+    .await
+    .map_err(|e| {
+        tracing::error!(error = %e, action = %action.name(), "store operation panicked");
+        Failure::new(code::SERVER_ERROR, "The server failed on this request.")
+    })??;
+    let created = action.name() == "task_create" && data.get("reused") == Some(&Value::Bool(false));
+    Ok((
+        if created {
+            StatusCode::CREATED
+        } else {
+            StatusCode::OK
+        },
+        data,
+    ))
+}
+
+/// The principal of the bearer token, or `unauthorized`. The same answer for
+/// a missing, malformed, unknown or revoked token.
+async fn authenticate(store: &SharedStore, headers: &HeaderMap) -> Result<Principal, Failure> {
+    let unauthorized = || {
+        Failure::new(
+            code::UNAUTHORIZED,
+            "A valid agent bearer token is required.",
+        )
+    };
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(str::trim)
+        .filter(|t| t.starts_with(auth::TOKEN_PREFIX) && t.len() <= 256)
+        .ok_or_else(unauthorized)?;
+    let hash = auth::hash_token(token);
+    let store = store.clone();
+    let record = tokio::task::spawn_blocking(move || store.find_token(&hash))
+        .await
+        .map_err(|_| Failure::new(code::SERVER_ERROR, "The server failed on this request."))??;
+    match record {
+        Some(record) if auth::hashes_match(&record.hash, &hash) => Ok(record.principal),
+        _ => Err(unauthorized()),
+    }
+}
+
+/// Reads at most [`MAX_BODY_BYTES`]: a declared oversized body is refused
+/// before any of it is read, an undeclared one as soon as it passes the limit.
+async fn read_body(headers: &HeaderMap, body: Body) -> Result<Vec<u8>, Failure> {
+    let too_large = || {
+        Failure::new(
+            code::INPUT_TOO_LARGE,
+            format!("The request body exceeds {MAX_BODY_BYTES} bytes."),
+        )
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
+        return Err(too_large());
+    }
+    let mut body = body;
+    let mut bytes = Vec::new();
+    while let Some(frame) =
+        std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await
+    {
+        let frame = frame
+            .map_err(|_| Failure::new(code::INVALID_JSON, "The request body could not be read."))?;
+        if let Ok(data) = frame.into_data() {
+            if bytes.len() + data.len() > MAX_BODY_BYTES {
+                return Err(too_large());
+            }
+            bytes.extend_from_slice(&data);
+        }
+    }
+    Ok(bytes)
+}
+
+/// Runs one validated operation against the store.
+fn dispatch(
+    store: &dyn Store,
+    action: &Action,
+    principal: &Principal,
+    input: Value,
+    workflow: &WorkflowContext,
+) -> Result<Value, Failure> {
+    match action.name().as_str() {
+        "task_list" => store.list(principal, &ListQuery::from_input(principal, input)?),
+        "task_get" => store.get(principal, &store::typed(input)?),
+        "task_create" => store.create(principal, &CreateInput::from_input(input)?, workflow),
+        "task_update" => store.update(principal, &store::typed(input)?),
+        "task_set_claim" => store.set_claim(principal, &store::typed(input)?),
+        "task_checkpoint" => store.checkpoint(principal, &store::typed(input)?),
+        "task_delete" => store.delete(principal, &store::typed(input)?),
+        other => {
+            tracing::error!(
+                action = other,
+                "registered action without a store operation"
+            );
+            Err(Failure::new(
+                code::SERVER_ERROR,
+                "This operation is not implemented by the server.",
+            ))
+        }
+    }
+}

@@ -1,0 +1,554 @@
+//! The runtime's one storage boundary. [`Store`] has one method per task
+//! operation of §13.2 plus the admin operations and the token lookup; each
+//! method is exactly one transaction. Inputs are the validated, canonical
+//! snake_case inputs of the registry, deserialised here into typed structs;
+//! outputs are the `data` values of the registry's data schemas, built here
+//! from backend-neutral rows ([`TaskRow`]), so every backend answers with
+//! the same shapes. No backend type or query language appears outside the
+//! backend's own file ([`sqlite`]).
+
+pub mod cursor;
+pub mod sqlite;
+
+#[cfg(test)]
+mod tests;
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::error::{Failure, code};
+use crate::registry::task::list::{DEFAULT_LIMIT, MAX_LIMIT};
+use crate::runtime::clock;
+use crate::wire::WorkflowContext;
+
+pub use cursor::After;
+
+/// The authenticated caller: every task operation acts as exactly this agent
+/// in exactly this workspace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    pub workspace_id: String,
+    pub agent_id: String,
+    /// Without the `@`.
+    pub handle: String,
+}
+
+impl Principal {
+    pub fn member_ref(&self) -> String {
+        format!("@{}", self.handle)
+    }
+}
+
+/// What a token lookup finds: the stored hash (compared in constant time by
+/// the caller) and whom it authenticates.
+#[derive(Debug, Clone)]
+pub struct TokenRecord {
+    pub hash: Vec<u8>,
+    pub principal: Principal,
+}
+
+/// A workflow callback as the admin surface reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Callback {
+    pub workflow_run_id: String,
+    pub callback_effect_id: String,
+}
+
+/// The storage boundary. Every method is one transaction; a `Failure` means
+/// nothing was written.
+pub trait Store: Send + Sync {
+    /// Finds a live (unrevoked) token by the SHA-256 of its text.
+    fn find_token(&self, token_hash: &[u8; 32]) -> Result<Option<TokenRecord>, Failure>;
+
+    fn list(&self, principal: &Principal, query: &ListQuery) -> Result<Value, Failure>;
+    fn get(&self, principal: &Principal, input: &TaskLocator) -> Result<Value, Failure>;
+    /// `data.reused` tells a fresh creation from a receipt replay.
+    fn create(
+        &self,
+        principal: &Principal,
+        input: &CreateInput,
+        workflow: &WorkflowContext,
+    ) -> Result<Value, Failure>;
+    fn update(&self, principal: &Principal, input: &UpdateInput) -> Result<Value, Failure>;
+    fn set_claim(&self, principal: &Principal, input: &SetClaimInput) -> Result<Value, Failure>;
+    fn checkpoint(&self, principal: &Principal, input: &CheckpointInput) -> Result<Value, Failure>;
+    fn delete(&self, principal: &Principal, input: &DeleteInput) -> Result<Value, Failure>;
+
+    // Admin operations. `agent` is an agent id (`ag_…`) or a member ref (`@handle`).
+    fn create_workspace(&self, name: &str) -> Result<String, Failure>;
+    /// The oldest workspace with this name, if any.
+    fn find_workspace(&self, name: &str) -> Result<Option<String>, Failure>;
+    /// Creates the agent and its first token in one transaction; returns its id.
+    fn create_agent(
+        &self,
+        workspace_id: &str,
+        handle: &str,
+        token_hash: &[u8; 32],
+    ) -> Result<String, Failure>;
+    fn find_agent(&self, workspace_id: &str, agent: &str) -> Result<Option<Principal>, Failure>;
+    fn issue_token(
+        &self,
+        workspace_id: &str,
+        agent: &str,
+        token_hash: &[u8; 32],
+    ) -> Result<(), Failure>;
+    /// Revokes every live token of the agent; returns how many.
+    fn revoke_tokens(&self, workspace_id: &str, agent: &str) -> Result<u64, Failure>;
+    /// `members: None` opens the channel to every agent of the workspace.
+    fn create_channel(
+        &self,
+        workspace_id: &str,
+        name: &str,
+        members: Option<&[String]>,
+    ) -> Result<(), Failure>;
+    fn channel_exists(&self, workspace_id: &str, name: &str) -> Result<bool, Failure>;
+    fn open_callback(&self, workspace_id: &str, agent: &str) -> Result<Callback, Failure>;
+    fn complete_callback(
+        &self,
+        workspace_id: &str,
+        callback_effect_id: &str,
+    ) -> Result<(), Failure>;
+}
+
+/// Deserialises validated input into an operation's typed input. The input
+/// passed the action's schema, so a failure here is a schema/type mismatch
+/// (a bug), reported without echoing the input.
+pub fn typed<T: for<'de> Deserialize<'de>>(input: Value) -> Result<T, Failure> {
+    serde_json::from_value(input).map_err(|e| {
+        tracing::error!(error = %e, "validated input did not fit the typed input");
+        Failure::new(
+            code::SERVER_ERROR,
+            "The server could not read the validated input.",
+        )
+    })
+}
+
+/// Deserialises a present field as `Some(value)` (null included), so
+/// `Option<Option<T>>` tells omitted (`None`) from null (`Some(None)`).
+fn present<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChecklistItem {
+    pub text: String,
+    #[serde(default)]
+    pub done: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Attachment {
+    pub name: String,
+    pub url: String,
+    #[serde(default)]
+    pub media_type: Option<String>,
+    #[serde(default)]
+    pub size_bytes: Option<i64>,
+}
+
+/// `task_get` and `task_checkpoint` locate one task the same way.
+#[derive(Debug, Clone, Deserialize)]
+pub struct TaskLocator {
+    pub channel: String,
+    pub number: i64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ScopeRef {
+    pub scope_id: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct NewTask {
+    pub title: String,
+    pub description: Option<String>,
+    pub status: Option<String>,
+    pub priority: Option<String>,
+    pub assignee: Option<String>,
+    pub labels: Option<Vec<String>>,
+    pub checklist: Option<Vec<ChecklistItem>>,
+    pub urls: Option<Vec<String>>,
+    pub attachments: Option<Vec<Attachment>>,
+    pub blocker: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct CreateInput {
+    pub channel: Option<String>,
+    pub parent: Option<i64>,
+    pub parent_task_scope: Option<ScopeRef>,
+    pub tasks: Vec<NewTask>,
+    pub target: Option<String>,
+    pub idempotency_key: Option<String>,
+    /// Digest of the canonical payload (everything but the key); see [`CreateInput::from_input`].
+    #[serde(skip)]
+    pub payload_digest: String,
+}
+
+impl CreateInput {
+    /// Reads validated create input and digests its canonical payload: the
+    /// whole input minus `idempotency_key`, locator and target included, as
+    /// JSON with sorted keys, so a replay matches only the same intent.
+    pub fn from_input(input: Value) -> Result<CreateInput, Failure> {
+        let mut payload = input.clone();
+        if let Some(object) = payload.as_object_mut() {
+            object.remove("idempotency_key");
+        }
+        let mut create: CreateInput = typed(input)?;
+        create.payload_digest = hex(&Sha256::digest(canonical_json(&payload).as_bytes()));
+        Ok(create)
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct UpdateInput {
+    pub channel: String,
+    pub number: i64,
+    pub title: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    pub description: Option<Option<String>>,
+    pub status: Option<String>,
+    pub priority: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    pub assignee: Option<Option<String>>,
+    pub labels: Option<Vec<String>>,
+    pub checklist: Option<Vec<ChecklistItem>>,
+    pub urls: Option<Vec<String>>,
+    pub attachments: Option<Vec<Attachment>>,
+    #[serde(default, deserialize_with = "present")]
+    pub blocker: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    pub parent: Option<Option<i64>>,
+    pub expected_updated_at: Option<String>,
+}
+
+impl UpdateInput {
+    /// `expected_updated_at` as microseconds; the schema's pattern admits
+    /// impossible dates (month 13), which are refused here.
+    pub fn expected_micros(&self) -> Result<Option<i64>, Failure> {
+        match &self.expected_updated_at {
+            None => Ok(None),
+            Some(text) => clock::parse(text).map(Some).ok_or_else(|| {
+                Failure::invalid_input(
+                    [(
+                        "expected_updated_at".to_string(),
+                        "Must be a real RFC3339 UTC time.".to_string(),
+                    )]
+                    .into(),
+                )
+            }),
+        }
+    }
+
+    /// Names of the fields this update changes, for the activity record.
+    pub fn changed_fields(&self) -> Vec<&'static str> {
+        let present = [
+            ("title", self.title.is_some()),
+            ("description", self.description.is_some()),
+            ("status", self.status.is_some()),
+            ("priority", self.priority.is_some()),
+            ("assignee", self.assignee.is_some()),
+            ("labels", self.labels.is_some()),
+            ("checklist", self.checklist.is_some()),
+            ("urls", self.urls.is_some()),
+            ("attachments", self.attachments.is_some()),
+            ("blocker", self.blocker.is_some()),
+            ("parent", self.parent.is_some()),
+        ];
+        present
+            .into_iter()
+            .filter(|(_, p)| *p)
+            .map(|(n, _)| n)
+            .collect()
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SetClaimInput {
+    pub channel: String,
+    pub numbers: Vec<i64>,
+    pub claimed: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct CheckpointInput {
+    pub channel: String,
+    pub number: i64,
+    pub summary: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubtaskMode {
+    Promote,
+    Delete,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct DeleteInput {
+    pub channel: String,
+    pub number: i64,
+    pub subtask_mode: Option<SubtaskMode>,
+}
+
+/// `task_list`'s status view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum View {
+    Active,
+    Todo,
+    InProgress,
+    InReview,
+    Done,
+    Canceled,
+    All,
+}
+
+impl View {
+    /// The statuses the view admits; `None` for every status.
+    pub fn statuses(self) -> Option<&'static [&'static str]> {
+        use crate::registry::task::fields::{ACTIVE_STATUSES, STATUSES};
+        match self {
+            View::Active => Some(ACTIVE_STATUSES),
+            View::Todo => Some(&STATUSES[0..1]),
+            View::InProgress => Some(&STATUSES[1..2]),
+            View::InReview => Some(&STATUSES[2..3]),
+            View::Done => Some(&STATUSES[3..4]),
+            View::Canceled => Some(&STATUSES[4..5]),
+            View::All => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sort {
+    UpdatedDesc,
+    CreatedDesc,
+    NumberAsc,
+    Relevance,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+struct ListFilters {
+    assignee: Option<String>,
+    assigned_to_me: Option<bool>,
+    labels: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct ListInput {
+    channel: String,
+    query: Option<String>,
+    status: Option<View>,
+    include_subtasks: Option<bool>,
+    limit: Option<i64>,
+    cursor: Option<String>,
+    sort: Option<Sort>,
+    filters: Option<ListFilters>,
+}
+
+/// A `task_list` request with every default applied and its cursor decoded.
+#[derive(Debug, Clone)]
+pub struct ListQuery {
+    pub channel: String,
+    /// The trimmed query when searching; `None` when browsing.
+    pub search: Option<String>,
+    pub view: View,
+    pub include_subtasks: bool,
+    pub sort: Sort,
+    /// A member ref; `assigned_to_me` resolves to the caller's ref.
+    pub assignee: Option<String>,
+    pub labels: Vec<String>,
+    pub limit: i64,
+    /// Where the previous page ended.
+    pub after: Option<After>,
+    /// Binds cursors to this collection and order (everything but limit and cursor).
+    pub digest: String,
+}
+
+impl ListQuery {
+    pub fn from_input(principal: &Principal, input: Value) -> Result<ListQuery, Failure> {
+        let input: ListInput = typed(input)?;
+        let search = input
+            .query
+            .map(|q| q.trim().to_string())
+            .filter(|q| !q.is_empty());
+        let filters = input.filters.unwrap_or_default();
+        let assignee = if filters.assigned_to_me == Some(true) {
+            Some(principal.member_ref())
+        } else {
+            filters.assignee
+        };
+        let mut labels = filters.labels.unwrap_or_default();
+        labels.sort();
+        let sort = input.sort.unwrap_or(if search.is_some() {
+            Sort::Relevance
+        } else {
+            Sort::UpdatedDesc
+        });
+        let view = input.status.unwrap_or(View::Active);
+        let include_subtasks = input.include_subtasks.unwrap_or(false);
+        let bound = json!({
+            "workspace": principal.workspace_id,
+            "channel": input.channel,
+            "search": search,
+            "view": view,
+            "include_subtasks": include_subtasks,
+            "sort": sort,
+            "assignee": assignee,
+            "labels": labels,
+        });
+        let digest = hex(&Sha256::digest(canonical_json(&bound).as_bytes())[..16]);
+        let after = match &input.cursor {
+            Some(text) => Some(cursor::decode(text, &digest, sort)?),
+            None => None,
+        };
+        Ok(ListQuery {
+            channel: input.channel,
+            search,
+            view,
+            include_subtasks,
+            sort,
+            assignee,
+            labels,
+            limit: input.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT),
+            after,
+            digest,
+        })
+    }
+}
+
+/// One task as a backend reads it; [`TaskRow::compact`] and
+/// [`TaskRow::detail`] are the only places the output shapes are built.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskRow {
+    pub number: i64,
+    pub channel: String,
+    pub scope_id: String,
+    pub title: String,
+    pub description: Option<String>,
+    pub status: String,
+    pub priority: String,
+    /// Handle without `@`.
+    pub assignee: Option<String>,
+    pub parent_number: Option<i64>,
+    pub labels: Vec<String>,
+    pub checklist: Vec<ChecklistItem>,
+    pub urls: Vec<String>,
+    pub attachments: Vec<Attachment>,
+    pub blocker: Option<String>,
+    pub source_target: Option<String>,
+    /// Handle without `@`.
+    pub created_by: String,
+    /// Microseconds since the Unix epoch.
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+/// A bounded section of `task_get`: the first items and the total.
+pub struct Section {
+    pub items: Vec<Value>,
+    pub total: i64,
+}
+
+impl Section {
+    fn to_value(&self) -> Value {
+        json!({
+            "items": self.items,
+            "total": self.total,
+            "truncated": (self.items.len() as i64) < self.total,
+        })
+    }
+}
+
+impl TaskRow {
+    pub fn compact(&self) -> Value {
+        json!({
+            "number": self.number,
+            "channel": self.channel,
+            "scope_id": self.scope_id,
+            "title": self.title,
+            "status": self.status,
+            "priority": self.priority,
+            "assignee": self.assignee.as_ref().map(|h| format!("@{h}")),
+            "parent_number": self.parent_number,
+            "labels": self.labels,
+            "created_by": format!("@{}", self.created_by),
+            "created_at": clock::format(self.created_at),
+            "updated_at": clock::format(self.updated_at),
+        })
+    }
+
+    pub fn detail(&self, subtasks: Section, checkpoints: Section) -> Value {
+        let mut value = self.compact();
+        let extra = json!({
+            "description": self.description,
+            "checklist": self.checklist,
+            "urls": self.urls,
+            "attachments": self.attachments,
+            "blocker": self.blocker,
+            "source_target": self.source_target,
+            "subtasks": subtasks.to_value(),
+            "checkpoints": checkpoints.to_value(),
+        });
+        if let (Some(object), Value::Object(extra)) = (value.as_object_mut(), extra) {
+            object.extend(extra);
+        }
+        value
+    }
+}
+
+/// One checkpoint as `task_get` and `task_checkpoint` show it.
+pub fn checkpoint_value(id: i64, summary: &str, author_handle: &str, created_at: i64) -> Value {
+    json!({
+        "id": id,
+        "summary": summary,
+        "created_by": format!("@{author_handle}"),
+        "created_at": clock::format(created_at),
+    })
+}
+
+/// The channel a `#channel:thread` target names.
+pub fn target_channel(target: &str) -> &str {
+    target
+        .trim_start_matches('#')
+        .split(':')
+        .next()
+        .unwrap_or_default()
+}
+
+/// A member ref's handle: `@alice` → `alice`.
+pub fn handle_of(member_ref: &str) -> &str {
+    member_ref.strip_prefix('@').unwrap_or(member_ref)
+}
+
+/// JSON with object keys sorted at every level, whatever map order
+/// serde_json was built with, so equal values always digest equally.
+pub fn canonical_json(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let fields: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}:{}", Value::String(k.clone()), canonical_json(&map[k])))
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(canonical_json).collect();
+            format!("[{}]", items.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,1424 @@
+//! The embedded SQLite backend of [`Store`]: the only file that knows SQL.
+//!
+//! Durability: WAL with `synchronous=FULL`, so a write is on disk before the
+//! transaction that made it returns (it survives `kill -9` and power loss).
+//! Concurrency: one writer connection behind a mutex runs every mutation as
+//! `BEGIN IMMEDIATE`, which also serialises against other processes (the
+//! admin commands) through SQLite's own lock, with `busy_timeout` to wait;
+//! a few read-only connections serve reads from WAL snapshots without
+//! blocking the writer. Schema changes are numbered migrations recorded in
+//! `PRAGMA user_version`. Search uses an FTS5 index over title and
+//! description, kept in step by triggers and ranked by bm25.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use rusqlite::types::Value as Sql;
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, TransactionBehavior, params};
+use serde_json::{Value, json};
+
+use super::cursor::{self, After};
+use super::*;
+use crate::error::{Failure, code};
+use crate::registry::task::get::{MAX_CHECKPOINTS, MAX_SUBTASKS};
+use crate::runtime::{auth, clock};
+
+const READERS: usize = 4;
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Each entry moves the schema from version `index` to `index + 1`.
+const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE workspaces (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+);
+CREATE INDEX workspaces_by_name ON workspaces(name, created_at);
+CREATE TABLE agents (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+    handle TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (workspace_id, handle)
+);
+CREATE TABLE tokens (
+    hash BLOB PRIMARY KEY,
+    agent_id TEXT NOT NULL REFERENCES agents(id),
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+) WITHOUT ROWID;
+CREATE INDEX tokens_by_agent ON tokens(agent_id);
+CREATE TABLE channels (
+    id INTEGER PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+    name TEXT NOT NULL,
+    private INTEGER NOT NULL,
+    -- Board-local numbers come from here, inside the create transaction, and never go back.
+    next_number INTEGER NOT NULL DEFAULT 1,
+    created_at INTEGER NOT NULL,
+    UNIQUE (workspace_id, name)
+);
+CREATE TABLE channel_members (
+    channel_id INTEGER NOT NULL REFERENCES channels(id),
+    agent_id TEXT NOT NULL REFERENCES agents(id),
+    PRIMARY KEY (channel_id, agent_id)
+) WITHOUT ROWID;
+CREATE TABLE tasks (
+    id INTEGER PRIMARY KEY,
+    channel_id INTEGER NOT NULL REFERENCES channels(id),
+    number INTEGER NOT NULL,
+    scope_id TEXT NOT NULL UNIQUE,
+    title TEXT NOT NULL,
+    description TEXT,
+    status TEXT NOT NULL,
+    priority TEXT NOT NULL,
+    assignee_id TEXT REFERENCES agents(id),
+    parent_id INTEGER REFERENCES tasks(id),
+    labels TEXT NOT NULL,
+    checklist TEXT NOT NULL,
+    urls TEXT NOT NULL,
+    attachments TEXT NOT NULL,
+    blocker TEXT,
+    source_target TEXT,
+    created_by TEXT NOT NULL REFERENCES agents(id),
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    -- Deleted tasks stay as tombstones: their numbers and scope ids are never reused.
+    deleted_at INTEGER,
+    UNIQUE (channel_id, number)
+);
+CREATE INDEX tasks_by_parent ON tasks(parent_id);
+CREATE INDEX tasks_by_board_updated ON tasks(channel_id, updated_at);
+CREATE TABLE checkpoints (
+    id INTEGER PRIMARY KEY,
+    task_id INTEGER NOT NULL REFERENCES tasks(id),
+    summary TEXT NOT NULL,
+    created_by TEXT NOT NULL REFERENCES agents(id),
+    created_at INTEGER NOT NULL
+);
+CREATE INDEX checkpoints_by_task ON checkpoints(task_id, id);
+-- Task activity: one row per created, updated, claimed, released,
+-- checkpointed, promoted or deleted task; the source of live task events.
+CREATE TABLE task_events (
+    id INTEGER PRIMARY KEY,
+    task_id INTEGER NOT NULL REFERENCES tasks(id),
+    kind TEXT NOT NULL,
+    actor_id TEXT NOT NULL REFERENCES agents(id),
+    at INTEGER NOT NULL,
+    detail TEXT NOT NULL
+);
+CREATE INDEX task_events_by_task ON task_events(task_id, id);
+CREATE TABLE callbacks (
+    effect_id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+    agent_id TEXT NOT NULL REFERENCES agents(id),
+    opened_at INTEGER NOT NULL,
+    completed_at INTEGER
+);
+CREATE TABLE idempotency_receipts (
+    workspace_id TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    effect_id TEXT NOT NULL REFERENCES callbacks(effect_id),
+    key TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    task_ids TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (workspace_id, agent_id, run_id, effect_id, key)
+) WITHOUT ROWID;
+CREATE VIRTUAL TABLE task_fts USING fts5(
+    title, description, content='tasks', content_rowid='id',
+    tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER tasks_fts_insert AFTER INSERT ON tasks BEGIN
+    INSERT INTO task_fts(rowid, title, description)
+    VALUES (new.id, new.title, coalesce(new.description, ''));
+END;
+CREATE TRIGGER tasks_fts_update AFTER UPDATE OF title, description ON tasks BEGIN
+    INSERT INTO task_fts(task_fts, rowid, title, description)
+    VALUES ('delete', old.id, old.title, coalesce(old.description, ''));
+    INSERT INTO task_fts(rowid, title, description)
+    VALUES (new.id, new.title, coalesce(new.description, ''));
+END;
+"#];
+
+/// Every store error the caller cannot fix is one retryable `server_error`;
+/// the detail goes to the log, never to the client.
+impl From<rusqlite::Error> for Failure {
+    fn from(e: rusqlite::Error) -> Failure {
+        let busy = matches!(
+            e.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+        );
+        tracing::error!(error = %e, "store error");
+        Failure::new(
+            code::SERVER_ERROR,
+            if busy {
+                "The store is busy. Retry shortly."
+            } else {
+                "The store failed. Retry later."
+            },
+        )
+    }
+}
+
+pub struct SqliteStore {
+    writer: Mutex<Connection>,
+    readers: Vec<Mutex<Connection>>,
+    next_reader: AtomicUsize,
+}
+
+fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.pragma_update(None, "foreign_keys", true)?;
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    Ok(())
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the store at `path` and migrates it.
+    pub fn open(path: &Path) -> Result<SqliteStore, Failure> {
+        let writer = Connection::open(path)?;
+        configure(&writer)?;
+        let mode: String = writer.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            tracing::warn!(mode, "the store is not in WAL mode");
+        }
+        migrate(&writer)?;
+        let mut readers = Vec::with_capacity(READERS);
+        for _ in 0..READERS {
+            let reader = Connection::open_with_flags(
+                path,
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )?;
+            configure(&reader)?;
+            readers.push(Mutex::new(reader));
+        }
+        Ok(SqliteStore {
+            writer: Mutex::new(writer),
+            readers,
+            next_reader: AtomicUsize::new(0),
+        })
+    }
+
+    /// Runs `f` in one `BEGIN IMMEDIATE` transaction; an error rolls it back.
+    fn write<T>(&self, f: impl FnOnce(&Connection) -> Result<T, Failure>) -> Result<T, Failure> {
+        // A panic mid-transaction poisons the mutex, but the dropped
+        // transaction rolled back, so the connection is still sound.
+        let mut conn = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let out = f(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// Runs `f` in one read transaction: a consistent snapshot.
+    fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T, Failure>) -> Result<T, Failure> {
+        let i = self.next_reader.fetch_add(1, Ordering::Relaxed) % self.readers.len();
+        let mut conn = self.readers[i]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+        let out = f(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+}
+
+fn migrate(conn: &Connection) -> Result<(), Failure> {
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let result = (|| -> Result<(), Failure> {
+        let version: usize = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version > MIGRATIONS.len() {
+            return Err(Failure::new(
+                code::SERVER_ERROR,
+                format!(
+                    "The store was written by a newer agentteam-runtime (schema {version}); upgrade."
+                ),
+            ));
+        }
+        for (i, migration) in MIGRATIONS.iter().enumerate().skip(version) {
+            conn.execute_batch(migration)?;
+            conn.pragma_update(None, "user_version", i + 1)?;
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => conn.execute_batch("COMMIT")?,
+        Err(_) => conn.execute_batch("ROLLBACK")?,
+    }
+    result
+}
+
+// ---------------------------------------------------------------- helpers
+
+/// The columns [`task_row`] reads, in order, and the joins they need
+/// (`t` the task, `a` its assignee, `p` its parent).
+macro_rules! task_columns {
+    () => {
+        "t.number, c.name, t.scope_id, t.title, t.description, t.status, t.priority, a.handle, \
+         p.number, t.labels, t.checklist, t.urls, t.attachments, t.blocker, t.source_target, \
+         cb.handle, t.created_at, t.updated_at, t.id"
+    };
+}
+macro_rules! task_from {
+    () => {
+        "FROM tasks t JOIN channels c ON c.id = t.channel_id \
+         JOIN agents cb ON cb.id = t.created_by \
+         LEFT JOIN agents a ON a.id = t.assignee_id \
+         LEFT JOIN tasks p ON p.id = t.parent_id"
+    };
+}
+const TASK_SELECT: &str = concat!("SELECT ", task_columns!(), " ", task_from!());
+/// How many columns `task_columns!` has; a list query's score follows them.
+const TASK_COLUMNS: usize = 19;
+
+fn from_json<T: for<'de> serde::Deserialize<'de> + Default>(text: String) -> T {
+    serde_json::from_str(&text).unwrap_or_default()
+}
+
+fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "[]".into())
+}
+
+fn task_row(r: &Row<'_>) -> rusqlite::Result<TaskRow> {
+    Ok(TaskRow {
+        number: r.get(0)?,
+        channel: r.get(1)?,
+        scope_id: r.get(2)?,
+        title: r.get(3)?,
+        description: r.get(4)?,
+        status: r.get(5)?,
+        priority: r.get(6)?,
+        assignee: r.get(7)?,
+        parent_number: r.get(8)?,
+        labels: from_json(r.get(9)?),
+        checklist: from_json(r.get(10)?),
+        urls: from_json(r.get(11)?),
+        attachments: from_json(r.get(12)?),
+        blocker: r.get(13)?,
+        source_target: r.get(14)?,
+        created_by: r.get(15)?,
+        created_at: r.get(16)?,
+        updated_at: r.get(17)?,
+    })
+}
+
+fn load_task(c: &Connection, id: i64) -> Result<TaskRow, Failure> {
+    Ok(c.query_row(&format!("{TASK_SELECT} WHERE t.id = ?1"), [id], task_row)?)
+}
+
+struct Board {
+    id: i64,
+    name: String,
+}
+
+/// The board `name` in the caller's workspace, if the caller may use it.
+fn board(c: &Connection, p: &Principal, name: &str) -> Result<Board, Failure> {
+    let found: Option<(i64, bool)> = c
+        .query_row(
+            "SELECT id, private FROM channels WHERE workspace_id = ?1 AND name = ?2",
+            params![p.workspace_id, name],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let Some((id, private)) = found else {
+        return Err(Failure::new(
+            code::CHANNEL_NOT_FOUND,
+            format!("No board named `{name}` in this workspace."),
+        )
+        .field("channel", "No such board."));
+    };
+    ensure_member(c, p, id, private)?;
+    Ok(Board {
+        id,
+        name: name.to_string(),
+    })
+}
+
+fn ensure_member(
+    c: &Connection,
+    p: &Principal,
+    channel_id: i64,
+    private: bool,
+) -> Result<(), Failure> {
+    if !private {
+        return Ok(());
+    }
+    let member: bool = c.query_row(
+        "SELECT EXISTS (SELECT 1 FROM channel_members WHERE channel_id = ?1 AND agent_id = ?2)",
+        params![channel_id, p.agent_id],
+        |r| r.get(0),
+    )?;
+    if member {
+        Ok(())
+    } else {
+        Err(Failure::new(
+            code::FORBIDDEN,
+            "This agent is not a member of that board.",
+        ))
+    }
+}
+
+/// The live task `number` on the board: (id, assignee id, creator id).
+fn live_task(
+    c: &Connection,
+    board: &Board,
+    number: i64,
+) -> Result<Option<(i64, Option<String>, String)>, Failure> {
+    Ok(c.query_row(
+        "SELECT id, assignee_id, created_by FROM tasks \
+         WHERE channel_id = ?1 AND number = ?2 AND deleted_at IS NULL",
+        params![board.id, number],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )
+    .optional()?)
+}
+
+fn task_not_found(board: &Board, number: i64) -> Failure {
+    Failure::new(
+        code::TASK_NOT_FOUND,
+        format!("No live task #{number} on board `{}`.", board.name),
+    )
+    .field("number", "No such live task.")
+    .suggest("task_list", json!({"channel": board.name}))
+}
+
+fn require_task(c: &Connection, board: &Board, number: i64) -> Result<i64, Failure> {
+    live_task(c, board, number)?
+        .map(|(id, _, _)| id)
+        .ok_or_else(|| task_not_found(board, number))
+}
+
+/// The agent a member ref names in the workspace.
+fn agent_by_ref(
+    c: &Connection,
+    workspace_id: &str,
+    member_ref: &str,
+) -> Result<Option<String>, Failure> {
+    Ok(c.query_row(
+        "SELECT id FROM agents WHERE workspace_id = ?1 AND handle = ?2",
+        params![workspace_id, handle_of(member_ref)],
+        |r| r.get(0),
+    )
+    .optional()?)
+}
+
+fn assignee_id(
+    c: &Connection,
+    p: &Principal,
+    member_ref: &str,
+    field: &str,
+) -> Result<String, Failure> {
+    agent_by_ref(c, &p.workspace_id, member_ref)?.ok_or_else(|| {
+        Failure::new(
+            code::ASSIGNEE_NOT_FOUND,
+            format!("No agent `{member_ref}` in this workspace."),
+        )
+        .field(field, "No such member.")
+    })
+}
+
+/// Moves the task's `updated_at` strictly forward; returns the new value.
+fn touch(c: &Connection, task_id: i64) -> Result<i64, Failure> {
+    let previous: i64 = c.query_row(
+        "SELECT updated_at FROM tasks WHERE id = ?1",
+        [task_id],
+        |r| r.get(0),
+    )?;
+    let at = clock::after(previous);
+    c.execute(
+        "UPDATE tasks SET updated_at = ?1 WHERE id = ?2",
+        params![at, task_id],
+    )?;
+    Ok(at)
+}
+
+fn event(
+    c: &Connection,
+    task_id: i64,
+    kind: &str,
+    p: &Principal,
+    detail: Value,
+) -> Result<(), Failure> {
+    c.execute(
+        "INSERT INTO task_events (task_id, kind, actor_id, at, detail) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![task_id, kind, p.agent_id, clock::now(), detail.to_string()],
+    )?;
+    Ok(())
+}
+
+fn live_children(c: &Connection, task_id: i64) -> Result<Vec<(i64, i64, String)>, Failure> {
+    let mut stmt = c.prepare(
+        "SELECT id, number, created_by FROM tasks \
+         WHERE parent_id = ?1 AND deleted_at IS NULL ORDER BY number",
+    )?;
+    let rows = stmt.query_map([task_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Turns free text into an FTS5 query that cannot be a syntax error: every
+/// word becomes a quoted prefix term, all of which must match.
+fn fts_query(text: &str) -> Option<String> {
+    let terms: Vec<String> = text
+        .split(|ch: char| !ch.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(16)
+        .map(|w| format!("\"{}\"*", w.to_lowercase()))
+        .collect();
+    (!terms.is_empty()).then(|| terms.join(" "))
+}
+
+/// An agent given as `ag_…` id or `@handle`, within the workspace.
+fn find_agent(
+    c: &Connection,
+    workspace_id: &str,
+    agent: &str,
+) -> Result<Option<Principal>, Failure> {
+    let (column, value) = match agent.strip_prefix('@') {
+        Some(handle) => ("handle", handle),
+        None => ("id", agent),
+    };
+    Ok(c.query_row(
+        &format!("SELECT id, handle FROM agents WHERE workspace_id = ?1 AND {column} = ?2"),
+        params![workspace_id, value],
+        |r| {
+            Ok(Principal {
+                workspace_id: workspace_id.to_string(),
+                agent_id: r.get(0)?,
+                handle: r.get(1)?,
+            })
+        },
+    )
+    .optional()?)
+}
+
+fn admin_error(field: &str, problem: &str) -> Failure {
+    Failure::invalid_input([(field.to_string(), problem.to_string())].into())
+}
+
+fn require_workspace(c: &Connection, workspace_id: &str) -> Result<(), Failure> {
+    let exists: bool = c.query_row(
+        "SELECT EXISTS (SELECT 1 FROM workspaces WHERE id = ?1)",
+        [workspace_id],
+        |r| r.get(0),
+    )?;
+    if exists {
+        Ok(())
+    } else {
+        Err(admin_error("workspace", "No such workspace."))
+    }
+}
+
+fn require_agent(c: &Connection, workspace_id: &str, agent: &str) -> Result<Principal, Failure> {
+    require_workspace(c, workspace_id)?;
+    find_agent(c, workspace_id, agent)?
+        .ok_or_else(|| admin_error("agent", "No such agent in the workspace."))
+}
+
+// ---------------------------------------------------------------- create
+
+/// Where a create lands: the board and the parent task (if any).
+struct Placement {
+    board: Board,
+    parent_id: Option<i64>,
+}
+
+fn place(c: &Connection, p: &Principal, input: &CreateInput) -> Result<Placement, Failure> {
+    if let Some(scope) = &input.parent_task_scope {
+        let found: Option<(i64, i64, String, bool)> = c
+            .query_row(
+                "SELECT t.id, c.id, c.name, c.private FROM tasks t JOIN channels c ON c.id = t.channel_id \
+                 WHERE t.scope_id = ?1 AND c.workspace_id = ?2 AND t.deleted_at IS NULL",
+                params![scope.scope_id, p.workspace_id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .optional()?;
+        // Unknown, deleted and other-workspace scopes are indistinguishable.
+        let (task_id, channel_id, name, private) = found.ok_or_else(|| {
+            Failure::new(
+                code::TASK_SCOPE_NOT_FOUND,
+                "parent_task_scope names no live task in this workspace.",
+            )
+            .field("parent_task_scope/scope_id", "No such live task scope.")
+        })?;
+        ensure_member(c, p, channel_id, private)?;
+        return Ok(Placement {
+            board: Board {
+                id: channel_id,
+                name,
+            },
+            parent_id: Some(task_id),
+        });
+    }
+    let Some(channel) = &input.channel else {
+        // validate.rs guarantees one locator; refuse rather than guess.
+        return Err(admin_error("channel", "Give exactly one locator."));
+    };
+    let board = board(c, p, channel)?;
+    let parent_id = match input.parent {
+        None => None,
+        Some(number) => Some(
+            live_task(c, &board, number)?
+                .map(|(id, _, _)| id)
+                .ok_or_else(|| {
+                    Failure::new(
+                        code::PARENT_NOT_FOUND,
+                        format!(
+                            "No live task #{number} on board `{}` to be the parent.",
+                            board.name
+                        ),
+                    )
+                    .field("parent", "No such live task.")
+                })?,
+        ),
+    };
+    Ok(Placement { board, parent_id })
+}
+
+/// The idempotency receipt's identity, once the callback context checks out.
+struct ReceiptKey {
+    run_id: String,
+    effect_id: String,
+    key: String,
+    callback_completed: bool,
+}
+
+fn callback_not_active(why: &str) -> Failure {
+    Failure::new(
+        code::CALLBACK_NOT_ACTIVE,
+        format!("idempotency_key needs an active workflow callback of this agent: {why}"),
+    )
+    .field(
+        "idempotency_key",
+        "Accepted only during an active workflow callback.",
+    )
+}
+
+/// Revalidates the responder against the callback it claims to answer.
+fn receipt_key(
+    c: &Connection,
+    p: &Principal,
+    workflow: &WorkflowContext,
+    key: &str,
+) -> Result<ReceiptKey, Failure> {
+    let (Some(run_id), Some(effect_id)) = (&workflow.workflow_run_id, &workflow.callback_effect_id)
+    else {
+        return Err(callback_not_active(
+            "no workflow run and callback effect were given.",
+        ));
+    };
+    let found: Option<(String, String, String, Option<i64>)> = c
+        .query_row(
+            "SELECT run_id, workspace_id, agent_id, completed_at FROM callbacks WHERE effect_id = ?1",
+            [effect_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .optional()?;
+    match found {
+        Some((run, ws, agent, completed_at))
+            if run == *run_id && ws == p.workspace_id && agent == p.agent_id =>
+        {
+            Ok(ReceiptKey {
+                run_id: run,
+                effect_id: effect_id.clone(),
+                key: key.to_string(),
+                callback_completed: completed_at.is_some(),
+            })
+        }
+        _ => Err(callback_not_active(
+            "no such callback for this agent and run.",
+        )),
+    }
+}
+
+fn create_tasks(
+    c: &Connection,
+    p: &Principal,
+    input: &CreateInput,
+    workflow: &WorkflowContext,
+) -> Result<Value, Failure> {
+    let receipt = match &input.idempotency_key {
+        Some(key) => Some(receipt_key(c, p, workflow, key)?),
+        None => None,
+    };
+    if let Some(r) = &receipt {
+        let stored: Option<(String, String)> = c
+            .query_row(
+                "SELECT digest, task_ids FROM idempotency_receipts WHERE workspace_id = ?1 \
+                 AND agent_id = ?2 AND run_id = ?3 AND effect_id = ?4 AND key = ?5",
+                params![p.workspace_id, p.agent_id, r.run_id, r.effect_id, r.key],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()?;
+        if let Some((digest, ids)) = stored {
+            if digest != input.payload_digest {
+                return Err(Failure::new(
+                    code::IDEMPOTENCY_CONFLICT,
+                    "This idempotency_key was already used with a different payload.",
+                )
+                .field(
+                    "idempotency_key",
+                    "Used before with other input; use a new key.",
+                ));
+            }
+            // Replay: the original tasks as they are now; nothing allocated or recorded.
+            let ids: Vec<i64> = from_json(ids);
+            let tasks = ids
+                .iter()
+                .map(|id| load_task(c, *id).map(|t| t.compact()))
+                .collect::<Result<Vec<_>, _>>()?;
+            return Ok(json!({"tasks": tasks, "reused": true}));
+        }
+        if r.callback_completed {
+            return Err(callback_not_active("the callback has completed."));
+        }
+    }
+
+    let placement = place(c, p, input)?;
+    if let Some(target) = &input.target {
+        if target_channel(target) != placement.board.name {
+            return Err(Failure::new(
+                code::TARGET_CONFLICT,
+                format!(
+                    "target `{target}` is on another board than `{}`.",
+                    placement.board.name
+                ),
+            )
+            .field(
+                "target",
+                "Must be a thread of the board the tasks are created on.",
+            ));
+        }
+    }
+    let mut assignees = Vec::with_capacity(input.tasks.len());
+    for (i, task) in input.tasks.iter().enumerate() {
+        assignees.push(match &task.assignee {
+            Some(r) => Some(assignee_id(c, p, r, &format!("tasks/{i}/assignee"))?),
+            None => None,
+        });
+    }
+
+    let first: i64 = c.query_row(
+        "SELECT next_number FROM channels WHERE id = ?1",
+        [placement.board.id],
+        |r| r.get(0),
+    )?;
+    let count = i64::try_from(input.tasks.len()).unwrap_or(i64::MAX);
+    c.execute(
+        "UPDATE channels SET next_number = next_number + ?1 WHERE id = ?2",
+        params![count, placement.board.id],
+    )?;
+    let now = clock::now();
+    let mut ids = Vec::with_capacity(input.tasks.len());
+    let mut insert = c.prepare(
+        "INSERT INTO tasks (channel_id, number, scope_id, title, description, status, priority, \
+         assignee_id, parent_id, labels, checklist, urls, attachments, blocker, source_target, \
+         created_by, created_at, updated_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?17)",
+    )?;
+    for (i, (task, assignee)) in input.tasks.iter().zip(assignees).enumerate() {
+        let number = first + i as i64;
+        insert.execute(params![
+            placement.board.id,
+            number,
+            auth::new_scope_id()?,
+            task.title,
+            task.description,
+            task.status.as_deref().unwrap_or("todo"),
+            task.priority.as_deref().unwrap_or("none"),
+            assignee,
+            placement.parent_id,
+            to_json(task.labels.as_deref().unwrap_or_default()),
+            to_json(task.checklist.as_deref().unwrap_or_default()),
+            to_json(task.urls.as_deref().unwrap_or_default()),
+            to_json(task.attachments.as_deref().unwrap_or_default()),
+            task.blocker,
+            input.target,
+            p.agent_id,
+            now,
+        ])?;
+        let id = c.last_insert_rowid();
+        event(c, id, "created", p, json!({"number": number}))?;
+        ids.push(id);
+    }
+    if let Some(r) = &receipt {
+        c.execute(
+            "INSERT INTO idempotency_receipts (workspace_id, agent_id, run_id, effect_id, key, \
+             digest, task_ids, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                p.workspace_id,
+                p.agent_id,
+                r.run_id,
+                r.effect_id,
+                r.key,
+                input.payload_digest,
+                to_json(&ids),
+                now
+            ],
+        )?;
+    }
+    let tasks = ids
+        .iter()
+        .map(|id| load_task(c, *id).map(|t| t.compact()))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(json!({"tasks": tasks, "reused": false}))
+}
+
+// ---------------------------------------------------------------- list
+
+fn list_tasks(c: &Connection, p: &Principal, q: &ListQuery) -> Result<Value, Failure> {
+    let board = board(c, p, &q.channel)?;
+    let mut args: Vec<Sql> = Vec::new();
+    let mut arg = |v: Sql| {
+        args.push(v);
+        format!("?{}", args.len())
+    };
+    let mut sql = String::new();
+    let mut score = "0.0";
+    if let Some(search) = &q.search {
+        let Some(fts) = fts_query(search) else {
+            // Only punctuation: nothing can match.
+            return Ok(json!({"items": []}));
+        };
+        // The FTS index finds the hits; MATERIALIZED keeps bm25() inside
+        // the FTS scan it belongs to. Title matches weigh double.
+        sql.push_str(&format!(
+            "WITH hits AS MATERIALIZED (SELECT rowid AS id, bm25(task_fts, 2.0, 1.0) AS score \
+             FROM task_fts WHERE task_fts MATCH {}) ",
+            arg(Sql::Text(fts))
+        ));
+        score = "hits.score";
+    }
+    sql.push_str(&format!(
+        "SELECT {}, {score} {}",
+        task_columns!(),
+        task_from!()
+    ));
+    if q.search.is_some() {
+        sql.push_str(" JOIN hits ON hits.id = t.id");
+    }
+    let mut conditions = vec![
+        format!("t.channel_id = {}", arg(Sql::Integer(board.id))),
+        "t.deleted_at IS NULL".to_string(),
+    ];
+    if !q.include_subtasks {
+        conditions.push("t.parent_id IS NULL".into());
+    }
+    if let Some(statuses) = q.view.statuses() {
+        let list: Vec<String> = statuses
+            .iter()
+            .map(|s| arg(Sql::Text((*s).to_string())))
+            .collect();
+        conditions.push(format!("t.status IN ({})", list.join(", ")));
+    }
+    if let Some(member) = &q.assignee {
+        let handle = arg(Sql::Text(handle_of(member).to_string()));
+        conditions.push(format!("a.handle = {handle}"));
+    }
+    for label in &q.labels {
+        let label = arg(Sql::Text(label.clone()));
+        conditions.push(format!(
+            "EXISTS (SELECT 1 FROM json_each(t.labels) WHERE json_each.value = {label})"
+        ));
+    }
+    if let Some(after) = q.after {
+        // Strictly after the previous page's last task, in the page order.
+        let (key, sort_key, number, op) = match after {
+            After::Updated { at, number } => ("t.updated_at", Sql::Integer(at), number, "<"),
+            After::Created { at, number } => ("t.created_at", Sql::Integer(at), number, "<"),
+            After::Number { number } => ("t.number", Sql::Integer(number), number, ">"),
+            After::Relevance { score, number } => ("hits.score", Sql::Real(score), number, ">"),
+        };
+        let (k, n) = (arg(sort_key), arg(Sql::Integer(number)));
+        conditions.push(format!(
+            "({key} {op} {k} OR ({key} = {k} AND t.number {op} {n}))"
+        ));
+    }
+    let order = match q.sort {
+        Sort::UpdatedDesc => "t.updated_at DESC, t.number DESC",
+        Sort::CreatedDesc => "t.created_at DESC, t.number DESC",
+        Sort::NumberAsc => "t.number ASC",
+        Sort::Relevance => "hits.score ASC, t.number ASC",
+    };
+    let limit = arg(Sql::Integer(q.limit + 1));
+    sql.push_str(&format!(
+        " WHERE {} ORDER BY {order} LIMIT {limit}",
+        conditions.join(" AND ")
+    ));
+    let mut stmt = c.prepare(&sql)?;
+    let mut rows: Vec<(TaskRow, f64)> = stmt
+        .query_map(rusqlite::params_from_iter(args.iter()), |r| {
+            Ok((task_row(r)?, r.get::<_, f64>(TASK_COLUMNS)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let more = rows.len() as i64 > q.limit;
+    rows.truncate(usize::try_from(q.limit).unwrap_or(0));
+    let mut data = json!({"items": rows.iter().map(|(t, _)| t.compact()).collect::<Vec<_>>()});
+    if let (true, Some((last, score))) = (more, rows.last()) {
+        let number = last.number;
+        let after = match q.sort {
+            Sort::UpdatedDesc => After::Updated {
+                at: last.updated_at,
+                number,
+            },
+            Sort::CreatedDesc => After::Created {
+                at: last.created_at,
+                number,
+            },
+            Sort::NumberAsc => After::Number { number },
+            Sort::Relevance => After::Relevance {
+                score: *score,
+                number,
+            },
+        };
+        data["next_cursor"] = json!(cursor::encode(&q.digest, after));
+    }
+    Ok(data)
+}
+
+// ---------------------------------------------------------------- get
+
+fn get_task(c: &Connection, p: &Principal, input: &TaskLocator) -> Result<Value, Failure> {
+    let board = board(c, p, &input.channel)?;
+    let id = require_task(c, &board, input.number)?;
+    let task = load_task(c, id)?;
+    let mut stmt = c.prepare(&format!(
+        "{TASK_SELECT} WHERE t.parent_id = ?1 AND t.deleted_at IS NULL ORDER BY t.number LIMIT ?2"
+    ))?;
+    let subtasks = stmt
+        .query_map(params![id, MAX_SUBTASKS as i64], task_row)?
+        .map(|r| r.map(|t| t.compact()))
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let subtask_total: i64 = c.query_row(
+        "SELECT count(*) FROM tasks WHERE parent_id = ?1 AND deleted_at IS NULL",
+        [id],
+        |r| r.get(0),
+    )?;
+    let mut stmt = c.prepare(
+        "SELECT k.id, k.summary, a.handle, k.created_at FROM checkpoints k \
+         JOIN agents a ON a.id = k.created_by WHERE k.task_id = ?1 ORDER BY k.id DESC LIMIT ?2",
+    )?;
+    let checkpoints = stmt
+        .query_map(params![id, MAX_CHECKPOINTS as i64], |r| {
+            Ok(checkpoint_value(
+                r.get(0)?,
+                &r.get::<_, String>(1)?,
+                &r.get::<_, String>(2)?,
+                r.get(3)?,
+            ))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let checkpoint_total: i64 = c.query_row(
+        "SELECT count(*) FROM checkpoints WHERE task_id = ?1",
+        [id],
+        |r| r.get(0),
+    )?;
+    Ok(task.detail(
+        Section {
+            items: subtasks,
+            total: subtask_total,
+        },
+        Section {
+            items: checkpoints,
+            total: checkpoint_total,
+        },
+    ))
+}
+
+// ---------------------------------------------------------------- update
+
+fn update_task(c: &Connection, p: &Principal, input: &UpdateInput) -> Result<Value, Failure> {
+    let board = board(c, p, &input.channel)?;
+    let id = require_task(c, &board, input.number)?;
+    if let Some(expected) = input.expected_micros()? {
+        let current: i64 =
+            c.query_row("SELECT updated_at FROM tasks WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })?;
+        if current != expected {
+            return Err(Failure::new(
+                code::TASK_UPDATE_CONFLICT,
+                format!(
+                    "Task #{} changed at {} after expected_updated_at; read it again.",
+                    input.number,
+                    clock::format(current)
+                ),
+            )
+            .field("expected_updated_at", "Stale: the task changed since.")
+            .suggest(
+                "task_get",
+                json!({"channel": board.name, "number": input.number}),
+            ));
+        }
+    }
+    let mut sets: Vec<(&str, Sql)> = Vec::new();
+    let text = |s: &Option<String>| s.clone().map_or(Sql::Null, Sql::Text);
+    if let Some(title) = &input.title {
+        sets.push(("title", Sql::Text(title.clone())));
+    }
+    if let Some(description) = &input.description {
+        sets.push(("description", text(description)));
+    }
+    if let Some(status) = &input.status {
+        sets.push(("status", Sql::Text(status.clone())));
+    }
+    if let Some(priority) = &input.priority {
+        sets.push(("priority", Sql::Text(priority.clone())));
+    }
+    if let Some(assignee) = &input.assignee {
+        let id = match assignee {
+            Some(r) => Sql::Text(assignee_id(c, p, r, "assignee")?),
+            None => Sql::Null,
+        };
+        sets.push(("assignee_id", id));
+    }
+    if let Some(labels) = &input.labels {
+        sets.push(("labels", Sql::Text(to_json(labels))));
+    }
+    if let Some(checklist) = &input.checklist {
+        sets.push(("checklist", Sql::Text(to_json(checklist))));
+    }
+    if let Some(urls) = &input.urls {
+        sets.push(("urls", Sql::Text(to_json(urls))));
+    }
+    if let Some(attachments) = &input.attachments {
+        sets.push(("attachments", Sql::Text(to_json(attachments))));
+    }
+    if let Some(blocker) = &input.blocker {
+        sets.push(("blocker", text(blocker)));
+    }
+    if let Some(parent) = &input.parent {
+        let parent_id = match parent {
+            None => Sql::Null,
+            Some(number) => Sql::Integer(new_parent(c, &board, id, *number)?),
+        };
+        sets.push(("parent_id", parent_id));
+    }
+    for (column, value) in sets {
+        // Column names come from the fixed list above, never from input.
+        c.execute(
+            &format!("UPDATE tasks SET {column} = ?1 WHERE id = ?2"),
+            params![value, id],
+        )?;
+    }
+    touch(c, id)?;
+    event(
+        c,
+        id,
+        "updated",
+        p,
+        json!({"fields": input.changed_fields()}),
+    )?;
+    Ok(load_task(c, id)?.compact())
+}
+
+/// The id of live task `number` as the new parent of `task_id`, refusing cycles.
+fn new_parent(c: &Connection, board: &Board, task_id: i64, number: i64) -> Result<i64, Failure> {
+    let parent_id = live_task(c, board, number)?
+        .map(|(id, _, _)| id)
+        .ok_or_else(|| {
+            Failure::new(
+                code::PARENT_NOT_FOUND,
+                format!(
+                    "No live task #{number} on board `{}` to be the parent.",
+                    board.name
+                ),
+            )
+            .field("parent", "No such live task.")
+        })?;
+    let mut seen = HashSet::new();
+    let mut cursor = Some(parent_id);
+    while let Some(id) = cursor {
+        if id == task_id || !seen.insert(id) {
+            return Err(Failure::new(
+                code::INVALID_PARENT,
+                format!("Task #{number} is the task itself or one of its subtasks."),
+            )
+            .field("parent", "Would make the task its own ancestor."));
+        }
+        cursor = c.query_row("SELECT parent_id FROM tasks WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })?;
+    }
+    Ok(parent_id)
+}
+
+// ---------------------------------------------------------------- set_claim
+
+fn set_claim(c: &Connection, p: &Principal, input: &SetClaimInput) -> Result<Value, Failure> {
+    let board = board(c, p, &input.channel)?;
+    let mut updated = 0;
+    let mut failures = Vec::new();
+    for &number in &input.numbers {
+        let Some((id, assignee, _)) = live_task(c, &board, number)? else {
+            failures.push(json!({"number": number, "code": code::TASK_NOT_FOUND.code,
+                "message": format!("No live task #{number} on this board.")}));
+            continue;
+        };
+        let holder = |c: &Connection, agent: &str| -> Result<String, Failure> {
+            Ok(
+                c.query_row("SELECT handle FROM agents WHERE id = ?1", [agent], |r| {
+                    r.get(0)
+                })?,
+            )
+        };
+        match (input.claimed, assignee) {
+            (true, None) => {
+                c.execute("UPDATE tasks SET assignee_id = ?1 WHERE id = ?2", params![p.agent_id, id])?;
+                touch(c, id)?;
+                event(c, id, "claimed", p, json!({}))?;
+                updated += 1;
+            }
+            (false, Some(a)) if a == p.agent_id => {
+                c.execute("UPDATE tasks SET assignee_id = NULL WHERE id = ?1", [id])?;
+                touch(c, id)?;
+                event(c, id, "released", p, json!({}))?;
+                updated += 1;
+            }
+            (true, Some(a)) if a == p.agent_id => updated += 1,
+            (false, None) => updated += 1,
+            (true, Some(other)) => failures.push(json!({"number": number,
+                "code": code::TASK_CLAIMED_BY_OTHER.code,
+                "message": format!("Task #{number} is held by @{}.", holder(c, &other)?)})),
+            (false, Some(other)) => failures.push(json!({"number": number,
+                "code": code::NOT_ASSIGNEE.code,
+                "message": format!("Task #{number} is held by @{}, not by this agent.", holder(c, &other)?)})),
+        }
+    }
+    Ok(json!({"claimed": input.claimed, "updated_count": updated, "failures": failures}))
+}
+
+// ---------------------------------------------------------------- checkpoint
+
+fn checkpoint(c: &Connection, p: &Principal, input: &CheckpointInput) -> Result<Value, Failure> {
+    let board = board(c, p, &input.channel)?;
+    let id = require_task(c, &board, input.number)?;
+    let now = clock::now();
+    c.execute(
+        "INSERT INTO checkpoints (task_id, summary, created_by, created_at) VALUES (?1, ?2, ?3, ?4)",
+        params![id, input.summary, p.agent_id, now],
+    )?;
+    let checkpoint_id = c.last_insert_rowid();
+    event(
+        c,
+        id,
+        "checkpointed",
+        p,
+        json!({"checkpoint_id": checkpoint_id}),
+    )?;
+    Ok(json!({
+        "checkpoint": checkpoint_value(checkpoint_id, &input.summary, &p.handle, now),
+        "task": load_task(c, id)?.compact(),
+    }))
+}
+
+// ---------------------------------------------------------------- delete
+
+fn delete_task(c: &Connection, p: &Principal, input: &DeleteInput) -> Result<Value, Failure> {
+    let board = board(c, p, &input.channel)?;
+    let Some((id, _, creator)) = live_task(c, &board, input.number)? else {
+        return Err(task_not_found(&board, input.number));
+    };
+    if creator != p.agent_id {
+        return Err(Failure::new(
+            code::NOT_TASK_CREATOR,
+            format!(
+                "Only the agent that created task #{} may delete it.",
+                input.number
+            ),
+        ));
+    }
+    let children = live_children(c, id)?;
+    let mut deleted = vec![(id, input.number)];
+    let mut promoted = Vec::new();
+    if !children.is_empty() {
+        match input.subtask_mode {
+            None => {
+                return Err(Failure::new(
+                    code::SUBTASK_MODE_REQUIRED,
+                    format!(
+                        "Task #{} has {} live subtasks; choose subtask_mode `promote` or `delete`.",
+                        input.number,
+                        children.len()
+                    ),
+                )
+                .field("subtask_mode", "Required for a task with subtasks."));
+            }
+            Some(SubtaskMode::Promote) => {
+                for (child, number, _) in &children {
+                    c.execute("UPDATE tasks SET parent_id = NULL WHERE id = ?1", [child])?;
+                    touch(c, *child)?;
+                    event(
+                        c,
+                        *child,
+                        "promoted",
+                        p,
+                        json!({"former_parent": input.number}),
+                    )?;
+                    promoted.push(*number);
+                }
+            }
+            Some(SubtaskMode::Delete) => {
+                let mut descendants = Vec::new();
+                let mut frontier = children;
+                while let Some((child, number, creator)) = frontier.pop() {
+                    if creator != p.agent_id {
+                        return Err(Failure::new(
+                            code::SUBTASK_CREATOR_MISMATCH,
+                            format!(
+                                "Subtask #{number} was created by another agent; nothing was deleted. Use `promote`."
+                            ),
+                        )
+                        .field("subtask_mode", "Recursive delete needs one creator throughout."));
+                    }
+                    frontier.extend(live_children(c, child)?);
+                    descendants.push((child, number));
+                }
+                descendants.sort_by_key(|(_, number)| *number);
+                deleted.extend(descendants);
+            }
+        }
+    }
+    let now = clock::now();
+    for (task, number) in &deleted {
+        c.execute(
+            "UPDATE tasks SET deleted_at = ?1 WHERE id = ?2",
+            params![now, task],
+        )?;
+        event(c, *task, "deleted", p, json!({"number": number}))?;
+    }
+    Ok(json!({
+        "deleted_numbers": deleted.iter().map(|(_, n)| n).collect::<Vec<_>>(),
+        "promoted_numbers": promoted,
+    }))
+}
+
+// ---------------------------------------------------------------- the trait
+
+impl Store for SqliteStore {
+    fn find_token(&self, token_hash: &[u8; 32]) -> Result<Option<TokenRecord>, Failure> {
+        self.read(|c| {
+            Ok(c.query_row(
+                "SELECT k.hash, a.workspace_id, a.id, a.handle FROM tokens k \
+                 JOIN agents a ON a.id = k.agent_id WHERE k.hash = ?1 AND k.revoked_at IS NULL",
+                [token_hash.as_slice()],
+                |r| {
+                    Ok(TokenRecord {
+                        hash: r.get(0)?,
+                        principal: Principal {
+                            workspace_id: r.get(1)?,
+                            agent_id: r.get(2)?,
+                            handle: r.get(3)?,
+                        },
+                    })
+                },
+            )
+            .optional()?)
+        })
+    }
+
+    fn list(&self, principal: &Principal, query: &ListQuery) -> Result<Value, Failure> {
+        self.read(|c| list_tasks(c, principal, query))
+    }
+
+    fn get(&self, principal: &Principal, input: &TaskLocator) -> Result<Value, Failure> {
+        self.read(|c| get_task(c, principal, input))
+    }
+
+    fn create(
+        &self,
+        principal: &Principal,
+        input: &CreateInput,
+        workflow: &WorkflowContext,
+    ) -> Result<Value, Failure> {
+        self.write(|c| create_tasks(c, principal, input, workflow))
+    }
+
+    fn update(&self, principal: &Principal, input: &UpdateInput) -> Result<Value, Failure> {
+        self.write(|c| update_task(c, principal, input))
+    }
+
+    fn set_claim(&self, principal: &Principal, input: &SetClaimInput) -> Result<Value, Failure> {
+        self.write(|c| set_claim(c, principal, input))
+    }
+
+    fn checkpoint(&self, principal: &Principal, input: &CheckpointInput) -> Result<Value, Failure> {
+        self.write(|c| checkpoint(c, principal, input))
+    }
+
+    fn delete(&self, principal: &Principal, input: &DeleteInput) -> Result<Value, Failure> {
+        self.write(|c| delete_task(c, principal, input))
+    }
+
+    fn create_workspace(&self, name: &str) -> Result<String, Failure> {
+        let id = auth::new_id("ws")?;
+        self.write(|c| {
+            c.execute(
+                "INSERT INTO workspaces (id, name, created_at) VALUES (?1, ?2, ?3)",
+                params![id, name, clock::now()],
+            )?;
+            Ok(id)
+        })
+    }
+
+    fn find_workspace(&self, name: &str) -> Result<Option<String>, Failure> {
+        self.read(|c| {
+            Ok(c.query_row(
+                "SELECT id FROM workspaces WHERE name = ?1 ORDER BY created_at LIMIT 1",
+                [name],
+                |r| r.get(0),
+            )
+            .optional()?)
+        })
+    }
+
+    fn create_agent(
+        &self,
+        workspace_id: &str,
+        handle: &str,
+        token_hash: &[u8; 32],
+    ) -> Result<String, Failure> {
+        let id = auth::new_id("ag")?;
+        self.write(|c| {
+            require_workspace(c, workspace_id)?;
+            if find_agent(c, workspace_id, &format!("@{handle}"))?.is_some() {
+                return Err(admin_error(
+                    "handle",
+                    "An agent with this handle already exists in the workspace.",
+                ));
+            }
+            let now = clock::now();
+            c.execute(
+                "INSERT INTO agents (id, workspace_id, handle, created_at) VALUES (?1, ?2, ?3, ?4)",
+                params![id, workspace_id, handle, now],
+            )?;
+            c.execute(
+                "INSERT INTO tokens (hash, agent_id, created_at) VALUES (?1, ?2, ?3)",
+                params![token_hash.as_slice(), id, now],
+            )?;
+            Ok(id)
+        })
+    }
+
+    fn find_agent(&self, workspace_id: &str, agent: &str) -> Result<Option<Principal>, Failure> {
+        self.read(|c| find_agent(c, workspace_id, agent))
+    }
+
+    fn issue_token(
+        &self,
+        workspace_id: &str,
+        agent: &str,
+        token_hash: &[u8; 32],
+    ) -> Result<(), Failure> {
+        self.write(|c| {
+            let agent = require_agent(c, workspace_id, agent)?;
+            c.execute(
+                "INSERT INTO tokens (hash, agent_id, created_at) VALUES (?1, ?2, ?3)",
+                params![token_hash.as_slice(), agent.agent_id, clock::now()],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn revoke_tokens(&self, workspace_id: &str, agent: &str) -> Result<u64, Failure> {
+        self.write(|c| {
+            let agent = require_agent(c, workspace_id, agent)?;
+            let n = c.execute(
+                "UPDATE tokens SET revoked_at = ?1 WHERE agent_id = ?2 AND revoked_at IS NULL",
+                params![clock::now(), agent.agent_id],
+            )?;
+            Ok(n as u64)
+        })
+    }
+
+    fn create_channel(
+        &self,
+        workspace_id: &str,
+        name: &str,
+        members: Option<&[String]>,
+    ) -> Result<(), Failure> {
+        self.write(|c| {
+            require_workspace(c, workspace_id)?;
+            let exists: bool = c.query_row(
+                "SELECT EXISTS (SELECT 1 FROM channels WHERE workspace_id = ?1 AND name = ?2)",
+                params![workspace_id, name],
+                |r| r.get(0),
+            )?;
+            if exists {
+                return Err(admin_error("name", "A channel with this name already exists."));
+            }
+            c.execute(
+                "INSERT INTO channels (workspace_id, name, private, created_at) VALUES (?1, ?2, ?3, ?4)",
+                params![workspace_id, name, members.is_some(), clock::now()],
+            )?;
+            let channel_id = c.last_insert_rowid();
+            for member in members.unwrap_or_default() {
+                let agent = find_agent(c, workspace_id, member)?
+                    .ok_or_else(|| admin_error("members", &format!("No agent `{member}` in the workspace.")))?;
+                c.execute(
+                    "INSERT OR IGNORE INTO channel_members (channel_id, agent_id) VALUES (?1, ?2)",
+                    params![channel_id, agent.agent_id],
+                )?;
+            }
+            Ok(())
+        })
+    }
+
+    fn channel_exists(&self, workspace_id: &str, name: &str) -> Result<bool, Failure> {
+        self.read(|c| {
+            Ok(c.query_row(
+                "SELECT EXISTS (SELECT 1 FROM channels WHERE workspace_id = ?1 AND name = ?2)",
+                params![workspace_id, name],
+                |r| r.get(0),
+            )?)
+        })
+    }
+
+    fn open_callback(&self, workspace_id: &str, agent: &str) -> Result<Callback, Failure> {
+        let callback = Callback {
+            workflow_run_id: auth::new_id("run")?,
+            callback_effect_id: auth::new_id("cbe")?,
+        };
+        self.write(|c| {
+            let agent = require_agent(c, workspace_id, agent)?;
+            c.execute(
+                "INSERT INTO callbacks (effect_id, run_id, workspace_id, agent_id, opened_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    callback.callback_effect_id,
+                    callback.workflow_run_id,
+                    workspace_id,
+                    agent.agent_id,
+                    clock::now()
+                ],
+            )?;
+            Ok(callback)
+        })
+    }
+
+    fn complete_callback(
+        &self,
+        workspace_id: &str,
+        callback_effect_id: &str,
+    ) -> Result<(), Failure> {
+        self.write(|c| {
+            let n = c.execute(
+                "UPDATE callbacks SET completed_at = coalesce(completed_at, ?1) \
+                 WHERE effect_id = ?2 AND workspace_id = ?3",
+                params![clock::now(), callback_effect_id, workspace_id],
+            )?;
+            if n == 0 {
+                return Err(admin_error(
+                    "callback_effect",
+                    "No such callback effect in the workspace.",
+                ));
+            }
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,1 @@
+//! Store rules, backend by backend.
