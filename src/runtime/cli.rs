@@ -131,6 +131,11 @@ enum CallbackCommand {
     },
 }
 
+/// The clap command of `agentteam-runtime`, for its generated man pages (`crate::generate`).
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}
+
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
     init_logging();

@@ -321,7 +321,7 @@ async fn read_body(headers: &HeaderMap, body: Body) -> Result<Vec<u8>, Failure> 
 }
 
 /// Runs one validated operation against the store.
-fn dispatch(
+pub(crate) fn dispatch(
     store: &dyn Store,
     action: &Action,
     principal: &Principal,

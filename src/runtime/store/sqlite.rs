@@ -1422,3 +1422,18 @@ impl Store for SqliteStore {
         })
     }
 }
+
+#[cfg(test)]
+impl SqliteStore {
+    /// Activity rows of one kind, for tests of "replay records nothing".
+    pub(crate) fn count_events(&self, kind: &str) -> i64 {
+        self.read(|c| {
+            Ok(c.query_row(
+                "SELECT count(*) FROM task_events WHERE kind = ?1",
+                [kind],
+                |r| r.get(0),
+            )?)
+        })
+        .unwrap_or(-1)
+    }
+}

@@ -1,1 +1,891 @@
-//! Store rules, backend by backend.
+//! The §13.2 rules, checked through the same pipeline the server runs
+//! (registry validation → typed input → [`Store`]) on a real SQLite file.
+
+use serde_json::{Value, json};
+
+use super::sqlite::SqliteStore;
+use super::*;
+use crate::registry::find;
+use crate::runtime::server::dispatch;
+
+struct World {
+    _dir: tempfile::TempDir,
+    store: SqliteStore,
+    alice: Principal,
+    bob: Principal,
+    /// An agent of another workspace.
+    mallory: Principal,
+}
+
+fn world() -> World {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&dir.path().join("rt.db")).unwrap();
+    let ws = store.create_workspace("w").unwrap();
+    let other = store.create_workspace("other").unwrap();
+    let agent = |ws: &str, handle: &str| {
+        let (_, hash) = crate::runtime::auth::new_token().unwrap();
+        store.create_agent(ws, handle, &hash).unwrap();
+        store
+            .find_agent(ws, &format!("@{handle}"))
+            .unwrap()
+            .unwrap()
+    };
+    let alice = agent(&ws, "alice");
+    let bob = agent(&ws, "bob");
+    agent(&ws, "carol");
+    let mallory = agent(&other, "mallory");
+    store.create_channel(&ws, "eng", None).unwrap();
+    store.create_channel(&ws, "ops", None).unwrap();
+    store
+        .create_channel(&ws, "secret", Some(&["@alice".to_string()]))
+        .unwrap();
+    store.create_channel(&other, "eng", None).unwrap();
+    World {
+        _dir: dir,
+        store,
+        alice,
+        bob,
+        mallory,
+    }
+}
+
+impl World {
+    fn call_with(
+        &self,
+        who: &Principal,
+        verb: &str,
+        input: Value,
+        workflow: &WorkflowContext,
+    ) -> Result<Value, Failure> {
+        let action = find("task", verb).unwrap();
+        let input = crate::validate::validate(action, input)?;
+        dispatch(&self.store, action, who, input, workflow)
+    }
+
+    fn call(&self, who: &Principal, verb: &str, input: Value) -> Result<Value, Failure> {
+        self.call_with(who, verb, input, &WorkflowContext::default())
+    }
+
+    fn ok(&self, who: &Principal, verb: &str, input: Value) -> Value {
+        self.call(who, verb, input.clone())
+            .unwrap_or_else(|f| panic!("{verb} {input}: {f:?}"))
+    }
+
+    fn err(&self, who: &Principal, verb: &str, input: Value) -> Failure {
+        match self.call(who, verb, input.clone()) {
+            Ok(v) => panic!("{verb} {input} succeeded: {v}"),
+            Err(f) => f,
+        }
+    }
+
+    fn create(&self, who: &Principal, input: Value) -> Vec<Value> {
+        self.ok(who, "create", input)["tasks"]
+            .as_array()
+            .unwrap()
+            .clone()
+    }
+
+    fn titles(&self, who: &Principal, channel: &str, titles: &[&str]) -> Vec<i64> {
+        let tasks: Vec<Value> = titles.iter().map(|t| json!({"title": t})).collect();
+        numbers(&self.create(who, json!({"channel": channel, "tasks": tasks})))
+    }
+}
+
+fn numbers(items: &[Value]) -> Vec<i64> {
+    items
+        .iter()
+        .map(|t| t["number"].as_i64().unwrap())
+        .collect()
+}
+
+fn items_of(page: &Value) -> Vec<i64> {
+    numbers(page["items"].as_array().unwrap())
+}
+
+#[test]
+fn numbers_are_board_local_gapless_and_never_reused() {
+    let w = world();
+    assert_eq!(w.titles(&w.alice, "eng", &["a", "b"]), [1, 2]);
+    assert_eq!(w.titles(&w.alice, "ops", &["x"]), [1]);
+    w.ok(&w.alice, "delete", json!({"channel": "eng", "number": 2}));
+    assert_eq!(w.titles(&w.alice, "eng", &["c"]), [3]);
+    // Another workspace's `eng` is another board.
+    assert_eq!(w.titles(&w.mallory, "eng", &["m"]), [1]);
+    let f = w.err(&w.alice, "get", json!({"channel": "eng", "number": 2}));
+    assert_eq!((f.code.as_str(), f.http_status), ("task_not_found", 404));
+    let f = w.err(
+        &w.alice,
+        "create",
+        json!({"channel": "nope", "tasks": [{"title": "t"}]}),
+    );
+    assert_eq!((f.code.as_str(), f.http_status), ("channel_not_found", 404));
+    assert_eq!(w.store.count_events("created"), 5);
+    assert_eq!(w.store.count_events("deleted"), 1);
+}
+
+#[test]
+fn a_rich_task_keeps_every_field_and_defaults() {
+    let w = world();
+    let task = &w.create(
+        &w.alice,
+        json!({"channel": "eng", "tasks": [{"title": "Rich", "description": "d", "status": "in_progress",
+            "priority": "high", "assignee": "@bob", "labels": ["x", "y"], "checklist": [{"text": "one"}],
+            "urls": ["https://e.x/1"], "attachments": [{"name": "f.png", "url": "https://e.x/f.png"}],
+            "blocker": "waiting"}]}),
+    )[0];
+    assert_eq!(task["assignee"], "@bob");
+    assert_eq!(task["created_by"], "@alice");
+    assert_eq!(task["created_at"], task["updated_at"]);
+    let got = w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}));
+    assert_eq!(got["checklist"], json!([{"text": "one", "done": false}]));
+    assert_eq!(
+        got["attachments"],
+        json!([{"name": "f.png", "url": "https://e.x/f.png", "media_type": null, "size_bytes": null}])
+    );
+    assert_eq!(got["blocker"], "waiting");
+    assert_eq!(got["status"], "in_progress");
+    let plain = &w.create(
+        &w.alice,
+        json!({"channel": "eng", "tasks": [{"title": "Plain"}]}),
+    )[0];
+    assert_eq!(
+        (plain["status"].as_str(), plain["priority"].as_str()),
+        (Some("todo"), Some("none"))
+    );
+    // An unknown assignee refuses the whole create: no number is consumed.
+    let f = w.err(
+        &w.alice,
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "t", "assignee": "@nobody"}]}),
+    );
+    assert_eq!(
+        (f.code.as_str(), f.http_status),
+        ("assignee_not_found", 422)
+    );
+    assert!(f.field_errors.contains_key("tasks/0/assignee"));
+    assert_eq!(w.titles(&w.alice, "eng", &["next"]), [3]);
+}
+
+#[test]
+fn subtasks_by_parent_number_and_by_task_scope() {
+    let w = world();
+    let parent = w.create(
+        &w.alice,
+        json!({"channel": "eng", "tasks": [{"title": "P"}]}),
+    )[0]
+    .clone();
+    let kids = w.create(
+        &w.alice,
+        json!({"channel": "eng", "parent": 1, "tasks": [{"title": "k1"}, {"title": "k2"}]}),
+    );
+    assert!(kids.iter().all(|k| k["parent_number"] == 1));
+    let scoped = w.create(
+        &w.bob,
+        json!({"parent_task_scope": {"kind": "task", "scope_id": parent["scope_id"]}, "tasks": [{"title": "k3"}]}),
+    );
+    assert_eq!(
+        (
+            scoped[0]["number"].as_i64(),
+            scoped[0]["parent_number"].as_i64()
+        ),
+        (Some(4), Some(1))
+    );
+    assert_eq!(scoped[0]["channel"], "eng");
+
+    let f = w.err(
+        &w.alice,
+        "create",
+        json!({"channel": "eng", "parent": 99, "tasks": [{"title": "x"}]}),
+    );
+    assert_eq!((f.code.as_str(), f.http_status), ("parent_not_found", 404));
+    for scope in ["tsk_00000000000000000000000000000000", "not-a-scope"] {
+        let f = w.err(
+            &w.alice,
+            "create",
+            json!({"parent_task_scope": {"kind": "task", "scope_id": scope}, "tasks": [{"title": "x"}]}),
+        );
+        assert_eq!(
+            (f.code.as_str(), f.http_status),
+            ("task_scope_not_found", 404)
+        );
+    }
+    // Another workspace cannot tell the scope exists.
+    let f = w.err(
+        &w.mallory,
+        "create",
+        json!({"parent_task_scope": {"kind": "task", "scope_id": parent["scope_id"]}, "tasks": [{"title": "x"}]}),
+    );
+    assert_eq!(f.code, "task_scope_not_found");
+    // A non-task kind is refused by the schema.
+    let f = w.err(
+        &w.alice,
+        "create",
+        json!({"parent_task_scope": {"kind": "thread", "scope_id": parent["scope_id"]}, "tasks": [{"title": "x"}]}),
+    );
+    assert_eq!(f.code, "invalid_input");
+    // A private board's scope is forbidden to a non-member.
+    let secret = w.create(
+        &w.alice,
+        json!({"channel": "secret", "tasks": [{"title": "s"}]}),
+    )[0]
+    .clone();
+    let f = w.err(
+        &w.bob,
+        "create",
+        json!({"parent_task_scope": {"kind": "task", "scope_id": secret["scope_id"]}, "tasks": [{"title": "x"}]}),
+    );
+    assert_eq!((f.code.as_str(), f.http_status), ("forbidden", 403));
+    // A deleted parent's scope is gone; nothing was written by the refusals.
+    w.ok(
+        &w.alice,
+        "delete",
+        json!({"channel": "secret", "number": 1}),
+    );
+    let f = w.err(
+        &w.alice,
+        "create",
+        json!({"parent_task_scope": {"kind": "task", "scope_id": secret["scope_id"]}, "tasks": [{"title": "x"}]}),
+    );
+    assert_eq!(f.code, "task_scope_not_found");
+    assert_eq!(w.titles(&w.alice, "eng", &["after"]), [5]);
+}
+
+#[test]
+fn target_is_provenance_on_the_same_board() {
+    let w = world();
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "target": "#eng:th_1", "tasks": [{"title": "t"}]}),
+    );
+    let got = w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}));
+    assert_eq!(got["source_target"], "#eng:th_1");
+    let f = w.err(
+        &w.alice,
+        "create",
+        json!({"channel": "eng", "target": "#ops:th_1", "tasks": [{"title": "t"}]}),
+    );
+    assert_eq!((f.code.as_str(), f.http_status), ("target_conflict", 422));
+    assert!(f.field_errors.contains_key("target"));
+    let f = w.err(
+        &w.alice,
+        "create",
+        json!({"parent_task_scope": {"kind": "task", "scope_id": got["scope_id"]}, "target": "#ops:th_1", "tasks": [{"title": "t"}]}),
+    );
+    assert_eq!(f.code, "target_conflict");
+    assert_eq!(w.titles(&w.alice, "eng", &["n"]), [2]);
+}
+
+#[test]
+fn idempotency_receipts() {
+    let w = world();
+    let ws = &w.alice.workspace_id;
+    let cb = w.store.open_callback(ws, &w.alice.agent_id).unwrap();
+    let ctx = WorkflowContext {
+        workflow_run_id: Some(cb.workflow_run_id.clone()),
+        callback_effect_id: Some(cb.callback_effect_id.clone()),
+    };
+    let input = json!({"channel": "eng", "tasks": [{"title": "a"}, {"title": "b"}], "idempotency_key": "k1"});
+    // Without callback context the key is refused and nothing is written.
+    let f = w.call(&w.alice, "create", input.clone()).unwrap_err();
+    assert_eq!(
+        (f.code.as_str(), f.http_status),
+        ("callback_not_active", 422)
+    );
+    assert!(f.field_errors.contains_key("idempotency_key"));
+    // Another agent cannot answer alice's callback; a wrong run id neither.
+    let f = w
+        .call_with(&w.bob, "create", input.clone(), &ctx)
+        .unwrap_err();
+    assert_eq!(f.code, "callback_not_active");
+    let wrong_run = WorkflowContext {
+        workflow_run_id: Some("run_other".into()),
+        ..ctx.clone()
+    };
+    assert_eq!(
+        w.call_with(&w.alice, "create", input.clone(), &wrong_run)
+            .unwrap_err()
+            .code,
+        "callback_not_active"
+    );
+
+    let first = w
+        .call_with(&w.alice, "create", input.clone(), &ctx)
+        .unwrap();
+    assert_eq!(
+        (
+            numbers(first["tasks"].as_array().unwrap()),
+            &first["reused"]
+        ),
+        (vec![1, 2], &json!(false))
+    );
+    // The key is trimmed before it is matched.
+    let mut spaced = input.clone();
+    spaced["idempotency_key"] = json!("  k1 ");
+    let replay = w.call_with(&w.alice, "create", spaced, &ctx).unwrap();
+    assert_eq!(replay["reused"], true);
+    assert_eq!(replay["tasks"], first["tasks"]);
+    // A changed payload, locator or target conflicts.
+    for changed in [
+        json!({"channel": "eng", "tasks": [{"title": "a"}], "idempotency_key": "k1"}),
+        json!({"channel": "ops", "tasks": [{"title": "a"}, {"title": "b"}], "idempotency_key": "k1"}),
+        json!({"channel": "eng", "target": "#eng:t", "tasks": [{"title": "a"}, {"title": "b"}], "idempotency_key": "k1"}),
+    ] {
+        let f = w.call_with(&w.alice, "create", changed, &ctx).unwrap_err();
+        assert_eq!(
+            (f.code.as_str(), f.http_status),
+            ("idempotency_conflict", 409)
+        );
+    }
+    // After completion: replay still works, a new key does not.
+    w.store
+        .complete_callback(ws, &cb.callback_effect_id)
+        .unwrap();
+    let late = w
+        .call_with(&w.alice, "create", input.clone(), &ctx)
+        .unwrap();
+    assert_eq!(
+        (late["reused"].clone(), late["tasks"].clone()),
+        (json!(true), first["tasks"].clone())
+    );
+    let mut fresh = input.clone();
+    fresh["idempotency_key"] = json!("k2");
+    assert_eq!(
+        w.call_with(&w.alice, "create", fresh, &ctx)
+            .unwrap_err()
+            .code,
+        "callback_not_active"
+    );
+    // Replays allocated nothing and recorded nothing.
+    assert_eq!(w.store.count_events("created"), 2);
+    assert_eq!(w.titles(&w.alice, "eng", &["c"]), [3]);
+}
+
+#[test]
+fn list_browses_searches_filters_sorts_and_pages() {
+    let w = world();
+    w.create(&w.alice, json!({"channel": "eng", "tasks": [{"title": "Fix login timeout", "labels": ["auth", "bug"]}]}));
+    w.create(&w.alice, json!({"channel": "eng", "tasks": [{"title": "Write docs", "description": "about the login flow", "labels": ["docs"]}]}));
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "tasks": [{"title": "Old thing", "status": "done"}]}),
+    );
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "parent": 1, "tasks": [{"title": "login subtask"}]}),
+    );
+    w.ok(
+        &w.bob,
+        "set_claim",
+        json!({"channel": "eng", "numbers": [2], "claimed": true}),
+    );
+    let list = |who: &Principal, input: Value| w.ok(who, "list", input);
+
+    // Browse: active, top-level, most recently updated first.
+    assert_eq!(items_of(&list(&w.alice, json!({"channel": "eng"}))), [2, 1]);
+    assert_eq!(
+        items_of(&list(
+            &w.alice,
+            json!({"channel": "eng", "include_subtasks": true, "sort": "number_asc"})
+        )),
+        [1, 2, 4]
+    );
+    assert_eq!(
+        items_of(&list(&w.alice, json!({"channel": "eng", "status": "done"}))),
+        [3]
+    );
+    assert_eq!(
+        items_of(&list(
+            &w.alice,
+            json!({"channel": "eng", "sort": "created_desc"})
+        )),
+        [2, 1]
+    );
+    // Search: title and description, prefix words, relevance first (title weighs more).
+    let hits = list(&w.alice, json!({"channel": "eng", "query": "login"}));
+    assert_eq!(items_of(&hits), [1, 2]);
+    assert_eq!(
+        items_of(&list(
+            &w.alice,
+            json!({"channel": "eng", "query": "logi", "include_subtasks": true, "sort": "number_asc"})
+        )),
+        [1, 2, 4]
+    );
+    assert_eq!(
+        items_of(&list(&w.alice, json!({"channel": "eng", "query": "old"}))),
+        Vec::<i64>::new()
+    );
+    assert_eq!(
+        items_of(&list(
+            &w.alice,
+            json!({"channel": "eng", "query": "old", "status": "all"})
+        )),
+        [3]
+    );
+    assert_eq!(
+        items_of(&list(&w.alice, json!({"channel": "eng", "query": "\"*)("}))),
+        Vec::<i64>::new()
+    );
+    // Filters.
+    assert_eq!(
+        items_of(&list(
+            &w.alice,
+            json!({"channel": "eng", "filters": {"assignee": "@bob"}})
+        )),
+        [2]
+    );
+    assert_eq!(
+        items_of(&list(
+            &w.bob,
+            json!({"channel": "eng", "filters": {"assigned_to_me": true}})
+        )),
+        [2]
+    );
+    assert_eq!(
+        items_of(&list(
+            &w.alice,
+            json!({"channel": "eng", "filters": {"assigned_to_me": true}})
+        )),
+        Vec::<i64>::new()
+    );
+    assert_eq!(
+        items_of(&list(
+            &w.alice,
+            json!({"channel": "eng", "filters": {"labels": ["bug", "auth"]}})
+        )),
+        [1]
+    );
+    assert_eq!(
+        items_of(&list(
+            &w.alice,
+            json!({"channel": "eng", "filters": {"labels": ["bug", "docs"]}})
+        )),
+        Vec::<i64>::new()
+    );
+    // status=all without a query is refused before the store.
+    assert_eq!(
+        w.err(&w.alice, "list", json!({"channel": "eng", "status": "all"}))
+            .code,
+        "invalid_input"
+    );
+}
+
+#[test]
+fn cursors_page_without_gaps_and_are_bound_to_the_query() {
+    let w = world();
+    let titles: Vec<String> = (0..45).map(|i| format!("task {i}")).collect();
+    let refs: Vec<&str> = titles.iter().map(String::as_str).collect();
+    w.titles(&w.alice, "eng", &refs[..25]);
+    w.titles(&w.alice, "eng", &refs[25..]);
+    // The default page is 20; pages chain to the end, each task once.
+    for (input, sort) in [
+        (json!({"channel": "eng"}), None),
+        (
+            json!({"channel": "eng", "sort": "number_asc"}),
+            Some("number_asc"),
+        ),
+        (
+            json!({"channel": "eng", "sort": "created_desc", "limit": 7}),
+            None,
+        ),
+        (
+            json!({"channel": "eng", "query": "task", "limit": 10}),
+            None,
+        ),
+    ] {
+        let mut seen = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut page_input = input.clone();
+            if let Some(c) = &cursor {
+                page_input["cursor"] = json!(c);
+            }
+            let page = w.ok(&w.alice, "list", page_input);
+            seen.extend(items_of(&page));
+            match page.get("next_cursor").and_then(Value::as_str) {
+                Some(c) => cursor = Some(c.to_string()),
+                None => break,
+            }
+        }
+        let mut sorted = seen.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted, (1..=45).collect::<Vec<_>>(), "{input}");
+        assert_eq!(seen.len(), 45, "{input}");
+        if sort == Some("number_asc") {
+            assert_eq!(seen, (1..=45).collect::<Vec<_>>());
+        }
+    }
+    let first = w.ok(&w.alice, "list", json!({"channel": "eng"}));
+    assert_eq!(items_of(&first).len(), 20);
+    let cursor = first["next_cursor"].as_str().unwrap();
+    // Another limit keeps the cursor valid; another filter does not.
+    let next = w.ok(
+        &w.alice,
+        "list",
+        json!({"channel": "eng", "cursor": cursor, "limit": 100}),
+    );
+    assert_eq!(items_of(&next).len(), 25);
+    assert!(next.get("next_cursor").is_none());
+    for changed in [
+        json!({"channel": "eng", "cursor": cursor, "status": "done"}),
+        json!({"channel": "eng", "cursor": cursor, "include_subtasks": true}),
+        json!({"channel": "eng", "cursor": cursor, "sort": "number_asc"}),
+        json!({"channel": "eng", "cursor": cursor, "filters": {"labels": ["x"]}}),
+        json!({"channel": "ops", "cursor": cursor}),
+        json!({"channel": "eng", "cursor": "garbage"}),
+    ] {
+        let f = w.err(&w.alice, "list", changed.clone());
+        assert_eq!(
+            (f.code.as_str(), f.http_status),
+            ("cursor_invalid", 400),
+            "{changed}"
+        );
+        assert!(f.field_errors.contains_key("cursor"));
+    }
+    assert_eq!(
+        items_of(&w.ok(&w.alice, "list", json!({"channel": "eng", "limit": 100}))).len(),
+        45
+    );
+}
+
+#[test]
+fn get_bounds_its_sections() {
+    let w = world();
+    w.titles(&w.alice, "eng", &["parent"]);
+    let kids: Vec<Value> = (0..25).map(|i| json!({"title": format!("k{i}")})).collect();
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "parent": 1, "tasks": kids}),
+    );
+    for i in 0..7 {
+        w.ok(
+            &w.bob,
+            "checkpoint",
+            json!({"channel": "eng", "number": 1, "summary": format!("cp {i}")}),
+        );
+    }
+    let got = w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}));
+    assert_eq!(got["subtasks"]["total"], 25);
+    assert_eq!(got["subtasks"]["truncated"], true);
+    assert_eq!(items_of(&got["subtasks"]), (2..=21).collect::<Vec<_>>());
+    let cps = got["checkpoints"]["items"].as_array().unwrap();
+    assert_eq!(
+        (
+            cps.len(),
+            &got["checkpoints"]["total"],
+            &got["checkpoints"]["truncated"]
+        ),
+        (5, &json!(7), &json!(true))
+    );
+    assert_eq!(
+        (cps[0]["summary"].as_str(), cps[0]["created_by"].as_str()),
+        (Some("cp 6"), Some("@bob"))
+    );
+    // Checkpoints do not change the task's updated_at.
+    assert_eq!(got["updated_at"], got["created_at"]);
+}
+
+#[test]
+fn update_clears_guards_and_refuses_cycles() {
+    let w = world();
+    w.create(&w.alice, json!({"channel": "eng", "tasks": [{"title": "t", "description": "d", "assignee": "@bob", "blocker": "b"}]}));
+    w.titles(&w.alice, "eng", &["other"]);
+    let before = w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}));
+    let updated = w.ok(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 1, "description": null, "assignee": null, "blocker": null,
+               "title": "T2", "labels": ["l"], "expected_updated_at": before["updated_at"]}),
+    );
+    assert_eq!(
+        (updated["title"].as_str(), updated["assignee"].is_null()),
+        (Some("T2"), true)
+    );
+    assert!(updated["updated_at"].as_str() > before["updated_at"].as_str());
+    let got = w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}));
+    assert!(got["description"].is_null() && got["blocker"].is_null());
+    // A stale expected_updated_at conflicts and suggests re-reading.
+    let f = w.err(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 1, "status": "done", "expected_updated_at": before["updated_at"]}),
+    );
+    assert_eq!(
+        (f.code.as_str(), f.http_status),
+        ("task_update_conflict", 409)
+    );
+    let suggestion = f.suggested_action.unwrap();
+    assert_eq!(
+        (suggestion.tool.as_str(), suggestion.arguments),
+        ("task_get", json!({"channel": "eng", "number": 1}))
+    );
+    // Parent moves: onto 1, then 1 under 2 would be a cycle.
+    let moved = w.ok(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 2, "parent": 1}),
+    );
+    assert_eq!(moved["parent_number"], 1);
+    let f = w.err(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 1, "parent": 2}),
+    );
+    assert_eq!((f.code.as_str(), f.http_status), ("invalid_parent", 422));
+    let f = w.err(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 1, "parent": 77}),
+    );
+    assert_eq!(f.code, "parent_not_found");
+    let top = w.ok(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 2, "parent": null}),
+    );
+    assert!(top["parent_number"].is_null());
+    let f = w.err(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 1, "assignee": "@ghost"}),
+    );
+    assert_eq!(
+        (f.code.as_str(), f.field_errors.contains_key("assignee")),
+        ("assignee_not_found", true)
+    );
+    // updated_at strictly increases even for back-to-back updates.
+    let mut last =
+        w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}))["updated_at"].clone();
+    for _ in 0..5 {
+        let now = w.ok(
+            &w.alice,
+            "update",
+            json!({"channel": "eng", "number": 1, "priority": "low"}),
+        )["updated_at"]
+            .clone();
+        assert!(now.as_str() > last.as_str());
+        last = now;
+    }
+    assert_eq!(w.store.count_events("updated"), 8);
+}
+
+#[test]
+fn set_claim_is_a_desired_state_with_per_task_failures() {
+    let w = world();
+    w.titles(&w.alice, "eng", &["a", "b", "c"]);
+    let r = w.ok(
+        &w.alice,
+        "set_claim",
+        json!({"channel": "eng", "numbers": [1, 2], "claimed": true}),
+    );
+    assert_eq!(
+        r,
+        json!({"claimed": true, "updated_count": 2, "failures": []})
+    );
+    let before =
+        w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}))["updated_at"].clone();
+    // Claiming again is already the state: counted, not changed.
+    let r = w.ok(
+        &w.alice,
+        "set_claim",
+        json!({"channel": "eng", "numbers": [1], "claimed": true}),
+    );
+    assert_eq!(r["updated_count"], 1);
+    assert_eq!(
+        w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}))["updated_at"],
+        before
+    );
+    let r = w.ok(
+        &w.bob,
+        "set_claim",
+        json!({"channel": "eng", "numbers": [1, 3, 9], "claimed": true}),
+    );
+    assert_eq!(r["updated_count"], 1);
+    let codes: Vec<(i64, &str)> = r["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["number"].as_i64().unwrap(), f["code"].as_str().unwrap()))
+        .collect();
+    assert_eq!(codes, [(1, "task_claimed_by_other"), (9, "task_not_found")]);
+    let r = w.ok(
+        &w.bob,
+        "set_claim",
+        json!({"channel": "eng", "numbers": [2, 3], "claimed": false}),
+    );
+    assert_eq!(r["updated_count"], 1);
+    assert_eq!(r["failures"][0]["code"], "not_assignee");
+    let r = w.ok(
+        &w.alice,
+        "set_claim",
+        json!({"channel": "eng", "numbers": [1], "claimed": false}),
+    );
+    assert_eq!(r["updated_count"], 1);
+    let got = w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}));
+    assert!(got["assignee"].is_null() && got["updated_at"].as_str() > before.as_str());
+}
+
+#[test]
+fn delete_rules() {
+    let w = world();
+    w.titles(&w.alice, "eng", &["root"]);
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "parent": 1, "tasks": [{"title": "a"}, {"title": "b"}]}),
+    );
+    w.create(
+        &w.bob,
+        json!({"channel": "eng", "parent": 2, "tasks": [{"title": "bob's"}]}),
+    );
+    let f = w.err(&w.bob, "delete", json!({"channel": "eng", "number": 1}));
+    assert_eq!((f.code.as_str(), f.http_status), ("not_task_creator", 403));
+    let f = w.err(&w.alice, "delete", json!({"channel": "eng", "number": 1}));
+    assert_eq!(
+        (f.code.as_str(), f.http_status),
+        ("subtask_mode_required", 422)
+    );
+    assert!(f.field_errors.contains_key("subtask_mode"));
+    let f = w.err(
+        &w.alice,
+        "delete",
+        json!({"channel": "eng", "number": 1, "subtask_mode": "delete"}),
+    );
+    assert_eq!(
+        (f.code.as_str(), f.http_status),
+        ("subtask_creator_mismatch", 403)
+    );
+    assert_eq!(
+        items_of(&w.ok(
+            &w.alice,
+            "list",
+            json!({"channel": "eng", "include_subtasks": true, "sort": "number_asc"})
+        )),
+        [1, 2, 3, 4]
+    );
+    // Promote: children become top-level, grandchildren stay put.
+    let r = w.ok(
+        &w.alice,
+        "delete",
+        json!({"channel": "eng", "number": 1, "subtask_mode": "promote"}),
+    );
+    assert_eq!(
+        r,
+        json!({"deleted_numbers": [1], "promoted_numbers": [2, 3]})
+    );
+    assert_eq!(
+        items_of(&w.ok(
+            &w.alice,
+            "list",
+            json!({"channel": "eng", "sort": "number_asc"})
+        )),
+        [2, 3]
+    );
+    // Recursive delete of a single-creator tree.
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "parent": 3, "tasks": [{"title": "c1"}, {"title": "c2"}]}),
+    );
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "parent": 5, "tasks": [{"title": "gc"}]}),
+    );
+    let r = w.ok(
+        &w.alice,
+        "delete",
+        json!({"channel": "eng", "number": 3, "subtask_mode": "delete"}),
+    );
+    assert_eq!(
+        r,
+        json!({"deleted_numbers": [3, 5, 6, 7], "promoted_numbers": []})
+    );
+    // A leaf ignores subtask_mode; a tombstone is gone for every operation.
+    let r = w.ok(
+        &w.bob,
+        "delete",
+        json!({"channel": "eng", "number": 4, "subtask_mode": "delete"}),
+    );
+    assert_eq!(r["deleted_numbers"], json!([4]));
+    for (verb, input) in [
+        ("get", json!({"channel": "eng", "number": 3})),
+        (
+            "update",
+            json!({"channel": "eng", "number": 3, "title": "x"}),
+        ),
+        (
+            "checkpoint",
+            json!({"channel": "eng", "number": 3, "summary": "x"}),
+        ),
+        ("delete", json!({"channel": "eng", "number": 3})),
+    ] {
+        assert_eq!(w.err(&w.alice, verb, input).code, "task_not_found");
+    }
+    assert_eq!(w.store.count_events("deleted"), 6);
+}
+
+#[test]
+fn private_boards_refuse_non_members() {
+    let w = world();
+    w.titles(&w.alice, "secret", &["s"]);
+    for (verb, input) in [
+        ("list", json!({"channel": "secret"})),
+        ("get", json!({"channel": "secret", "number": 1})),
+        (
+            "create",
+            json!({"channel": "secret", "tasks": [{"title": "x"}]}),
+        ),
+        (
+            "update",
+            json!({"channel": "secret", "number": 1, "title": "x"}),
+        ),
+        (
+            "set_claim",
+            json!({"channel": "secret", "numbers": [1], "claimed": true}),
+        ),
+        (
+            "checkpoint",
+            json!({"channel": "secret", "number": 1, "summary": "x"}),
+        ),
+        ("delete", json!({"channel": "secret", "number": 1})),
+    ] {
+        let f = w.err(&w.bob, verb, input);
+        assert_eq!(
+            (f.code.as_str(), f.http_status),
+            ("forbidden", 403),
+            "{verb}"
+        );
+    }
+    assert_eq!(
+        items_of(&w.ok(&w.alice, "list", json!({"channel": "secret"}))),
+        [1]
+    );
+}
+
+#[test]
+fn tokens_resolve_until_revoked_and_reopening_keeps_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rt.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let ws = store.create_workspace("w").unwrap();
+    let (token, hash) = crate::runtime::auth::new_token().unwrap();
+    let agent = store.create_agent(&ws, "a", &hash).unwrap();
+    let found = store
+        .find_token(&crate::runtime::auth::hash_token(&token))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (
+            found.principal.agent_id.as_str(),
+            found.principal.handle.as_str()
+        ),
+        (agent.as_str(), "a")
+    );
+    assert_eq!(
+        store.create_agent(&ws, "a", &hash).unwrap_err().code,
+        "invalid_input"
+    );
+    assert_eq!(store.revoke_tokens(&ws, "@a").unwrap(), 1);
+    assert!(store.find_token(&hash).unwrap().is_none());
+    drop(store);
+    let store = SqliteStore::open(&path).unwrap();
+    assert_eq!(store.find_workspace("w").unwrap(), Some(ws));
+}
