@@ -12,6 +12,7 @@ pub mod credentials;
 pub mod env_vars;
 pub mod error;
 pub mod exec;
+pub mod generate;
 pub mod output;
 pub mod registry;
 pub mod runtime;
