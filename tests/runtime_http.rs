@@ -1,0 +1,653 @@
+//! The real `agentteam-runtime` over real HTTP: every registry route is
+//! served, every refusal is the JSON error body with its status, every
+//! success body decodes (through the CLI's own wire decoder) to a document
+//! that validates against the action's `--output-schema`, the concurrency
+//! guarantees hold across connections, and an acknowledged write survives
+//! `kill -9`.
+
+mod common {
+    pub mod runtime;
+}
+
+use std::sync::{Arc, Barrier};
+use std::thread;
+
+use agentteam::registry::{ACTIONS, Action, find};
+use common::runtime::{Agent, Reply, Runtime, raw_http};
+use serde_json::{Value, json};
+
+/// A runtime with workspace `w` (agents alice, bob; open board `eng`,
+/// board `secret` for alice only) and workspace `x` (agent xavier).
+struct Fixture {
+    rt: Runtime,
+    alice: Agent,
+    bob: Agent,
+    xavier: Agent,
+}
+
+fn fixture() -> Fixture {
+    let rt = Runtime::start();
+    let w = rt.workspace("w");
+    let alice = rt.agent(&w, "alice");
+    let bob = rt.agent(&w, "bob");
+    rt.channel(&w, "eng");
+    rt.admin(&[
+        "channel",
+        "create",
+        "--workspace",
+        &w,
+        "--name",
+        "secret",
+        "--members",
+        "@alice",
+    ]);
+    let x = rt.workspace("x");
+    let xavier = rt.agent(&x, "xavier");
+    rt.channel(&x, "eng");
+    Fixture {
+        rt,
+        alice,
+        bob,
+        xavier,
+    }
+}
+
+/// Decodes a success the way the CLI does and checks the whole document
+/// against the action's output schema; returns `data`.
+fn success(action: &Action, reply: &Reply) -> Value {
+    assert!(
+        (200..300).contains(&reply.status),
+        "{} answered {}: {}",
+        action.name(),
+        reply.status,
+        String::from_utf8_lossy(&reply.body)
+    );
+    let decoded = agentteam::wire::decode_success(&reply.body).expect("a JSON object");
+    let document = json!({"data": decoded.data, "meta": decoded.meta});
+    let validator = jsonschema::draft202012::options()
+        .should_validate_formats(false)
+        .build(&action.output_schema())
+        .expect("output schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&document)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{} output breaks its schema: {errors:?}\n{document}",
+        action.name()
+    );
+    document["data"].clone()
+}
+
+fn call(rt: &Runtime, who: &Agent, verb: &str, input: Value) -> Reply {
+    let action = find("task", verb).expect("registered");
+    match action.method {
+        agentteam::registry::Method::Post => rt.post(who, action.route, &input),
+        agentteam::registry::Method::Get => {
+            let request = agentteam::wire::encode_request(
+                action,
+                &who.workspace_id,
+                &who.agent_id,
+                &input,
+                &Default::default(),
+            );
+            let query: Vec<String> = request
+                .query
+                .iter()
+                .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
+                .collect();
+            rt.http(
+                "GET",
+                &format!("{}?{}", request.path, query.join("&")),
+                Some(&who.token),
+                None,
+            )
+        }
+    }
+}
+
+fn ok(rt: &Runtime, who: &Agent, verb: &str, input: Value) -> Value {
+    success(
+        find("task", verb).expect("registered"),
+        &call(rt, who, verb, input),
+    )
+}
+
+fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+fn assert_error(reply: &Reply, status: u16, code: &str) -> Value {
+    assert_eq!(
+        (reply.status, reply.code().as_str()),
+        (status, code),
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    reply.json()
+}
+
+#[test]
+fn every_registry_route_is_served_and_the_session_validates_against_the_schemas() {
+    let Fixture { rt, alice, bob, .. } = fixture();
+    // A full session, every answer checked against its output schema.
+    let created = call(
+        &rt,
+        &alice,
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "Fix login timeout", "description": "hangs",
+            "labels": ["auth"], "checklist": [{"text": "repro"}],
+            "attachments": [{"name": "log.txt", "url": "https://e.x/log.txt"}]}]}),
+    );
+    assert_eq!(created.status, 201, "a fresh create is 201 Created");
+    let created = success(find("task", "create").unwrap(), &created);
+    assert_eq!(created["tasks"][0]["number"], 1);
+    ok(
+        &rt,
+        &alice,
+        "create",
+        json!({"channel": "eng", "parent": 1, "tasks": [{"title": "a"}, {"title": "b"}, {"title": "c"}]}),
+    );
+    let page = ok(
+        &rt,
+        &alice,
+        "list",
+        json!({"channel": "eng", "include_subtasks": true, "limit": 2, "filters": {"labels": ["auth"]}}),
+    );
+    assert_eq!(page["items"].as_array().unwrap().len(), 1);
+    let decoded = agentteam::wire::decode_success(
+        &call(
+            &rt,
+            &alice,
+            "list",
+            json!({"channel": "eng", "include_subtasks": true, "limit": 2}),
+        )
+        .body,
+    )
+    .unwrap();
+    let cursor = decoded.meta["next_cursor"]
+        .as_str()
+        .expect("a next page")
+        .to_string();
+    let rest = ok(
+        &rt,
+        &alice,
+        "list",
+        json!({"channel": "eng", "include_subtasks": true, "limit": 2, "cursor": cursor}),
+    );
+    assert_eq!(rest["items"].as_array().unwrap().len(), 2);
+    let found = ok(
+        &rt,
+        &alice,
+        "list",
+        json!({"channel": "eng", "query": "login hang", "status": "all"}),
+    );
+    assert_eq!(found["items"][0]["number"], 1);
+    let claim = ok(
+        &rt,
+        &bob,
+        "set_claim",
+        json!({"channel": "eng", "numbers": [1, 2], "claimed": true}),
+    );
+    assert_eq!(claim["updated_count"], 2);
+    let cp = ok(
+        &rt,
+        &bob,
+        "checkpoint",
+        json!({"channel": "eng", "number": 1, "summary": "Root cause found."}),
+    );
+    assert_eq!(cp["checkpoint"]["created_by"], "@bob");
+    let updated = ok(
+        &rt,
+        &alice,
+        "update",
+        json!({"channel": "eng", "number": 1, "status": "in_review", "description": null,
+               "expected_updated_at": cp["task"]["updated_at"]}),
+    );
+    assert_eq!(updated["status"], "in_review");
+    let detail = ok(&rt, &alice, "get", json!({"channel": "eng", "number": 1}));
+    assert_eq!(detail["subtasks"]["total"], 3);
+    assert_eq!(
+        detail["checkpoints"]["items"][0]["summary"],
+        "Root cause found."
+    );
+    assert!(detail["description"].is_null());
+    let conflict = call(
+        &rt,
+        &alice,
+        "update",
+        json!({"channel": "eng", "number": 1, "title": "x", "expected_updated_at": cp["task"]["updated_at"]}),
+    );
+    let body = assert_error(&conflict, 409, "task_update_conflict");
+    assert_eq!(body["error"]["suggestedAction"]["tool"], "task_get");
+    let deleted = ok(
+        &rt,
+        &alice,
+        "delete",
+        json!({"channel": "eng", "number": 1, "subtask_mode": "delete"}),
+    );
+    assert_eq!(deleted["deleted_numbers"], json!([1, 2, 3, 4]));
+    // Each route answers with a product answer, never the router's own refusals.
+    for action in ACTIONS {
+        let input = serde_json::from_str(action.examples[0].input).expect("example");
+        let reply = call(&rt, &alice, action.verb, input);
+        assert!(
+            !["not_found", "method_not_allowed"].contains(&reply.code().as_str()),
+            "{} is not served: {}",
+            action.name(),
+            String::from_utf8_lossy(&reply.body)
+        );
+    }
+}
+
+#[test]
+fn refusals_are_json_with_their_status() {
+    let Fixture {
+        rt, alice, xavier, ..
+    } = fixture();
+    let get = alice.path("/tasks/get");
+    let input = br#"{"channel": "eng", "number": 1}"#;
+    // 401: missing, garbage, unknown; never data.
+    assert_error(
+        &rt.http("POST", &get, None, Some(input)),
+        401,
+        "unauthorized",
+    );
+    let reply = rt.http("POST", &get, Some("garbage"), Some(input));
+    assert_error(&reply, 401, "unauthorized");
+    assert_eq!(reply.header("www-authenticate"), Some("Bearer"));
+    assert_error(
+        &rt.http(
+            "POST",
+            &get,
+            Some("at_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"),
+            Some(input),
+        ),
+        401,
+        "unauthorized",
+    );
+    // 403: a valid token on another workspace's or agent's path.
+    for path in [xavier.path("/tasks/get"), {
+        let mut other = alice.clone();
+        other.agent_id = "ag_someone_else".into();
+        other.path("/tasks/get")
+    }] {
+        let body = assert_error(
+            &rt.http("POST", &path, Some(&alice.token), Some(input)),
+            403,
+            "forbidden",
+        );
+        assert_eq!(
+            body.as_object().unwrap().len(),
+            1,
+            "nothing but the error: {body}"
+        );
+    }
+    let reply = rt.post(
+        &alice,
+        "/tasks",
+        &json!({"channel": "secret", "tasks": [{"title": "t"}]}),
+    );
+    assert_eq!(reply.status, 201);
+    let scope = reply.json()["tasks"][0]["scopeId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // xavier's workspace cannot see alice's scope: 404, no data.
+    let reply = rt.post(
+        &xavier,
+        "/tasks",
+        &json!({"parentTaskScope": {"kind": "task", "scopeId": scope}, "tasks": [{"title": "t"}]}),
+    );
+    assert_error(&reply, 404, "task_scope_not_found");
+    // 404 and 405 from the router.
+    assert_error(&rt.http("GET", "/nope", None, None), 404, "not_found");
+    let reply = rt.http("DELETE", &get, Some(&alice.token), None);
+    assert_error(&reply, 405, "method_not_allowed");
+    assert_eq!(reply.header("allow"), Some("POST"));
+    // 400: malformed JSON, a non-object, a bad query value.
+    assert_error(
+        &rt.http("POST", &get, Some(&alice.token), Some(b"{\"channel\":")),
+        400,
+        "invalid_json",
+    );
+    assert_error(
+        &rt.http("POST", &get, Some(&alice.token), Some(b"[1]")),
+        400,
+        "invalid_json",
+    );
+    let body = assert_error(
+        &rt.http(
+            "GET",
+            &format!("{}?channel=eng&limit=lots", alice.path("/tasks")),
+            Some(&alice.token),
+            None,
+        ),
+        422,
+        "invalid_input",
+    );
+    assert!(body["error"]["fieldErrors"]["limit"].is_string());
+    // 422: unknown fields, hidden context, a 10 MB-class title caught by the shared validation.
+    let body = assert_error(
+        &rt.post(
+            &alice,
+            "/tasks",
+            &json!({"channel": "eng", "tasks": [{"title": "x".repeat(5000)}], "workspaceId": "w"}),
+        ),
+        422,
+        "invalid_input",
+    );
+    assert!(
+        body["error"]["fieldErrors"]["tasks/0/title"].is_string(),
+        "{body}"
+    );
+    assert!(
+        body["error"]["fieldErrors"]["workspaceId"].is_string(),
+        "{body}"
+    );
+    // 413: a declared oversized body is refused before it is sent.
+    let headers = vec![
+        (
+            "Authorization".to_string(),
+            format!("Bearer {}", alice.token),
+        ),
+        ("Content-Length".to_string(), (2 * 1024 * 1024).to_string()),
+    ];
+    assert_error(
+        &raw_http(rt.addr, "POST", &get, &headers, b""),
+        413,
+        "input_too_large",
+    );
+    // 413: an undeclared (chunked) oversized body is refused at the limit.
+    let chunk = vec![b' '; 256 * 1024];
+    let mut chunked = Vec::new();
+    for _ in 0..5 {
+        chunked.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
+        chunked.extend_from_slice(&chunk);
+        chunked.extend_from_slice(b"\r\n");
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    let headers = vec![
+        (
+            "Authorization".to_string(),
+            format!("Bearer {}", alice.token),
+        ),
+        ("Transfer-Encoding".to_string(), "chunked".to_string()),
+    ];
+    assert_error(
+        &raw_http(rt.addr, "POST", &get, &headers, &chunked),
+        413,
+        "input_too_large",
+    );
+    // A revoked token stops working at once.
+    let out = rt.admin(&[
+        "token",
+        "revoke",
+        "--workspace",
+        &alice.workspace_id,
+        "--agent",
+        &alice.agent_id,
+    ]);
+    assert_eq!(out["revoked"], 1);
+    assert_error(
+        &rt.http("POST", &get, Some(&alice.token), Some(input)),
+        401,
+        "unauthorized",
+    );
+    // The log never carries a token.
+    let log = std::fs::read_to_string(rt.dir.path().join("runtime.log")).unwrap();
+    assert!(log.contains("status=401") && !log.contains(&alice.token) && !log.contains("Bearer"));
+}
+
+#[test]
+fn admin_commands_print_one_json_object() {
+    let rt = Runtime::start();
+    let ws = rt.workspace("w");
+    let agent = rt.agent(&ws, "@ann");
+    rt.channel(&ws, "eng");
+    // token issue is what a credential_process prints: a usable token.
+    let issued = rt.admin(&["token", "issue", "--workspace", &ws, "--agent", "@ann"]);
+    assert_eq!(issued.as_object().unwrap().len(), 1);
+    let fresh = Agent {
+        token: issued["token"].as_str().unwrap().to_string(),
+        ..agent.clone()
+    };
+    assert_eq!(
+        call(&rt, &fresh, "list", json!({"channel": "eng"})).status,
+        200
+    );
+    assert_eq!(
+        call(&rt, &agent, "list", json!({"channel": "eng"})).status,
+        200
+    );
+    let callback = rt.admin(&[
+        "callback",
+        "open",
+        "--workspace",
+        &ws,
+        "--agent",
+        &agent.agent_id,
+    ]);
+    let effect = callback["callback_effect_id"].as_str().unwrap();
+    assert!(effect.starts_with("cbe_"));
+    assert!(
+        callback["workflow_run_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("run_")
+    );
+    let done = rt.admin(&[
+        "callback",
+        "complete",
+        "--workspace",
+        &ws,
+        "--callback-effect",
+        effect,
+    ]);
+    assert_eq!(
+        done,
+        json!({"callback_effect_id": effect, "status": "completed"})
+    );
+    // Refusals: one error document on stdout, a non-zero exit.
+    for args in [
+        vec![
+            "agent",
+            "create",
+            "--workspace",
+            &ws,
+            "--handle",
+            "Bad Handle",
+        ],
+        vec!["agent", "create", "--workspace", &ws, "--handle", "ann"],
+        vec![
+            "agent",
+            "create",
+            "--workspace",
+            "ws_nope",
+            "--handle",
+            "zed",
+        ],
+        vec!["channel", "create", "--workspace", &ws, "--name", "eng"],
+        vec![
+            "channel",
+            "create",
+            "--workspace",
+            &ws,
+            "--name",
+            "p",
+            "--members",
+            "@ghost",
+        ],
+        vec!["token", "issue", "--workspace", &ws, "--agent", "@ghost"],
+    ] {
+        let out = rt.admin_output(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let doc: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+        assert_eq!(doc["error"]["code"], "invalid_input", "{args:?}");
+    }
+}
+
+#[test]
+fn concurrent_claims_have_exactly_one_winner() {
+    let rt = Runtime::start();
+    let ws = rt.workspace("w");
+    rt.channel(&ws, "eng");
+    let agents: Vec<Agent> = (0..16).map(|i| rt.agent(&ws, &format!("a{i}"))).collect();
+    ok(
+        &rt,
+        &agents[0],
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "contested"}]}),
+    );
+    let rt = Arc::new(rt);
+    let barrier = Arc::new(Barrier::new(agents.len()));
+    let handles: Vec<_> = agents
+        .iter()
+        .cloned()
+        .map(|agent| {
+            let (rt, barrier) = (rt.clone(), barrier.clone());
+            thread::spawn(move || {
+                barrier.wait();
+                ok(
+                    &rt,
+                    &agent,
+                    "set_claim",
+                    json!({"channel": "eng", "numbers": [1], "claimed": true}),
+                )
+            })
+        })
+        .collect();
+    let results: Vec<Value> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let winners = results.iter().filter(|r| r["updated_count"] == 1).count();
+    assert_eq!(winners, 1, "{results:?}");
+    assert!(
+        results
+            .iter()
+            .filter(|r| r["updated_count"] == 0)
+            .all(|r| r["failures"][0]["code"] == "task_claimed_by_other")
+    );
+}
+
+#[test]
+fn concurrent_keyed_replays_create_once_and_concurrent_creates_number_gaplessly() {
+    let rt = Runtime::start();
+    let ws = rt.workspace("w");
+    rt.channel(&ws, "eng");
+    let agent = rt.agent(&ws, "worker");
+    let callback = rt.admin(&["callback", "open", "--workspace", &ws, "--agent", "@worker"]);
+    let rt = Arc::new(rt);
+    let body = json!({"channel": "eng", "tasks": [{"title": "one"}, {"title": "two"}],
+        "idempotencyKey": "step-1",
+        "workflowRunId": callback["workflow_run_id"], "callbackEffectId": callback["callback_effect_id"]});
+    let barrier = Arc::new(Barrier::new(20));
+    let handles: Vec<_> = (0..20)
+        .map(|_| {
+            let (rt, barrier, agent, body) =
+                (rt.clone(), barrier.clone(), agent.clone(), body.clone());
+            thread::spawn(move || {
+                barrier.wait();
+                let reply = rt.post(&agent, "/tasks", &body);
+                (
+                    reply.status,
+                    success(find("task", "create").unwrap(), &reply),
+                )
+            })
+        })
+        .collect();
+    let results: Vec<(u16, Value)> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let fresh: Vec<_> = results
+        .iter()
+        .filter(|(_, d)| d["reused"] == false)
+        .collect();
+    assert_eq!(fresh.len(), 1);
+    assert_eq!(fresh[0].0, 201);
+    for (status, data) in &results {
+        assert_eq!(data["tasks"], fresh[0].1["tasks"]);
+        assert_eq!(*status, if data["reused"] == true { 200 } else { 201 });
+    }
+    // Concurrent plain creates: numbers continue at 3, with no gap and no repeat.
+    let barrier = Arc::new(Barrier::new(8));
+    let handles: Vec<_> = (0..8)
+        .map(|i| {
+            let (rt, barrier, agent) = (rt.clone(), barrier.clone(), agent.clone());
+            thread::spawn(move || {
+                barrier.wait();
+                let mut numbers = Vec::new();
+                for j in 0..4 {
+                    let data = ok(
+                        &rt,
+                        &agent,
+                        "create",
+                        json!({"channel": "eng", "tasks": [{"title": format!("t{i}-{j}")}]}),
+                    );
+                    numbers.push(data["tasks"][0]["number"].as_i64().unwrap());
+                }
+                numbers
+            })
+        })
+        .collect();
+    let mut numbers: Vec<i64> = handles
+        .into_iter()
+        .flat_map(|h| h.join().unwrap())
+        .collect();
+    numbers.sort();
+    assert_eq!(numbers, (3..=34).collect::<Vec<_>>());
+}
+
+#[test]
+fn acknowledged_writes_survive_kill_9() {
+    let mut rt = Runtime::start();
+    let ws = rt.workspace("w");
+    rt.channel(&ws, "eng");
+    let agent = rt.agent(&ws, "a");
+    for i in 0..5 {
+        ok(
+            &rt,
+            &agent,
+            "create",
+            json!({"channel": "eng", "tasks": [{"title": format!("durable {i}")}]}),
+        );
+    }
+    ok(
+        &rt,
+        &agent,
+        "checkpoint",
+        json!({"channel": "eng", "number": 5, "summary": "acked"}),
+    );
+    rt.kill9_and_restart();
+    let detail = ok(&rt, &agent, "get", json!({"channel": "eng", "number": 5}));
+    assert_eq!(detail["title"], "durable 4");
+    assert_eq!(detail["checkpoints"]["total"], 1);
+    let next = ok(
+        &rt,
+        &agent,
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "after"}]}),
+    );
+    assert_eq!(next["tasks"][0]["number"], 6);
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_shuts_down_gracefully() {
+    let mut rt = Runtime::start();
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &rt.child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let exit = rt.child.wait().expect("wait");
+    assert!(exit.success(), "{exit:?}");
+    let log = std::fs::read_to_string(rt.dir.path().join("runtime.log")).unwrap();
+    assert!(log.contains("shutting down"), "{log}");
+}
