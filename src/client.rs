@@ -6,6 +6,7 @@
 //! failures with backoff that honours `Retry-After`; non-idempotent
 //! mutations are never resent once they may have reached the server.
 
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, RETRY_AFTER};
@@ -27,38 +28,86 @@ pub struct ClientSettings {
     pub retries: u32,
 }
 
-/// A profile's credentials for one invocation, with the one refresh it may make.
+/// A profile's credentials for one invocation, shared by every request it
+/// makes (a `--batch` runs many at once): the token is fetched once, and a
+/// 401 refreshes it at most once per token generation.
 pub struct Session<'a> {
-    pub store: &'a CredentialStore,
-    pub profile_name: String,
-    pub profile: Profile,
+    store: &'a CredentialStore,
+    profile_name: String,
+    state: Mutex<SessionState>,
 }
 
-impl Session<'_> {
-    fn token(&mut self, timeout: Duration) -> Result<Secret, Failure> {
-        match &self.profile.token {
-            Some(token) if !expired(self.profile.token_expires_at.as_deref()) => Ok(token.clone()),
-            _ if self.profile.credential_process.is_some() => self.refresh(timeout),
-            _ => Err(Failure::new(
+struct SessionState {
+    profile: Profile,
+    /// Bumped by each refresh, so concurrent 401s refresh only once.
+    generation: u64,
+}
+
+impl<'a> Session<'a> {
+    pub fn new(store: &'a CredentialStore, profile_name: String, profile: Profile) -> Session<'a> {
+        Session {
+            store,
+            profile_name,
+            state: Mutex::new(SessionState {
+                profile,
+                generation: 0,
+            }),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, SessionState> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The current token, fetched through the credential process when there is none.
+    fn token(&self, timeout: Duration) -> Result<(Secret, u64), Failure> {
+        let mut state = self.lock();
+        if let Some(token) = &state.profile.token {
+            if !expired(state.profile.token_expires_at.as_deref()) {
+                return Ok((token.clone(), state.generation));
+            }
+        }
+        if state.profile.credential_process.is_none() {
+            return Err(Failure::new(
                 code::CREDENTIALS_MISSING,
                 format!(
                     "Profile `{}` has no usable token and no credential_process; run `agentteam auth login`.",
                     self.profile_name
                 ),
-            )),
+            ));
         }
+        self.refresh_locked(&mut state, timeout)
     }
 
     fn can_refresh(&self) -> bool {
-        self.profile.credential_process.is_some()
+        self.lock().profile.credential_process.is_some()
+    }
+
+    /// After a 401 with the token of generation `seen`: refresh, unless another
+    /// request already did.
+    fn refresh_after(&self, seen: u64, timeout: Duration) -> Result<(Secret, u64), Failure> {
+        let mut state = self.lock();
+        if state.generation > seen {
+            if let Some(token) = &state.profile.token {
+                return Ok((token.clone(), state.generation));
+            }
+        }
+        self.refresh_locked(&mut state, timeout)
     }
 
     /// Runs the credential process and stores the new token in this profile only.
-    fn refresh(&mut self, timeout: Duration) -> Result<Secret, Failure> {
-        let argv = self.profile.credential_process.clone().unwrap_or_default();
+    fn refresh_locked(
+        &self,
+        state: &mut SessionState,
+        timeout: Duration,
+    ) -> Result<(Secret, u64), Failure> {
+        let argv = state.profile.credential_process.clone().unwrap_or_default();
         let (token, expires_at) = run_credential_process(&argv, timeout)?;
-        self.profile.token = Some(token.clone());
-        self.profile.token_expires_at = expires_at.clone();
+        state.profile.token = Some(token.clone());
+        state.profile.token_expires_at = expires_at.clone();
+        state.generation += 1;
         let name = self.profile_name.clone();
         self.store.update(|file| {
             if let Some(stored) = file.profiles.get_mut(&name) {
@@ -67,7 +116,7 @@ impl Session<'_> {
             }
             Ok(())
         })?;
-        Ok(token)
+        Ok((token, state.generation))
     }
 }
 
@@ -122,14 +171,14 @@ impl Client {
     pub async fn call(
         &self,
         request: &WireRequest,
-        session: &mut Session<'_>,
+        session: &Session<'_>,
         may_retry: bool,
         printer: &Printer,
     ) -> Result<Success, Failure> {
         let mut refreshed = false;
         let mut retries_left = if may_retry { self.settings.retries } else { 0 };
         let mut backoff = Duration::from_millis(200);
-        let mut token = session.token(self.settings.timeout)?;
+        let (mut token, mut generation) = session.token(self.settings.timeout)?;
         loop {
             let started = Instant::now();
             let outcome = self.send(request, &token, printer).await;
@@ -151,7 +200,8 @@ impl Client {
                     if answer.status == 401 && !refreshed && session.can_refresh() {
                         printer.diagnostic("401: refreshing the token through the credential process, then replaying once");
                         refreshed = true;
-                        token = session.refresh(self.settings.timeout)?;
+                        (token, generation) =
+                            session.refresh_after(generation, self.settings.timeout)?;
                         continue;
                     }
                     let retry_after = retry_after(&answer.headers);
@@ -181,6 +231,20 @@ impl Client {
             ));
             tokio::time::sleep(backoff).await;
             backoff = (backoff * 2).min(MAX_RETRY_AFTER);
+        }
+    }
+
+    /// The full URL of `request`, query string included.
+    pub fn url(&self, request: &WireRequest) -> String {
+        let url = format!("{}{}", self.base, request.path);
+        match reqwest::Url::parse_with_params(&url, &request.query) {
+            Ok(mut parsed) => {
+                if request.query.is_empty() {
+                    parsed.set_query(None);
+                }
+                parsed.to_string()
+            }
+            Err(_) => url,
         }
     }
 

@@ -1,27 +1,42 @@
 //! `agentteam exec <domain> <action>`: read input → validate → resolve hidden
-//! context → call → print. Nothing here knows a domain: the action comes
-//! from the registry and everything about it is read from its entry.
+//! context → call → print, in one of four modes: one request, a dry run, a
+//! `--batch` of NDJSON lines, or `--paginate`. Nothing here knows a domain:
+//! the action comes from the registry and everything about it is read from
+//! its entry.
 
-use std::io::{IsTerminal, Read};
+use std::io::{BufRead, BufReader, IsTerminal, Read};
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use futures_util::StreamExt;
+use serde_json::{Map, Value, json};
 
 use crate::client::{Client, ClientSettings, Session};
-use crate::credentials::{CredentialStore, profile_name};
+use crate::credentials::{CredentialStore, Profile, profile_name};
 use crate::env_vars;
 use crate::error::{ExitClass, Failure, code};
 use crate::output::Printer;
-use crate::registry::Action;
+use crate::registry::{Action, Method};
 use crate::validate::validate;
-use crate::wire::{self, MAX_BODY_BYTES, WorkflowContext};
+use crate::wire::{self, MAX_BODY_BYTES, WireRequest, WorkflowContext};
 
 /// Where the JSON input comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InputSource {
     Stdin,
     File(PathBuf),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// One JSON object in, one document out.
+    Single,
+    /// Validate and resolve, print the request, send nothing.
+    DryRun,
+    /// NDJSON in, one result line per input line, in input order.
+    Batch { concurrency: usize },
+    /// Follow `next_cursor`, streaming items as NDJSON.
+    Paginate { max_items: Option<u64> },
 }
 
 /// Settings resolved from flags and environment; no clap types past here.
@@ -31,69 +46,105 @@ pub struct ExecSettings {
     pub profile: Option<String>,
     pub timeout: Duration,
     pub retries: u32,
+    pub mode: Mode,
 }
 
 pub fn run(settings: &ExecSettings, printer: &Printer) -> ExitClass {
-    match execute(settings, printer) {
-        Ok(success) => printer.success(success.data, success.meta),
+    let result = match settings.mode {
+        Mode::Single => single(settings, printer),
+        Mode::DryRun => dry_run(settings, printer),
+        Mode::Batch { concurrency } => return batch(settings, concurrency, printer),
+        Mode::Paginate { max_items } => return paginate(settings, max_items, printer),
+    };
+    match result {
+        Ok(class) => class,
         Err(failure) => printer.failure(&failure),
     }
 }
 
-fn execute(settings: &ExecSettings, printer: &Printer) -> Result<wire::Success, Failure> {
-    let action = settings.action;
-    let raw = read_input(&settings.input)?;
-    let input = parse_input(&raw)?;
-    let input = validate(action, input)?;
+/// The resolved hidden context of one invocation (§5.4): never model input.
+struct Context {
+    store: CredentialStore,
+    profile_name: String,
+    profile: Profile,
+    workflow: WorkflowContext,
+}
 
-    let store = CredentialStore::locate()?;
-    let file = store.load()?;
-    let name = profile_name(settings.profile.as_deref(), &file);
-    let profile = file.profiles.get(&name).cloned().ok_or_else(|| {
-        Failure::new(
-            code::CREDENTIALS_MISSING,
-            format!(
-                "No profile `{name}` in {}; run `agentteam auth login`.",
-                store.path().display()
+impl Context {
+    fn resolve(profile_flag: Option<&str>) -> Result<Context, Failure> {
+        let store = CredentialStore::locate()?;
+        let file = store.load()?;
+        let name = profile_name(profile_flag, &file);
+        let profile = file.profiles.get(&name).cloned().ok_or_else(|| {
+            Failure::new(
+                code::CREDENTIALS_MISSING,
+                format!(
+                    "No profile `{name}` in {}; run `agentteam auth login`.",
+                    store.path().display()
+                ),
+            )
+        })?;
+        let missing: Vec<&str> = [
+            ("api_url", profile.api_url.trim().is_empty()),
+            ("workspace_id", profile.workspace_id.trim().is_empty()),
+            ("agent_id", profile.agent_id.trim().is_empty()),
+            (
+                "token or credential_process",
+                profile.token.is_none() && profile.credential_process.is_none(),
             ),
-        )
-    })?;
-    for (field, value) in [
-        ("api_url", &profile.api_url),
-        ("workspace_id", &profile.workspace_id),
-        ("agent_id", &profile.agent_id),
-    ] {
-        if value.trim().is_empty() {
+        ]
+        .into_iter()
+        .filter_map(|(field, absent)| absent.then_some(field))
+        .collect();
+        if !missing.is_empty() {
             return Err(Failure::new(
                 code::CREDENTIALS_MISSING,
-                format!("Profile `{name}` has no {field}; run `agentteam auth login`."),
+                format!(
+                    "Profile `{name}` lacks {}; run `agentteam auth login`.",
+                    missing.join(", ")
+                ),
             ));
         }
+        let workflow = WorkflowContext {
+            workflow_run_id: non_empty_env(env_vars::WORKFLOW_RUN_ID.name),
+            callback_effect_id: non_empty_env(env_vars::CALLBACK_EFFECT_ID.name),
+        };
+        Ok(Context {
+            store,
+            profile_name: name,
+            profile,
+            workflow,
+        })
     }
-    let workflow = WorkflowContext {
-        workflow_run_id: non_empty_env(env_vars::WORKFLOW_RUN_ID.name),
-        callback_effect_id: non_empty_env(env_vars::CALLBACK_EFFECT_ID.name),
-    };
-    let request = wire::encode_request(
-        action,
-        &profile.workspace_id,
-        &profile.agent_id,
-        &input,
-        &workflow,
-    );
-    let client = Client::new(
-        &profile.api_url,
-        ClientSettings {
-            timeout: settings.timeout,
-            retries: settings.retries,
-        },
-    )?;
-    let mut session = Session {
-        store: &store,
-        profile_name: name,
-        profile,
-    };
-    let runtime = tokio::runtime::Builder::new_current_thread()
+
+    fn request(&self, action: &Action, input: &Value) -> WireRequest {
+        wire::encode_request(
+            action,
+            &self.profile.workspace_id,
+            &self.profile.agent_id,
+            input,
+            &self.workflow,
+        )
+    }
+
+    fn client(&self, settings: &ExecSettings) -> Result<Client, Failure> {
+        Client::new(
+            &self.profile.api_url,
+            ClientSettings {
+                timeout: settings.timeout,
+                retries: settings.retries,
+            },
+        )
+    }
+
+    fn session(&self) -> Session<'_> {
+        Session::new(&self.store, self.profile_name.clone(), self.profile.clone())
+    }
+}
+
+fn async_runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    // One thread: a CLI call is I/O-bound, and start-up is most of its cost.
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| {
@@ -101,8 +152,280 @@ fn execute(settings: &ExecSettings, printer: &Printer) -> Result<wire::Success, 
                 code::INTERNAL_ERROR,
                 format!("Cannot start the async runtime: {e}."),
             )
-        })?;
-    runtime.block_on(client.call(&request, &mut session, action.may_retry(&input), printer))
+        })
+}
+
+/// Reads, parses and validates one input document.
+fn prepare(action: &Action, raw: &[u8]) -> Result<Value, Failure> {
+    validate(action, parse_input(raw)?)
+}
+
+fn single(settings: &ExecSettings, printer: &Printer) -> Result<ExitClass, Failure> {
+    let action = settings.action;
+    let input = prepare(action, &read_input(&settings.input)?)?;
+    let context = Context::resolve(settings.profile.as_deref())?;
+    let request = context.request(action, &input);
+    let client = context.client(settings)?;
+    let session = context.session();
+    let success = async_runtime()?.block_on(client.call(
+        &request,
+        &session,
+        action.may_retry(&input),
+        printer,
+    ))?;
+    Ok(printer.success(action, success.data, success.meta))
+}
+
+/// Prints the exact request that would be sent, token redacted; sends nothing
+/// and runs no credential process.
+fn dry_run(settings: &ExecSettings, printer: &Printer) -> Result<ExitClass, Failure> {
+    let action = settings.action;
+    let input = prepare(action, &read_input(&settings.input)?)?;
+    let context = Context::resolve(settings.profile.as_deref()).map_err(|f| Failure {
+        message: format!("Dry run: the request cannot be built. {}", f.message),
+        ..f
+    })?;
+    let request = context.request(action, &input);
+    let client = context.client(settings)?;
+    let mut headers = Map::new();
+    headers.insert("authorization".into(), json!("Bearer <redacted>"));
+    let body = match (&request.method, &request.body) {
+        (Method::Post, Some(bytes)) => {
+            headers.insert("content-type".into(), json!("application/json"));
+            serde_json::from_slice(bytes).expect("the encoder wrote JSON")
+        }
+        _ => Value::Null,
+    };
+    Ok(printer.document(json!({
+        "dry_run": true,
+        "action": action.id(),
+        "method": request.method.as_str(),
+        "url": client.url(&request),
+        "headers": headers,
+        "body": body,
+    })))
+}
+
+/// `--paginate`: every item of every page, one compact JSON line each.
+fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) -> ExitClass {
+    let result = (|| {
+        let action = settings.action;
+        let mut input = prepare(action, &read_input(&settings.input)?)?;
+        let context = Context::resolve(settings.profile.as_deref())?;
+        let client = context.client(settings)?;
+        let session = context.session();
+        let runtime = async_runtime()?;
+        let started = Instant::now();
+        let mut emitted = 0u64;
+        loop {
+            let request = context.request(action, &input);
+            let page = runtime.block_on(client.call(
+                &request,
+                &session,
+                action.may_retry(&input),
+                printer,
+            ))?;
+            for item in page.data["items"].as_array().into_iter().flatten() {
+                if max_items.is_some_and(|max| emitted >= max) {
+                    break;
+                }
+                printer.line(item);
+                emitted += 1;
+            }
+            printer.progress(&format!(
+                "{emitted} items, {:.0}/s",
+                emitted as f64 / started.elapsed().as_secs_f64().max(1e-3)
+            ));
+            match page.meta.get("next_cursor").and_then(Value::as_str) {
+                Some(cursor) if !max_items.is_some_and(|max| emitted >= max) => {
+                    input["cursor"] = json!(cursor);
+                }
+                _ => break,
+            }
+        }
+        printer.progress_done();
+        Ok(ExitClass::Success)
+    })();
+    result.unwrap_or_else(|failure: Failure| {
+        printer.progress_done();
+        printer.line(&failure.to_document());
+        printer.stderr(&format!("error: {}: {}\n", failure.code, failure.message));
+        failure.class
+    })
+}
+
+/// How bad an exit class is, for the one status a batch ends with.
+fn severity(class: ExitClass) -> u8 {
+    match class {
+        ExitClass::Success => 0,
+        ExitClass::Usage => 1,
+        ExitClass::Rejected => 2,
+        ExitClass::Transient => 3,
+        ExitClass::Credentials => 4,
+        ExitClass::Internal => 5,
+    }
+}
+
+/// `--batch`: NDJSON in, one result line per non-blank input line, in input
+/// order, over one connection pool with at most `concurrency` in flight.
+fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> ExitClass {
+    let action = settings.action;
+    let reader: Box<dyn BufRead + Send> = match &settings.input {
+        InputSource::Stdin => Box::new(BufReader::new(std::io::stdin())),
+        InputSource::File(path) => match std::fs::File::open(path) {
+            Ok(file) => Box::new(BufReader::new(file)),
+            Err(e) => {
+                return printer.failure(&Failure::new(
+                    code::USAGE_ERROR,
+                    format!("Cannot open input file {}: {e}.", path.display()),
+                ));
+            }
+        },
+    };
+    let runtime = match async_runtime() {
+        Ok(r) => r,
+        Err(failure) => return printer.failure(&failure),
+    };
+    // Credentials are resolved once; if they are missing every valid line says so.
+    let context = Context::resolve(settings.profile.as_deref());
+    let client = context.as_ref().ok().map(|c| c.client(settings));
+    let session = context.as_ref().ok().map(Context::session);
+
+    let (tx, rx) = tokio::sync::mpsc::channel::<(u64, Result<Vec<u8>, Failure>)>(concurrency * 4);
+    std::thread::spawn(move || read_lines(reader, tx));
+    let lines = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|item| (item, rx))
+    });
+
+    let one = |line_no: u64, raw: Result<Vec<u8>, Failure>| {
+        let context = &context;
+        let client = &client;
+        let session = &session;
+        async move {
+            let result = async {
+                let input = prepare(action, &raw?)?;
+                let context = context.as_ref().map_err(Clone::clone)?;
+                let client = client
+                    .as_ref()
+                    .expect("a client exists when the context does")
+                    .as_ref()
+                    .map_err(Clone::clone)?;
+                let session = session
+                    .as_ref()
+                    .expect("a session exists when the context does");
+                let request = context.request(action, &input);
+                client
+                    .call(&request, session, action.may_retry(&input), printer)
+                    .await
+            }
+            .await;
+            (line_no, result)
+        }
+    };
+
+    let started = Instant::now();
+    let worst = runtime.block_on(async {
+        let results = lines
+            .map(|(n, raw)| one(n, raw))
+            .buffered(concurrency.max(1));
+        let mut results = std::pin::pin!(results);
+        let mut worst = ExitClass::Success;
+        let mut done = 0u64;
+        while let Some((line_no, result)) = results.next().await {
+            let class = match result {
+                Ok(success) => {
+                    printer.line(
+                        &json!({"line": line_no, "data": success.data, "meta": success.meta}),
+                    );
+                    ExitClass::Success
+                }
+                Err(failure) => {
+                    let mut doc = json!({"line": line_no});
+                    doc["error"] = failure.to_document()["error"].take();
+                    printer.line(&doc);
+                    failure.class
+                }
+            };
+            if severity(class) > severity(worst) {
+                worst = class;
+            }
+            done += 1;
+            printer.progress(&format!(
+                "{done} done, {:.0}/s",
+                done as f64 / started.elapsed().as_secs_f64().max(1e-3)
+            ));
+        }
+        worst
+    });
+    printer.progress_done();
+    worst
+}
+
+/// Sends `(line number, bytes)` for each non-blank line; an over-long line
+/// is skipped to its end and reported, not buffered.
+fn read_lines(
+    mut reader: Box<dyn BufRead + Send>,
+    tx: tokio::sync::mpsc::Sender<(u64, Result<Vec<u8>, Failure>)>,
+) {
+    let mut line_no = 0u64;
+    loop {
+        line_no += 1;
+        let mut line = Vec::new();
+        let mut overflow = false;
+        let ended = loop {
+            let buf = match reader.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) => {
+                    let _ = tx.blocking_send((
+                        line_no,
+                        Err(Failure::new(
+                            code::USAGE_ERROR,
+                            format!("Cannot read input: {e}."),
+                        )),
+                    ));
+                    return;
+                }
+            };
+            if buf.is_empty() {
+                break true;
+            }
+            let (chunk, found) = match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => (&buf[..i], Some(i + 1)),
+                None => (buf, None),
+            };
+            if !overflow {
+                if line.len() + chunk.len() > MAX_BODY_BYTES {
+                    overflow = true;
+                    line.clear();
+                } else {
+                    line.extend_from_slice(chunk);
+                }
+            }
+            let used = found.unwrap_or(buf.len());
+            reader.consume(used);
+            if found.is_some() {
+                break false;
+            }
+        };
+        let item = if overflow {
+            Some(Err(Failure::new(
+                code::INPUT_TOO_LARGE,
+                format!("The line exceeds {} KiB.", MAX_BODY_BYTES / 1024),
+            )))
+        } else if line.iter().all(u8::is_ascii_whitespace) {
+            None
+        } else {
+            Some(Ok(line))
+        };
+        if let Some(item) = item {
+            if tx.blocking_send((line_no, item)).is_err() {
+                return;
+            }
+        }
+        if ended {
+            return;
+        }
+    }
 }
 
 fn non_empty_env(name: &str) -> Option<String> {
@@ -127,7 +450,7 @@ fn read_input(source: &InputSource) -> Result<Vec<u8>, Failure> {
             if std::io::stdin().is_terminal() {
                 return Err(Failure::new(
                     code::USAGE_ERROR,
-                    "No input: pipe one JSON object to stdin (`echo '{…}' | agentteam exec …`), or pass a file path. See --help and --input-schema.",
+                    "No input: pipe one JSON object to stdin (`echo '{…}' | agentteam exec …`), or pass a file path. See --help, --example and --input-schema.",
                 ));
             }
             std::io::stdin()

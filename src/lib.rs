@@ -16,5 +16,6 @@ pub mod generate;
 pub mod output;
 pub mod registry;
 pub mod runtime;
+pub mod text;
 pub mod validate;
 pub mod wire;

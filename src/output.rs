@@ -1,56 +1,95 @@
-//! The only writer to stdout and stderr for `agentteam`. Data goes to stdout
-//! as exactly one JSON document per action — `{"data", "meta"}` or
-//! `{"error"}` (product.md §5) — and people get a short line on stderr. A
-//! closed stdout pipe ends the process quietly, the way `head` users expect.
+//! The only writer to stdout and stderr for `agentteam`. In `json` format
+//! stdout carries exactly one JSON document per action — `{"data", "meta"}`
+//! or `{"error"}` (product.md §5) — or one per line in the NDJSON modes;
+//! `text` renders the action's own view for a person. People get a short
+//! line on stderr for errors. A closed stdout pipe ends the process quietly,
+//! the way `head` users expect.
 
 use std::io::{self, IsTerminal, Write};
 
 use serde_json::{Map, Value, json};
 
 use crate::error::{ExitClass, Failure};
+use crate::registry::Action;
+use crate::text::Style;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The authority: one JSON document (compact when piped, indented on a terminal).
+    Json,
+    /// A short human view: tables, summaries, one-line receipts and errors.
+    Text,
+}
 
 pub struct Printer {
+    pub format: Format,
     /// Indented JSON for a person at a terminal; compact when piped.
     pretty: bool,
+    pub style: Style,
     /// Diagnostics (`-v`) on stderr.
     pub verbose: bool,
+    /// Progress lines on stderr: only when stderr is a terminal.
+    pub progress: bool,
 }
 
 impl Printer {
-    pub fn new(verbose: bool) -> Printer {
+    /// `format`: the user's choice; by default `text` on a terminal, `json` otherwise.
+    pub fn new(format: Option<Format>, verbose: bool) -> Printer {
+        let terminal = io::stdout().is_terminal();
         Printer {
-            pretty: io::stdout().is_terminal(),
+            format: format.unwrap_or(if terminal { Format::Text } else { Format::Json }),
+            pretty: terminal,
+            style: Style::detect(terminal),
             verbose,
+            progress: io::stderr().is_terminal(),
         }
     }
 
-    /// Prints a success document and returns its exit class.
-    pub fn success(&self, data: Value, meta: Map<String, Value>) -> ExitClass {
-        self.json(&json!({"data": data, "meta": meta}));
+    /// Prints an action's success and returns its exit class.
+    pub fn success(&self, action: &Action, data: Value, meta: Map<String, Value>) -> ExitClass {
+        match self.format {
+            Format::Json => self.json(&json!({"data": data, "meta": meta})),
+            Format::Text => {
+                let mut text = (action.text)(&data, &self.style);
+                if let Some(cursor) = meta.get("next_cursor").and_then(Value::as_str) {
+                    text.push_str(&format!("More results: pass \"cursor\": \"{cursor}\" with the same input, or use --paginate.\n"));
+                }
+                if meta.get("truncated") == Some(&Value::Bool(true)) {
+                    text.push_str("(truncated by the result budget; see the JSON output for where to continue)\n");
+                }
+                self.stdout(&text);
+            }
+        }
         ExitClass::Success
     }
 
-    /// Prints the error document on stdout and one human line (plus one per
-    /// bad field) on stderr; returns the failure's exit class.
+    /// A success document that is not an action result (auth, dry runs).
+    pub fn document(&self, data: Value) -> ExitClass {
+        match self.format {
+            Format::Json => self.json(&json!({"data": data, "meta": {}})),
+            Format::Text => self.stdout(&crate::text::record(&data, &[], &self.style)),
+        }
+        ExitClass::Success
+    }
+
+    /// Prints the error: in `json` the document on stdout and a human line on
+    /// stderr; in `text` only the human line. Returns the exit class.
     pub fn failure(&self, failure: &Failure) -> ExitClass {
-        self.json(&failure.to_document());
-        let mut line = format!("error: {}: {}\n", failure.code, failure.message);
-        if failure.field_errors.len() > 1 {
-            for (field, problem) in &failure.field_errors {
-                line.push_str(&format!("  {field}: {problem}\n"));
-            }
+        if self.format == Format::Json {
+            self.json(&failure.to_document());
         }
-        if let Some(action) = &failure.suggested_action {
-            line.push_str(&format!(
-                "hint: try {} with {}\n",
-                action.tool, action.arguments
-            ));
-        }
-        self.stderr(&line);
+        self.stderr(&human_error(failure));
         failure.class
     }
 
-    /// Any JSON document on stdout (schemas, the catalog, auth results).
+    /// One NDJSON line (batch results, paginated items).
+    pub fn line(&self, doc: &Value) {
+        let mut text = serde_json::to_string(doc).expect("JSON values serialise");
+        text.push('\n');
+        self.stdout(&text);
+    }
+
+    /// Any JSON document on stdout (schemas, the catalog).
     pub fn json(&self, doc: &Value) {
         let mut text = if self.pretty {
             serde_json::to_string_pretty(doc).expect("JSON values serialise")
@@ -61,7 +100,7 @@ impl Printer {
         self.stdout(&text);
     }
 
-    /// Plain text on stdout (help pages, completions, man pages).
+    /// Plain text on stdout (help pages, completions).
     pub fn stdout(&self, text: &str) {
         let mut out = io::stdout().lock();
         if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
@@ -79,6 +118,35 @@ impl Printer {
             self.stderr(&format!("agentteam: {text}\n"));
         }
     }
+
+    /// Overwrites the progress line on a terminal's stderr; silent otherwise.
+    pub fn progress(&self, text: &str) {
+        if self.progress {
+            self.stderr(&format!("\r\x1b[2K{text}"));
+        }
+    }
+
+    pub fn progress_done(&self) {
+        if self.progress {
+            self.stderr("\r\x1b[2K");
+        }
+    }
+}
+
+fn human_error(failure: &Failure) -> String {
+    let mut line = format!("error: {}: {}\n", failure.code, failure.message);
+    if failure.field_errors.len() > 1 {
+        for (field, problem) in &failure.field_errors {
+            line.push_str(&format!("  {field}: {problem}\n"));
+        }
+    }
+    if let Some(action) = &failure.suggested_action {
+        line.push_str(&format!(
+            "hint: try {} with {}\n",
+            action.tool, action.arguments
+        ));
+    }
+    line
 }
 
 fn exit_on_closed_pipe(error: io::Error) {

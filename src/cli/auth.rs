@@ -118,7 +118,7 @@ pub fn logout(profile: Option<String>, printer: &Printer) -> ExitClass {
 
 fn finish(result: Result<Value, Failure>, printer: &Printer) -> ExitClass {
     match result {
-        Ok(data) => printer.success(data, serde_json::Map::new()),
+        Ok(data) => printer.document(data),
         Err(failure) => printer.failure(&failure),
     }
 }

@@ -16,12 +16,13 @@ use clap_complete::Shell;
 
 use crate::env_vars;
 use crate::error::{self, ExitClass, Failure, code};
-use crate::exec::{self, ExecSettings, InputSource};
-use crate::output::Printer;
+use crate::exec::{self, ExecSettings, InputSource, Mode};
+use crate::output::{Format, Printer};
 use crate::registry::{self, ACTIONS};
 
 const DEFAULT_TIMEOUT_SECONDS: u64 = 30;
 const DEFAULT_RETRIES: u32 = 2;
+const DEFAULT_CONCURRENCY: u16 = 4;
 
 /// The whole `agentteam` command, derived from the registry.
 pub fn command() -> Command {
@@ -60,6 +61,14 @@ pub fn command() -> Command {
                 .value_name("N")
                 .value_parser(value_parser!(u32).range(0..=10))
                 .help("Extra attempts after a transient failure, for reads, set_claim and keyed creates only [default: 2]"),
+        )
+        .arg(
+            Arg::new("format")
+                .long("format")
+                .global(true)
+                .value_name("FORMAT")
+                .value_parser(value_parser!(Format))
+                .help("Output format [default: text on a terminal, json otherwise]"),
         )
         .arg(
             Arg::new("verbose")
@@ -115,7 +124,7 @@ fn exec_command() -> Command {
 }
 
 fn action_command(action: &'static registry::Action) -> Command {
-    Command::new(action.verb)
+    let command = Command::new(action.verb)
         .about(action.summary)
         .long_about(help::action_long_help(action))
         .arg(
@@ -137,6 +146,53 @@ fn action_command(action: &'static registry::Action) -> Command {
                 .action(ArgAction::SetTrue)
                 .conflicts_with("input")
                 .help("Print the JSON Schema of the success document and exit"),
+        )
+        .arg(
+            Arg::new("example")
+                .long("example")
+                .action(ArgAction::SetTrue)
+                .conflicts_with_all(["input", "input_schema", "output_schema"])
+                .help("Print a valid example input and exit"),
+        )
+        .arg(
+            Arg::new("dry_run")
+                .long("dry-run")
+                .action(ArgAction::SetTrue)
+                .help("Validate and resolve credentials, print the request that would be sent (token redacted), send nothing"),
+        )
+        .arg(
+            Arg::new("batch")
+                .long("batch")
+                .action(ArgAction::SetTrue)
+                .conflicts_with("dry_run")
+                .help("Read newline-delimited JSON objects; print one result line per input line, in input order"),
+        )
+        .arg(
+            Arg::new("concurrency")
+                .long("concurrency")
+                .value_name("N")
+                .requires("batch")
+                .value_parser(value_parser!(u16).range(1..=64))
+                .help("With --batch: requests in flight at once [default: 4]"),
+        );
+    if !action.paginated {
+        return command;
+    }
+    command
+        .arg(
+            Arg::new("paginate")
+                .long("paginate")
+                .action(ArgAction::SetTrue)
+                .conflicts_with_all(["dry_run", "batch"])
+                .help("Follow next_cursor to the end, printing each item as one JSON line"),
+        )
+        .arg(
+            Arg::new("max_items")
+                .long("max-items")
+                .value_name("N")
+                .requires("paginate")
+                .value_parser(value_parser!(u64).range(1..))
+                .help("With --paginate: stop after N items [default: no limit]"),
         )
 }
 
@@ -181,7 +237,10 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Ok(matches) => matches,
         Err(e) => return clap_failure(e),
     };
-    let printer = Printer::new(matches.get_flag("verbose"));
+    let printer = Printer::new(
+        matches.get_one::<Format>("format").copied(),
+        matches.get_flag("verbose"),
+    );
     let profile = matches.get_one::<String>("profile").cloned();
     let class = match matches.subcommand() {
         Some(("exec", m)) => run_exec(m, profile, &printer),
@@ -223,6 +282,33 @@ fn run_exec(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
         printer.json(&action.output_schema());
         return ExitClass::Success;
     }
+    if am.get_flag("example") {
+        let example = action
+            .examples
+            .first()
+            .expect("every action has an example (tested)");
+        printer.json(
+            &serde_json::from_str(example.input)
+                .expect("registry examples are valid JSON (tested)"),
+        );
+        return ExitClass::Success;
+    }
+    let mode = if am.get_flag("dry_run") {
+        Mode::DryRun
+    } else if am.get_flag("batch") {
+        Mode::Batch {
+            concurrency: am
+                .get_one::<u16>("concurrency")
+                .copied()
+                .unwrap_or(DEFAULT_CONCURRENCY) as usize,
+        }
+    } else if action.paginated && am.get_flag("paginate") {
+        Mode::Paginate {
+            max_items: am.get_one::<u64>("max_items").copied(),
+        }
+    } else {
+        Mode::Single
+    };
     let input = match am.get_one::<PathBuf>("input") {
         Some(path) if path.as_os_str() == "-" => InputSource::Stdin,
         Some(path) => InputSource::File(path.clone()),
@@ -241,6 +327,7 @@ fn run_exec(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
             .get_one::<u32>("retries")
             .copied()
             .unwrap_or(DEFAULT_RETRIES),
+        mode,
     };
     exec::run(&settings, printer)
 }
@@ -277,7 +364,7 @@ fn run_auth(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
 /// usage failure: the JSON document on stdout, clap's explanation on stderr.
 fn clap_failure(error: clap::Error) -> i32 {
     use clap::error::ErrorKind;
-    let printer = Printer::new(false);
+    let printer = Printer::new(Some(Format::Json), false);
     match error.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             printer.stdout(&error.render().to_string());

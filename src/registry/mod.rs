@@ -224,6 +224,8 @@ pub struct Action {
     /// Canonicalises valid input before it is sent or stored (e.g. trims the idempotency key).
     pub canonicalize: fn(&mut Value),
     pub examples: &'static [Example],
+    /// The `--format text` view of a success's `data`.
+    pub text: fn(&Value, &crate::text::Style) -> String,
 }
 
 impl Action {

@@ -31,6 +31,7 @@ pub static ACTION: Action = Action {
         description: "Record a decision on task 12",
         input: r#"{"channel": "eng", "number": 12, "summary": "Root cause: token refresh raced logout. Fix merged behind a flag."}"#,
     }],
+    text: super::text::checkpoint,
 };
 
 fn input_schema() -> Value {

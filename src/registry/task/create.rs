@@ -50,6 +50,7 @@ pub static ACTION: Action = Action {
             input: r##"{"parent_task_scope": {"kind": "task", "scope_id": "tsk_0123456789abcdef0123456789abcdef"}, "target": "#eng:th_42", "tasks": [{"title": "Write the migration"}], "idempotency_key": "migration-subtask-1"}"##,
         },
     ],
+    text: super::text::created,
 };
 
 fn task_item() -> Value {

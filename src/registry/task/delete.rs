@@ -38,6 +38,7 @@ pub static ACTION: Action = Action {
             input: r#"{"channel": "eng", "number": 12, "subtask_mode": "promote"}"#,
         },
     ],
+    text: super::text::deleted,
 };
 
 fn input_schema() -> Value {

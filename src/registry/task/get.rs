@@ -33,6 +33,7 @@ pub static ACTION: Action = Action {
         description: "Read task 12 of the eng board",
         input: r#"{"channel": "eng", "number": 12}"#,
     }],
+    text: super::text::detail,
 };
 
 fn input_schema() -> Value {

@@ -53,6 +53,7 @@ pub static ACTION: Action = Action {
             input: r#"{"channel": "eng", "include_subtasks": true, "filters": {"assigned_to_me": true}}"#,
         },
     ],
+    text: super::text::page,
 };
 
 fn input_schema() -> Value {

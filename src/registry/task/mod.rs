@@ -8,6 +8,7 @@ pub mod fields;
 pub mod get;
 pub mod list;
 pub mod set_claim;
+pub mod text;
 pub mod update;
 
 use super::HiddenContext;

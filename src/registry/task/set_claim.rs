@@ -37,6 +37,7 @@ pub static ACTION: Action = Action {
             input: r#"{"channel": "eng", "numbers": [12], "claimed": false}"#,
         },
     ],
+    text: super::text::claim,
 };
 
 fn input_schema() -> Value {

@@ -53,6 +53,7 @@ pub static ACTION: Action = Action {
             input: r#"{"channel": "eng", "number": 12, "priority": "urgent", "assignee": null, "expected_updated_at": "2026-11-30T09:15:00.123456Z"}"#,
         },
     ],
+    text: super::text::detail,
 };
 
 fn input_schema() -> Value {

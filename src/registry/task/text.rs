@@ -1,0 +1,146 @@
+//! How task results read as text (`--format text`): the task domain's views,
+//! composed from the generic `text` vocabulary.
+
+use serde_json::Value;
+
+use crate::text::{Style, record, scalar, table};
+
+const COLUMNS: &[&str] = &["number", "status", "priority", "assignee", "title"];
+
+fn paint(column: &str, value: &str) -> &'static str {
+    match (column, value) {
+        ("status", "done") => "32",
+        ("status", "in_progress") => "33",
+        ("status", "in_review") => "36",
+        ("status", "canceled") => "2",
+        ("priority", "urgent" | "high") => "31",
+        _ => "",
+    }
+}
+
+fn tasks(rows: &Value, style: &Style) -> String {
+    let rows = rows.as_array().map(Vec::as_slice).unwrap_or_default();
+    if rows.is_empty() {
+        return "No tasks.\n".into();
+    }
+    table(rows, COLUMNS, style, paint)
+}
+
+/// `task_list`: a table.
+pub fn page(data: &Value, style: &Style) -> String {
+    tasks(&data["items"], style)
+}
+
+/// `task_create`: a table of what was created (or replayed).
+pub fn created(data: &Value, style: &Style) -> String {
+    let mut out = tasks(&data["tasks"], style);
+    if data["reused"] == Value::Bool(true) {
+        out.push_str("(replayed: an earlier create with the same idempotency_key; nothing new was created)\n");
+    }
+    out
+}
+
+/// `task_get` and `task_update`: a labelled summary, then its sections.
+pub fn detail(data: &Value, style: &Style) -> String {
+    let mut out = record(
+        data,
+        &["checklist", "attachments", "subtasks", "checkpoints"],
+        style,
+    );
+    for item in data["checklist"].as_array().into_iter().flatten() {
+        let mark = if item["done"] == Value::Bool(true) {
+            "[x]"
+        } else {
+            "[ ]"
+        };
+        out.push_str(&format!("  {mark} {}\n", scalar(&item["text"])));
+    }
+    for (name, section) in [
+        ("subtasks", &data["subtasks"]),
+        ("checkpoints", &data["checkpoints"]),
+    ] {
+        if let Some(total) = section["total"].as_u64() {
+            let shown = section["items"].as_array().map_or(0, Vec::len);
+            out.push_str(&format!(
+                "\n{} ({shown} of {total})\n",
+                style.paint(name, "1")
+            ));
+            if name == "subtasks" && shown > 0 {
+                out.push_str(&tasks(&section["items"], style));
+            }
+            for c in section["items"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|_| name == "checkpoints")
+            {
+                out.push_str(&format!(
+                    "  {} {}: {}\n",
+                    scalar(&c["created_at"]),
+                    scalar(&c["created_by"]),
+                    scalar(&c["summary"])
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// `task_set_claim`: one line, then one per failure.
+pub fn claim(data: &Value, _style: &Style) -> String {
+    let verb = if data["claimed"] == Value::Bool(true) {
+        "claimed"
+    } else {
+        "released"
+    };
+    let failures = data["failures"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let mut out = format!(
+        "{verb}: {} task(s) in that state, {} failure(s)\n",
+        scalar(&data["updated_count"]),
+        failures.len()
+    );
+    for f in failures {
+        out.push_str(&format!(
+            "  #{} {}: {}\n",
+            scalar(&f["number"]),
+            scalar(&f["code"]),
+            scalar(&f["message"])
+        ));
+    }
+    out
+}
+
+/// `task_checkpoint`: one line.
+pub fn checkpoint(data: &Value, _style: &Style) -> String {
+    format!(
+        "checkpoint {} on #{} by {}: {}\n",
+        scalar(&data["checkpoint"]["id"]),
+        scalar(&data["task"]["number"]),
+        scalar(&data["checkpoint"]["created_by"]),
+        crate::text::truncate(&scalar(&data["checkpoint"]["summary"]), 100)
+    )
+}
+
+/// `task_delete`: one line.
+pub fn deleted(data: &Value, _style: &Style) -> String {
+    let numbers = |v: &Value| {
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|n| format!("#{n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default()
+    };
+    let promoted = numbers(&data["promoted_numbers"]);
+    let mut out = format!("deleted {}", numbers(&data["deleted_numbers"]));
+    if !promoted.is_empty() {
+        out.push_str(&format!("; promoted {promoted} to top level"));
+    }
+    out.push('\n');
+    out
+}

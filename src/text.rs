@@ -1,0 +1,167 @@
+//! The `--format text` vocabulary: a table, a labelled record and a styled
+//! status word, sized to the terminal. Registry entries compose these into
+//! their own views (`Action::text`), so the renderer stays domain-free.
+
+use serde_json::Value;
+
+/// How text may be styled on this terminal.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    pub width: usize,
+    pub color: bool,
+}
+
+impl Style {
+    /// Colour only on a terminal and never with `NO_COLOR`.
+    pub fn detect(stdout_is_terminal: bool) -> Style {
+        let width = terminal_size::terminal_size()
+            .map(|(w, _)| w.0 as usize)
+            .or_else(|| std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()))
+            .unwrap_or(100)
+            .max(40);
+        let color =
+            stdout_is_terminal && std::env::var_os(crate::env_vars::NO_COLOR.name).is_none();
+        Style { width, color }
+    }
+
+    pub fn paint(&self, text: &str, ansi: &str) -> String {
+        if self.color && !ansi.is_empty() {
+            format!("\x1b[{ansi}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+/// A scalar as a person reads it: strings bare, null as `-`.
+pub fn scalar(value: &Value) -> String {
+    match value {
+        Value::Null => "-".into(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) if items.iter().all(|v| !v.is_object()) => {
+            items.iter().map(scalar).collect::<Vec<_>>().join(", ")
+        }
+        Value::Array(items) => format!("{} item(s)", items.len()),
+        other => other.to_string(),
+    }
+}
+
+/// Truncates to `width` characters, marking the cut with `…`.
+pub fn truncate(text: &str, width: usize) -> String {
+    let one_line = text.replace(['\n', '\r', '\t'], " ");
+    if one_line.chars().count() <= width {
+        return one_line;
+    }
+    let mut out: String = one_line.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// A table of `rows` with `columns`; the last column takes the remaining
+/// width and is truncated. `paint(column, value)` may style a cell.
+pub fn table(
+    rows: &[Value],
+    columns: &[&str],
+    style: &Style,
+    paint: fn(&str, &str) -> &'static str,
+) -> String {
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| columns.iter().map(|c| scalar(&r[*c])).collect())
+        .collect();
+    let mut widths: Vec<usize> = columns.iter().map(|c| c.chars().count()).collect();
+    for row in &cells {
+        for (i, cell) in row.iter().enumerate() {
+            widths[i] = widths[i].max(cell.chars().count());
+        }
+    }
+    let fixed: usize = widths[..columns.len() - 1].iter().map(|w| w + 2).sum();
+    let last = style.width.saturating_sub(fixed).max(10);
+    let mut out = String::new();
+    let header: Vec<String> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| pad(&c.to_uppercase(), widths[i], i + 1 == columns.len()))
+        .collect();
+    out.push_str(&style.paint(header.join("  ").trim_end(), "1"));
+    out.push('\n');
+    for row in &cells {
+        let line: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(i, cell)| {
+                let is_last = i + 1 == columns.len();
+                let text = if is_last {
+                    truncate(cell, last)
+                } else {
+                    pad(cell, widths[i], false)
+                };
+                style.paint(&text, paint(columns[i], cell))
+            })
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn pad(text: &str, width: usize, last: bool) -> String {
+    if last {
+        text.to_string()
+    } else {
+        format!("{text:<width$}")
+    }
+}
+
+/// `label: value` lines for the scalar fields of `record`, in its order.
+pub fn record(record: &Value, skip: &[&str], style: &Style) -> String {
+    let Some(object) = record.as_object() else {
+        return scalar(record) + "\n";
+    };
+    let label_width = object
+        .keys()
+        .filter(|k| !skip.contains(&k.as_str()))
+        .map(|k| k.len())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for (key, value) in object {
+        if skip.contains(&key.as_str()) || value.is_object() {
+            continue;
+        }
+        let text = truncate(
+            &scalar(value),
+            style.width.saturating_sub(label_width + 2).max(20),
+        );
+        out.push_str(&format!(
+            "{}  {text}\n",
+            style.paint(&format!("{key:<label_width$}"), "1")
+        ));
+    }
+    out
+}
+
+/// No styling for any cell.
+pub fn plain(_column: &str, _value: &str) -> &'static str {
+    ""
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tables_fit_the_width() {
+        let style = Style {
+            width: 40,
+            color: false,
+        };
+        let rows = vec![
+            json!({"number": 1, "title": "a very long title that will not fit in forty columns at all"}),
+        ];
+        let out = table(&rows, &["number", "title"], &style, plain);
+        assert!(out.lines().all(|l| l.chars().count() <= 40), "{out}");
+        assert!(out.contains('…'));
+    }
+}
