@@ -73,6 +73,157 @@ fn check_03_no_deprecated_aliases_in_the_default_surface() {
     }
 }
 
+/// A property of an input schema as the catalog declares it, with the path
+/// spelling of `cli::help::input_fields` (`parent.child`, `list[].child`).
+struct SchemaField {
+    path: String,
+    required: bool,
+    type_name: String,
+}
+
+fn schema_fields(schema: &Value, prefix: &str, out: &mut Vec<SchemaField>) {
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(props) = schema["properties"].as_object() else {
+        return;
+    };
+    for (name, prop) in props {
+        let path = if prefix.is_empty() {
+            name.clone()
+        } else {
+            format!("{prefix}.{name}")
+        };
+        out.push(SchemaField {
+            path: path.clone(),
+            required: required.contains(&name.as_str()),
+            type_name: schema_type_name(prop),
+        });
+        schema_fields(prop, &path, out);
+        schema_fields(&prop["items"], &format!("{path}[]"), out);
+    }
+}
+
+/// How the CLI's help must spell a property's type: its enum values, else
+/// its JSON type(s), arrays with their item type.
+fn schema_type_name(prop: &Value) -> String {
+    if let Some(values) = prop["enum"].as_array() {
+        return values
+            .iter()
+            .map(|v| v.as_str().unwrap_or("null"))
+            .collect::<Vec<_>>()
+            .join("|");
+    }
+    match &prop["type"] {
+        Value::String(t) if t == "array" => {
+            format!("array of {}", schema_type_name(&prop["items"]))
+        }
+        Value::String(t) => t.clone(),
+        Value::Array(ts) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join("|"),
+        other => panic!("property without a type: {other}"),
+    }
+}
+
+#[test]
+fn check_04_catalog_and_schema_parity() {
+    let catalog = catalog();
+    let entries = catalog["actions"].as_array().unwrap();
+    assert_eq!(entries.len(), ACTIONS.len());
+    for (action, entry) in ACTIONS.iter().zip(entries) {
+        let name = action.name();
+        assert_eq!(entry["name"], json!(name));
+        assert_eq!(entry["action_id"], json!(action.id()));
+        assert_eq!(
+            entry["cli"],
+            json!(format!(
+                "agentteam exec {} {} -",
+                action.domain, action.verb
+            ))
+        );
+        // The catalog carries exactly what `--input-schema` and
+        // `--output-schema` print (both are these functions; the binary's
+        // output is compared with them in tests/snapshots.rs).
+        assert_eq!(entry["input_schema"], (action.input_schema)(), "{name}");
+        assert_eq!(entry["output_schema"], action.output_schema(), "{name}");
+        assert_eq!(
+            entry["output_schema"]["properties"]["data"],
+            (action.data_schema)(),
+            "{name}"
+        );
+
+        // The CLI's help lists every catalog property, and only those, with
+        // the same requiredness and type.
+        let mut declared = Vec::new();
+        schema_fields(&entry["input_schema"], "", &mut declared);
+        let help = crate::cli::help::input_fields(action);
+        assert_eq!(
+            declared.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
+            help.iter()
+                .map(|(path, ..)| path.as_str())
+                .collect::<Vec<_>>(),
+            "{name}: help and catalog list different fields"
+        );
+        for (field, (path, type_name, required, _)) in declared.iter().zip(&help) {
+            assert_eq!(field.required, *required, "{name}: {path} requiredness");
+            assert_eq!(&field.type_name, type_name, "{name}: {path} type");
+        }
+    }
+}
+
+#[test]
+fn check_05_permission_and_annotations_agree() {
+    for action in ACTIONS {
+        let name = action.name();
+        let (read_only, destructive) = match action.permission {
+            Permission::ReadOnly => (true, false),
+            Permission::AgentMutation => (false, false),
+            Permission::Destructive => (false, true),
+        };
+        assert_eq!(action.read_only(), read_only, "{name}");
+        assert_eq!(action.destructive(), destructive, "{name}");
+        let entry = action.catalog_entry();
+        assert_eq!(entry["permission"], json!(action.permission), "{name}");
+        assert_eq!(entry["read_only"], json!(read_only), "{name}");
+        assert_eq!(entry["destructive"], json!(destructive), "{name}");
+
+        // Read-only means no side effect anywhere in the metadata.
+        assert_eq!(
+            read_only,
+            action.idempotency == Idempotency::Safe,
+            "{name}: only reads are `safe` to repeat"
+        );
+        assert_eq!(
+            read_only,
+            action.concurrency == Concurrency::Snapshot,
+            "{name}"
+        );
+
+        // The description says what the annotations say (§10.1 point 3).
+        let description = action.description.to_lowercase();
+        assert_eq!(
+            description.contains("read-only"),
+            read_only,
+            "{name}: a read says `Read-only`; nothing else does"
+        );
+        let says_permanent =
+            description.contains("permanent") || description.contains("cannot be recovered");
+        assert_eq!(
+            says_permanent, destructive,
+            "{name}: a destructive action says it is permanent; nothing else does"
+        );
+        assert_eq!(
+            crate::cli::help::action_long_help(action).contains("(destructive, permanent)"),
+            destructive,
+            "{name}: --help"
+        );
+    }
+}
+
 #[test]
 fn check_06_no_hidden_context_in_model_input() {
     let hidden: Vec<&str> = HiddenContext::ALL
@@ -181,20 +332,159 @@ fn check_09_every_action_is_classified() {
 
 #[test]
 fn check_10_descriptions_reference_only_registered_actions() {
+    // Everything a model reads about an action: its description, its
+    // `--help` and every field description of its input schema.
     for action in ACTIONS {
-        for word in action
-            .description
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        {
-            if word.contains('_') && domains().iter().any(|d| word.starts_with(&format!("{d}_"))) {
-                assert!(
-                    find_by_name(word).is_some(),
-                    "{} mentions unknown tool {word}",
-                    action.name()
-                );
+        let mut texts = vec![
+            action.description.to_string(),
+            crate::cli::help::action_long_help(action),
+        ];
+        texts.extend(
+            crate::cli::help::input_fields(action)
+                .into_iter()
+                .map(|(.., description)| description),
+        );
+        for text in texts {
+            for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+                if word.contains('_')
+                    && domains().iter().any(|d| word.starts_with(&format!("{d}_")))
+                {
+                    // Error codes share the domain prefix (`task_not_found`).
+                    let error_code = crate::error::ERROR_CODES.iter().any(|c| c.code == word);
+                    assert!(
+                        find_by_name(word).is_some() || error_code,
+                        "{} mentions {word}, neither a registered tool nor an error code",
+                        action.name()
+                    );
+                }
             }
         }
     }
+}
+
+/// Compact-JSON size budgets, in bytes, of each action's definition (§10.1):
+/// `(canonical name, catalog entry, input schema)`. Tool definitions are
+/// persistent model-visible context, so growth must be a decision. This is a
+/// deterministic regression guard, not a token count: each budget is the size
+/// measured when it was set, rounded up to the next 512 bytes. When a change
+/// needs more, raise the number here in the same reviewed change.
+const DEFINITION_BUDGETS: &[(&str, usize, usize)] = &[
+    ("task_list", 5632, 2560),
+    ("task_get", 7168, 512),
+    ("task_create", 8704, 4608),
+    ("task_update", 7168, 4096),
+    ("task_set_claim", 3584, 1024),
+    ("task_checkpoint", 4608, 1024),
+    ("task_delete", 3072, 1024),
+];
+
+#[test]
+fn check_11_definitions_stay_within_their_size_budget() {
+    let compact = |v: &Value| serde_json::to_string(v).unwrap().len();
+    for action in ACTIONS {
+        let name = action.name();
+        let &(_, entry_budget, input_budget) = DEFINITION_BUDGETS
+            .iter()
+            .find(|(n, ..)| *n == name)
+            .unwrap_or_else(|| panic!("{name} has no size budget in DEFINITION_BUDGETS"));
+        let entry = compact(&action.catalog_entry());
+        let input = compact(&(action.input_schema)());
+        assert!(
+            entry <= entry_budget,
+            "{name}: catalog entry is {entry} bytes, budget {entry_budget}"
+        );
+        assert!(
+            input <= input_budget,
+            "{name}: input schema is {input} bytes, budget {input_budget}"
+        );
+    }
+    for (name, ..) in DEFINITION_BUDGETS {
+        assert!(
+            find_by_name(name).is_some(),
+            "budget for unknown action {name}"
+        );
+    }
+}
+
+/// Why a migration map is wrong, if it is: an old name must be a well-formed
+/// name that is no longer registered, listed once, and map to a registered
+/// action or to the explicit decision "removed".
+fn migration_problems(map: &[(&str, &str)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut seen = HashSet::new();
+    for &(old, new) in map {
+        if !is_snake_case(old) {
+            problems.push(format!("{old}: not a canonical-grammar name"));
+        }
+        if find_by_name(old).is_some() {
+            problems.push(format!("{old}: still registered"));
+        }
+        if !seen.insert(old) {
+            problems.push(format!("{old}: listed twice"));
+        }
+        if new != "removed" && find_by_name(new).is_none() {
+            problems.push(format!("{old} -> {new}: neither registered nor `removed`"));
+        }
+    }
+    problems
+}
+
+#[test]
+fn check_12_old_names_have_an_explicit_migration() {
+    assert_eq!(migration_problems(MIGRATIONS), Vec::<String>::new());
+
+    // The rules bite: each broken entry below is reported.
+    let broken = [
+        ("task_get", "task_list"),
+        ("task_search", "task_find"),
+        ("task_claim", "task_set_claim"),
+        ("task_claim", "removed"),
+        ("listTasks", "task_list"),
+    ];
+    assert_eq!(
+        migration_problems(&broken),
+        [
+            "task_get: still registered",
+            "task_search -> task_find: neither registered nor `removed`",
+            "task_claim: listed twice",
+            "listTasks: not a canonical-grammar name",
+        ]
+    );
+
+    // The catalog publishes the map, entry for entry (possibly empty).
+    let published = catalog()["migrations"]
+        .as_array()
+        .expect("the catalog always carries `migrations`")
+        .clone();
+    let expected: Vec<Value> = MIGRATIONS
+        .iter()
+        .map(|(old, new)| json!({"old": old, "new": new}))
+        .collect();
+    assert_eq!(published, expected);
+}
+
+#[test]
+fn catalog_schemas_are_valid_json_schema_2020_12() {
+    let catalog = catalog();
+    let mut schemas = vec![("error_schema".to_string(), catalog["error_schema"].clone())];
+    for entry in catalog["actions"].as_array().unwrap() {
+        for key in ["input_schema", "output_schema"] {
+            schemas.push((format!("{}: {key}", entry["name"]), entry[key].clone()));
+        }
+    }
+    assert_eq!(schemas.len(), 1 + 2 * ACTIONS.len());
+    for (what, schema) in schemas {
+        if let Err(e) = jsonschema::draft202012::meta::validate(&schema) {
+            panic!(
+                "{what} is not a valid 2020-12 schema: {e} at {}",
+                e.instance_path
+            );
+        }
+    }
+    // The meta-schema check is live: a malformed schema fails it.
+    assert!(!jsonschema::draft202012::meta::is_valid(
+        &json!({"type": "object", "properties": {"a": {"type": 12}}})
+    ));
 }
 
 #[test]
