@@ -651,3 +651,65 @@ fn sigterm_shuts_down_gracefully() {
     let log = std::fs::read_to_string(rt.dir.path().join("runtime.log")).unwrap();
     assert!(log.contains("shutting down"), "{log}");
 }
+
+#[test]
+fn quickstart_writes_a_profile_whose_credential_process_works_and_is_rerunnable() {
+    let rt = Runtime::start();
+    let config = rt.dir.path().join("config");
+    let quickstart = |profile: &str| -> Value {
+        let out = std::process::Command::new(common::runtime::BIN)
+            .arg("--db")
+            .arg(&rt.db)
+            .args([
+                "quickstart",
+                "--api-url",
+                &rt.base_url(),
+                "--profile",
+                profile,
+            ])
+            .env("AGENTTEAM_CONFIG_DIR", &config)
+            .output()
+            .expect("quickstart");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("one JSON object")
+    };
+    let first = quickstart("default");
+    assert_eq!(first["created"].as_array().unwrap().len(), 4, "{first}");
+    assert!(
+        first["next"][1]
+            .as_str()
+            .unwrap()
+            .contains("agentteam exec task list -")
+    );
+    let again = quickstart("second");
+    assert_eq!(again["created"], json!([]), "a rerun reuses everything");
+    assert_eq!(again["agent_id"], first["agent_id"]);
+
+    let file: Value =
+        serde_json::from_slice(&std::fs::read(config.join("credentials.json")).unwrap()).unwrap();
+    assert_eq!(file["default_profile"], "default");
+    let profile = &file["profiles"]["default"];
+    assert_eq!(profile["api_url"], rt.base_url());
+    assert!(
+        profile.get("token").is_none(),
+        "tokens come from the credential process"
+    );
+    let argv: Vec<String> = serde_json::from_value(profile["credential_process"].clone()).unwrap();
+    let out = std::process::Command::new(&argv[0])
+        .args(&argv[1..])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let token: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let agent = Agent {
+        workspace_id: profile["workspace_id"].as_str().unwrap().to_string(),
+        agent_id: profile["agent_id"].as_str().unwrap().to_string(),
+        token: token["token"].as_str().unwrap().to_string(),
+    };
+    let listed = ok(&rt, &agent, "list", json!({"channel": "demo"}));
+    assert_eq!(listed["items"], json!([]));
+}
