@@ -155,6 +155,8 @@ fn man_page(
     let man = Man::new(cmd.clone());
     let mut parts = vec![
         rendered(|w| man.render_title(w)),
+        // No hyphenation: command names and paths must stay copyable.
+        ".nh\n".to_string(),
         rendered(|w| man.render_name_section(w)),
         rendered(|w| man.render_synopsis_section(w)),
         match &description {
@@ -212,18 +214,20 @@ fn top_level_sections(roff: &mut Roff, cmd: &Command) {
     environment_section(roff, |_| true);
     roff.control("SH", ["FILES"]);
     roff.control("TP", []);
-    roff.text([
-        bold(format!("$AGENTTEAM_CONFIG_DIR/{}", credentials::FILE_NAME)),
-        roman(", default "),
-        bold(format!("~/.config/agentteam/{}", credentials::FILE_NAME)),
-    ]);
-    roff.text([roman(
-        "The credential store: named profiles, each with api_url, workspace_id, agent_id, and a token \
-         and/or a credential_process. The directory is mode 0700 and the file mode 0600; it is written \
-         atomically (a temporary file renamed over it) under an exclusive lock on credentials.json.lock. \
-         A store that group or others can read is refused. On macOS the default directory is the \
-         platform config directory.",
-    )]);
+    roff.text([bold(format!(
+        "$AGENTTEAM_CONFIG_DIR/{}",
+        credentials::FILE_NAME
+    ))]);
+    roff.text([roman(format!(
+        "The credential store. Without AGENTTEAM_CONFIG_DIR it is in the platform config \
+         directory: ~/.config/agentteam/{} on Linux (honouring XDG_CONFIG_HOME). It holds named \
+         profiles, each with api_url, workspace_id, agent_id, and a token and/or a \
+         credential_process. The directory is mode 0700 and the file mode 0600; it is written \
+         atomically (a temporary file renamed over it) under an exclusive lock on {}.lock. \
+         A store that group or others can read is refused.",
+        credentials::FILE_NAME,
+        credentials::FILE_NAME
+    ))]);
     roff.control("SH", ["EXAMPLES"]);
     let examples: [(&str, &str); 6] = [
         (
@@ -271,10 +275,12 @@ fn environment_section(roff: &mut Roff, include: impl Fn(&env_vars::EnvVar) -> b
     for var in env_vars::ALL.iter().filter(|v| include(v)) {
         roff.control("TP", []);
         roff.text([bold(var.name)]);
-        roff.text([roman(var.description)]);
-        if var.binary != "agentteam" {
-            roff.text([roman(format!(" Read by {}.", var.binary))]);
-        }
+        let reader = if var.binary == "agentteam" {
+            String::new()
+        } else {
+            format!(" Read by {}.", var.binary)
+        };
+        roff.text([roman(format!("{}{reader}", var.description))]);
     }
 }
 
