@@ -510,33 +510,62 @@ mod tests {
     }
 
     #[test]
-    fn every_action_has_a_man_page_and_a_table_row() {
+    fn every_command_and_action_has_its_page_and_row() {
         let pages = man_pages();
+        let page = |name: &str| {
+            pages
+                .iter()
+                .find(|p| p.path == format!("man/{name}.1"))
+                .unwrap_or_else(|| panic!("no man/{name}.1"))
+        };
         let table = actions_table();
         for action in ACTIONS {
-            let path = format!("man/agentteam-exec-{}-{}.1", action.domain, action.verb);
-            let page = pages
-                .iter()
-                .find(|p| p.path == path)
-                .unwrap_or_else(|| panic!("no {path}"));
-            assert!(page.contents.contains("INPUT FIELDS"), "{path}");
-            assert!(table.contains(&format!("`{}`", action.name())));
+            let action_page = page(&format!("agentteam-exec-{}-{}", action.domain, action.verb));
+            for section in [
+                "DESCRIPTION",
+                "\"INPUT FIELDS\"",
+                "EXAMPLES",
+                "\"EXIT STATUS\"",
+            ] {
+                assert!(
+                    action_page.contents.contains(&format!(".SH {section}\n")),
+                    "{}: {section}",
+                    action.name()
+                );
+            }
+            assert!(action_page.contents.contains(&action.name()));
+            assert!(table.contains(&format!("| `{}` |", action.name())));
         }
-        let top = pages.iter().find(|p| p.path == "man/agentteam.1").unwrap();
-        for section in ["EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES"] {
+        for name in [
+            "agentteam-exec",
+            "agentteam-exec-task",
+            "agentteam-auth",
+            "agentteam-auth-login",
+            "agentteam-completions",
+            "agentteam-runtime",
+        ] {
+            page(name);
+        }
+        let top = page("agentteam");
+        for section in ["\"EXIT STATUS\"", "ENVIRONMENT", "FILES", "EXAMPLES"] {
             assert!(
-                top.contents.contains(&format!(".SH \"{section}\""))
-                    || top.contents.contains(&format!(".SH {section}")),
-                "{section}"
+                top.contents.contains(&format!(".SH {section}\n")),
+                "agentteam.1: {section}"
             );
         }
         for var in env_vars::ALL {
             assert!(
-                top.contents.contains(&var.name.replace('_', "_")),
-                "{}",
+                top.contents.contains(&format!("\\fB{}\\fR", var.name)),
+                "agentteam.1: {}",
                 var.name
             );
         }
-        assert!(pages.iter().any(|p| p.path == "man/agentteam-runtime.1"));
+        for class in ExitClass::ALL {
+            assert!(
+                top.contents.contains(&format!("\\fB{}\\fR", class.code())),
+                "agentteam.1: exit {}",
+                class.code()
+            );
+        }
     }
 }

@@ -167,27 +167,6 @@ fn completions_command_prints_the_checked_in_scripts() {
     }
 }
 
-#[test]
-fn every_action_and_subcommand_has_a_man_page() {
-    let paths: BTreeSet<String> = generate::man_pages().into_iter().map(|a| a.path).collect();
-    for action in agentteam::registry::ACTIONS {
-        assert!(paths.contains(&format!(
-            "man/agentteam-exec-{}-{}.1",
-            action.domain, action.verb
-        )));
-    }
-    for page in [
-        "agentteam",
-        "agentteam-exec",
-        "agentteam-auth",
-        "agentteam-auth-login",
-        "agentteam-completions",
-        "agentteam-runtime",
-    ] {
-        assert!(paths.contains(&format!("man/{page}.1")), "{page}");
-    }
-}
-
 fn run_with_stdin(command: &mut Command, stdin: &str) -> std::process::Output {
     use std::io::Write;
     let mut child = command
