@@ -183,20 +183,19 @@ fn default_db() -> Result<PathBuf, Failure> {
 }
 
 fn open_store(path: &Path) -> Result<SqliteStore, Failure> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if !dir.exists() {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                Failure::new(
-                    code::USAGE_ERROR,
-                    format!("Cannot create {}: {e}.", dir.display()),
-                )
-            })?;
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                // The store holds every board; keep a directory we made private.
-                let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
-            }
+    let parent = path.parent().filter(|d| !d.as_os_str().is_empty());
+    if let Some(dir) = parent.filter(|d| !d.exists()) {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            Failure::new(
+                code::USAGE_ERROR,
+                format!("Cannot create {}: {e}.", dir.display()),
+            )
+        })?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            // The store holds every board; keep a directory we made private.
+            let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
         }
     }
     SqliteStore::open(path)

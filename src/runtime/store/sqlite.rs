@@ -680,20 +680,20 @@ fn create_tasks(
     }
 
     let placement = place(c, p, input)?;
-    if let Some(target) = &input.target {
-        if target_channel(target) != placement.board.name {
-            return Err(Failure::new(
-                code::TARGET_CONFLICT,
-                format!(
-                    "target `{target}` is on another board than `{}`.",
-                    placement.board.name
-                ),
-            )
-            .field(
-                "target",
-                "Must be a thread of the board the tasks are created on.",
-            ));
-        }
+    if let Some(target) = &input.target
+        && target_channel(target) != placement.board.name
+    {
+        return Err(Failure::new(
+            code::TARGET_CONFLICT,
+            format!(
+                "target `{target}` is on another board than `{}`.",
+                placement.board.name
+            ),
+        )
+        .field(
+            "target",
+            "Must be a thread of the board the tasks are created on.",
+        ));
     }
     let mut assignees = Vec::with_capacity(input.tasks.len());
     for (i, task) in input.tasks.iter().enumerate() {
