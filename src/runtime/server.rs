@@ -120,41 +120,37 @@ pub async fn serve(store: SharedStore, listen: SocketAddr, db: &Path) -> Result<
     let bound = listener
         .local_addr()
         .map_err(|e| Failure::new(code::SERVER_ERROR, format!("No local address: {e}.")))?;
+    // Signal handlers are registered before the address is announced, so a
+    // SIGTERM sent as soon as the caller reads it is always graceful.
+    let shutdown = shutdown_signal()?;
     crate::runtime::cli::print_json(
         &serde_json::json!({"listen": bound.to_string(), "db": db.display().to_string()}),
     );
     tracing::info!(listen = %bound, db = %db.display(), "agentteam-runtime serving");
     axum::serve(listener, router(store))
-        .with_graceful_shutdown(shutdown_signal())
+        .with_graceful_shutdown(shutdown)
         .await
         .map_err(|e| Failure::new(code::SERVER_ERROR, format!("The server stopped: {e}.")))?;
     tracing::info!("agentteam-runtime stopped");
     Ok(())
 }
 
-async fn shutdown_signal() {
-    let interrupt = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
+/// Registers SIGINT and SIGTERM now and returns the future that resolves on either.
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, Failure> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let register = |kind: SignalKind| {
+        signal(kind)
+            .map_err(|e| Failure::new(code::SERVER_ERROR, format!("Cannot handle signals: {e}.")))
     };
-    #[cfg(unix)]
-    let terminate = async {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                term.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
+    let mut interrupt = register(SignalKind::interrupt())?;
+    let mut terminate = register(SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {},
+            _ = terminate.recv() => {},
         }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        _ = interrupt => {},
-        _ = terminate => {},
-    }
-    tracing::info!("shutting down: finishing in-flight requests");
+        tracing::info!("shutting down: finishing in-flight requests");
+    })
 }
 
 /// One log line per request: method, route template, status, latency.
