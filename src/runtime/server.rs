@@ -9,12 +9,18 @@
 //! and panics, is the JSON error body with the status its code registers.
 //! Statuses: success is 200, except a `task_create` that created tasks,
 //! which is 201 (a receipt replay is 200).
+//!
+//! Slow clients cannot hold the server: connections are served by hyper's
+//! HTTP/1 builder with a header read timeout (a client that never finishes
+//! its headers is cut off), and a body that does not arrive within the body
+//! timeout is answered 408 (axum's own `serve` has no header timeout).
+//! Every result is held to its action's result budget (§8.3) by the store.
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::{Body, HttpBody};
@@ -33,8 +39,34 @@ use crate::wire::{self, MAX_BODY_BYTES, WorkflowContext};
 
 pub type SharedStore = Arc<dyn Store>;
 
-/// The router for `store`: one route per registry path, one method per action.
+/// How long the server waits for slow or stalled clients.
+#[derive(Debug, Clone, Copy)]
+pub struct Timeouts {
+    /// From the first byte of a request until its headers are complete.
+    pub header_read: Duration,
+    /// From the end of the headers until the whole body has arrived.
+    pub body_read: Duration,
+    /// How long in-flight requests may take to finish after SIGTERM.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            header_read: Duration::from_secs(10),
+            body_read: Duration::from_secs(30),
+            shutdown_grace: Duration::from_secs(30),
+        }
+    }
+}
+
+/// The router for `store` with the default [`Timeouts`].
 pub fn router(store: SharedStore) -> Router {
+    router_with(store, Timeouts::default())
+}
+
+/// The router for `store`: one route per registry path, one method per action.
+pub fn router_with(store: SharedStore, timeouts: Timeouts) -> Router {
     let mut routes: BTreeMap<String, (MethodRouter<SharedStore>, Vec<&'static str>)> =
         BTreeMap::new();
     for &action in ACTIONS {
@@ -46,7 +78,7 @@ pub fn router(store: SharedStore) -> Router {
             let started = Instant::now();
             // Run the request on its own task so a panic becomes a 500 JSON
             // answer instead of a dropped connection.
-            let response = match tokio::spawn(handle(action, store, request)).await {
+            let response = match tokio::spawn(handle(action, store, request, timeouts)).await {
                 Ok(response) => response,
                 Err(e) => {
                     tracing::error!(error = %e, action = %action.name(), "handler panicked");
@@ -127,12 +159,58 @@ pub async fn serve(store: SharedStore, listen: SocketAddr, db: &Path) -> Result<
         &serde_json::json!({"listen": bound.to_string(), "db": db.display().to_string()}),
     );
     tracing::info!(listen = %bound, db = %db.display(), "agentteam-runtime serving");
-    axum::serve(listener, router(store))
-        .with_graceful_shutdown(shutdown)
-        .await
-        .map_err(|e| Failure::new(code::SERVER_ERROR, format!("The server stopped: {e}.")))?;
+    let timeouts = Timeouts::default();
+    serve_on(listener, router_with(store, timeouts), timeouts, shutdown).await;
     tracing::info!("agentteam-runtime stopped");
     Ok(())
+}
+
+/// Accepts HTTP/1.1 connections on `listener` until `shutdown` resolves,
+/// then stops accepting and waits (at most `timeouts.shutdown_grace`) for
+/// the connections in flight to finish their current request.
+pub async fn serve_on(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    timeouts: Timeouts,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use hyper_util::server::graceful::GracefulShutdown;
+    use hyper_util::service::TowerToHyperService;
+
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    // Out of file descriptors and the like: back off, keep serving.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let connection = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(timeouts.header_read)
+            .serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            // A client that stalls or hangs up ends only its own connection.
+            let _ = connection.await;
+        });
+    }
+    drop(listener);
+    tokio::select! {
+        () = graceful.shutdown() => {},
+        () = tokio::time::sleep(timeouts.shutdown_grace) => {
+            tracing::warn!("shutdown grace period over; dropping connections still open");
+        }
+    }
 }
 
 /// Registers SIGINT and SIGTERM now and returns the future that resolves on either.
@@ -188,8 +266,13 @@ fn failure_response(failure: &Failure) -> Response {
     response
 }
 
-async fn handle(action: &'static Action, store: SharedStore, request: Request) -> Response {
-    match run(action, store, request).await {
+async fn handle(
+    action: &'static Action,
+    store: SharedStore,
+    request: Request,
+    timeouts: Timeouts,
+) -> Response {
+    match run(action, store, request, timeouts).await {
         Ok((status, data)) => json_response(status, &wire::success_body(data)),
         Err(failure) => failure_response(&failure),
     }
@@ -199,6 +282,7 @@ async fn run(
     action: &'static Action,
     store: SharedStore,
     request: Request,
+    timeouts: Timeouts,
 ) -> Result<(StatusCode, Value), Failure> {
     let (mut parts, body) = request.into_parts();
     let principal = authenticate(&store, &parts.headers).await?;
@@ -231,7 +315,19 @@ async fn run(
                 WorkflowContext::default(),
             )
         }
-        Method::Post => wire::decode_body(&read_body(&parts.headers, body).await?)?,
+        Method::Post => {
+            let bytes = tokio::time::timeout(timeouts.body_read, read_body(&parts.headers, body))
+                .await
+                .map_err(|_| Failure {
+                    // 408: the CLI classifies it as a retryable `timeout`.
+                    http_status: 408,
+                    ..Failure::new(
+                        code::TIMEOUT,
+                        "The request body did not arrive within the time limit.",
+                    )
+                })??;
+            wire::decode_body(&bytes)?
+        }
     };
     let input = validate(action, input)?;
     let data = tokio::task::spawn_blocking(move || {

@@ -115,13 +115,40 @@ pub trait Store: Send + Sync {
 /// passed the action's schema, so a failure here is a schema/type mismatch
 /// (a bug), reported without echoing the input.
 pub fn typed<T: for<'de> Deserialize<'de>>(input: Value) -> Result<T, Failure> {
-    serde_json::from_value(input).map_err(|e| {
+    serde_json::from_value(integral_numbers(input)).map_err(|e| {
         tracing::error!(error = %e, "validated input did not fit the typed input");
         Failure::new(
             code::SERVER_ERROR,
             "The server could not read the validated input.",
         )
     })
+}
+
+/// JSON Schema's `integer` admits `1.0`; the typed inputs want `1`. Every
+/// float with no fractional part that fits an `i64` becomes that integer,
+/// so `{"number": 1.0}` means task 1 (the fuzz smoke test found it was a 500).
+pub fn integral_numbers(value: Value) -> Value {
+    match value {
+        Value::Number(n) => match n.as_f64() {
+            Some(f)
+                if !n.is_i64()
+                    && !n.is_u64()
+                    && f.fract() == 0.0
+                    && f >= i64::MIN as f64
+                    && f < i64::MAX as f64 =>
+            {
+                json!(f as i64)
+            }
+            _ => Value::Number(n),
+        },
+        Value::Array(items) => Value::Array(items.into_iter().map(integral_numbers).collect()),
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (k, integral_numbers(v)))
+                .collect(),
+        ),
+        other => other,
+    }
 }
 
 /// Deserialises a present field as `Some(value)` (null included), so
@@ -195,7 +222,8 @@ impl CreateInput {
     /// whole input minus `idempotency_key`, locator and target included, as
     /// JSON with sorted keys, so a replay matches only the same intent.
     pub fn from_input(input: Value) -> Result<CreateInput, Failure> {
-        let mut payload = input.clone();
+        // `1.0` and `1` are the same intent, so they digest alike.
+        let mut payload = integral_numbers(input.clone());
         if let Some(object) = payload.as_object_mut() {
             object.remove("idempotency_key");
         }
@@ -502,6 +530,109 @@ impl TaskRow {
         }
         value
     }
+}
+
+/// Room kept for the envelope (`{"data": …, "meta": {…}}`) and a cursor
+/// around `data`, so the whole printed document stays within the budget.
+const ENVELOPE_RESERVE: usize = 1024;
+
+fn json_len(value: &Value) -> usize {
+    serde_json::to_vec(value).map_or(usize::MAX, |bytes| bytes.len())
+}
+
+/// One list page held to `budget` bytes (§8.3). `items` are the page's
+/// compact tasks in order, each with the cursor position just after it;
+/// `more` says whether the query had more rows than the page limit. When
+/// the budget cuts the page short, the page says `truncated: true` and its
+/// `next_cursor` continues right after the last item it carries, so no item
+/// is lost or repeated. A compact task is bounded by its schema to a few
+/// KiB, so the first item always fits and a page always makes progress.
+pub fn fit_page(items: Vec<(Value, After)>, more: bool, digest: &str, budget: usize) -> Value {
+    let room = budget.saturating_sub(ENVELOPE_RESERVE);
+    let mut used = json_len(&json!({"items": []}));
+    let mut kept = 0;
+    for (item, _) in &items {
+        let size = json_len(item) + 1;
+        if kept > 0 && used + size > room {
+            break;
+        }
+        used += size;
+        kept += 1;
+    }
+    let cut = kept < items.len();
+    let last = kept.checked_sub(1).map(|i| items[i].1);
+    let mut data =
+        json!({"items": items.into_iter().take(kept).map(|(v, _)| v).collect::<Vec<_>>()});
+    if cut {
+        data["truncated"] = json!(true);
+    }
+    if let (true, Some(after)) = (cut || more, last) {
+        data["next_cursor"] = json!(cursor::encode(digest, after));
+    }
+    data
+}
+
+/// One task detail held to `budget` bytes (§8.3), cutting the least
+/// essential first: subtask summaries, then the oldest checkpoints (each
+/// section keeps `total` and says `truncated: true`; `task_list` with
+/// `include_subtasks` lists every subtask), then the description's tail
+/// (ending in a visible marker), then trailing attachments, URLs and
+/// checklist items. Any cut sets `truncated: true`, which the CLI shows as
+/// `meta.truncated`. Schema bounds make the last steps reachable only with
+/// pathological input (every field at its maximum of escaped characters).
+pub fn fit_detail(mut detail: Value, budget: usize) -> Value {
+    let room = budget.saturating_sub(ENVELOPE_RESERVE);
+    if json_len(&detail) <= room {
+        return detail;
+    }
+    for section in ["subtasks", "checkpoints"] {
+        while json_len(&detail) > room {
+            let Some(items) = detail[section]["items"].as_array_mut() else {
+                break;
+            };
+            if items.pop().is_none() {
+                break;
+            }
+            detail[section]["truncated"] = json!(true);
+        }
+    }
+    if json_len(&detail) > room
+        && let Some(text) = detail["description"].as_str()
+    {
+        let over = json_len(&detail) - room;
+        // Escaping can make a character up to 6 bytes; cut by characters
+        // conservatively and keep at most what fits.
+        let chars: Vec<char> = text.chars().collect();
+        let keep = chars.len().saturating_sub(over + 64);
+        let mut cut: String = chars[..keep.min(chars.len())].iter().collect();
+        cut.push_str(" … [truncated by the result budget]");
+        detail["description"] = json!(cut);
+        while json_len(&detail) > room {
+            let Some(text) = detail["description"].as_str() else {
+                break;
+            };
+            let chars: Vec<char> = text.chars().collect();
+            if chars.len() <= 40 {
+                break;
+            }
+            let keep = chars.len() / 2;
+            let mut cut: String = chars[..keep].iter().collect();
+            cut.push_str(" … [truncated by the result budget]");
+            detail["description"] = json!(cut);
+        }
+    }
+    for field in ["attachments", "urls", "checklist"] {
+        while json_len(&detail) > room {
+            let Some(items) = detail[field].as_array_mut() else {
+                break;
+            };
+            if items.pop().is_none() {
+                break;
+            }
+        }
+    }
+    detail["truncated"] = json!(true);
+    detail
 }
 
 /// One checkpoint as `task_get` and `task_checkpoint` show it.

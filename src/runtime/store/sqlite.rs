@@ -20,7 +20,7 @@ use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, TransactionBehavior, params};
 use serde_json::{Value, json};
 
-use super::cursor::{self, After};
+use super::cursor::After;
 use super::*;
 use crate::error::{Failure, code};
 use crate::registry::task::get::{MAX_CHECKPOINTS, MAX_SUBTASKS};
@@ -858,27 +858,36 @@ fn list_tasks(c: &Connection, p: &Principal, q: &ListQuery) -> Result<Value, Fai
         .collect::<rusqlite::Result<_>>()?;
     let more = rows.len() as i64 > q.limit;
     rows.truncate(usize::try_from(q.limit).unwrap_or(0));
-    let mut data = json!({"items": rows.iter().map(|(t, _)| t.compact()).collect::<Vec<_>>()});
-    if let (true, Some((last, score))) = (more, rows.last()) {
-        let number = last.number;
-        let after = match q.sort {
-            Sort::UpdatedDesc => After::Updated {
-                at: last.updated_at,
-                number,
-            },
-            Sort::CreatedDesc => After::Created {
-                at: last.created_at,
-                number,
-            },
-            Sort::NumberAsc => After::Number { number },
-            Sort::Relevance => After::Relevance {
-                score: *score,
-                number,
-            },
-        };
-        data["next_cursor"] = json!(cursor::encode(&q.digest, after));
-    }
-    Ok(data)
+    // Each item with the cursor position after it, so the page budget can
+    // end the page at any item and continue right there.
+    let items = rows
+        .iter()
+        .map(|(last, score)| {
+            let number = last.number;
+            let after = match q.sort {
+                Sort::UpdatedDesc => After::Updated {
+                    at: last.updated_at,
+                    number,
+                },
+                Sort::CreatedDesc => After::Created {
+                    at: last.created_at,
+                    number,
+                },
+                Sort::NumberAsc => After::Number { number },
+                Sort::Relevance => After::Relevance {
+                    score: *score,
+                    number,
+                },
+            };
+            (last.compact(), after)
+        })
+        .collect();
+    Ok(fit_page(
+        items,
+        more,
+        &q.digest,
+        crate::registry::task::list::ACTION.budget.bytes(),
+    ))
 }
 
 // ---------------------------------------------------------------- get
@@ -918,7 +927,7 @@ fn get_task(c: &Connection, p: &Principal, input: &TaskLocator) -> Result<Value,
         [id],
         |r| r.get(0),
     )?;
-    Ok(task.detail(
+    let detail = task.detail(
         Section {
             items: subtasks,
             total: subtask_total,
@@ -927,6 +936,10 @@ fn get_task(c: &Connection, p: &Principal, input: &TaskLocator) -> Result<Value,
             items: checkpoints,
             total: checkpoint_total,
         },
+    );
+    Ok(fit_detail(
+        detail,
+        crate::registry::task::get::ACTION.budget.bytes(),
     ))
 }
 
