@@ -1,0 +1,108 @@
+# Shared by scripts/bench.sh and scripts/bench-scale.sh (sourced, POSIX sh):
+# the tool check, the release build, a runtime on a temp store bound to
+# 127.0.0.1:0, an agent with a token, and an agentteam profile for it in a
+# temp AGENTTEAM_CONFIG_DIR. Stops the runtime and removes the temp dir on exit.
+#
+# BENCH_BIN_DIR=DIR uses prebuilt agentteam and agentteam-runtime from DIR
+# instead of `cargo build --release` (to compare two builds).
+
+# need_tools TOOL…: installs the missing ones with apt-get when root, else
+# names the one command that does.
+need_tools() {
+    missing=""
+    for tool in "$@"; do
+        case $tool in
+            time) [ -x /usr/bin/time ] || missing="$missing time" ;;
+            *) command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool" ;;
+        esac
+    done
+    [ -z "$missing" ] && return 0
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "==> apt-get install -y$missing" >&2
+        # shellcheck disable=SC2086 # one word per package
+        apt-get install -y $missing >/dev/null 2>&1 || {
+            apt-get update >/dev/null && apt-get install -y $missing >/dev/null
+        }
+    else
+        echo "missing:$missing — install with: sudo apt-get install -y$missing" >&2
+        exit 2
+    fi
+}
+
+# build: sets $agentteam and $runtime.
+build() {
+    if [ -n "${BENCH_BIN_DIR:-}" ]; then
+        bin=$BENCH_BIN_DIR
+    else
+        echo "==> cargo build --release" >&2
+        cargo build --release --quiet --bins
+        target_dir=$(cargo metadata --format-version 1 --no-deps 2>/dev/null |
+            sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+        bin="${target_dir:-target}/release"
+    fi
+    runtime="$bin/agentteam-runtime"
+    agentteam="$bin/agentteam"
+}
+
+cleanup() {
+    if [ -n "${server_pid:-}" ] && kill -0 "$server_pid" 2>/dev/null; then
+        kill -TERM "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+    fi
+    [ -n "${work:-}" ] && rm -rf "$work"
+}
+
+# start_runtime CHANNEL…: sets $work, $db, $api, $base, $ws, $agent, $token
+# and $server_pid; creates the channels; logs the profile in.
+start_runtime() {
+    work=$(mktemp -d "${TMPDIR:-/tmp}/agentteam-bench.XXXXXX")
+    server_pid=""
+    trap cleanup EXIT
+    trap 'exit 130' INT TERM
+    AGENTTEAM_CONFIG_DIR="$work/config"
+    export AGENTTEAM_CONFIG_DIR
+    db="$work/runtime.db"
+    echo "==> agentteam-runtime serve on a temp store ($work)" >&2
+    "$runtime" --db "$db" serve --listen 127.0.0.1:0 >"$work/listen.json" 2>"$work/runtime.log" &
+    server_pid=$!
+    tries=0
+    until grep -q '"listen"' "$work/listen.json" 2>/dev/null; do
+        tries=$((tries + 1))
+        if [ "$tries" -gt 100 ] || ! kill -0 "$server_pid" 2>/dev/null; then
+            echo "agentteam-runtime did not start:" >&2
+            cat "$work/runtime.log" >&2
+            exit 1
+        fi
+        sleep 0.1
+    done
+    api="http://$(jq -r .listen "$work/listen.json")"
+    ws=$("$runtime" --db "$db" workspace create --name bench | jq -r .workspace_id)
+    "$runtime" --db "$db" agent create --workspace "$ws" --handle bench >"$work/agent.json"
+    agent=$(jq -r .agent_id "$work/agent.json")
+    token=$(jq -r .token "$work/agent.json")
+    for channel in "$@"; do
+        "$runtime" --db "$db" channel create --workspace "$ws" --name "$channel" >/dev/null
+    done
+    printf %s "$token" | "$agentteam" auth login --api-url "$api" --workspace "$ws" \
+        --agent "$agent" --token-stdin >/dev/null
+    base="$api/api/v1/workspaces/$ws/agents/$agent/runtime"
+}
+
+# seed CHANNEL FIRST COUNT: creates tasks FIRST..FIRST+COUNT-1 on CHANNEL with
+# the CLI's --batch, 50 titles a line. Titles carry searchable words:
+# "urgent" in 1 task of 100, "cache" in 1 of 10, "task" in all.
+seed() {
+    jq -nc --arg c "$1" --argjson first "$2" --argjson n "$3" '
+        range(0; ($n + 49) / 50 | floor) as $b
+        | {channel: $c, tasks: [range($b * 50; [$b * 50 + 50, $n] | min)
+            | . + $first
+            | {title: "\(if . % 100 == 0 then "urgent " else "" end)\(if . % 10 == 0 then "cache " else "" end)task \(.) of the board"}]}' \
+        >"$work/seed.ndjson"
+    "$agentteam" exec task create --batch --concurrency 4 "$work/seed.ndjson" >"$work/seed.out"
+    made=$(jq -s '[.[].data.tasks | length] | add' "$work/seed.out")
+    if [ "$made" != "$3" ]; then
+        echo "seeding $1 made $made tasks, not $3:" >&2
+        grep -m 3 '"error"' "$work/seed.out" >&2 || true
+        exit 1
+    fi
+}
