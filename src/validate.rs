@@ -12,25 +12,21 @@ use serde_json::Value;
 use crate::error::Failure;
 use crate::registry::{ACTIONS, Action, FieldErrors, HiddenContext, schema};
 
-/// The compiled validators, one per registry action, built on first use.
+/// The compiled validator of one registry action, built on its first use
+/// only: a CLI call pays for its own action's schema, not for all of them.
 fn validator(action: &Action) -> &'static Validator {
-    static VALIDATORS: OnceLock<Vec<Validator>> = OnceLock::new();
-    let all = VALIDATORS.get_or_init(|| {
-        ACTIONS
-            .iter()
-            .map(|a| {
-                jsonschema::draft202012::options()
-                    .should_validate_formats(false)
-                    .build(&(a.input_schema)())
-                    .expect("registry schemas compile (tested)")
-            })
-            .collect()
-    });
+    static VALIDATORS: OnceLock<Vec<OnceLock<Validator>>> = OnceLock::new();
+    let all = VALIDATORS.get_or_init(|| ACTIONS.iter().map(|_| OnceLock::new()).collect());
     let index = ACTIONS
         .iter()
         .position(|a| std::ptr::eq(*a, action))
         .expect("action is registered");
-    &all[index]
+    all[index].get_or_init(|| {
+        jsonschema::draft202012::options()
+            .should_validate_formats(false)
+            .build(&(action.input_schema)())
+            .expect("registry schemas compile (tested)")
+    })
 }
 
 /// Validates `input` for `action` and returns it canonicalised, or an
@@ -57,7 +53,7 @@ pub fn validate(action: &Action, mut input: Value) -> Result<Value, Failure> {
 
 fn record(error: &ValidationError<'_>, input_schema: &Value, errors: &mut FieldErrors) {
     let path = error
-        .instance_path
+        .instance_path()
         .as_str()
         .trim_start_matches('/')
         .to_string();
@@ -68,7 +64,7 @@ fn record(error: &ValidationError<'_>, input_schema: &Value, errors: &mut FieldE
             format!("{path}/{name}")
         }
     };
-    match &error.kind {
+    match error.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             for name in unexpected {
                 errors.insert(join(name), unknown_field_message(name, &path, input_schema));

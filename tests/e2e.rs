@@ -50,7 +50,7 @@ impl Member {
             let doc = run.json();
             let errors: Vec<String> = validator
                 .iter_errors(&doc)
-                .map(|e| format!("{} at {}", e, e.instance_path))
+                .map(|e| format!("{} at {}", e, e.instance_path()))
                 .collect();
             assert!(
                 errors.is_empty(),

@@ -70,7 +70,7 @@ fn success(action: &Action, reply: &Reply) -> Value {
         .expect("output schema compiles");
     let errors: Vec<String> = validator
         .iter_errors(&document)
-        .map(|e| format!("{} at {}", e, e.instance_path))
+        .map(|e| format!("{} at {}", e, e.instance_path()))
         .collect();
     assert!(
         errors.is_empty(),

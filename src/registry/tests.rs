@@ -477,7 +477,7 @@ fn catalog_schemas_are_valid_json_schema_2020_12() {
         if let Err(e) = jsonschema::draft202012::meta::validate(&schema) {
             panic!(
                 "{what} is not a valid 2020-12 schema: {e} at {}",
-                e.instance_path
+                e.instance_path()
             );
         }
     }

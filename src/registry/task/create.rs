@@ -104,11 +104,7 @@ fn input_schema() -> Value {
                         ("kind", enumeration("Scope kind; only `task`.", &["task"])),
                         (
                             "scope_id",
-                            pattern(
-                                "The parent task's scope_id.",
-                                "^[A-Za-z0-9_:-]{1,128}$",
-                                128,
-                            ),
+                            pattern("The parent task's scope_id.", "^[A-Za-z0-9_:-]+$", 128),
                         ),
                     ],
                     &["kind", "scope_id"],
