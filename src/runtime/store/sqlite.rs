@@ -13,7 +13,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError, TryLockError};
 use std::time::Duration;
 
 use rusqlite::types::Value as Sql;
@@ -28,9 +28,41 @@ use crate::runtime::{auth, clock};
 
 const READERS: usize = 4;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Prepared statements kept per connection. Every query text here is a
+/// constant or one of the few shapes [`list_sql`] builds, so parsing and
+/// planning it again on each request is waste.
+const STATEMENT_CACHE: usize = 128;
+
+/// `query_row` and `execute` through the connection's statement cache.
+trait Cached {
+    fn row_cached<T, P: rusqlite::Params>(
+        &self,
+        sql: &str,
+        params: P,
+        f: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T>;
+    fn exec_cached<P: rusqlite::Params>(&self, sql: &str, params: P) -> rusqlite::Result<usize>;
+}
+
+impl Cached for Connection {
+    fn row_cached<T, P: rusqlite::Params>(
+        &self,
+        sql: &str,
+        params: P,
+        f: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T> {
+        self.prepare_cached(sql)?.query_row(params, f)
+    }
+
+    fn exec_cached<P: rusqlite::Params>(&self, sql: &str, params: P) -> rusqlite::Result<usize> {
+        self.prepare_cached(sql)?.execute(params)
+    }
+}
 
 /// Each entry moves the schema from version `index` to `index + 1`.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    // 1: the schema.
+    r#"
 CREATE TABLE workspaces (
     id TEXT PRIMARY KEY,
     name TEXT NOT NULL,
@@ -144,7 +176,16 @@ CREATE TRIGGER tasks_fts_update AFTER UPDATE OF title, description ON tasks BEGI
     INSERT INTO task_fts(rowid, title, description)
     VALUES (new.id, new.title, coalesce(new.description, ''));
 END;
-"#];
+"#,
+    // 2: browse indexes that end in the tie-break number, so every sort of a
+    // board page is one index range read in order and cut at the limit, never
+    // a sort of the whole board.
+    r#"
+DROP INDEX tasks_by_board_updated;
+CREATE INDEX tasks_by_board_updated ON tasks(channel_id, updated_at, number);
+CREATE INDEX tasks_by_board_created ON tasks(channel_id, created_at, number);
+"#,
+];
 
 /// Every store error the caller cannot fix is one retryable `server_error`;
 /// the detail goes to the log, never to the client.
@@ -174,6 +215,7 @@ pub struct SqliteStore {
 
 fn configure(conn: &Connection) -> rusqlite::Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     conn.pragma_update(None, "foreign_keys", true)?;
     conn.pragma_update(None, "synchronous", "FULL")?;
     Ok(())
@@ -218,10 +260,22 @@ impl SqliteStore {
 
     /// Runs `f` in one read transaction: a consistent snapshot.
     fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T, Failure>) -> Result<T, Failure> {
-        let i = self.next_reader.fetch_add(1, Ordering::Relaxed) % self.readers.len();
-        let mut conn = self.readers[i]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        // The first idle reader from a rotating start, so a read never
+        // queues behind a busy connection while another one is free; when
+        // all are busy, wait for the one the rotation picked.
+        let start = self.next_reader.fetch_add(1, Ordering::Relaxed);
+        let n = self.readers.len();
+        let idle = (0..n).find_map(|k| match self.readers[(start + k) % n].try_lock() {
+            Ok(guard) => Some(guard),
+            Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Err(TryLockError::WouldBlock) => None,
+        });
+        let mut conn = match idle {
+            Some(guard) => guard,
+            None => self.readers[start % n]
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        };
         let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
         let out = f(&tx)?;
         tx.commit()?;
@@ -309,7 +363,7 @@ fn task_row(r: &Row<'_>) -> rusqlite::Result<TaskRow> {
 }
 
 fn load_task(c: &Connection, id: i64) -> Result<TaskRow, Failure> {
-    Ok(c.query_row(&format!("{TASK_SELECT} WHERE t.id = ?1"), [id], task_row)?)
+    Ok(c.row_cached(&format!("{TASK_SELECT} WHERE t.id = ?1"), [id], task_row)?)
 }
 
 struct Board {
@@ -320,7 +374,7 @@ struct Board {
 /// The board `name` in the caller's workspace, if the caller may use it.
 fn board(c: &Connection, p: &Principal, name: &str) -> Result<Board, Failure> {
     let found: Option<(i64, bool)> = c
-        .query_row(
+        .row_cached(
             "SELECT id, private FROM channels WHERE workspace_id = ?1 AND name = ?2",
             params![p.workspace_id, name],
             |r| Ok((r.get(0)?, r.get(1)?)),
@@ -349,7 +403,7 @@ fn ensure_member(
     if !private {
         return Ok(());
     }
-    let member: bool = c.query_row(
+    let member: bool = c.row_cached(
         "SELECT EXISTS (SELECT 1 FROM channel_members WHERE channel_id = ?1 AND agent_id = ?2)",
         params![channel_id, p.agent_id],
         |r| r.get(0),
@@ -370,7 +424,7 @@ fn live_task(
     board: &Board,
     number: i64,
 ) -> Result<Option<(i64, Option<String>, String)>, Failure> {
-    Ok(c.query_row(
+    Ok(c.row_cached(
         "SELECT id, assignee_id, created_by FROM tasks \
          WHERE channel_id = ?1 AND number = ?2 AND deleted_at IS NULL",
         params![board.id, number],
@@ -400,7 +454,7 @@ fn agent_by_ref(
     workspace_id: &str,
     member_ref: &str,
 ) -> Result<Option<String>, Failure> {
-    Ok(c.query_row(
+    Ok(c.row_cached(
         "SELECT id FROM agents WHERE workspace_id = ?1 AND handle = ?2",
         params![workspace_id, handle_of(member_ref)],
         |r| r.get(0),
@@ -425,13 +479,13 @@ fn assignee_id(
 
 /// Moves the task's `updated_at` strictly forward; returns the new value.
 fn touch(c: &Connection, task_id: i64) -> Result<i64, Failure> {
-    let previous: i64 = c.query_row(
+    let previous: i64 = c.row_cached(
         "SELECT updated_at FROM tasks WHERE id = ?1",
         [task_id],
         |r| r.get(0),
     )?;
     let at = clock::after(previous);
-    c.execute(
+    c.exec_cached(
         "UPDATE tasks SET updated_at = ?1 WHERE id = ?2",
         params![at, task_id],
     )?;
@@ -445,7 +499,7 @@ fn event(
     p: &Principal,
     detail: Value,
 ) -> Result<(), Failure> {
-    c.execute(
+    c.exec_cached(
         "INSERT INTO task_events (task_id, kind, actor_id, at, detail) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![task_id, kind, p.agent_id, clock::now(), detail.to_string()],
     )?;
@@ -453,7 +507,7 @@ fn event(
 }
 
 fn live_children(c: &Connection, task_id: i64) -> Result<Vec<(i64, i64, String)>, Failure> {
-    let mut stmt = c.prepare(
+    let mut stmt = c.prepare_cached(
         "SELECT id, number, created_by FROM tasks \
          WHERE parent_id = ?1 AND deleted_at IS NULL ORDER BY number",
     )?;
@@ -483,7 +537,7 @@ fn find_agent(
         Some(handle) => ("handle", handle),
         None => ("id", agent),
     };
-    Ok(c.query_row(
+    Ok(c.row_cached(
         &format!("SELECT id, handle FROM agents WHERE workspace_id = ?1 AND {column} = ?2"),
         params![workspace_id, value],
         |r| {
@@ -502,7 +556,7 @@ fn admin_error(field: &str, problem: &str) -> Failure {
 }
 
 fn require_workspace(c: &Connection, workspace_id: &str) -> Result<(), Failure> {
-    let exists: bool = c.query_row(
+    let exists: bool = c.row_cached(
         "SELECT EXISTS (SELECT 1 FROM workspaces WHERE id = ?1)",
         [workspace_id],
         |r| r.get(0),
@@ -531,7 +585,7 @@ struct Placement {
 fn place(c: &Connection, p: &Principal, input: &CreateInput) -> Result<Placement, Failure> {
     if let Some(scope) = &input.parent_task_scope {
         let found: Option<(i64, i64, String, bool)> = c
-            .query_row(
+            .row_cached(
                 "SELECT t.id, c.id, c.name, c.private FROM tasks t JOIN channels c ON c.id = t.channel_id \
                  WHERE t.scope_id = ?1 AND c.workspace_id = ?2 AND t.deleted_at IS NULL",
                 params![scope.scope_id, p.workspace_id],
@@ -613,7 +667,7 @@ fn receipt_key(
         ));
     };
     let found: Option<(String, String, String, Option<i64>)> = c
-        .query_row(
+        .row_cached(
             "SELECT run_id, workspace_id, agent_id, completed_at FROM callbacks WHERE effect_id = ?1",
             [effect_id],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
@@ -648,7 +702,7 @@ fn create_tasks(
     };
     if let Some(r) = &receipt {
         let stored: Option<(String, String)> = c
-            .query_row(
+            .row_cached(
                 "SELECT digest, task_ids FROM idempotency_receipts WHERE workspace_id = ?1 \
                  AND agent_id = ?2 AND run_id = ?3 AND effect_id = ?4 AND key = ?5",
                 params![p.workspace_id, p.agent_id, r.run_id, r.effect_id, r.key],
@@ -703,19 +757,19 @@ fn create_tasks(
         });
     }
 
-    let first: i64 = c.query_row(
+    let first: i64 = c.row_cached(
         "SELECT next_number FROM channels WHERE id = ?1",
         [placement.board.id],
         |r| r.get(0),
     )?;
     let count = i64::try_from(input.tasks.len()).unwrap_or(i64::MAX);
-    c.execute(
+    c.exec_cached(
         "UPDATE channels SET next_number = next_number + ?1 WHERE id = ?2",
         params![count, placement.board.id],
     )?;
     let now = clock::now();
     let mut ids = Vec::with_capacity(input.tasks.len());
-    let mut insert = c.prepare(
+    let mut insert = c.prepare_cached(
         "INSERT INTO tasks (channel_id, number, scope_id, title, description, status, priority, \
          assignee_id, parent_id, labels, checklist, urls, attachments, blocker, source_target, \
          created_by, created_at, updated_at) \
@@ -747,7 +801,7 @@ fn create_tasks(
         ids.push(id);
     }
     if let Some(r) = &receipt {
-        c.execute(
+        c.exec_cached(
             "INSERT INTO idempotency_receipts (workspace_id, agent_id, run_id, effect_id, key, \
              digest, task_ids, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![
@@ -773,84 +827,11 @@ fn create_tasks(
 
 fn list_tasks(c: &Connection, p: &Principal, q: &ListQuery) -> Result<Value, Failure> {
     let board = board(c, p, &q.channel)?;
-    let mut args: Vec<Sql> = Vec::new();
-    let mut arg = |v: Sql| {
-        args.push(v);
-        format!("?{}", args.len())
+    let Some((sql, args)) = list_sql(board.id, q) else {
+        // Only punctuation: nothing can match.
+        return Ok(json!({"items": []}));
     };
-    let mut sql = String::new();
-    let mut score = "0.0";
-    if let Some(search) = &q.search {
-        let Some(fts) = fts_query(search) else {
-            // Only punctuation: nothing can match.
-            return Ok(json!({"items": []}));
-        };
-        // The FTS index finds the hits; MATERIALIZED keeps bm25() inside
-        // the FTS scan it belongs to. Title matches weigh double.
-        sql.push_str(&format!(
-            "WITH hits AS MATERIALIZED (SELECT rowid AS id, bm25(task_fts, 2.0, 1.0) AS score \
-             FROM task_fts WHERE task_fts MATCH {}) ",
-            arg(Sql::Text(fts))
-        ));
-        score = "hits.score";
-    }
-    sql.push_str(&format!(
-        "SELECT {}, {score} {}",
-        task_columns!(),
-        task_from!()
-    ));
-    if q.search.is_some() {
-        sql.push_str(" JOIN hits ON hits.id = t.id");
-    }
-    let mut conditions = vec![
-        format!("t.channel_id = {}", arg(Sql::Integer(board.id))),
-        "t.deleted_at IS NULL".to_string(),
-    ];
-    if !q.include_subtasks {
-        conditions.push("t.parent_id IS NULL".into());
-    }
-    if let Some(statuses) = q.view.statuses() {
-        let list: Vec<String> = statuses
-            .iter()
-            .map(|s| arg(Sql::Text((*s).to_string())))
-            .collect();
-        conditions.push(format!("t.status IN ({})", list.join(", ")));
-    }
-    if let Some(member) = &q.assignee {
-        let handle = arg(Sql::Text(handle_of(member).to_string()));
-        conditions.push(format!("a.handle = {handle}"));
-    }
-    for label in &q.labels {
-        let label = arg(Sql::Text(label.clone()));
-        conditions.push(format!(
-            "EXISTS (SELECT 1 FROM json_each(t.labels) WHERE json_each.value = {label})"
-        ));
-    }
-    if let Some(after) = q.after {
-        // Strictly after the previous page's last task, in the page order.
-        let (key, sort_key, number, op) = match after {
-            After::Updated { at, number } => ("t.updated_at", Sql::Integer(at), number, "<"),
-            After::Created { at, number } => ("t.created_at", Sql::Integer(at), number, "<"),
-            After::Number { number } => ("t.number", Sql::Integer(number), number, ">"),
-            After::Relevance { score, number } => ("hits.score", Sql::Real(score), number, ">"),
-        };
-        let (k, n) = (arg(sort_key), arg(Sql::Integer(number)));
-        conditions.push(format!(
-            "({key} {op} {k} OR ({key} = {k} AND t.number {op} {n}))"
-        ));
-    }
-    let order = match q.sort {
-        Sort::UpdatedDesc => "t.updated_at DESC, t.number DESC",
-        Sort::CreatedDesc => "t.created_at DESC, t.number DESC",
-        Sort::NumberAsc => "t.number ASC",
-        Sort::Relevance => "hits.score ASC, t.number ASC",
-    };
-    let limit = arg(Sql::Integer(q.limit + 1));
-    sql.push_str(&format!(
-        " WHERE {} ORDER BY {order} LIMIT {limit}",
-        conditions.join(" AND ")
-    ));
-    let mut stmt = c.prepare(&sql)?;
+    let mut stmt = c.prepare_cached(&sql)?;
     let mut rows: Vec<(TaskRow, f64)> = stmt
         .query_map(rusqlite::params_from_iter(args.iter()), |r| {
             Ok((task_row(r)?, r.get::<_, f64>(TASK_COLUMNS)?))
@@ -890,25 +871,124 @@ fn list_tasks(c: &Connection, p: &Principal, q: &ListQuery) -> Result<Value, Fai
     ))
 }
 
+/// The query of one list page on board `board_id`: `q.limit + 1` rows (the
+/// extra one tells whether a next page exists), or `None` when the search
+/// text has no words. Browsing reads a board index in the page order
+/// (`tasks_by_board_updated`, `tasks_by_board_created`, or the board's
+/// unique number index) and stops at the limit; searching starts from the
+/// FTS index. `plan_tests` checks both with EXPLAIN QUERY PLAN.
+fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Sql>)> {
+    let mut args: Vec<Sql> = Vec::new();
+    let mut arg = |v: Sql| {
+        args.push(v);
+        format!("?{}", args.len())
+    };
+    let mut sql = String::new();
+    let mut score = "0.0";
+    if let Some(search) = &q.search {
+        let fts = fts_query(search)?;
+        // The FTS index finds the hits; MATERIALIZED keeps bm25() inside
+        // the FTS scan it belongs to. Title matches weigh double.
+        sql.push_str(&format!(
+            "WITH hits AS MATERIALIZED (SELECT rowid AS id, bm25(task_fts, 2.0, 1.0) AS score \
+             FROM task_fts WHERE task_fts MATCH {}) ",
+            arg(Sql::Text(fts))
+        ));
+        score = "hits.score";
+    }
+    let from = if q.search.is_some() {
+        // Hits first, each finding its task by id: CROSS JOIN fixes that
+        // order, so a search costs its hits. Left to itself the planner
+        // walks the whole board and probes the hits for each task.
+        task_from!().replacen(
+            "FROM tasks t",
+            "FROM hits CROSS JOIN tasks t ON t.id = hits.id",
+            1,
+        )
+    } else {
+        task_from!().to_string()
+    };
+    sql.push_str(&format!("SELECT {}, {score} {from}", task_columns!()));
+    let mut conditions = vec![
+        format!("t.channel_id = {}", arg(Sql::Integer(board_id))),
+        "t.deleted_at IS NULL".to_string(),
+    ];
+    if !q.include_subtasks {
+        conditions.push("t.parent_id IS NULL".into());
+    }
+    if let Some(statuses) = q.view.statuses() {
+        let list: Vec<String> = statuses
+            .iter()
+            .map(|s| arg(Sql::Text((*s).to_string())))
+            .collect();
+        conditions.push(format!("t.status IN ({})", list.join(", ")));
+    }
+    if let Some(member) = &q.assignee {
+        let handle = arg(Sql::Text(handle_of(member).to_string()));
+        conditions.push(format!("a.handle = {handle}"));
+    }
+    for label in &q.labels {
+        let label = arg(Sql::Text(label.clone()));
+        conditions.push(format!(
+            "EXISTS (SELECT 1 FROM json_each(t.labels) WHERE json_each.value = {label})"
+        ));
+    }
+    if let Some(after) = q.after {
+        // Strictly after the previous page's last task, in the page order:
+        // a row-value comparison, so the index range starts right there
+        // instead of walking the board from its first page.
+        conditions.push(match after {
+            After::Updated { at, number } => format!(
+                "(t.updated_at, t.number) < ({}, {})",
+                arg(Sql::Integer(at)),
+                arg(Sql::Integer(number))
+            ),
+            After::Created { at, number } => format!(
+                "(t.created_at, t.number) < ({}, {})",
+                arg(Sql::Integer(at)),
+                arg(Sql::Integer(number))
+            ),
+            After::Number { number } => format!("t.number > {}", arg(Sql::Integer(number))),
+            After::Relevance { score, number } => format!(
+                "(hits.score, t.number) > ({}, {})",
+                arg(Sql::Real(score)),
+                arg(Sql::Integer(number))
+            ),
+        });
+    }
+    let order = match q.sort {
+        Sort::UpdatedDesc => "t.updated_at DESC, t.number DESC",
+        Sort::CreatedDesc => "t.created_at DESC, t.number DESC",
+        Sort::NumberAsc => "t.number ASC",
+        Sort::Relevance => "hits.score ASC, t.number ASC",
+    };
+    let limit = arg(Sql::Integer(q.limit + 1));
+    sql.push_str(&format!(
+        " WHERE {} ORDER BY {order} LIMIT {limit}",
+        conditions.join(" AND ")
+    ));
+    Some((sql, args))
+}
+
 // ---------------------------------------------------------------- get
 
 fn get_task(c: &Connection, p: &Principal, input: &TaskLocator) -> Result<Value, Failure> {
     let board = board(c, p, &input.channel)?;
     let id = require_task(c, &board, input.number)?;
     let task = load_task(c, id)?;
-    let mut stmt = c.prepare(&format!(
+    let mut stmt = c.prepare_cached(&format!(
         "{TASK_SELECT} WHERE t.parent_id = ?1 AND t.deleted_at IS NULL ORDER BY t.number LIMIT ?2"
     ))?;
     let subtasks = stmt
         .query_map(params![id, MAX_SUBTASKS as i64], task_row)?
         .map(|r| r.map(|t| t.compact()))
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    let subtask_total: i64 = c.query_row(
+    let subtask_total: i64 = c.row_cached(
         "SELECT count(*) FROM tasks WHERE parent_id = ?1 AND deleted_at IS NULL",
         [id],
         |r| r.get(0),
     )?;
-    let mut stmt = c.prepare(
+    let mut stmt = c.prepare_cached(
         "SELECT k.id, k.summary, a.handle, k.created_at FROM checkpoints k \
          JOIN agents a ON a.id = k.created_by WHERE k.task_id = ?1 ORDER BY k.id DESC LIMIT ?2",
     )?;
@@ -922,7 +1002,7 @@ fn get_task(c: &Connection, p: &Principal, input: &TaskLocator) -> Result<Value,
             ))
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    let checkpoint_total: i64 = c.query_row(
+    let checkpoint_total: i64 = c.row_cached(
         "SELECT count(*) FROM checkpoints WHERE task_id = ?1",
         [id],
         |r| r.get(0),
@@ -950,7 +1030,7 @@ fn update_task(c: &Connection, p: &Principal, input: &UpdateInput) -> Result<Val
     let id = require_task(c, &board, input.number)?;
     if let Some(expected) = input.expected_micros()? {
         let current: i64 =
-            c.query_row("SELECT updated_at FROM tasks WHERE id = ?1", [id], |r| {
+            c.row_cached("SELECT updated_at FROM tasks WHERE id = ?1", [id], |r| {
                 r.get(0)
             })?;
         if current != expected {
@@ -1014,7 +1094,7 @@ fn update_task(c: &Connection, p: &Principal, input: &UpdateInput) -> Result<Val
     }
     for (column, value) in sets {
         // Column names come from the fixed list above, never from input.
-        c.execute(
+        c.exec_cached(
             &format!("UPDATE tasks SET {column} = ?1 WHERE id = ?2"),
             params![value, id],
         )?;
@@ -1054,7 +1134,7 @@ fn new_parent(c: &Connection, board: &Board, task_id: i64, number: i64) -> Resul
             )
             .field("parent", "Would make the task its own ancestor."));
         }
-        cursor = c.query_row("SELECT parent_id FROM tasks WHERE id = ?1", [id], |r| {
+        cursor = c.row_cached("SELECT parent_id FROM tasks WHERE id = ?1", [id], |r| {
             r.get(0)
         })?;
     }
@@ -1075,20 +1155,20 @@ fn set_claim(c: &Connection, p: &Principal, input: &SetClaimInput) -> Result<Val
         };
         let holder = |c: &Connection, agent: &str| -> Result<String, Failure> {
             Ok(
-                c.query_row("SELECT handle FROM agents WHERE id = ?1", [agent], |r| {
+                c.row_cached("SELECT handle FROM agents WHERE id = ?1", [agent], |r| {
                     r.get(0)
                 })?,
             )
         };
         match (input.claimed, assignee) {
             (true, None) => {
-                c.execute("UPDATE tasks SET assignee_id = ?1 WHERE id = ?2", params![p.agent_id, id])?;
+                c.exec_cached("UPDATE tasks SET assignee_id = ?1 WHERE id = ?2", params![p.agent_id, id])?;
                 touch(c, id)?;
                 event(c, id, "claimed", p, json!({}))?;
                 updated += 1;
             }
             (false, Some(a)) if a == p.agent_id => {
-                c.execute("UPDATE tasks SET assignee_id = NULL WHERE id = ?1", [id])?;
+                c.exec_cached("UPDATE tasks SET assignee_id = NULL WHERE id = ?1", [id])?;
                 touch(c, id)?;
                 event(c, id, "released", p, json!({}))?;
                 updated += 1;
@@ -1112,7 +1192,7 @@ fn checkpoint(c: &Connection, p: &Principal, input: &CheckpointInput) -> Result<
     let board = board(c, p, &input.channel)?;
     let id = require_task(c, &board, input.number)?;
     let now = clock::now();
-    c.execute(
+    c.exec_cached(
         "INSERT INTO checkpoints (task_id, summary, created_by, created_at) VALUES (?1, ?2, ?3, ?4)",
         params![id, input.summary, p.agent_id, now],
     )?;
@@ -1164,7 +1244,7 @@ fn delete_task(c: &Connection, p: &Principal, input: &DeleteInput) -> Result<Val
             }
             Some(SubtaskMode::Promote) => {
                 for (child, number, _) in &children {
-                    c.execute("UPDATE tasks SET parent_id = NULL WHERE id = ?1", [child])?;
+                    c.exec_cached("UPDATE tasks SET parent_id = NULL WHERE id = ?1", [child])?;
                     touch(c, *child)?;
                     event(
                         c,
@@ -1199,7 +1279,7 @@ fn delete_task(c: &Connection, p: &Principal, input: &DeleteInput) -> Result<Val
     }
     let now = clock::now();
     for (task, number) in &deleted {
-        c.execute(
+        c.exec_cached(
             "UPDATE tasks SET deleted_at = ?1 WHERE id = ?2",
             params![now, task],
         )?;
@@ -1216,7 +1296,7 @@ fn delete_task(c: &Connection, p: &Principal, input: &DeleteInput) -> Result<Val
 impl Store for SqliteStore {
     fn find_token(&self, token_hash: &[u8; 32]) -> Result<Option<TokenRecord>, Failure> {
         self.read(|c| {
-            Ok(c.query_row(
+            Ok(c.row_cached(
                 "SELECT k.hash, a.workspace_id, a.id, a.handle FROM tokens k \
                  JOIN agents a ON a.id = k.agent_id WHERE k.hash = ?1 AND k.revoked_at IS NULL",
                 [token_hash.as_slice()],
@@ -1271,7 +1351,7 @@ impl Store for SqliteStore {
     fn create_workspace(&self, name: &str) -> Result<String, Failure> {
         let id = auth::new_id("ws")?;
         self.write(|c| {
-            c.execute(
+            c.exec_cached(
                 "INSERT INTO workspaces (id, name, created_at) VALUES (?1, ?2, ?3)",
                 params![id, name, clock::now()],
             )?;
@@ -1281,7 +1361,7 @@ impl Store for SqliteStore {
 
     fn find_workspace(&self, name: &str) -> Result<Option<String>, Failure> {
         self.read(|c| {
-            Ok(c.query_row(
+            Ok(c.row_cached(
                 "SELECT id FROM workspaces WHERE name = ?1 ORDER BY created_at LIMIT 1",
                 [name],
                 |r| r.get(0),
@@ -1306,11 +1386,11 @@ impl Store for SqliteStore {
                 ));
             }
             let now = clock::now();
-            c.execute(
+            c.exec_cached(
                 "INSERT INTO agents (id, workspace_id, handle, created_at) VALUES (?1, ?2, ?3, ?4)",
                 params![id, workspace_id, handle, now],
             )?;
-            c.execute(
+            c.exec_cached(
                 "INSERT INTO tokens (hash, agent_id, created_at) VALUES (?1, ?2, ?3)",
                 params![token_hash.as_slice(), id, now],
             )?;
@@ -1330,7 +1410,7 @@ impl Store for SqliteStore {
     ) -> Result<(), Failure> {
         self.write(|c| {
             let agent = require_agent(c, workspace_id, agent)?;
-            c.execute(
+            c.exec_cached(
                 "INSERT INTO tokens (hash, agent_id, created_at) VALUES (?1, ?2, ?3)",
                 params![token_hash.as_slice(), agent.agent_id, clock::now()],
             )?;
@@ -1341,7 +1421,7 @@ impl Store for SqliteStore {
     fn revoke_tokens(&self, workspace_id: &str, agent: &str) -> Result<u64, Failure> {
         self.write(|c| {
             let agent = require_agent(c, workspace_id, agent)?;
-            let n = c.execute(
+            let n = c.exec_cached(
                 "UPDATE tokens SET revoked_at = ?1 WHERE agent_id = ?2 AND revoked_at IS NULL",
                 params![clock::now(), agent.agent_id],
             )?;
@@ -1357,7 +1437,7 @@ impl Store for SqliteStore {
     ) -> Result<(), Failure> {
         self.write(|c| {
             require_workspace(c, workspace_id)?;
-            let exists: bool = c.query_row(
+            let exists: bool = c.row_cached(
                 "SELECT EXISTS (SELECT 1 FROM channels WHERE workspace_id = ?1 AND name = ?2)",
                 params![workspace_id, name],
                 |r| r.get(0),
@@ -1365,7 +1445,7 @@ impl Store for SqliteStore {
             if exists {
                 return Err(admin_error("name", "A channel with this name already exists."));
             }
-            c.execute(
+            c.exec_cached(
                 "INSERT INTO channels (workspace_id, name, private, created_at) VALUES (?1, ?2, ?3, ?4)",
                 params![workspace_id, name, members.is_some(), clock::now()],
             )?;
@@ -1373,7 +1453,7 @@ impl Store for SqliteStore {
             for member in members.unwrap_or_default() {
                 let agent = find_agent(c, workspace_id, member)?
                     .ok_or_else(|| admin_error("members", &format!("No agent `{member}` in the workspace.")))?;
-                c.execute(
+                c.exec_cached(
                     "INSERT OR IGNORE INTO channel_members (channel_id, agent_id) VALUES (?1, ?2)",
                     params![channel_id, agent.agent_id],
                 )?;
@@ -1384,7 +1464,7 @@ impl Store for SqliteStore {
 
     fn channel_exists(&self, workspace_id: &str, name: &str) -> Result<bool, Failure> {
         self.read(|c| {
-            Ok(c.query_row(
+            Ok(c.row_cached(
                 "SELECT EXISTS (SELECT 1 FROM channels WHERE workspace_id = ?1 AND name = ?2)",
                 params![workspace_id, name],
                 |r| r.get(0),
@@ -1399,7 +1479,7 @@ impl Store for SqliteStore {
         };
         self.write(|c| {
             let agent = require_agent(c, workspace_id, agent)?;
-            c.execute(
+            c.exec_cached(
                 "INSERT INTO callbacks (effect_id, run_id, workspace_id, agent_id, opened_at) \
                  VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![
@@ -1420,7 +1500,7 @@ impl Store for SqliteStore {
         callback_effect_id: &str,
     ) -> Result<(), Failure> {
         self.write(|c| {
-            let n = c.execute(
+            let n = c.exec_cached(
                 "UPDATE callbacks SET completed_at = coalesce(completed_at, ?1) \
                  WHERE effect_id = ?2 AND workspace_id = ?3",
                 params![clock::now(), callback_effect_id, workspace_id],
@@ -1441,7 +1521,7 @@ impl SqliteStore {
     /// Activity rows of one kind, for tests of "replay records nothing".
     pub(crate) fn count_events(&self, kind: &str) -> i64 {
         self.read(|c| {
-            Ok(c.query_row(
+            Ok(c.row_cached(
                 "SELECT count(*) FROM task_events WHERE kind = ?1",
                 [kind],
                 |r| r.get(0),
@@ -1450,3 +1530,7 @@ impl SqliteStore {
         .unwrap_or(-1)
     }
 }
+
+#[cfg(test)]
+#[path = "plan_tests.rs"]
+mod plan_tests;
