@@ -1,0 +1,99 @@
+//! Where a runtime request's time goes, without HTTP: each step of the
+//! server's task.get and task.create path timed alone, in one thread, on a
+//! real store file (synchronous=FULL, so a create includes its fsync).
+//! The figures docs/performance.md splits a request into.
+//!
+//!   cargo run --release --example storebench [-- ITERATIONS]
+
+use std::time::Instant;
+
+use agentteam::registry::find;
+use agentteam::runtime::auth;
+use agentteam::runtime::store::sqlite::SqliteStore;
+use agentteam::runtime::store::{CreateInput, Store, TaskLocator, typed};
+use agentteam::validate::validate;
+use agentteam::wire::{WorkflowContext, decode_body};
+use serde_json::json;
+
+fn time(name: &str, n: u32, mut f: impl FnMut(u32)) {
+    for i in 0..n.min(100) {
+        f(i);
+    }
+    let started = Instant::now();
+    for i in 0..n {
+        f(i);
+    }
+    let per = started.elapsed().as_secs_f64() * 1e6 / f64::from(n);
+    println!("{name:<44} {per:>9.1} µs/op  ({:>8.0} op/s)", 1e6 / per);
+}
+
+fn main() {
+    let n: u32 = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(20_000);
+    let dir = std::env::temp_dir().join(format!("agentteam-storebench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let store = SqliteStore::open(&dir.join("rt.db")).expect("store");
+    let ws = store.create_workspace("bench").expect("workspace");
+    let (_, hash) = auth::new_token().expect("token");
+    store.create_agent(&ws, "bench", &hash).expect("agent");
+    store.create_channel(&ws, "bench", None).expect("channel");
+    let me = store
+        .find_agent(&ws, "@bench")
+        .expect("find")
+        .expect("agent");
+    let create = find("task", "create").expect("task create");
+    let get = find("task", "get").expect("task get");
+    let none = WorkflowContext::default();
+    for b in 0..20 {
+        let tasks: Vec<_> = (0..50)
+            .map(|i| json!({"title": format!("seed task {}", b * 50 + i)}))
+            .collect();
+        let input = validate(create, json!({"channel": "bench", "tasks": tasks})).expect("valid");
+        store
+            .create(&me, &CreateInput::from_input(input).expect("typed"), &none)
+            .expect("create");
+    }
+
+    let body = br#"{"channel":"bench","number":42}"#;
+    time("decode_body (task.get JSON)", n, |_| {
+        decode_body(body).expect("decode");
+    });
+    let (input, _) = decode_body(body).expect("decode");
+    time("validate (task.get)", n, |_| {
+        validate(get, input.clone()).expect("valid");
+    });
+    time("find_token", n, |_| {
+        store.find_token(&hash).expect("lookup").expect("token");
+    });
+    time("store.get", n, |i| {
+        let locator = TaskLocator {
+            channel: "bench".into(),
+            number: i64::from(i % 1000 + 1),
+        };
+        store.get(&me, &locator).expect("get");
+    });
+    time("typed + store.get + to_string", n, |i| {
+        let input = json!({"channel": "bench", "number": i % 1000 + 1});
+        let locator: TaskLocator = typed(input).expect("typed");
+        store.get(&me, &locator).expect("get").to_string();
+    });
+    let create_body = br#"{"channel":"bench","tasks":[{"title":"load task"}]}"#;
+    time("decode + validate (task.create)", n, |_| {
+        let (input, _) = decode_body(create_body).expect("decode");
+        validate(create, input).expect("valid");
+    });
+    let (input, _) = decode_body(create_body).expect("decode");
+    let input = validate(create, input).expect("valid");
+    time("store.create (1 task, fsync)", n.min(2_000), |_| {
+        store
+            .create(
+                &me,
+                &CreateInput::from_input(input.clone()).expect("typed"),
+                &none,
+            )
+            .expect("create");
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+}
