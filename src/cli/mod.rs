@@ -24,8 +24,14 @@ const DEFAULT_TIMEOUT_SECONDS: u64 = 30;
 const DEFAULT_RETRIES: u32 = 2;
 const DEFAULT_CONCURRENCY: u16 = 4;
 
-/// The whole `agentteam` command, derived from the registry.
+/// The whole `agentteam` command, derived from the registry, long help included.
 pub fn command() -> Command {
+    build(true)
+}
+
+/// The command tree; an action's long help (its schema rendered as text) is
+/// built only when `long_help`, since a plain call never shows it.
+fn build(long_help: bool) -> Command {
     Command::new("agentteam")
         .version(env!("CARGO_PKG_VERSION"))
         .about("The AgentTeam Exec CLI: act on a team's task board from agents, scripts and pipelines.")
@@ -79,7 +85,7 @@ pub fn command() -> Command {
                 .action(ArgAction::SetTrue)
                 .help("Diagnostics on stderr (requests, statuses, retries); tokens are always redacted"),
         )
-        .subcommand(exec_command())
+        .subcommand(exec_command(long_help))
         .subcommand(auth_command())
         .subcommand(
             Command::new("completions")
@@ -88,7 +94,7 @@ pub fn command() -> Command {
         )
 }
 
-fn exec_command() -> Command {
+fn exec_command(long_help: bool) -> Command {
     let mut exec = Command::new("exec")
         .about("Run a registered action: `agentteam exec <domain> <action> -`")
         .long_about(
@@ -116,17 +122,19 @@ fn exec_command() -> Command {
             .subcommand_required(true)
             .arg_required_else_help(true);
         for action in ACTIONS.iter().filter(|a| a.domain == domain) {
-            domain_cmd = domain_cmd.subcommand(action_command(action));
+            domain_cmd = domain_cmd.subcommand(action_command(action, long_help));
         }
         exec = exec.subcommand(domain_cmd);
     }
     exec
 }
 
-fn action_command(action: &'static registry::Action) -> Command {
-    let command = Command::new(action.verb)
-        .about(action.summary)
-        .long_about(help::action_long_help(action))
+fn action_command(action: &'static registry::Action, long_help: bool) -> Command {
+    let mut command = Command::new(action.verb).about(action.summary);
+    if long_help {
+        command = command.long_about(help::action_long_help(action));
+    }
+    let command = command
         .arg(
             Arg::new("input")
                 .value_name("INPUT")
@@ -233,7 +241,12 @@ fn auth_command() -> Command {
 
 /// Parses `args`, runs the command, and returns the process exit status.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
-    let matches = match command().try_get_matches_from(args) {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let wants_help = args
+        .iter()
+        .skip(1)
+        .any(|a| a == "--help" || a == "-h" || a == "help");
+    let matches = match build(wants_help).try_get_matches_from(args) {
         Ok(matches) => matches,
         Err(e) => return clap_failure(e),
     };
@@ -267,7 +280,7 @@ fn run_exec(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
         return ExitClass::Success;
     }
     let Some((domain, dm)) = m.subcommand() else {
-        printer.stdout(&exec_command().render_long_help().to_string());
+        printer.stdout(&exec_command(true).render_long_help().to_string());
         return ExitClass::Usage;
     };
     let Some((verb, am)) = dm.subcommand() else {
