@@ -271,16 +271,25 @@ impl Client {
         let mut response = builder.send().await.map_err(transport_failure)?;
         let status = response.status().as_u16();
         let headers = response.headers().clone();
+        let too_large = || {
+            Failure::new(
+                code::INVALID_RESPONSE,
+                format!(
+                    "The server's answer exceeds {} MiB.",
+                    MAX_RESPONSE_BYTES / (1024 * 1024)
+                ),
+            )
+        };
+        if response
+            .content_length()
+            .is_some_and(|n| n > MAX_RESPONSE_BYTES as u64)
+        {
+            return Err(too_large());
+        }
         let mut body = Vec::new();
         while let Some(chunk) = response.chunk().await.map_err(transport_failure)? {
             if body.len() + chunk.len() > MAX_RESPONSE_BYTES {
-                return Err(Failure::new(
-                    code::INVALID_RESPONSE,
-                    format!(
-                        "The server's answer exceeds {} MiB.",
-                        MAX_RESPONSE_BYTES / (1024 * 1024)
-                    ),
-                ));
+                return Err(too_large());
             }
             body.extend_from_slice(&chunk);
         }
