@@ -38,6 +38,11 @@ pub const RUNTIME_DB: EnvVar = EnvVar {
     binary: "agentteam-runtime",
     description: "SQLite store of agentteam-runtime when --db is not given. Default: runtime.db in the platform data dir.",
 };
+pub const RUNTIME_LOG: EnvVar = EnvVar {
+    name: "RUST_LOG",
+    binary: "agentteam-runtime",
+    description: "Log filter for agentteam-runtime's stderr log (tracing syntax, e.g. `warn` or `agentteam=debug`). Default `info`.",
+};
 pub const NO_COLOR: EnvVar = EnvVar {
     name: "NO_COLOR",
     binary: "agentteam",
@@ -51,5 +56,6 @@ pub const ALL: &[&EnvVar] = &[
     &WORKFLOW_RUN_ID,
     &CALLBACK_EFFECT_ID,
     &RUNTIME_DB,
+    &RUNTIME_LOG,
     &NO_COLOR,
 ];

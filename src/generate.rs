@@ -416,7 +416,26 @@ fn permission_text(action: &Action) -> String {
 /// The README with every generated table replaced.
 pub fn readme_with_tables(readme: &str) -> Result<String, String> {
     let readme = splice(readme, "actions", &actions_table())?;
+    let readme = splice(&readme, "errors", &errors_table())?;
     splice(&readme, "environment", &environment_table())
+}
+
+/// The README's table of error codes: exit status, retryability and what to
+/// do, from [`crate::error::ERROR_CODES`].
+pub fn errors_table() -> String {
+    let mut out = String::from(
+        "| code | exit | retryable | meaning and what to do |\n| --- | --- | --- | --- |\n",
+    );
+    for code in crate::error::ERROR_CODES {
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            code.code,
+            code.class.code(),
+            if code.retryable { "yes" } else { "no" },
+            table_cell(code.description)
+        ));
+    }
+    out
 }
 
 /// The README's table of actions (canonical name, route, permission class,
