@@ -121,7 +121,9 @@ impl CredentialStore {
                 )));
             }
         };
-        check_private(&self.dir, 0o077, "directory")?;
+        // A directory others can write to lets them swap the file; one they
+        // can only list reveals nothing the 0600 file does not protect.
+        check_private(&self.dir, 0o022, "directory")?;
         let meta = file
             .metadata()
             .map_err(|e| invalid(format!("Cannot stat {}: {e}.", path.display())))?;
@@ -155,6 +157,7 @@ impl CredentialStore {
             .mode(0o700)
             .create(&self.dir)
             .map_err(|e| invalid(format!("Cannot create {}: {e}.", self.dir.display())))?;
+        tighten_own_dir(&self.dir);
         check_private(&self.dir, 0o077, "directory")?;
         let lock_path = self.dir.join(format!("{FILE_NAME}.lock"));
         let lock = OpenOptions::new()
@@ -282,6 +285,20 @@ pub fn run_credential_process(
     ))
 }
 
+/// A directory we own that is open to others (say, made by a plain `mkdir`
+/// and named in AGENTTEAM_CONFIG_DIR) is narrowed to 0700 before a secret is
+/// written into it; one owned by someone else is left for the check to refuse.
+fn tighten_own_dir(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    if let Ok(meta) = fs::metadata(dir) {
+        // SAFETY: geteuid(2) has no preconditions and touches no memory.
+        let ours = meta.uid() == unsafe { libc::geteuid() };
+        if ours && meta.mode() & 0o077 != 0 {
+            let _ = fs::set_permissions(dir, fs::Permissions::from_mode(0o700));
+        }
+    }
+}
+
 fn check_private(path: &Path, mask: u32, what: &str) -> Result<(), Failure> {
     match fs::metadata(path) {
         Ok(meta) if meta.mode() & mask != 0 => Err(insecure(path, what, meta.mode())),
@@ -294,7 +311,7 @@ fn insecure(path: &Path, what: &str, mode: u32) -> Failure {
     Failure::new(
         code::CREDENTIAL_STORE_INSECURE,
         format!(
-            "The credential store {what} {} has mode {:o}, readable by group or others; run `chmod {fix} {}` and check who could have read it.",
+            "The credential store {what} {} has mode {:o}, open to group or others; run `chmod {fix} {}` and check who could have read or changed it.",
             path.display(),
             mode & 0o777,
             path.display()
@@ -346,6 +363,23 @@ mod tests {
             .update(|f| Ok(f.profiles.insert("a".into(), profile("ag1"))))
             .unwrap();
         fs::set_permissions(store.path(), fs::Permissions::from_mode(0o644)).unwrap();
+        assert_eq!(store.load().unwrap_err().code, "credential_store_insecure");
+    }
+
+    #[test]
+    fn a_directory_made_by_plain_mkdir_is_narrowed_before_writing() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = dir.path().join("cfg");
+        fs::create_dir(&cfg).unwrap();
+        fs::set_permissions(&cfg, fs::Permissions::from_mode(0o755)).unwrap();
+        let store = CredentialStore::at(cfg.clone());
+        store
+            .update(|f| Ok(f.profiles.insert("a".into(), profile("ag1"))))
+            .unwrap();
+        assert_eq!(fs::metadata(&cfg).unwrap().mode() & 0o777, 0o700);
+        // A directory others can write to is refused when reading.
+        fs::set_permissions(&cfg, fs::Permissions::from_mode(0o777)).unwrap();
         assert_eq!(store.load().unwrap_err().code, "credential_store_insecure");
     }
 
