@@ -178,13 +178,13 @@ row() { printf '%-44s %-16s %-20s %-7s %-15s %s\n' "$@"; }
 row "(a) one task.get, whole process (median)" "$(ms "$a_cli")" "curl $(ms "$a_curl")" \
     "$(ratio "$a_cli" "$a_curl")" "<= 0.5x curl" "$(verdict "$a_cli / $a_curl" "<=" 0.5)"
 row "(b) $calls gets as $calls invocations" "$(ms "$b_invocations")" "curl $(ms "$b_curl_invocations")" \
-    "$(ratio "$b_invocations" "$b_curl_invocations")" "—" "—"
+    "$(ratio "$b_invocations" "$b_curl_invocations")" "-" "-"
 row "(b) $calls gets, one --batch run" "$(ms "$b_batch")" "curl -K $(ms "$b_curl_k")" \
     "$(ratio "$b_batch" "$b_curl_k")" "<= 2x curl -K" "$(verdict "$b_batch / $b_curl_k" "<=" 2)"
 row "(b) invocations / --batch" "$(ratio "$b_invocations" "$b_batch")x" "" "" ">= 20x" \
     "$(verdict "$b_invocations / $b_batch" ">=" 20)"
-row "(c) static ceiling (404 JSON), req/s" "$(field "$c_static" 1)" "" "" "—" "—"
-row "(c) static ceiling p50 / p99" "$(us_ms "$(field "$c_static" 2)")" "$(us_ms "$(field "$c_static" 3)")" "" "—" "—"
+row "(c) static ceiling (404 JSON), req/s" "$(field "$c_static" 1)" "" "" "-" "-"
+row "(c) static ceiling p50 / p99" "$(us_ms "$(field "$c_static" 2)")" "$(us_ms "$(field "$c_static" 3)")" "" "-" "-"
 row "(c) task.get req/s" "$(field "$c_get" 1)" "static $(field "$c_static" 1)" \
     "$(ratio "$(field "$c_get" 1)" "$(field "$c_static" 1)")" ">= 20000" "$(verdict "$(field "$c_get" 1)" ">=" 20000)"
 row "(c) task.get p50 / p99" "$(us_ms "$(field "$c_get" 2)")" "$(us_ms "$(field "$c_get" 3)")" "" "p99 <= 10 ms" \
