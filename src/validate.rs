@@ -57,10 +57,10 @@ fn validator(action: &Action) -> &'static Validator {
 fn compile(schema: &Value, draft: jsonschema::Draft) -> Validator {
     jsonschema::options()
         .with_draft(draft)
-            .should_validate_formats(false)
-            // The linear-time `regex` engine: the registry's patterns need no
-            // look-around or backreferences, it compiles several times
-            // faster than fancy-regex, and no input can make it backtrack.
+        .should_validate_formats(false)
+        // The linear-time `regex` engine: the registry's patterns need no
+        // look-around or backreferences, it compiles several times
+        // faster than fancy-regex, and no input can make it backtrack.
         .with_pattern_options(jsonschema::PatternOptions::regex())
         .build(schema)
         .expect("registry schemas compile (tested)")
@@ -76,9 +76,8 @@ pub fn validate(action: &Action, mut input: Value) -> Result<Value, Failure> {
         ));
     }
     let mut errors = FieldErrors::new();
-    let input_schema = (action.input_schema)();
     for error in validator(action).iter_errors(&input) {
-        record(&error, &input_schema, &mut errors);
+        record(&error, action, &mut errors);
     }
     (action.check)(&input, &mut errors);
     if !errors.is_empty() {
@@ -88,7 +87,7 @@ pub fn validate(action: &Action, mut input: Value) -> Result<Value, Failure> {
     Ok(input)
 }
 
-fn record(error: &ValidationError<'_>, input_schema: &Value, errors: &mut FieldErrors) {
+fn record(error: &ValidationError<'_>, action: &Action, errors: &mut FieldErrors) {
     let path = error
         .instance_path()
         .as_str()
@@ -104,7 +103,7 @@ fn record(error: &ValidationError<'_>, input_schema: &Value, errors: &mut FieldE
     match error.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             for name in unexpected {
-                errors.insert(join(name), unknown_field_message(name, &path, input_schema));
+                errors.insert(join(name), unknown_field_message(name, &path, action));
             }
         }
         ValidationErrorKind::Required { property } => {
@@ -119,7 +118,7 @@ fn record(error: &ValidationError<'_>, input_schema: &Value, errors: &mut FieldE
     }
 }
 
-fn unknown_field_message(name: &str, parent_path: &str, input_schema: &Value) -> String {
+fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> String {
     let hidden = HiddenContext::ALL.iter().any(|h| {
         h.spellings()
             .contains(&crate::case::camel_to_snake(name).as_str())
@@ -129,7 +128,9 @@ fn unknown_field_message(name: &str, parent_path: &str, input_schema: &Value) ->
     }
     let snake = crate::case::camel_to_snake(name);
     let mut props = Vec::new();
-    schema::walk_properties(input_schema, "", &mut props);
+    // Built only on this error path: valid input never renders the schema.
+    let input_schema = (action.input_schema)();
+    schema::walk_properties(&input_schema, "", &mut props);
     let sibling_path = schema_path(parent_path, &snake);
     if snake != name && props.iter().any(|(p, _)| *p == sibling_path) {
         return format!("Unknown field; fields are snake_case: use `{snake}`.");
@@ -304,9 +305,14 @@ mod tests {
     #[test]
     fn schemas_use_only_keywords_draft_4_and_2020_12_share() {
         fn walk(schema: &Value, path: &str) {
-            let Some(object) = schema.as_object() else { return };
+            let Some(object) = schema.as_object() else {
+                return;
+            };
             for (key, sub) in object {
-                assert!(SHARED_KEYWORDS.contains(&key.as_str()), "{path}: keyword {key}");
+                assert!(
+                    SHARED_KEYWORDS.contains(&key.as_str()),
+                    "{path}: keyword {key}"
+                );
                 match key.as_str() {
                     "properties" => {
                         for (name, prop) in sub.as_object().unwrap() {
@@ -327,9 +333,24 @@ mod tests {
     /// values of every JSON type and by boundary strings, and an unknown field.
     fn variants(example: &Value) -> Vec<Value> {
         let probes = [
-            json!(null), json!(true), json!(0), json!(-1), json!(1.5), json!(2147483648_i64), json!(""), json!(" "),
-            json!("x"), json!("@a"), json!("#eng:t"), json!("x".repeat(201)), json!([]), json!([1, 1]), json!(["a"]),
-            json!({}), json!({"kind": "task", "scope_id": "tsk_1"}), json!([{"title": "t"}, {"title": "u", "priority": "high"}]),
+            json!(null),
+            json!(true),
+            json!(0),
+            json!(-1),
+            json!(1.5),
+            json!(2147483648_i64),
+            json!(""),
+            json!(" "),
+            json!("x"),
+            json!("@a"),
+            json!("#eng:t"),
+            json!("x".repeat(201)),
+            json!([]),
+            json!([1, 1]),
+            json!(["a"]),
+            json!({}),
+            json!({"kind": "task", "scope_id": "tsk_1"}),
+            json!([{"title": "t"}, {"title": "u", "priority": "high"}]),
         ];
         let mut out = vec![example.clone()];
         let object = example.as_object().unwrap();
@@ -359,7 +380,12 @@ mod tests {
             for example in action.examples {
                 for input in variants(&serde_json::from_str(example.input).unwrap()) {
                     let paths = |v: &Validator| {
-                        let mut p: Vec<String> = v.iter_errors(&input).map(|e| format!("{} {:?}", e.instance_path().as_str(), e.kind().keyword())).collect();
+                        let mut p: Vec<String> = v
+                            .iter_errors(&input)
+                            .map(|e| {
+                                format!("{} {:?}", e.instance_path().as_str(), e.kind().keyword())
+                            })
+                            .collect();
                         p.sort();
                         p
                     };
