@@ -84,3 +84,44 @@ fn text_is_the_default_on_a_terminal_with_colour_unless_no_color() {
         "indented JSON on a terminal: {json_out}"
     );
 }
+
+#[test]
+fn paginate_and_batch_show_progress_on_a_terminal() {
+    let task = json!({"number": 1, "channel": "eng", "scopeId": "tsk_1", "title": "t", "status": "todo",
+        "priority": "none", "assignee": null, "parentNumber": null, "labels": [], "createdBy": "@a",
+        "createdAt": "2026-11-30T00:00:00Z", "updatedAt": "2026-11-30T00:00:00Z"});
+    let server = Recorder::start(vec![
+        Reply::json(200, json!({"items": [task.clone()], "nextCursor": "p2"})),
+        Reply::json(200, json!({"items": [task]})),
+    ]);
+    let cli = Cli::new();
+    cli.login(&server.url, "at_tty_token", None);
+    let input = cli.home.path().join("in.json");
+    std::fs::write(&input, r#"{"channel":"eng"}"#).unwrap();
+    let Some((code, out)) = on_terminal(
+        &cli,
+        &format!("exec task list --paginate {}", input.display()),
+        &[],
+    ) else {
+        return;
+    };
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("2 items,"),
+        "progress on a terminal's stderr: {out:?}"
+    );
+    let lines = cli.home.path().join("lines.ndjson");
+    std::fs::write(
+        &lines,
+        "{\"channel\":\"eng\",\"number\":1}\n{\"channel\":\"eng\",\"number\":2}\n",
+    )
+    .unwrap();
+    let (code, out) = on_terminal(
+        &cli,
+        &format!("exec task get --batch {}", lines.display()),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("2 done,"), "{out:?}");
+}
