@@ -15,48 +15,13 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use agentteam::registry::{Method, find};
+use agentteam::registry::find;
 use common::runtime::{Agent, Reply, Runtime};
 use serde_json::{Value, json};
 
-fn encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
-}
-
 /// One action over HTTP exactly as the CLI would send it.
 fn call(rt: &Runtime, who: &Agent, verb: &str, input: &Value) -> Reply {
-    let action = find("task", verb).expect("registered");
-    match action.method {
-        Method::Post => rt.post(who, action.route, input),
-        Method::Get => {
-            let request = agentteam::wire::encode_request(
-                action,
-                &who.workspace_id,
-                &who.agent_id,
-                input,
-                &Default::default(),
-            );
-            let query: Vec<String> = request
-                .query
-                .iter()
-                .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
-                .collect();
-            rt.http(
-                "GET",
-                &format!("{}?{}", request.path, query.join("&")),
-                Some(&who.token),
-                None,
-            )
-        }
-    }
+    rt.call(who, find("task", verb).expect("registered"), input)
 }
 
 /// The decoded `data` of a 2xx answer, or a panic naming the answer.

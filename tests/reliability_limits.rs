@@ -16,51 +16,12 @@ mod common {
 
 use std::collections::HashSet;
 
-use agentteam::registry::{ACTIONS, Action, BudgetClass, Method, find};
+use agentteam::registry::{ACTIONS, Action, BudgetClass, find};
 use common::runtime::{Agent, Reply, Runtime};
 use serde_json::{Value, json};
 
-fn encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
-}
-
 fn call(rt: &Runtime, who: &Agent, action: &Action, input: &Value) -> Reply {
-    let request = agentteam::wire::encode_request(
-        action,
-        &who.workspace_id,
-        &who.agent_id,
-        input,
-        &Default::default(),
-    );
-    match action.method {
-        Method::Post => rt.http(
-            "POST",
-            &request.path,
-            Some(&who.token),
-            request.body.as_deref(),
-        ),
-        Method::Get => {
-            let query: Vec<String> = request
-                .query
-                .iter()
-                .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
-                .collect();
-            rt.http(
-                "GET",
-                &format!("{}?{}", request.path, query.join("&")),
-                Some(&who.token),
-                None,
-            )
-        }
-    }
+    rt.call(who, action, input)
 }
 
 /// Counts of every kind of row a mutation could add or change.

@@ -81,30 +81,7 @@ fn success(action: &Action, reply: &Reply) -> Value {
 }
 
 fn call(rt: &Runtime, who: &Agent, verb: &str, input: Value) -> Reply {
-    let action = find("task", verb).expect("registered");
-    match action.method {
-        agentteam::registry::Method::Post => rt.post(who, action.route, &input),
-        agentteam::registry::Method::Get => {
-            let request = agentteam::wire::encode_request(
-                action,
-                &who.workspace_id,
-                &who.agent_id,
-                &input,
-                &Default::default(),
-            );
-            let query: Vec<String> = request
-                .query
-                .iter()
-                .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
-                .collect();
-            rt.http(
-                "GET",
-                &format!("{}?{}", request.path, query.join("&")),
-                Some(&who.token),
-                None,
-            )
-        }
-    }
+    rt.call(who, find("task", verb).expect("registered"), &input)
 }
 
 fn ok(rt: &Runtime, who: &Agent, verb: &str, input: Value) -> Value {
@@ -112,18 +89,6 @@ fn ok(rt: &Runtime, who: &Agent, verb: &str, input: Value) -> Value {
         find("task", verb).expect("registered"),
         &call(rt, who, verb, input),
     )
-}
-
-fn encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
 }
 
 fn assert_error(reply: &Reply, status: u16, code: &str) -> Value {

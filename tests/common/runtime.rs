@@ -298,3 +298,46 @@ fn dechunk(mut data: &[u8]) -> Vec<u8> {
         data = &data[(eol + 4 + size).min(data.len())..];
     }
 }
+
+/// Percent-encodes one query component.
+pub fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+impl Runtime {
+    /// One action over HTTP exactly as the CLI sends it: the library's own
+    /// wire encoder, so these tests and the CLI cannot disagree on the wire.
+    pub fn call(&self, who: &Agent, action: &agentteam::registry::Action, input: &Value) -> Reply {
+        let request = agentteam::wire::encode_request(
+            action,
+            &who.workspace_id,
+            &who.agent_id,
+            input,
+            &Default::default(),
+        );
+        match action.method {
+            agentteam::registry::Method::Post => self.post(who, action.route, input),
+            agentteam::registry::Method::Get => {
+                let query: Vec<String> = request
+                    .query
+                    .iter()
+                    .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
+                    .collect();
+                self.http(
+                    "GET",
+                    &format!("{}?{}", request.path, query.join("&")),
+                    Some(&who.token),
+                    None,
+                )
+            }
+        }
+    }
+}
