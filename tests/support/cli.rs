@@ -2,6 +2,9 @@
 //! PATH, a temp HOME and a temp AGENTTEAM_CONFIG_DIR, so nothing of the
 //! developer's machine leaks in and nothing leaks out.
 
+// Each test crate includes this module and uses a different part of it.
+#![allow(dead_code)]
+
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

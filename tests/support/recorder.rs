@@ -3,6 +3,9 @@
 //! test can see what the client sent and inject faults (hangs, HTML, cut-off
 //! bodies). It closes every connection after one answer.
 
+// Each test crate includes this module and uses a different part of it.
+#![allow(dead_code)]
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
