@@ -37,6 +37,7 @@ impl Style {
 pub fn scalar(value: &Value) -> String {
     match value {
         Value::Null => "-".into(),
+        Value::Array(items) if items.is_empty() => "-".into(),
         Value::String(s) => s.clone(),
         Value::Array(items) if items.iter().all(|v| !v.is_object()) => {
             items.iter().map(scalar).collect::<Vec<_>>().join(", ")
