@@ -260,9 +260,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Some(("auth", m)) => run_auth(m, profile, &printer),
         Some(("completions", m)) => {
             let shell = *m.get_one::<Shell>("shell").expect("required");
-            let mut buf = Vec::new();
-            clap_complete::generate(shell, &mut command(), "agentteam", &mut buf);
-            printer.stdout(&String::from_utf8_lossy(&buf));
+            printer.stdout(&crate::generate::completion(shell));
             ExitClass::Success
         }
         _ => unreachable!("clap requires a subcommand"),
