@@ -1,9 +1,8 @@
 //! The real `agentteam-runtime` over real HTTP: every registry route is
 //! served, every refusal is the JSON error body with its status, every
 //! success body decodes (through the CLI's own wire decoder) to a document
-//! that validates against the action's `--output-schema`, the concurrency
-//! guarantees hold across connections, and an acknowledged write survives
-//! `kill -9`.
+//! that validates against the action's `--output-schema`, and an
+//! acknowledged write survives `kill -9`.
 
 mod common {
     pub mod runtime;
