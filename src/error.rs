@@ -235,15 +235,7 @@ impl Failure {
         self
     }
 
-    pub fn with_class(mut self, class: ExitClass) -> Self {
-        self.class = class;
-        self
-    }
 
-    pub fn with_retryable(mut self, retryable: bool) -> Self {
-        self.retryable = retryable;
-        self
-    }
 
     /// The model-facing error document (§8.2), snake_case.
     pub fn to_document(&self) -> Value {
