@@ -235,8 +235,6 @@ impl Failure {
         self
     }
 
-
-
     /// The model-facing error document (§8.2), snake_case.
     pub fn to_document(&self) -> Value {
         let mut error = json!({
