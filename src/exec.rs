@@ -248,9 +248,7 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
     })();
     result.unwrap_or_else(|failure: Failure| {
         printer.progress_done();
-        printer.line(&failure.to_document());
-        printer.stderr(&format!("error: {}: {}\n", failure.code, failure.message));
-        failure.class
+        printer.failure_line(&failure)
     })
 }
 

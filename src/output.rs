@@ -82,6 +82,13 @@ impl Printer {
         failure.class
     }
 
+    /// The error as the last NDJSON line of a stream, plus the human line.
+    pub fn failure_line(&self, failure: &Failure) -> ExitClass {
+        self.line(&failure.to_document());
+        self.stderr(&human_error(failure));
+        failure.class
+    }
+
     /// One NDJSON line (batch results, paginated items).
     pub fn line(&self, doc: &Value) {
         let mut text = serde_json::to_string(doc).expect("JSON values serialise");

@@ -274,3 +274,26 @@ fn paginate_stops_at_max_items() {
     assert_eq!(run.stdout.lines().count(), 3);
     assert_eq!(server.requests().len(), 2);
 }
+
+#[test]
+fn paginate_ends_a_failing_stream_with_the_error_line() {
+    let pages = vec![
+        Reply::json(200, json!({"items": [task(1, "a")], "nextCursor": "p2"})),
+        Reply::json(
+            400,
+            json!({"error": {"code": "cursor_invalid", "message": "Stale cursor.", "retryable": false}}),
+        ),
+    ];
+    let (cli, _server) = setup(pages);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &["--paginate"]);
+    assert_eq!(run.code, 4, "{run:?}");
+    let lines: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["number"], 1);
+    assert_eq!(lines[1]["error"]["code"], "cursor_invalid");
+    assert_eq!(run.stderr, "error: cursor_invalid: Stale cursor.\n");
+}
