@@ -51,7 +51,7 @@ fn validator(action: &Action) -> &'static Validator {
         .iter()
         .position(|a| std::ptr::eq(*a, action))
         .expect("action is registered");
-    all[index].get_or_init(|| compile(&(action.input_schema)(), jsonschema::Draft::Draft4))
+    all[index].get_or_init(|| compile(action.schema(), jsonschema::Draft::Draft4))
 }
 
 fn compile(schema: &Value, draft: jsonschema::Draft) -> Validator {
@@ -128,9 +128,7 @@ fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> Stri
     }
     let snake = crate::case::camel_to_snake(name);
     let mut props = Vec::new();
-    // Built only on this error path: valid input never renders the schema.
-    let input_schema = (action.input_schema)();
-    schema::walk_properties(&input_schema, "", &mut props);
+    schema::walk_properties(action.schema(), "", &mut props);
     let sibling_path = schema_path(parent_path, &snake);
     if snake != name && props.iter().any(|(p, _)| *p == sibling_path) {
         return format!("Unknown field; fields are snake_case: use `{snake}`.");

@@ -98,7 +98,7 @@ pub fn encode_request(
 /// Server side: query pairs to snake_case input, each value typed by the
 /// action's input schema (a string stays a string; anything else is JSON).
 pub fn decode_query(action: &Action, pairs: &[(String, String)]) -> Result<Value, Failure> {
-    let schema = (action.input_schema)();
+    let schema = action.schema();
     let mut object = Map::new();
     let mut errors = FieldErrors::new();
     for (key, text) in pairs {

@@ -247,6 +247,20 @@ impl Action {
         self.permission == Permission::Destructive
     }
 
+    /// The input schema, rendered once per process and shared: the runtime
+    /// reads it on every list request and validation compiles it.
+    pub fn schema(&self) -> &'static Value {
+        static SCHEMAS: std::sync::OnceLock<Vec<std::sync::OnceLock<Value>>> =
+            std::sync::OnceLock::new();
+        let all =
+            SCHEMAS.get_or_init(|| ACTIONS.iter().map(|_| std::sync::OnceLock::new()).collect());
+        let index = ACTIONS
+            .iter()
+            .position(|a| std::ptr::eq(*a, self))
+            .expect("action is registered");
+        all[index].get_or_init(|| (self.input_schema)())
+    }
+
     /// The full route template, `{workspaceId}` and `{agentId}` still in it.
     pub fn route_template(&self) -> String {
         format!("{RUNTIME_PREFIX}{}", self.route)
