@@ -47,11 +47,7 @@ pub const SHARED_KEYWORDS: &[&str] = &[
 fn validator(action: &Action) -> &'static Validator {
     static VALIDATORS: OnceLock<Vec<OnceLock<Validator>>> = OnceLock::new();
     let all = VALIDATORS.get_or_init(|| ACTIONS.iter().map(|_| OnceLock::new()).collect());
-    let index = ACTIONS
-        .iter()
-        .position(|a| std::ptr::eq(*a, action))
-        .expect("action is registered");
-    all[index].get_or_init(|| compile(action.schema(), jsonschema::Draft::Draft4))
+    all[action.index()].get_or_init(|| compile(action.schema(), jsonschema::Draft::Draft4))
 }
 
 fn compile(schema: &Value, draft: jsonschema::Draft) -> Validator {

@@ -247,6 +247,14 @@ impl Action {
         self.permission == Permission::Destructive
     }
 
+    /// This action's position in [`ACTIONS`], for per-action caches.
+    pub fn index(&self) -> usize {
+        ACTIONS
+            .iter()
+            .position(|a| std::ptr::eq(*a, self))
+            .expect("action is registered")
+    }
+
     /// The input schema, rendered once per process and shared: the runtime
     /// reads it on every list request and validation compiles it.
     pub fn schema(&self) -> &'static Value {
@@ -254,11 +262,7 @@ impl Action {
             std::sync::OnceLock::new();
         let all =
             SCHEMAS.get_or_init(|| ACTIONS.iter().map(|_| std::sync::OnceLock::new()).collect());
-        let index = ACTIONS
-            .iter()
-            .position(|a| std::ptr::eq(*a, self))
-            .expect("action is registered");
-        all[index].get_or_init(|| (self.input_schema)())
+        all[self.index()].get_or_init(|| (self.input_schema)())
     }
 
     /// The full route template, `{workspaceId}` and `{agentId}` still in it.
