@@ -8,7 +8,6 @@ mod common {
     pub mod runtime;
 }
 
-
 use agentteam::registry::{ACTIONS, Action, find};
 use common::runtime::{Agent, Reply, Runtime, raw_http};
 use serde_json::{Value, json};
@@ -457,6 +456,10 @@ fn admin_commands_print_one_json_object() {
         let doc: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
         assert_eq!(doc["error"]["code"], "invalid_input", "{args:?}");
     }
+    // A bad flag is refused by the argument parser before anything starts.
+    let out = rt.admin_output(&["serve", "--listen", "127.0.0.1:0", "--workers", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--workers"));
 }
 
 // Concurrent claims, keyed replays and gapless numbering under concurrent
