@@ -1,12 +1,15 @@
 //! The embedded SQLite backend of [`Store`]: the only file that knows SQL.
 //!
 //! Durability: WAL with `synchronous=FULL`, so a write is on disk before the
-//! transaction that made it returns (it survives `kill -9` and power loss).
-//! Concurrency: one writer connection behind a mutex runs every mutation as
-//! `BEGIN IMMEDIATE`, which also serialises against other processes (the
-//! admin commands) through SQLite's own lock, with `busy_timeout` to wait;
-//! a few read-only connections serve reads from WAL snapshots without
-//! blocking the writer. Schema changes are numbered migrations recorded in
+//! mutation that made it returns (it survives `kill -9` and power loss).
+//! Concurrency: one writer connection, owned by a writer thread, commits
+//! mutations in groups (`sqlite_writer.rs`): one `BEGIN IMMEDIATE`
+//! transaction and one fsync per group, one savepoint per mutation, so each
+//! mutation is still all-or-nothing and durable before it is answered.
+//! `BEGIN IMMEDIATE` also serialises against other processes (the admin
+//! commands) through SQLite's own lock, with `busy_timeout` to wait; a few
+//! read-only connections serve reads from WAL snapshots without blocking the
+//! writer. Schema changes are numbered migrations recorded in
 //! `PRAGMA user_version`. Search uses an FTS5 index over title and
 //! description, kept in step by triggers and ranked by bm25.
 
@@ -208,8 +211,11 @@ impl From<rusqlite::Error> for Failure {
     }
 }
 
+#[path = "sqlite_writer.rs"]
+mod writer;
+
 pub struct SqliteStore {
-    writer: Mutex<Connection>,
+    writer: writer::Writer,
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
 }
@@ -247,21 +253,20 @@ impl SqliteStore {
             readers.push(Mutex::new(reader));
         }
         Ok(SqliteStore {
-            writer: Mutex::new(writer),
+            writer: writer::Writer::start(writer)?,
             readers,
             next_reader: AtomicUsize::new(0),
         })
     }
 
-    /// Runs `f` in one `BEGIN IMMEDIATE` transaction; an error rolls it back.
-    fn write<T>(&self, f: impl FnOnce(&Connection) -> Result<T, Failure>) -> Result<T, Failure> {
-        // A panic mid-transaction poisons the mutex, but the dropped
-        // transaction rolled back, so the connection is still sound.
-        let mut conn = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let out = f(&tx)?;
-        tx.commit()?;
-        Ok(out)
+    /// Runs `f` atomically on the writer and returns once it is durable; an
+    /// error rolls back everything `f` did (see `sqlite_writer.rs`).
+    fn write<T, F>(&self, f: F) -> Result<T, Failure>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, Failure> + Send + 'static,
+    {
+        self.writer.write(f)
     }
 
     /// Runs `f` in one read transaction: a consistent snapshot.
@@ -1335,28 +1340,33 @@ impl Store for SqliteStore {
         input: &CreateInput,
         workflow: &WorkflowContext,
     ) -> Result<Value, Failure> {
-        self.write(|c| create_tasks(c, principal, input, workflow))
+        let (principal, input, workflow) = (principal.clone(), input.clone(), workflow.clone());
+        self.write(move |c| create_tasks(c, &principal, &input, &workflow))
     }
 
     fn update(&self, principal: &Principal, input: &UpdateInput) -> Result<Value, Failure> {
-        self.write(|c| update_task(c, principal, input))
+        let (principal, input) = (principal.clone(), input.clone());
+        self.write(move |c| update_task(c, &principal, &input))
     }
 
     fn set_claim(&self, principal: &Principal, input: &SetClaimInput) -> Result<Value, Failure> {
-        self.write(|c| set_claim(c, principal, input))
+        let (principal, input) = (principal.clone(), input.clone());
+        self.write(move |c| set_claim(c, &principal, &input))
     }
 
     fn checkpoint(&self, principal: &Principal, input: &CheckpointInput) -> Result<Value, Failure> {
-        self.write(|c| checkpoint(c, principal, input))
+        let (principal, input) = (principal.clone(), input.clone());
+        self.write(move |c| checkpoint(c, &principal, &input))
     }
 
     fn delete(&self, principal: &Principal, input: &DeleteInput) -> Result<Value, Failure> {
-        self.write(|c| delete_task(c, principal, input))
+        let (principal, input) = (principal.clone(), input.clone());
+        self.write(move |c| delete_task(c, &principal, &input))
     }
 
     fn create_workspace(&self, name: &str) -> Result<String, Failure> {
-        let id = auth::new_id("ws")?;
-        self.write(|c| {
+        let (id, name) = (auth::new_id("ws")?, name.to_owned());
+        self.write(move |c| {
             c.exec_cached(
                 "INSERT INTO workspaces (id, name, created_at) VALUES (?1, ?2, ?3)",
                 params![id, name, clock::now()],
@@ -1383,9 +1393,11 @@ impl Store for SqliteStore {
         token_hash: &[u8; 32],
     ) -> Result<String, Failure> {
         let id = auth::new_id("ag")?;
-        self.write(|c| {
-            require_workspace(c, workspace_id)?;
-            if find_agent(c, workspace_id, &format!("@{handle}"))?.is_some() {
+        let (workspace_id, handle, token_hash) =
+            (workspace_id.to_owned(), handle.to_owned(), *token_hash);
+        self.write(move |c| {
+            require_workspace(c, &workspace_id)?;
+            if find_agent(c, &workspace_id, &format!("@{handle}"))?.is_some() {
                 return Err(admin_error(
                     "handle",
                     "An agent with this handle already exists in the workspace.",
@@ -1414,8 +1426,10 @@ impl Store for SqliteStore {
         agent: &str,
         token_hash: &[u8; 32],
     ) -> Result<(), Failure> {
-        self.write(|c| {
-            let agent = require_agent(c, workspace_id, agent)?;
+        let (workspace_id, agent, token_hash) =
+            (workspace_id.to_owned(), agent.to_owned(), *token_hash);
+        self.write(move |c| {
+            let agent = require_agent(c, &workspace_id, &agent)?;
             c.exec_cached(
                 "INSERT INTO tokens (hash, agent_id, created_at) VALUES (?1, ?2, ?3)",
                 params![token_hash.as_slice(), agent.agent_id, clock::now()],
@@ -1425,8 +1439,9 @@ impl Store for SqliteStore {
     }
 
     fn revoke_tokens(&self, workspace_id: &str, agent: &str) -> Result<u64, Failure> {
-        self.write(|c| {
-            let agent = require_agent(c, workspace_id, agent)?;
+        let (workspace_id, agent) = (workspace_id.to_owned(), agent.to_owned());
+        self.write(move |c| {
+            let agent = require_agent(c, &workspace_id, &agent)?;
             let n = c.exec_cached(
                 "UPDATE tokens SET revoked_at = ?1 WHERE agent_id = ?2 AND revoked_at IS NULL",
                 params![clock::now(), agent.agent_id],
@@ -1441,8 +1456,10 @@ impl Store for SqliteStore {
         name: &str,
         members: Option<&[String]>,
     ) -> Result<(), Failure> {
-        self.write(|c| {
-            require_workspace(c, workspace_id)?;
+        let (workspace_id, name) = (workspace_id.to_owned(), name.to_owned());
+        let members = members.map(<[String]>::to_vec);
+        self.write(move |c| {
+            require_workspace(c, &workspace_id)?;
             let exists: bool = c.row_cached(
                 "SELECT EXISTS (SELECT 1 FROM channels WHERE workspace_id = ?1 AND name = ?2)",
                 params![workspace_id, name],
@@ -1456,8 +1473,8 @@ impl Store for SqliteStore {
                 params![workspace_id, name, members.is_some(), clock::now()],
             )?;
             let channel_id = c.last_insert_rowid();
-            for member in members.unwrap_or_default() {
-                let agent = find_agent(c, workspace_id, member)?
+            for member in members.as_deref().unwrap_or_default() {
+                let agent = find_agent(c, &workspace_id, member)?
                     .ok_or_else(|| admin_error("members", &format!("No agent `{member}` in the workspace.")))?;
                 c.exec_cached(
                     "INSERT OR IGNORE INTO channel_members (channel_id, agent_id) VALUES (?1, ?2)",
@@ -1483,8 +1500,9 @@ impl Store for SqliteStore {
             workflow_run_id: auth::new_id("run")?,
             callback_effect_id: auth::new_id("cbe")?,
         };
-        self.write(|c| {
-            let agent = require_agent(c, workspace_id, agent)?;
+        let (workspace_id, agent) = (workspace_id.to_owned(), agent.to_owned());
+        self.write(move |c| {
+            let agent = require_agent(c, &workspace_id, &agent)?;
             c.exec_cached(
                 "INSERT INTO callbacks (effect_id, run_id, workspace_id, agent_id, opened_at) \
                  VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -1505,7 +1523,9 @@ impl Store for SqliteStore {
         workspace_id: &str,
         callback_effect_id: &str,
     ) -> Result<(), Failure> {
-        self.write(|c| {
+        let (workspace_id, callback_effect_id) =
+            (workspace_id.to_owned(), callback_effect_id.to_owned());
+        self.write(move |c| {
             let n = c.exec_cached(
                 "UPDATE callbacks SET completed_at = coalesce(completed_at, ?1) \
                  WHERE effect_id = ?2 AND workspace_id = ?3",
