@@ -5,7 +5,7 @@
 //! A request, top to bottom: [`server`] routes it by the registry, checks the
 //! bearer token ([`auth`]), decodes and validates the input with the same
 //! code as the CLI (`wire`, `validate`), and hands it to the [`store`],
-//! which commits it in one transaction. [`cli`] is the command line.
+//! which applies it atomically and durably before it is answered. [`cli`] is the command line.
 
 pub mod auth;
 pub mod cli;

@@ -1,6 +1,6 @@
 //! The runtime's one storage boundary. [`Store`] has one method per task
 //! operation of §13.2 plus the admin operations and the token lookup; each
-//! method is exactly one transaction. Inputs are the validated, canonical
+//! method is atomic: all of it or nothing. Inputs are the validated, canonical
 //! snake_case inputs of the registry, deserialised here into typed structs;
 //! outputs are the `data` values of the registry's data schemas, built here
 //! from backend-neutral rows ([`TaskRow`]), so every backend answers with
@@ -55,8 +55,10 @@ pub struct Callback {
     pub callback_effect_id: String,
 }
 
-/// The storage boundary. Every method is one transaction; a `Failure` means
-/// nothing was written.
+/// The storage boundary. Every method is atomic and serialisable (a backend
+/// may commit concurrent mutations together, as the SQLite one does, but
+/// never answers before its mutation is durable); a `Failure` means nothing
+/// was written.
 pub trait Store: Send + Sync {
     /// Finds a live (unrevoked) token by the SHA-256 of its text.
     fn find_token(&self, token_hash: &[u8; 32]) -> Result<Option<TokenRecord>, Failure>;
@@ -79,7 +81,7 @@ pub trait Store: Send + Sync {
     fn create_workspace(&self, name: &str) -> Result<String, Failure>;
     /// The oldest workspace with this name, if any.
     fn find_workspace(&self, name: &str) -> Result<Option<String>, Failure>;
-    /// Creates the agent and its first token in one transaction; returns its id.
+    /// Creates the agent and its first token atomically; returns its id.
     fn create_agent(
         &self,
         workspace_id: &str,
