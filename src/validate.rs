@@ -174,30 +174,19 @@ impl<'s> Evaluator<'_, 's> {
             }
         }
         if let Value::String(text) = value {
+            let bounds = (limit("minLength"), limit("maxLength"));
             let chars = text.chars().count() as u64;
-            if let Some(min) = limit("minLength")
-                && chars < min
-            {
-                self.fail(path, Kind::MinLength(min));
-            }
-            if let Some(max) = limit("maxLength")
-                && chars > max
-            {
-                self.fail(path, Kind::MaxLength(max));
-            }
+            self.size(path, chars, bounds, Kind::MinLength, Kind::MaxLength);
         }
         if let Value::Array(items) = value {
-            let len = items.len() as u64;
-            if let Some(min) = limit("minItems")
-                && len < min
-            {
-                self.fail(path, Kind::MinItems(min));
-            }
-            if let Some(max) = limit("maxItems")
-                && len > max
-            {
-                self.fail(path, Kind::MaxItems(max));
-            }
+            let bounds = (limit("minItems"), limit("maxItems"));
+            self.size(
+                path,
+                items.len() as u64,
+                bounds,
+                Kind::MinItems,
+                Kind::MaxItems,
+            );
         }
         if let (Some(required), Value::Object(object)) = (get("required"), value) {
             for name in required.as_array().into_iter().flatten() {
@@ -226,6 +215,23 @@ impl<'s> Evaluator<'_, 's> {
             for (i, item) in values.iter().enumerate() {
                 self.check(items, item, &join(path, &i.to_string()));
             }
+        }
+    }
+
+    /// `minLength`/`maxLength` or `minItems`/`maxItems`, inclusive.
+    fn size(
+        &mut self,
+        path: &str,
+        len: u64,
+        (min, max): (Option<u64>, Option<u64>),
+        below: fn(u64) -> Kind<'s>,
+        above: fn(u64) -> Kind<'s>,
+    ) {
+        if let Some(min) = min.filter(|&min| len < min) {
+            self.fail(path, below(min));
+        }
+        if let Some(max) = max.filter(|&max| len > max) {
+            self.fail(path, above(max));
         }
     }
 

@@ -278,7 +278,7 @@ mod tests {
     use super::Writer;
     use crate::error::{Failure, code};
 
-    fn writer(dir: &tempfile::TempDir) -> (Writer, Connection) {
+    fn writer(dir: &tempfile::TempDir) -> (Arc<Writer>, Connection) {
         let path = dir.path().join("w.db");
         let conn = Connection::open(&path).unwrap();
         conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))
@@ -286,7 +286,7 @@ mod tests {
         conn.execute_batch("CREATE TABLE t (v TEXT NOT NULL)")
             .unwrap();
         (
-            Writer::start(conn).unwrap(),
+            Arc::new(Writer::start(conn).unwrap()),
             Connection::open(&path).unwrap(),
         )
     }
@@ -364,7 +364,6 @@ mod tests {
     fn a_failed_or_panicking_mutation_is_rolled_back_alone() {
         let dir = tempfile::tempdir().unwrap();
         let (writer, check) = writer(&dir);
-        let writer = Arc::new(writer);
         let answers = one_group(
             &writer,
             vec![
@@ -400,7 +399,6 @@ mod tests {
     fn a_group_whose_transaction_ends_early_acknowledges_nothing_it_lost() {
         let dir = tempfile::tempdir().unwrap();
         let (writer, check) = writer(&dir);
-        let writer = Arc::new(writer);
         // The second mutation ends the group's transaction under the writer
         // (as SQLite does on a full disk or an I/O error).
         let answers = one_group(
@@ -427,7 +425,6 @@ mod tests {
     fn every_acknowledged_mutation_is_committed_when_answered() {
         let dir = tempfile::tempdir().unwrap();
         let (writer, check) = writer(&dir);
-        let writer = Arc::new(writer);
         let threads: Vec<_> = (0..16)
             .map(|i| {
                 let writer = writer.clone();
