@@ -330,3 +330,55 @@ fn mixed_readers_and_writers_see_only_documented_conflicts() {
     }
     assert!(total > 0);
 }
+
+/// 200 writes at once: every one is answered, and the runtime never runs
+/// more threads than its workers, the bounded blocking pool (mutations wait
+/// there for their group commit), the writer and a few of its own.
+#[test]
+fn two_hundred_concurrent_writes_run_on_a_bounded_thread_pool() {
+    let (rt, ws) = board();
+    let agent = Arc::new(rt.agent(&ws, "writer"));
+    let rt = Arc::new(rt);
+    let status = format!("/proc/{}/status", rt.child.id());
+    let threads_now = move || -> usize {
+        std::fs::read_to_string(&status)
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("Threads:"))
+                    .and_then(|n| n.trim().parse().ok())
+            })
+            .unwrap_or(0)
+    };
+    let done = Arc::new(AtomicBool::new(false));
+    let sampler = {
+        let done = done.clone();
+        thread::spawn(move || {
+            let mut most = 0;
+            while !done.load(Ordering::SeqCst) {
+                most = most.max(threads_now());
+                thread::sleep(Duration::from_millis(1));
+            }
+            most
+        })
+    };
+    let start = Arc::new(Barrier::new(200));
+    let writers: Vec<_> = (0..200)
+        .map(|i| {
+            let (rt, agent, start) = (rt.clone(), agent.clone(), start.clone());
+            thread::spawn(move || {
+                start.wait();
+                let input = json!({"channel": "eng", "tasks": [{"title": format!("w{i}")}]});
+                call(&rt, &agent, "create", &input).status
+            })
+        })
+        .collect();
+    let statuses: Vec<u16> = writers.into_iter().map(|w| w.join().unwrap()).collect();
+    done.store(true, Ordering::SeqCst);
+    let most = sampler.join().unwrap();
+    assert!(statuses.iter().all(|&s| s == 201), "{statuses:?}");
+    let cpus = thread::available_parallelism().map_or(2, |n| n.get());
+    let bound = 2 * cpus + agentteam::runtime::cli::MAX_BLOCKING_THREADS + 8;
+    eprintln!("200 concurrent creates: at most {most} runtime threads (bound {bound})");
+    assert!(most > 0 && most <= bound, "{most} threads, bound {bound}");
+}

@@ -245,6 +245,12 @@ fn check_channel(name: &str) -> Result<(), Failure> {
     }
 }
 
+/// Threads that may wait on the store writer at once. Each in-flight
+/// mutation holds one until its group commits, and a group takes at most 64
+/// mutations, so more waiting threads would commit nothing sooner; past
+/// this, mutations queue without a thread (and its stack) each.
+pub const MAX_BLOCKING_THREADS: usize = 64;
+
 /// Twice the CPUs: on 2 CPUs, 4 workers served 26k task.get/s where 2
 /// served 20k (docs/performance.md).
 fn default_workers() -> usize {
@@ -262,6 +268,7 @@ fn execute(cli: Cli) -> Result<Option<Value>, Failure> {
             let workers = workers.map_or_else(default_workers, usize::from);
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(workers)
+                .max_blocking_threads(MAX_BLOCKING_THREADS)
                 .enable_all()
                 .build()
                 .map_err(|e| Failure::new(code::SERVER_ERROR, format!("No async runtime: {e}.")))?;

@@ -24,6 +24,7 @@ use crate::error::{Failure, code};
 
 /// Mutations committed together at most, bounding how long the last of a
 /// group waits for the others' work before its fsync.
+/// (`runtime::cli::MAX_BLOCKING_THREADS` waiters fill one group.)
 const MAX_GROUP: usize = 64;
 
 /// The writer thread and the queue it reads. Dropping it finishes the queued
