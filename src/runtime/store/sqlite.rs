@@ -243,8 +243,6 @@ impl SqliteStore {
             tracing::warn!(mode, "the store is not in WAL mode");
         }
         migrate(&writer)?;
-        let checkpointer = Connection::open(path)?;
-        configure(&checkpointer)?;
         let mut readers = Vec::with_capacity(READERS);
         for _ in 0..READERS {
             let reader = Connection::open_with_flags(
@@ -255,7 +253,7 @@ impl SqliteStore {
             readers.push(Mutex::new(reader));
         }
         Ok(SqliteStore {
-            writer: writer::Writer::start(writer, checkpointer)?,
+            writer: writer::Writer::start(writer)?,
             readers,
             next_reader: AtomicUsize::new(0),
         })

@@ -13,13 +13,6 @@
 //! whatever queued while the previous group was committing (at most
 //! [`MAX_GROUP`]), so a lone caller is committed at once and waits for
 //! nothing.
-//!
-//! Checkpoints (copying committed WAL frames into the database file, with
-//! its own fsync) run on a checkpointer thread with a connection of its own,
-//! nudged every [`CHECKPOINT_EVERY`] mutations, instead of inside whichever
-//! commit crossed SQLite's automatic threshold: that commit's callers used
-//! to wait for the copy and its fsync too (task.create p99 9.1 → 7.6 ms).
-//! A `PASSIVE` checkpoint never blocks the writer or a reader.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc;
@@ -34,17 +27,11 @@ use crate::error::{Failure, code};
 /// (`runtime::cli::MAX_BLOCKING_THREADS` waiters fill one group.)
 const MAX_GROUP: usize = 64;
 
-/// Committed mutations between two checkpoints: about SQLite's default of
-/// 1,000 WAL pages for small mutations.
-const CHECKPOINT_EVERY: usize = 64;
-
-/// The writer thread, the queue it reads and the checkpointer thread.
-/// Dropping it finishes the queued mutations, closes both connections and
-/// joins both threads.
+/// The writer thread and the queue it reads. Dropping it finishes the queued
+/// mutations, closes the connection and joins the thread.
 pub(super) struct Writer {
     queue: Option<mpsc::Sender<Box<dyn Job>>>,
     thread: Option<JoinHandle<()>>,
-    checkpointer: Option<JoinHandle<()>>,
     #[cfg(test)]
     stats: std::sync::Arc<Stats>,
 }
@@ -55,50 +42,19 @@ pub(super) struct Writer {
 struct Stats {
     queued: std::sync::atomic::AtomicUsize,
     groups: std::sync::atomic::AtomicUsize,
-    checkpoints: std::sync::atomic::AtomicUsize,
 }
 
 impl Writer {
-    /// Moves `conn` (configured and migrated) onto a new writer thread, and
-    /// `checkpoint`, a second connection to the same database, onto the
-    /// checkpointer thread.
-    pub(super) fn start(conn: Connection, checkpoint: Connection) -> Result<Writer, Failure> {
-        let cannot = |e: std::io::Error| {
-            Failure::new(
-                code::SERVER_ERROR,
-                format!("Cannot start the store writer: {e}."),
-            )
-        };
-        conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+    /// Moves `conn` (configured and migrated) onto a new writer thread.
+    pub(super) fn start(conn: Connection) -> Result<Writer, Failure> {
         let (queue, jobs) = mpsc::channel::<Box<dyn Job>>();
-        // One slot: nudges while a checkpoint runs fold into one more.
-        let (nudge, nudged) = mpsc::sync_channel::<()>(1);
         #[cfg(test)]
         let stats = std::sync::Arc::new(Stats::default());
         #[cfg(test)]
         let counts = stats.clone();
-        #[cfg(test)]
-        let checkpoint_counts = stats.clone();
-        let checkpointer = std::thread::Builder::new()
-            .name("store-checkpoint".into())
-            .spawn(move || {
-                while nudged.recv().is_ok() {
-                    let done =
-                        checkpoint.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
-                    if let Err(e) = done {
-                        tracing::warn!(error = %e, "WAL checkpoint failed; the next one retries");
-                    }
-                    #[cfg(test)]
-                    checkpoint_counts
-                        .checkpoints
-                        .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                }
-            })
-            .map_err(cannot)?;
         let thread = std::thread::Builder::new()
             .name("store-writer".into())
             .spawn(move || {
-                let mut since_checkpoint = 0;
                 while let Ok(first) = jobs.recv() {
                     let mut group = vec![first];
                     while group.len() < MAX_GROUP {
@@ -111,20 +67,18 @@ impl Writer {
                     counts
                         .groups
                         .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                    since_checkpoint += group.len();
                     commit_group(&conn, group);
-                    if since_checkpoint >= CHECKPOINT_EVERY {
-                        // Full means one is already due: nothing is lost.
-                        let _ = nudge.try_send(());
-                        since_checkpoint = 0;
-                    }
                 }
             })
-            .map_err(cannot)?;
+            .map_err(|e| {
+                Failure::new(
+                    code::SERVER_ERROR,
+                    format!("Cannot start the store writer: {e}."),
+                )
+            })?;
         Ok(Writer {
             queue: Some(queue),
             thread: Some(thread),
-            checkpointer: Some(checkpointer),
             #[cfg(test)]
             stats,
         })
@@ -160,12 +114,7 @@ impl Writer {
 impl Drop for Writer {
     fn drop(&mut self) {
         drop(self.queue.take());
-        // The writer thread ends with the queue and drops the checkpointer's
-        // nudge sender, which ends the checkpointer.
-        for thread in [self.thread.take(), self.checkpointer.take()]
-            .into_iter()
-            .flatten()
-        {
+        if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
     }
@@ -338,7 +287,7 @@ mod tests {
         conn.execute_batch("CREATE TABLE t (v TEXT NOT NULL)")
             .unwrap();
         (
-            Arc::new(Writer::start(conn, Connection::open(&path).unwrap()).unwrap()),
+            Arc::new(Writer::start(conn).unwrap()),
             Connection::open(&path).unwrap(),
         )
     }
@@ -492,36 +441,5 @@ mod tests {
         // Dropping the writer closes its connection: the file is complete.
         drop(Arc::into_inner(writer).unwrap());
         assert_eq!(rows(&check).len(), 16);
-    }
-
-    #[test]
-    fn checkpoints_run_off_the_commit_path_and_reach_the_database_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let (writer, check) = writer(&dir);
-        for i in 0..super::CHECKPOINT_EVERY {
-            let v = format!("{i:03}");
-            writer.write(move |c| insert(c, &v)).unwrap();
-        }
-        // The checkpointer was nudged; wait (bounded) until it has run.
-        for _ in 0..10_000 {
-            if writer.stats.checkpoints.load(SeqCst) > 0 {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
-        assert!(
-            writer.stats.checkpoints.load(SeqCst) > 0,
-            "no checkpoint ran"
-        );
-        // The rows are in the database file itself, not only in the WAL:
-        // an immutable open reads the file and ignores the WAL.
-        let uri = format!("file:{}?immutable=1", dir.path().join("w.db").display());
-        let file = Connection::open_with_flags(
-            uri,
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI,
-        )
-        .unwrap();
-        assert_eq!(rows(&file).len(), super::CHECKPOINT_EVERY);
-        assert_eq!(rows(&check).len(), super::CHECKPOINT_EVERY);
     }
 }
