@@ -256,7 +256,7 @@ impl Action {
     }
 
     /// The input schema, rendered once per process and shared: the runtime
-    /// reads it on every list request and validation compiles it.
+    /// reads it on every list request and validation evaluates it on every call.
     pub fn schema(&self) -> &'static Value {
         static SCHEMAS: std::sync::OnceLock<Vec<std::sync::OnceLock<Value>>> =
             std::sync::OnceLock::new();
