@@ -810,6 +810,109 @@ mod tests {
         );
     }
 
+    /// Random structural mutations of every example (fixed seed): values of
+    /// every type, at any depth, dropped and added keys, long arrays.
+    #[test]
+    fn agrees_with_jsonschema_2020_12_on_random_inputs() {
+        struct Rng(u64);
+        impl Rng {
+            fn below(&mut self, n: usize) -> usize {
+                // xorshift64*
+                self.0 ^= self.0 >> 12;
+                self.0 ^= self.0 << 25;
+                self.0 ^= self.0 >> 27;
+                (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n.max(1) as u64) as usize
+            }
+        }
+        fn value(rng: &mut Rng, depth: usize) -> Value {
+            let strings = [
+                "",
+                " ",
+                "\u{2028}",
+                "x",
+                "@a",
+                "#c:t",
+                "todo",
+                "eng",
+                "é😀",
+                "https://e",
+            ];
+            match rng.below(if depth > 2 { 6 } else { 8 }) {
+                0 => Value::Null,
+                1 => json!(rng.below(2) == 0),
+                2 => json!([0, 1, -1, 50, 51, 101, 2147483648_i64][rng.below(7)]),
+                3 => json!([0.5, 1.0, -0.0, 1e300, 2.0e9][rng.below(5)]),
+                4 => json!(strings[rng.below(strings.len())].repeat(rng.below(3) * 100 + 1)),
+                5 => json!(strings[rng.below(strings.len())]),
+                6 => Value::Array((0..rng.below(60)).map(|_| value(rng, depth + 1)).collect()),
+                _ => {
+                    let keys = [
+                        "title", "text", "done", "kind", "scope_id", "name", "url", "x",
+                    ];
+                    let n = rng.below(4);
+                    Value::Object(
+                        (0..n)
+                            .map(|_| {
+                                (
+                                    keys[rng.below(keys.len())].to_string(),
+                                    value(rng, depth + 1),
+                                )
+                            })
+                            .collect(),
+                    )
+                }
+            }
+        }
+        fn mutate(rng: &mut Rng, target: &mut Value) {
+            match target {
+                Value::Object(map) if !map.is_empty() && rng.below(10) < 7 => {
+                    let key = map.keys().nth(rng.below(map.len())).cloned().unwrap();
+                    match rng.below(3) {
+                        0 => {
+                            map.remove(&key);
+                        }
+                        1 => {
+                            map.insert(key, value(rng, 0));
+                        }
+                        _ => mutate(rng, map.get_mut(&key).unwrap()),
+                    }
+                }
+                Value::Array(items) if !items.is_empty() && rng.below(10) < 7 => {
+                    let i = rng.below(items.len());
+                    if rng.below(4) == 0 {
+                        let copy = items[i].clone();
+                        items.extend(std::iter::repeat_n(copy, rng.below(60)));
+                    } else {
+                        mutate(rng, &mut items[i]);
+                    }
+                }
+                Value::Object(map) => {
+                    map.insert(format!("k{}", rng.below(3)), value(rng, 0));
+                }
+                other => *other = value(rng, 0),
+            }
+        }
+        let mut rng = Rng(0x5EED_1234_ABCD_0042);
+        let mut refused = 0;
+        for round in 0..4_000 {
+            let action = ACTIONS[round % ACTIONS.len()];
+            let example = &action.examples[rng.below(action.examples.len())];
+            let mut input: Value = serde_json::from_str(example.input).unwrap();
+            for _ in 0..=rng.below(3) {
+                mutate(&mut rng, &mut input);
+            }
+            let reference = reference_errors(action, &input);
+            assert_eq!(
+                evaluator_errors(action, &input),
+                reference,
+                "{}: {input}",
+                action.name()
+            );
+            refused += usize::from(!reference.is_empty());
+        }
+        assert!(refused > 2_000, "{refused} of 4,000 refused");
+    }
+
     #[test]
     fn an_integral_number_is_an_integer_and_arrives_as_one() {
         let action = find("task", "get").unwrap();
