@@ -895,7 +895,6 @@ fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Sql>)> {
         format!("?{}", args.len())
     };
     let mut sql = String::new();
-    let mut score = "0.0";
     if let Some(search) = &q.search {
         let fts = fts_query(search)?;
         // The FTS index finds the hits; MATERIALIZED keeps bm25() inside
@@ -905,21 +904,7 @@ fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Sql>)> {
              FROM task_fts WHERE task_fts MATCH {}) ",
             arg(Sql::Text(fts))
         ));
-        score = "hits.score";
     }
-    let from = if q.search.is_some() {
-        // Hits first, each finding its task by id: CROSS JOIN fixes that
-        // order, so a search costs its hits. Left to itself the planner
-        // walks the whole board and probes the hits for each task.
-        task_from!().replacen(
-            "FROM tasks t",
-            "FROM hits CROSS JOIN tasks t ON t.id = hits.id",
-            1,
-        )
-    } else {
-        task_from!().to_string()
-    };
-    sql.push_str(&format!("SELECT {}, {score} {from}", task_columns!()));
     let mut conditions = vec![
         format!("t.channel_id = {}", arg(Sql::Integer(board_id))),
         "t.deleted_at IS NULL".to_string(),
@@ -967,17 +952,47 @@ fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Sql>)> {
             ),
         });
     }
-    let order = match q.sort {
-        Sort::UpdatedDesc => "t.updated_at DESC, t.number DESC",
-        Sort::CreatedDesc => "t.created_at DESC, t.number DESC",
-        Sort::NumberAsc => "t.number ASC",
-        Sort::Relevance => "hits.score ASC, t.number ASC",
+    let order = |score: &str| match q.sort {
+        Sort::UpdatedDesc => "t.updated_at DESC, t.number DESC".to_string(),
+        Sort::CreatedDesc => "t.created_at DESC, t.number DESC".to_string(),
+        Sort::NumberAsc => "t.number ASC".to_string(),
+        Sort::Relevance => format!("{score} ASC, t.number ASC"),
     };
     let limit = arg(Sql::Integer(q.limit + 1));
-    sql.push_str(&format!(
-        " WHERE {} ORDER BY {order} LIMIT {limit}",
-        conditions.join(" AND ")
-    ));
+    let conditions = conditions.join(" AND ");
+    if q.search.is_some() {
+        // Hits first, each finding its task by id: CROSS JOIN fixes that
+        // order, so a search costs its hits (left to itself the planner
+        // walks the whole board and probes the hits for each task). Only
+        // the page's rows then join their channel, creator, assignee and
+        // parent: every hit paid those four lookups before.
+        let assignee = if q.assignee.is_some() {
+            "LEFT JOIN agents a ON a.id = t.assignee_id "
+        } else {
+            ""
+        };
+        sql.push_str(&format!(
+            ", page AS MATERIALIZED (SELECT t.id AS id, hits.score AS score \
+             FROM hits CROSS JOIN tasks t ON t.id = hits.id {assignee}\
+             WHERE {conditions} ORDER BY {} LIMIT {limit}) \
+             SELECT {}, page.score {} ORDER BY {}",
+            order("hits.score"),
+            task_columns!(),
+            task_from!().replacen(
+                "FROM tasks t",
+                "FROM page CROSS JOIN tasks t ON t.id = page.id",
+                1
+            ),
+            order("page.score"),
+        ));
+    } else {
+        sql.push_str(&format!(
+            "SELECT {}, 0.0 {} WHERE {conditions} ORDER BY {} LIMIT {limit}",
+            task_columns!(),
+            task_from!(),
+            order("0.0"),
+        ));
+    }
     Some((sql, args))
 }
 
