@@ -451,3 +451,129 @@ pub(crate) fn dispatch(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::find;
+    use crate::runtime::store::{
+        Callback, CheckpointInput, DeleteInput, SetClaimInput, TaskLocator, TokenRecord,
+        UpdateInput,
+    };
+
+    /// Knows every token as one agent's; every task operation panics.
+    struct Panicking(Principal);
+
+    impl Store for Panicking {
+        fn find_token(&self, hash: &[u8; 32]) -> Result<Option<TokenRecord>, Failure> {
+            Ok(Some(TokenRecord {
+                hash: hash.to_vec(),
+                principal: self.0.clone(),
+            }))
+        }
+        fn list(&self, _: &Principal, _: &ListQuery) -> Result<Value, Failure> {
+            panic!("a bug in a read")
+        }
+        fn get(&self, _: &Principal, _: &TaskLocator) -> Result<Value, Failure> {
+            panic!("a bug in a read")
+        }
+        fn create(
+            &self,
+            _: &Principal,
+            _: &CreateInput,
+            _: &WorkflowContext,
+        ) -> Result<Value, Failure> {
+            panic!("a bug in a mutation")
+        }
+        fn update(&self, _: &Principal, _: &UpdateInput) -> Result<Value, Failure> {
+            panic!("a bug in a mutation")
+        }
+        fn set_claim(&self, _: &Principal, _: &SetClaimInput) -> Result<Value, Failure> {
+            panic!("a bug in a mutation")
+        }
+        fn checkpoint(&self, _: &Principal, _: &CheckpointInput) -> Result<Value, Failure> {
+            panic!("a bug in a mutation")
+        }
+        fn delete(&self, _: &Principal, _: &DeleteInput) -> Result<Value, Failure> {
+            panic!("a bug in a mutation")
+        }
+        fn create_workspace(&self, _: &str) -> Result<String, Failure> {
+            unreachable!("admin operations are not served over HTTP")
+        }
+        fn find_workspace(&self, _: &str) -> Result<Option<String>, Failure> {
+            unreachable!("admin operations are not served over HTTP")
+        }
+        fn create_agent(&self, _: &str, _: &str, _: &[u8; 32]) -> Result<String, Failure> {
+            unreachable!("admin operations are not served over HTTP")
+        }
+        fn find_agent(&self, _: &str, _: &str) -> Result<Option<Principal>, Failure> {
+            unreachable!("admin operations are not served over HTTP")
+        }
+        fn issue_token(&self, _: &str, _: &str, _: &[u8; 32]) -> Result<(), Failure> {
+            unreachable!("admin operations are not served over HTTP")
+        }
+        fn revoke_tokens(&self, _: &str, _: &str) -> Result<u64, Failure> {
+            unreachable!("admin operations are not served over HTTP")
+        }
+        fn create_channel(&self, _: &str, _: &str, _: Option<&[String]>) -> Result<(), Failure> {
+            unreachable!("admin operations are not served over HTTP")
+        }
+        fn channel_exists(&self, _: &str, _: &str) -> Result<bool, Failure> {
+            unreachable!("admin operations are not served over HTTP")
+        }
+        fn open_callback(&self, _: &str, _: &str) -> Result<Callback, Failure> {
+            unreachable!("admin operations are not served over HTTP")
+        }
+        fn complete_callback(&self, _: &str, _: &str) -> Result<(), Failure> {
+            unreachable!("admin operations are not served over HTTP")
+        }
+    }
+
+    /// A panic in a read (run in place) or a mutation (on the blocking pool)
+    /// is a 500 JSON answer on a live connection, and the server goes on.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_panicking_operation_answers_500_and_the_server_goes_on() {
+        let principal = Principal {
+            workspace_id: "ws_1".into(),
+            agent_id: "ag_1".into(),
+            handle: "a".into(),
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(serve_on(
+            listener,
+            router(Arc::new(Panicking(principal))),
+            Timeouts::default(),
+            async {
+                let _ = stopped.await;
+            },
+        ));
+        let client = reqwest::Client::new();
+        let calls = [
+            ("get", serde_json::json!({"channel": "eng", "number": 1})),
+            (
+                "create",
+                serde_json::json!({"channel": "eng", "tasks": [{"title": "t"}]}),
+            ),
+            ("get", serde_json::json!({"channel": "eng", "number": 2})),
+        ];
+        for (verb, input) in calls {
+            let action = find("task", verb).unwrap();
+            let answer = client
+                .post(format!("{base}{}", action.route_for("ws_1", "ag_1")))
+                .bearer_auth("at_anything")
+                .header("content-type", "application/json")
+                .body(input.to_string())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(answer.status(), 500, "task.{verb}");
+            let body: Value = serde_json::from_slice(&answer.bytes().await.unwrap()).unwrap();
+            assert_eq!(body["error"]["code"], "server_error", "task.{verb}: {body}");
+            assert!(!body.to_string().contains("a bug"), "{body}");
+        }
+        stop.send(()).unwrap();
+        server.await.unwrap();
+    }
+}
