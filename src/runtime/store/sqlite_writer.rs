@@ -31,7 +31,7 @@ const MAX_GROUP: usize = 64;
 /// database file and fsyncs it), instead of SQLite's 1,000. That commit's
 /// callers wait for the checkpoint, so smaller, more frequent ones keep the
 /// tail short: task.create p99 at concurrency 32 was 12 ms at 4,000 pages,
-/// 9.7 at 1,000, 7.1 at 250, 7.0 at 100 (where throughput fell 5 %).
+/// 9.7 at 1,000, 7.0 at 250, and 7.0 at 100 with 8 % less throughput.
 /// Checkpointing from another thread instead lets the WAL grow without
 /// bound under steady writes: a log restarts only when a write begins
 /// after a complete checkpoint (docs/performance.md).
