@@ -419,6 +419,24 @@ fn admin_commands_print_one_json_object() {
         done,
         json!({"callback_effect_id": effect, "status": "completed"})
     );
+    // The longest names the registry's fields allow are accepted.
+    rt.admin(&[
+        "agent",
+        "create",
+        "--workspace",
+        &ws,
+        "--handle",
+        &"h".repeat(39),
+    ]);
+    rt.admin(&[
+        "channel",
+        "create",
+        "--workspace",
+        &ws,
+        "--name",
+        &"c".repeat(80),
+    ]);
+    let (long_handle, long_channel) = ("h".repeat(40), "c".repeat(81));
     // Refusals: one error document on stdout, a non-zero exit.
     for args in [
         vec![
@@ -450,6 +468,25 @@ fn admin_commands_print_one_json_object() {
             "@ghost",
         ],
         vec!["token", "issue", "--workspace", &ws, "--agent", "@ghost"],
+        // Names follow the registry's own fields: member ref ≤ 40 with the
+        // `@`, channel ≤ 80, their patterns.
+        vec![
+            "agent",
+            "create",
+            "--workspace",
+            &ws,
+            "--handle",
+            &long_handle,
+        ],
+        vec!["channel", "create", "--workspace", &ws, "--name", "Eng"],
+        vec![
+            "channel",
+            "create",
+            "--workspace",
+            &ws,
+            "--name",
+            &long_channel,
+        ],
     ] {
         let out = rt.admin_output(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use crate::credentials::{CredentialStore, Profile};
 use crate::error::{Failure, code};
-use crate::registry::task::fields::CHANNEL_PATTERN;
+use crate::registry::task::fields;
 use crate::runtime::auth;
 use crate::runtime::store::Store;
 use crate::runtime::store::sqlite::SqliteStore;
@@ -210,39 +210,35 @@ fn usage(field: &str, problem: &str) -> Failure {
     Failure::invalid_input([(field.to_string(), problem.to_string())].into())
 }
 
-fn check_handle(handle: &str) -> Result<(), Failure> {
-    let ok = handle.len() <= 39
-        && handle
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-        && handle
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '_' | '.' | '-'));
-    if ok {
-        Ok(())
-    } else {
-        Err(usage(
-            "handle",
-            "Must match ^[a-z0-9][a-z0-9_.-]{0,38}$ (no `@`).",
-        ))
+/// Refuses `text` unless it fits the registry string field `field` (its
+/// `pattern` and `maxLength`), so an admin command accepts exactly the names
+/// task inputs do; `subject` names what is checked in the message.
+fn check_field(key: &str, field: &Value, text: &str, subject: &str) -> Result<(), Failure> {
+    let max = field["maxLength"].as_u64().unwrap_or(0);
+    let pattern = field["pattern"].as_str().unwrap_or("$^");
+    if text.chars().count() as u64 <= max
+        && regex::Regex::new(pattern).is_ok_and(|re| re.is_match(text))
+    {
+        return Ok(());
     }
+    Err(usage(
+        key,
+        &format!("{subject} must match {pattern}, at most {max} characters."),
+    ))
+}
+
+fn check_handle(handle: &str) -> Result<(), Failure> {
+    let subject = "Given without its `@`, the member ref `@handle`";
+    check_field(
+        "handle",
+        &fields::member_ref(""),
+        &format!("@{handle}"),
+        subject,
+    )
 }
 
 fn check_channel(name: &str) -> Result<(), Failure> {
-    let ok = name.len() <= 80
-        && name
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '_' | '-'));
-    if ok {
-        Ok(())
-    } else {
-        Err(usage("name", &format!("Must match {CHANNEL_PATTERN}.")))
-    }
+    check_field("name", &fields::channel(), name, "The channel name")
 }
 
 /// Threads that may wait on the store writer at once. Each in-flight
