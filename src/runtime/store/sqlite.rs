@@ -627,20 +627,7 @@ fn place(c: &Connection, p: &Principal, input: &CreateInput) -> Result<Placement
     let board = board(c, p, channel)?;
     let parent_id = match input.parent {
         None => None,
-        Some(number) => Some(
-            live_task(c, &board, number)?
-                .map(|(id, _, _)| id)
-                .ok_or_else(|| {
-                    Failure::new(
-                        code::PARENT_NOT_FOUND,
-                        format!(
-                            "No live task #{number} on board `{}` to be the parent.",
-                            board.name
-                        ),
-                    )
-                    .field("parent", "No such live task.")
-                })?,
-        ),
+        Some(number) => Some(live_parent(c, &board, number)?),
     };
     Ok(Placement { board, parent_id })
 }
@@ -1136,9 +1123,9 @@ fn update_task(c: &Connection, p: &Principal, input: &UpdateInput) -> Result<Val
     Ok(load_task(c, id)?.compact())
 }
 
-/// The id of live task `number` as the new parent of `task_id`, refusing cycles.
-fn new_parent(c: &Connection, board: &Board, task_id: i64, number: i64) -> Result<i64, Failure> {
-    let parent_id = live_task(c, board, number)?
+/// The id of live task `number` on `board`, to be a parent.
+fn live_parent(c: &Connection, board: &Board, number: i64) -> Result<i64, Failure> {
+    live_task(c, board, number)?
         .map(|(id, _, _)| id)
         .ok_or_else(|| {
             Failure::new(
@@ -1149,7 +1136,12 @@ fn new_parent(c: &Connection, board: &Board, task_id: i64, number: i64) -> Resul
                 ),
             )
             .field("parent", "No such live task.")
-        })?;
+        })
+}
+
+/// The id of live task `number` as the new parent of `task_id`, refusing cycles.
+fn new_parent(c: &Connection, board: &Board, task_id: i64, number: i64) -> Result<i64, Failure> {
+    let parent_id = live_parent(c, board, number)?;
     let mut seen = HashSet::new();
     let mut cursor = Some(parent_id);
     while let Some(id) = cursor {
