@@ -8,9 +8,8 @@ use crate::registry::Action;
 
 /// One line per input field, nested fields as `parent.child`.
 pub fn input_fields(action: &Action) -> Vec<(String, String, bool, String)> {
-    let schema = (action.input_schema)();
     let mut rows = Vec::new();
-    collect(&schema, "", &mut rows);
+    collect(action.schema(), "", &mut rows);
     rows
 }
 

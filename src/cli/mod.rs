@@ -286,7 +286,7 @@ fn run_exec(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
     };
     let action = registry::find(domain, verb).expect("clap routes come from the registry");
     if am.get_flag("input_schema") {
-        printer.json(&(action.input_schema)());
+        printer.json(action.schema());
         return ExitClass::Success;
     }
     if am.get_flag("output_schema") {

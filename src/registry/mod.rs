@@ -329,7 +329,7 @@ impl Action {
                 "description": e.description,
                 "input": serde_json::from_str::<Value>(e.input).expect("registry examples are valid JSON (tested)"),
             })).collect::<Vec<_>>(),
-            "input_schema": (self.input_schema)(),
+            "input_schema": self.schema(),
             "output_schema": self.output_schema(),
         })
     }
