@@ -117,40 +117,13 @@ pub trait Store: Send + Sync {
 /// passed the action's schema, so a failure here is a schema/type mismatch
 /// (a bug), reported without echoing the input.
 pub fn typed<T: for<'de> Deserialize<'de>>(input: Value) -> Result<T, Failure> {
-    serde_json::from_value(integral_numbers(input)).map_err(|e| {
+    serde_json::from_value(input).map_err(|e| {
         tracing::error!(error = %e, "validated input did not fit the typed input");
         Failure::new(
             code::SERVER_ERROR,
             "The server could not read the validated input.",
         )
     })
-}
-
-/// JSON Schema's `integer` admits `1.0`; the typed inputs want `1`. Every
-/// float with no fractional part that fits an `i64` becomes that integer,
-/// so `{"number": 1.0}` means task 1 (the fuzz smoke test found it was a 500).
-pub fn integral_numbers(value: Value) -> Value {
-    match value {
-        Value::Number(n) => match n.as_f64() {
-            Some(f)
-                if !n.is_i64()
-                    && !n.is_u64()
-                    && f.fract() == 0.0
-                    && f >= i64::MIN as f64
-                    && f < i64::MAX as f64 =>
-            {
-                json!(f as i64)
-            }
-            _ => Value::Number(n),
-        },
-        Value::Array(items) => Value::Array(items.into_iter().map(integral_numbers).collect()),
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(k, v)| (k, integral_numbers(v)))
-                .collect(),
-        ),
-        other => other,
-    }
 }
 
 /// Deserialises a present field as `Some(value)` (null included), so
@@ -224,8 +197,9 @@ impl CreateInput {
     /// whole input minus `idempotency_key`, locator and target included, as
     /// JSON with sorted keys, so a replay matches only the same intent.
     pub fn from_input(input: Value) -> Result<CreateInput, Failure> {
-        // `1.0` and `1` are the same intent, so they digest alike.
-        let mut payload = integral_numbers(input.clone());
+        // Validation already wrote an integral `1.0` as `1`, so the two are
+        // the same intent and digest alike.
+        let mut payload = input.clone();
         if let Some(object) = payload.as_object_mut() {
             object.remove("idempotency_key");
         }

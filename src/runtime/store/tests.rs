@@ -889,3 +889,16 @@ fn tokens_resolve_until_revoked_and_reopening_keeps_data() {
     let store = SqliteStore::open(&path).unwrap();
     assert_eq!(store.find_workspace("w").unwrap(), Some(ws));
 }
+
+#[test]
+fn a_create_naming_its_parent_1_0_is_the_same_intent_as_1() {
+    let create = find("task", "create").unwrap();
+    let digest = |parent: Value| {
+        let input = json!({"channel": "eng", "parent": parent, "tasks": [{"title": "t"}]});
+        let valid = crate::validate::validate(create, input).unwrap();
+        let typed = CreateInput::from_input(valid).unwrap();
+        (typed.parent, typed.payload_digest)
+    };
+    assert_eq!(digest(json!(1.0)), digest(json!(1)));
+    assert_eq!(digest(json!(1.0)).0, Some(1));
+}
