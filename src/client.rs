@@ -64,10 +64,10 @@ impl<'a> Session<'a> {
     /// The current token, fetched through the credential process when there is none.
     fn token(&self, timeout: Duration) -> Result<(Secret, u64), Failure> {
         let mut state = self.lock();
-        if let Some(token) = &state.profile.token {
-            if !expired(state.profile.token_expires_at.as_deref()) {
-                return Ok((token.clone(), state.generation));
-            }
+        if let Some(token) = &state.profile.token
+            && !expired(state.profile.token_expires_at.as_deref())
+        {
+            return Ok((token.clone(), state.generation));
         }
         if state.profile.credential_process.is_none() {
             return Err(Failure::new(
@@ -89,10 +89,10 @@ impl<'a> Session<'a> {
     /// request already did.
     fn refresh_after(&self, seen: u64, timeout: Duration) -> Result<(Secret, u64), Failure> {
         let mut state = self.lock();
-        if state.generation > seen {
-            if let Some(token) = &state.profile.token {
-                return Ok((token.clone(), state.generation));
-            }
+        if state.generation > seen
+            && let Some(token) = &state.profile.token
+        {
+            return Ok((token.clone(), state.generation));
         }
         self.refresh_locked(&mut state, timeout)
     }

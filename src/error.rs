@@ -183,7 +183,9 @@ pub struct Failure {
     pub message: String,
     pub retryable: bool,
     pub field_errors: BTreeMap<String, String>,
-    pub suggested_action: Option<SuggestedAction>,
+    /// Boxed: it is rare, and a `Failure` travels in every `Result` of the
+    /// product, where its size is paid on the success path too.
+    pub suggested_action: Option<Box<SuggestedAction>>,
     /// Exit class for the CLI.
     pub class: ExitClass,
     /// HTTP status for the runtime.
@@ -204,6 +206,15 @@ impl Failure {
             } else {
                 code.http_status
             },
+        }
+    }
+
+    /// A retryable `server_error` answered as 503: the store cannot be
+    /// reached or is saturated now, and the same request may succeed soon.
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        Failure {
+            http_status: 503,
+            ..Failure::new(code::SERVER_ERROR, message)
         }
     }
 
@@ -228,10 +239,10 @@ impl Failure {
     }
 
     pub fn suggest(mut self, tool: &str, arguments: Value) -> Self {
-        self.suggested_action = Some(SuggestedAction {
+        self.suggested_action = Some(Box::new(SuggestedAction {
             tool: tool.to_string(),
             arguments,
-        });
+        }));
         self
     }
 

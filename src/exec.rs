@@ -237,7 +237,7 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
                 emitted as f64 / started.elapsed().as_secs_f64().max(1e-3)
             ));
             match page.meta.get("next_cursor").and_then(Value::as_str) {
-                Some(cursor) if !max_items.is_some_and(|max| emitted >= max) => {
+                Some(cursor) if max_items.is_none_or(|max| emitted < max) => {
                     input["cursor"] = json!(cursor);
                 }
                 _ => break,
@@ -415,10 +415,10 @@ fn read_lines(
         } else {
             Some(Ok(line))
         };
-        if let Some(item) = item {
-            if tx.blocking_send((line_no, item)).is_err() {
-                return;
-            }
+        if let Some(item) = item
+            && tx.blocking_send((line_no, item)).is_err()
+        {
+            return;
         }
         if ended {
             return;

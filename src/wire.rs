@@ -199,10 +199,10 @@ pub fn decode_success(bytes: &[u8]) -> Result<Success, Failure> {
     };
     let mut meta = Map::new();
     for key in ["next_cursor", "truncated"] {
-        if let Some(v) = data.remove(key) {
-            if !v.is_null() {
-                meta.insert(key.to_string(), v);
-            }
+        if let Some(v) = data.remove(key)
+            && !v.is_null()
+        {
+            meta.insert(key.to_string(), v);
         }
     }
     Ok(Success {
@@ -286,10 +286,10 @@ fn parse_error_document(bytes: &[u8]) -> Option<Failure> {
             }
         }
     }
-    if let Some(action) = error.get("suggested_action") {
-        if let Ok(action) = serde_json::from_value::<SuggestedAction>(action.clone()) {
-            failure.suggested_action = Some(action);
-        }
+    if let Some(action) = error.get("suggested_action")
+        && let Ok(action) = serde_json::from_value::<SuggestedAction>(action.clone())
+    {
+        failure.suggested_action = Some(Box::new(action));
     }
     Some(failure)
 }

@@ -9,10 +9,8 @@
 //! the whole matrix in one table and prints it (`cargo test --test
 //! cli_faults -- --nocapture`), the figure `docs/reliability.md` quotes.
 
-#[allow(dead_code)]
 #[path = "support/cli.rs"]
 mod cli;
-#[allow(dead_code)]
 #[path = "support/recorder.rs"]
 mod recorder;
 

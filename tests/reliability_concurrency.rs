@@ -260,7 +260,7 @@ fn mixed_readers_and_writers_see_only_documented_conflicts() {
                         (_, 2) => ("update", json!({"channel": "eng", "number": target, "title": format!("m{i} was here {n}")})),
                         (_, 3) => ("update", json!({"channel": "eng", "number": target, "priority": "high",
                             "expected_updated_at": "2020-01-01T00:00:00.000000Z"})),
-                        (_, 4) => ("set_claim", json!({"channel": "eng", "numbers": [target], "claimed": n % 2 == 0})),
+                        (_, 4) => ("set_claim", json!({"channel": "eng", "numbers": [target], "claimed": n.is_multiple_of(2)})),
                         (_, 5) => ("checkpoint", json!({"channel": "eng", "number": target, "summary": format!("m{i} step {n}")})),
                         (_, _) => match created.pop() {
                             Some(own) => ("delete", json!({"channel": "eng", "number": own})),

@@ -7,7 +7,6 @@
 //! `refusals_are_json_with_their_status`; the CLI's `-v` redaction is in
 //! `tests/cli_exec.rs` `tokens_never_reach_any_output`.)
 
-#[allow(dead_code)]
 #[path = "support/cli.rs"]
 mod cli;
 mod common {

@@ -160,10 +160,10 @@ fn data_schema() -> Value {
 }
 
 fn canonicalize(input: &mut Value) {
-    if let Some(key) = input.get_mut("idempotency_key") {
-        if let Some(s) = key.as_str() {
-            *key = Value::String(s.trim().to_string());
-        }
+    if let Some(key) = input.get_mut("idempotency_key")
+        && let Some(s) = key.as_str()
+    {
+        *key = Value::String(s.trim().to_string());
     }
 }
 
@@ -191,16 +191,16 @@ fn check(input: &Value, errors: &mut FieldErrors) {
             "Exclusive with `parent_task_scope`, which already names the parent.".into(),
         );
     }
-    if let Some(tasks) = input.get("tasks").and_then(Value::as_array) {
-        if tasks.len() > 1 {
-            for (i, task) in tasks.iter().enumerate() {
-                for field in fields::RICH_FIELDS {
-                    if task.get(*field).is_some() {
-                        errors.insert(
+    if let Some(tasks) = input.get("tasks").and_then(Value::as_array)
+        && tasks.len() > 1
+    {
+        for (i, task) in tasks.iter().enumerate() {
+            for field in fields::RICH_FIELDS {
+                if task.get(*field).is_some() {
+                    errors.insert(
                             format!("tasks/{i}/{field}"),
                             "Only `title` is accepted in a batch of several tasks; create a rich task on its own.".into(),
                         );
-                    }
                 }
             }
         }

@@ -133,9 +133,8 @@ fn check(input: &Value, errors: &mut FieldErrors) {
     if let (Some(parent), Some(number)) = (
         input.get("parent").and_then(Value::as_i64),
         input.get("number").and_then(Value::as_i64),
-    ) {
-        if parent == number {
-            errors.insert("parent".into(), "A task cannot be its own parent.".into());
-        }
+    ) && parent == number
+    {
+        errors.insert("parent".into(), "A task cannot be its own parent.".into());
     }
 }
