@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use agentteam::registry::find;
 use agentteam::runtime::auth;
+use agentteam::runtime::store::schema::OnOpen;
 use agentteam::runtime::store::sqlite::SqliteStore;
 use agentteam::runtime::store::{CreateInput, Store, TaskLocator, typed};
 use agentteam::validate::validate;
@@ -27,6 +28,17 @@ fn time(name: &str, n: u32, mut f: impl FnMut(u32)) {
     println!("{name:<44} {per:>9.1} µs/op  ({:>8.0} op/s)", 1e6 / per);
 }
 
+/// The store's operations are async; a read runs in place and a mutation
+/// waits for its group commit, so one current-thread runtime drives them.
+fn block<T>(future: impl Future<Output = T>) -> T {
+    thread_local! {
+        static RUNTIME: tokio::runtime::Runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+    }
+    RUNTIME.with(|rt| rt.block_on(future))
+}
+
 fn main() {
     let n: u32 = std::env::args()
         .nth(1)
@@ -34,13 +46,12 @@ fn main() {
         .unwrap_or(20_000);
     let dir = std::env::temp_dir().join(format!("agentteam-storebench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let store = SqliteStore::open(&dir.join("rt.db")).expect("store");
-    let ws = store.create_workspace("bench").expect("workspace");
+    let store = SqliteStore::open(&dir.join("rt.db"), OnOpen::Migrate).expect("store");
+    let ws = block(store.create_workspace("bench")).expect("workspace");
     let (_, hash) = auth::new_token().expect("token");
-    store.create_agent(&ws, "bench", &hash).expect("agent");
-    store.create_channel(&ws, "bench", None).expect("channel");
-    let me = store
-        .find_agent(&ws, "@bench")
+    block(store.create_agent(&ws, "bench", &hash)).expect("agent");
+    block(store.create_channel(&ws, "bench", None)).expect("channel");
+    let me = block(store.find_agent(&ws, "@bench"))
         .expect("find")
         .expect("agent");
     let create = find("task", "create").expect("task create");
@@ -51,8 +62,7 @@ fn main() {
             .map(|i| json!({"title": format!("seed task {}", b * 50 + i)}))
             .collect();
         let input = validate(create, json!({"channel": "bench", "tasks": tasks})).expect("valid");
-        store
-            .create(&me, &CreateInput::from_input(input).expect("typed"), &none)
+        block(store.create(&me, &CreateInput::from_input(input).expect("typed"), &none))
             .expect("create");
     }
 
@@ -65,19 +75,21 @@ fn main() {
         validate(get, input.clone()).expect("valid");
     });
     time("find_token", n, |_| {
-        store.find_token(&hash).expect("lookup").expect("token");
+        block(store.find_token(&hash))
+            .expect("lookup")
+            .expect("token");
     });
     time("store.get", n, |i| {
         let locator = TaskLocator {
             channel: "bench".into(),
             number: i64::from(i % 1000 + 1),
         };
-        store.get(&me, &locator).expect("get");
+        block(store.get(&me, &locator)).expect("get");
     });
     time("typed + store.get + to_string", n, |i| {
         let input = json!({"channel": "bench", "number": i % 1000 + 1});
         let locator: TaskLocator = typed(input).expect("typed");
-        store.get(&me, &locator).expect("get").to_string();
+        block(store.get(&me, &locator)).expect("get").to_string();
     });
     let create_body = br#"{"channel":"bench","tasks":[{"title":"load task"}]}"#;
     time("decode + validate (task.create)", n, |_| {
@@ -87,13 +99,12 @@ fn main() {
     let (input, _) = decode_body(create_body).expect("decode");
     let input = validate(create, input).expect("valid");
     time("store.create (1 task, fsync)", n.min(2_000), |_| {
-        store
-            .create(
-                &me,
-                &CreateInput::from_input(input.clone()).expect("typed"),
-                &none,
-            )
-            .expect("create");
+        block(store.create(
+            &me,
+            &CreateInput::from_input(input.clone()).expect("typed"),
+            &none,
+        ))
+        .expect("create");
     });
     let _ = std::fs::remove_dir_all(&dir);
 }

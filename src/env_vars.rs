@@ -36,7 +36,17 @@ pub const CALLBACK_EFFECT_ID: EnvVar = EnvVar {
 pub const RUNTIME_DB: EnvVar = EnvVar {
     name: "AGENTTEAM_RUNTIME_DB",
     binary: "agentteam-runtime",
-    description: "SQLite store of agentteam-runtime when --db is not given. Default: runtime.db in the platform data dir.",
+    description: "Store of agentteam-runtime when --db is not given: a SQLite file path or a postgres:// URI. Default: runtime.db in the platform data dir.",
+};
+pub const PG_PASSWORD: EnvVar = EnvVar {
+    name: "PGPASSWORD",
+    binary: "agentteam-runtime",
+    description: "PostgreSQL password when the --db URI has none (as libpq reads it).",
+};
+pub const PG_PASSFILE: EnvVar = EnvVar {
+    name: "PGPASSFILE",
+    binary: "agentteam-runtime",
+    description: "PostgreSQL password file when the --db URI has no password and PGPASSWORD is unset. Default: ~/.pgpass (ignored unless private to its owner).",
 };
 pub const RUNTIME_LOG: EnvVar = EnvVar {
     name: "RUST_LOG",
@@ -56,6 +66,8 @@ pub const ALL: &[&EnvVar] = &[
     &WORKFLOW_RUN_ID,
     &CALLBACK_EFFECT_ID,
     &RUNTIME_DB,
+    &PG_PASSWORD,
+    &PG_PASSFILE,
     &RUNTIME_LOG,
     &NO_COLOR,
 ];

@@ -4,6 +4,7 @@
 //! success document is checked against the action's `--output-schema`.
 
 mod common {
+    pub mod postgres;
     pub mod runtime;
 }
 #[path = "support/cli.rs"]
@@ -11,8 +12,26 @@ mod cli;
 
 use agentteam::registry;
 use cli::{Cli, Run};
-use common::runtime::{Agent, Runtime};
+use common::runtime::{Agent, Engine, Runtime};
 use serde_json::{Value, json};
+
+on_every_engine!(
+    numbers_are_board_local_and_never_reused,
+    a_rich_single_task_keeps_every_field,
+    subtasks_by_parent_and_by_exact_scope,
+    bad_task_scopes_are_refused_before_any_write,
+    target_is_provenance_and_a_conflicting_board_is_refused,
+    list_browses_searches_filters_and_pages,
+    update_clears_nullable_fields_and_guards_stale_writes,
+    checkpoints_append_and_get_bounds_them,
+    set_claim_is_a_desired_state_with_per_task_failures,
+    many_agents_claiming_one_task_leave_exactly_one_owner,
+    delete_rules,
+    idempotent_creates_replay_inside_a_callback,
+    concurrent_replays_create_once,
+    a_refreshing_credential_process_recovers_from_a_revoked_token,
+    dry_run_and_batch_against_the_runtime,
+);
 
 /// One agent's view: a hermetic CLI logged in with that agent's token.
 struct Member {
@@ -91,8 +110,8 @@ struct Board {
     bob: Member,
 }
 
-fn board() -> Board {
-    let runtime = Runtime::start();
+fn board(engine: Engine) -> Board {
+    let runtime = Runtime::start_on(engine);
     let workspace = runtime.workspace("acme");
     runtime.channel(&workspace, "eng");
     runtime.channel(&workspace, "ops");
@@ -113,9 +132,8 @@ fn numbers(tasks: &[Value]) -> Vec<u64> {
         .collect()
 }
 
-#[test]
-fn numbers_are_board_local_and_never_reused() {
-    let b = board();
+fn numbers_are_board_local_and_never_reused(engine: Engine) {
+    let b = board(engine);
     let first = b.alice.create(
         json!({"channel": "eng", "tasks": [{"title": "a"}, {"title": "b"}, {"title": "c"}]}),
     );
@@ -145,9 +163,8 @@ fn numbers_are_board_local_and_never_reused() {
     );
 }
 
-#[test]
-fn a_rich_single_task_keeps_every_field() {
-    let b = board();
+fn a_rich_single_task_keeps_every_field(engine: Engine) {
+    let b = board(engine);
     let task = &b.alice.create(json!({"channel": "eng", "tasks": [{
         "title": "Fix login", "description": "Token refresh races logout.", "status": "in_progress", "priority": "high",
         "assignee": "@bob", "labels": ["auth", "bug"], "checklist": [{"text": "repro"}, {"text": "fix", "done": true}],
@@ -185,9 +202,8 @@ fn a_rich_single_task_keeps_every_field() {
     );
 }
 
-#[test]
-fn subtasks_by_parent_and_by_exact_scope() {
-    let b = board();
+fn subtasks_by_parent_and_by_exact_scope(engine: Engine) {
+    let b = board(engine);
     let parent = b
         .alice
         .create(json!({"channel": "eng", "tasks": [{"title": "epic"}]}))[0]
@@ -229,9 +245,8 @@ fn subtasks_by_parent_and_by_exact_scope() {
     );
 }
 
-#[test]
-fn bad_task_scopes_are_refused_before_any_write() {
-    let b = board();
+fn bad_task_scopes_are_refused_before_any_write(engine: Engine) {
+    let b = board(engine);
     let parent = b
         .alice
         .create(json!({"channel": "eng", "tasks": [{"title": "p"}, {"title": "doomed"}]}));
@@ -290,9 +305,8 @@ fn bad_task_scopes_are_refused_before_any_write() {
     assert_eq!(numbers(eng["items"].as_array().unwrap()), vec![1]);
 }
 
-#[test]
-fn target_is_provenance_and_a_conflicting_board_is_refused() {
-    let b = board();
+fn target_is_provenance_and_a_conflicting_board_is_refused(engine: Engine) {
+    let b = board(engine);
     let task = &b.alice.create(
         json!({"channel": "eng", "target": "#eng:th_42", "tasks": [{"title": "from a thread"}]}),
     )[0];
@@ -312,9 +326,8 @@ fn target_is_provenance_and_a_conflicting_board_is_refused() {
     b.alice.fails("create", json!({"parent_task_scope": {"kind": "task", "scope_id": scope}, "target": "#ops:th_1", "tasks": [{"title": "x"}]}), "target_conflict", 4);
 }
 
-#[test]
-fn list_browses_searches_filters_and_pages() {
-    let b = board();
+fn list_browses_searches_filters_and_pages(engine: Engine) {
+    let b = board(engine);
     let titles: Vec<Value> = (1..=25)
         .map(|i| json!({"title": format!("chore {i}")}))
         .collect();
@@ -415,9 +428,8 @@ fn list_browses_searches_filters_and_pages() {
     );
 }
 
-#[test]
-fn update_clears_nullable_fields_and_guards_stale_writes() {
-    let b = board();
+fn update_clears_nullable_fields_and_guards_stale_writes(engine: Engine) {
+    let b = board(engine);
     let task = b.alice.create(json!({"channel": "eng", "tasks": [{"title": "t", "description": "d", "assignee": "@bob", "blocker": "b"}]}))[0].clone();
     let updated = b.alice.ok("update", json!({"channel": "eng", "number": 1, "description": null, "assignee": null, "blocker": null, "priority": "urgent", "expected_updated_at": task["updated_at"]}));
     assert_eq!(updated["assignee"], Value::Null);
@@ -461,9 +473,8 @@ fn update_clears_nullable_fields_and_guards_stale_writes() {
     );
 }
 
-#[test]
-fn checkpoints_append_and_get_bounds_them() {
-    let b = board();
+fn checkpoints_append_and_get_bounds_them(engine: Engine) {
+    let b = board(engine);
     b.alice
         .create(json!({"channel": "eng", "tasks": [{"title": "t"}]}));
     for i in 1..=7 {
@@ -489,9 +500,8 @@ fn checkpoints_append_and_get_bounds_them() {
     );
 }
 
-#[test]
-fn set_claim_is_a_desired_state_with_per_task_failures() {
-    let b = board();
+fn set_claim_is_a_desired_state_with_per_task_failures(engine: Engine) {
+    let b = board(engine);
     b.alice.create(
         json!({"channel": "eng", "tasks": [{"title": "a"}, {"title": "b"}, {"title": "c"}]}),
     );
@@ -546,9 +556,8 @@ fn set_claim_is_a_desired_state_with_per_task_failures() {
     );
 }
 
-#[test]
-fn many_agents_claiming_one_task_leave_exactly_one_owner() {
-    let b = board();
+fn many_agents_claiming_one_task_leave_exactly_one_owner(engine: Engine) {
+    let b = board(engine);
     b.alice
         .create(json!({"channel": "eng", "tasks": [{"title": "contested"}]}));
     let members: Vec<Member> = (0..12)
@@ -586,9 +595,8 @@ fn many_agents_claiming_one_task_leave_exactly_one_owner() {
     );
 }
 
-#[test]
-fn delete_rules() {
-    let b = board();
+fn delete_rules(engine: Engine) {
+    let b = board(engine);
     b.alice
         .create(json!({"channel": "eng", "tasks": [{"title": "parent"}]}));
     b.alice.create(
@@ -657,9 +665,8 @@ fn delete_rules() {
     );
 }
 
-#[test]
-fn idempotent_creates_replay_inside_a_callback() {
-    let b = board();
+fn idempotent_creates_replay_inside_a_callback(engine: Engine) {
+    let b = board(engine);
     let opened = b.runtime.admin(&[
         "callback",
         "open",
@@ -747,9 +754,8 @@ fn idempotent_creates_replay_inside_a_callback() {
     );
 }
 
-#[test]
-fn concurrent_replays_create_once() {
-    let b = board();
+fn concurrent_replays_create_once(engine: Engine) {
+    let b = board(engine);
     let opened = b.runtime.admin(&[
         "callback",
         "open",
@@ -791,14 +797,13 @@ fn concurrent_replays_create_once() {
     );
 }
 
-#[test]
-fn a_refreshing_credential_process_recovers_from_a_revoked_token() {
-    let b = board();
+fn a_refreshing_credential_process_recovers_from_a_revoked_token(engine: Engine) {
+    let b = board(engine);
     let cli = Cli::new();
     let process = format!(
         "{} --db {} token issue --workspace {} --agent {}",
         common::runtime::BIN,
-        b.runtime.db.display(),
+        b.runtime.db,
         b.workspace,
         b.alice.agent.agent_id
     );
@@ -865,9 +870,8 @@ fn a_refreshing_credential_process_recovers_from_a_revoked_token() {
     assert_eq!((run.code, run.error_code().as_str()), (4, "forbidden"));
 }
 
-#[test]
-fn dry_run_and_batch_against_the_runtime() {
-    let b = board();
+fn dry_run_and_batch_against_the_runtime(engine: Engine) {
+    let b = board(engine);
     let input: String = (1..=30)
         .map(|i| format!("{{\"channel\":\"eng\",\"tasks\":[{{\"title\":\"t{i}\"}}]}}\n"))
         .collect();

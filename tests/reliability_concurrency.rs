@@ -6,6 +6,7 @@
 //! `AGENTTEAM_SOAK=1` runs it for 30 s (`AGENTTEAM_SOAK_SECONDS` sets any length).
 
 mod common {
+    pub mod postgres;
     pub mod runtime;
 }
 
@@ -332,8 +333,8 @@ fn mixed_readers_and_writers_see_only_documented_conflicts() {
 }
 
 /// 200 writes at once: every one is answered, and the runtime never runs
-/// more threads than its workers, the bounded blocking pool (mutations wait
-/// there for their group commit), the writer and a few of its own.
+/// more threads than its workers, its small blocking pool, the writer and a
+/// few of its own: a mutation waits for its group commit without a thread.
 #[test]
 fn two_hundred_concurrent_writes_run_on_a_bounded_thread_pool() {
     let (rt, ws) = board();

@@ -16,6 +16,7 @@
 //! 20 rounds of 100–300 ms of load by default; `AGENTTEAM_CRASH_ROUNDS` sets more.
 
 mod common {
+    pub mod postgres;
     pub mod runtime;
 }
 
@@ -318,7 +319,7 @@ fn acknowledged_writes_survive_kill_9_at_random_points() {
         for worker in workers {
             worker.join().expect("a client saw an undocumented answer");
         }
-        check_store(&rt.db, &ledger.lock().unwrap());
+        check_store(rt.db.as_ref(), &ledger.lock().unwrap());
         rt.kill9_and_restart();
     }
     // The restarted runtime serves on, and numbers continue past every one seen.
@@ -333,7 +334,7 @@ fn acknowledged_writes_survive_kill_9_at_random_points() {
     let ledger = ledger.lock().unwrap();
     let max = ledger.tasks.keys().max().copied().unwrap_or(0);
     assert!(data["tasks"][0]["number"].as_i64().unwrap() > max);
-    let live = check_store(&rt.db, &ledger);
+    let live = check_store(rt.db.as_ref(), &ledger);
     eprintln!(
         "crash: {rounds} kill -9 rounds in {:.1} s, {} acknowledged writes ({} creates, {} keyed, {} deletes), {} live tasks, 0 lost, 0 numbers reused, 0 orphaned receipts, integrity_check ok",
         started.elapsed().as_secs_f64(),

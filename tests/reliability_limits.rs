@@ -11,14 +11,21 @@
 //!   Detail budget is cut, says so, and keeps the sections' totals.
 
 mod common {
+    pub mod postgres;
     pub mod runtime;
 }
 
 use std::collections::HashSet;
 
 use agentteam::registry::{ACTIONS, Action, BudgetClass, find};
-use common::runtime::{Agent, Reply, Runtime};
+use common::runtime::{Agent, Engine, Reply, Runtime};
 use serde_json::{Value, json};
+
+on_every_engine!(
+    every_schema_bound_is_enforced_by_the_runtime,
+    a_page_past_its_budget_is_cut_with_a_cursor_that_continues,
+    a_detail_past_its_budget_is_cut_explicitly,
+);
 
 fn call(rt: &Runtime, who: &Agent, action: &Action, input: &Value) -> Reply {
     rt.call(who, action, input)
@@ -26,17 +33,16 @@ fn call(rt: &Runtime, who: &Agent, action: &Action, input: &Value) -> Reply {
 
 /// Counts of every kind of row a mutation could add or change.
 fn footprint(rt: &Runtime) -> Vec<i64> {
-    let conn = rusqlite::Connection::open(&rt.db).unwrap();
     [
         "SELECT count(*) FROM tasks",
         "SELECT count(*) FROM checkpoints",
         "SELECT count(*) FROM task_events",
         "SELECT count(*) FROM idempotency_receipts",
-        "SELECT coalesce(sum(length(title) + length(coalesce(description, '')) + length(labels) + length(checklist) + length(urls) + length(attachments) + length(coalesce(blocker, ''))), 0) FROM tasks",
+        "SELECT coalesce(sum(length(title) + length(coalesce(description, '')) + length(CAST(labels AS TEXT)) + length(CAST(checklist AS TEXT)) + length(CAST(urls AS TEXT)) + length(CAST(attachments AS TEXT)) + length(coalesce(blocker, ''))), 0) FROM tasks",
         "SELECT coalesce(max(updated_at), 0) FROM tasks",
     ]
     .iter()
-    .map(|sql| conn.query_row(sql, [], |r| r.get(0)).unwrap())
+    .map(|sql| rt.scalar(sql))
     .collect()
 }
 
@@ -102,9 +108,8 @@ fn set_path(value: &mut Value, path: &str, new: Value) {
     *at = new;
 }
 
-#[test]
-fn every_schema_bound_is_enforced_by_the_runtime() {
-    let rt = Runtime::start();
+fn every_schema_bound_is_enforced_by_the_runtime(engine: Engine) {
+    let rt = Runtime::start_on(engine);
     let ws = rt.workspace("w");
     rt.channel(&ws, "eng");
     let alice = rt.agent(&ws, "alice");
@@ -190,9 +195,8 @@ fn escaped(n: usize, tag: &str) -> String {
     s
 }
 
-#[test]
-fn a_page_past_its_budget_is_cut_with_a_cursor_that_continues() {
-    let rt = Runtime::start();
+fn a_page_past_its_budget_is_cut_with_a_cursor_that_continues(engine: Engine) {
+    let rt = Runtime::start_on(engine);
     let ws = rt.workspace("w");
     rt.channel(&ws, "eng");
     let alice = rt.agent(&ws, "alice");
@@ -252,9 +256,8 @@ fn a_page_past_its_budget_is_cut_with_a_cursor_that_continues() {
     );
 }
 
-#[test]
-fn a_detail_past_its_budget_is_cut_explicitly() {
-    let rt = Runtime::start();
+fn a_detail_past_its_budget_is_cut_explicitly(engine: Engine) {
+    let rt = Runtime::start_on(engine);
     let ws = rt.workspace("w");
     rt.channel(&ws, "eng");
     let alice = rt.agent(&ws, "alice");

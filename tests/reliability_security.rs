@@ -10,6 +10,7 @@
 #[path = "support/cli.rs"]
 mod cli;
 mod common {
+    pub mod postgres;
     pub mod runtime;
 }
 
@@ -22,6 +23,7 @@ use std::time::{Duration, Instant};
 use agentteam::runtime::auth;
 use agentteam::runtime::server::{Timeouts, router_with, serve_on};
 use agentteam::runtime::store::Store;
+use agentteam::runtime::store::schema::OnOpen;
 use agentteam::runtime::store::sqlite::SqliteStore;
 use common::runtime::Runtime;
 use serde_json::{Value, json};
@@ -153,12 +155,17 @@ struct Server {
 
 fn server(timeouts: Timeouts) -> Server {
     let dir = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open(&dir.path().join("runtime.db")).unwrap();
-    let ws = store.create_workspace("w").unwrap();
+    let store = SqliteStore::open(&dir.path().join("runtime.db"), OnOpen::Migrate).unwrap();
+    let setup = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let ws = setup.block_on(store.create_workspace("w")).unwrap();
     let (token, hash) = auth::new_token().unwrap();
-    let agent = store.create_agent(&ws, "a", &hash).unwrap();
-    store.create_channel(&ws, "eng", None).unwrap();
-    let store: Arc<dyn Store> = Arc::new(store);
+    let agent = setup.block_on(store.create_agent(&ws, "a", &hash)).unwrap();
+    setup
+        .block_on(store.create_channel(&ws, "eng", None))
+        .unwrap();
+    let store = Arc::new(store);
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let addr = listener.local_addr().unwrap();

@@ -5,12 +5,22 @@
 //! acknowledged write survives `kill -9`.
 
 mod common {
+    pub mod postgres;
     pub mod runtime;
 }
 
 use agentteam::registry::{ACTIONS, Action, find};
-use common::runtime::{Agent, Reply, Runtime, raw_http};
+use common::runtime::{Agent, Engine, Reply, Runtime, raw_http};
 use serde_json::{Value, json};
+
+on_every_engine!(
+    every_registry_route_is_served_and_the_session_validates_against_the_schemas,
+    refusals_are_json_with_their_status,
+    admin_commands_print_one_json_object,
+    acknowledged_writes_survive_kill_9,
+    sigterm_shuts_down_gracefully,
+    quickstart_writes_a_profile_whose_credential_process_works_and_is_rerunnable,
+);
 
 /// A runtime with workspace `w` (agents alice, bob; open board `eng`,
 /// board `secret` for alice only) and workspace `x` (agent xavier).
@@ -21,8 +31,8 @@ struct Fixture {
     xavier: Agent,
 }
 
-fn fixture() -> Fixture {
-    let rt = Runtime::start();
+fn fixture(engine: Engine) -> Fixture {
+    let rt = Runtime::start_on(engine);
     let w = rt.workspace("w");
     let alice = rt.agent(&w, "alice");
     let bob = rt.agent(&w, "bob");
@@ -98,9 +108,8 @@ fn assert_error(reply: &Reply, status: u16, code: &str) -> Value {
     reply.json()
 }
 
-#[test]
-fn every_registry_route_is_served_and_the_session_validates_against_the_schemas() {
-    let Fixture { rt, alice, bob, .. } = fixture();
+fn every_registry_route_is_served_and_the_session_validates_against_the_schemas(engine: Engine) {
+    let Fixture { rt, alice, bob, .. } = fixture(engine);
     // A full session, every answer checked against its output schema.
     let created = call(
         &rt,
@@ -211,11 +220,10 @@ fn every_registry_route_is_served_and_the_session_validates_against_the_schemas(
     }
 }
 
-#[test]
-fn refusals_are_json_with_their_status() {
+fn refusals_are_json_with_their_status(engine: Engine) {
     let Fixture {
         rt, alice, xavier, ..
-    } = fixture();
+    } = fixture(engine);
     let get = alice.path("/tasks/get");
     let input = br#"{"channel": "eng", "number": 1}"#;
     // 401: missing, garbage, unknown; never data.
@@ -370,9 +378,8 @@ fn refusals_are_json_with_their_status() {
     assert!(log.contains("status=401") && !log.contains(&alice.token) && !log.contains("Bearer"));
 }
 
-#[test]
-fn admin_commands_print_one_json_object() {
-    let rt = Runtime::start();
+fn admin_commands_print_one_json_object(engine: Engine) {
+    let rt = Runtime::start_on(engine);
     let ws = rt.workspace("w");
     let agent = rt.agent(&ws, "@ann");
     rt.channel(&ws, "eng");
@@ -502,9 +509,8 @@ fn admin_commands_print_one_json_object() {
 // Concurrent claims, keyed replays and gapless numbering under concurrent
 // writers are tested at issue-5 scale in tests/reliability_concurrency.rs.
 
-#[test]
-fn acknowledged_writes_survive_kill_9() {
-    let mut rt = Runtime::start();
+fn acknowledged_writes_survive_kill_9(engine: Engine) {
+    let mut rt = Runtime::start_on(engine);
     let ws = rt.workspace("w");
     rt.channel(&ws, "eng");
     let agent = rt.agent(&ws, "a");
@@ -535,10 +541,8 @@ fn acknowledged_writes_survive_kill_9() {
     assert_eq!(next["tasks"][0]["number"], 6);
 }
 
-#[cfg(unix)]
-#[test]
-fn sigterm_shuts_down_gracefully() {
-    let mut rt = Runtime::start();
+fn sigterm_shuts_down_gracefully(engine: Engine) {
+    let mut rt = Runtime::start_on(engine);
     let status = std::process::Command::new("kill")
         .args(["-TERM", &rt.child.id().to_string()])
         .status()
@@ -550,9 +554,8 @@ fn sigterm_shuts_down_gracefully() {
     assert!(log.contains("shutting down"), "{log}");
 }
 
-#[test]
-fn quickstart_writes_a_profile_whose_credential_process_works_and_is_rerunnable() {
-    let rt = Runtime::start();
+fn quickstart_writes_a_profile_whose_credential_process_works_and_is_rerunnable(engine: Engine) {
+    let rt = Runtime::start_on(engine);
     let config = rt.dir.path().join("config");
     let quickstart = |profile: &str| -> Value {
         let out = std::process::Command::new(common::runtime::BIN)

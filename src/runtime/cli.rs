@@ -1,14 +1,18 @@
-//! The `agentteam-runtime` command line: `serve`, the admin commands and
-//! `quickstart`. Every admin command opens the same store file as a running
-//! server (WAL lets both work at once) and prints exactly one JSON object on
-//! stdout: its result, or the error document (§8.2) with the exit status of
-//! the error's class. Logs and human notes go to stderr.
+//! The `agentteam-runtime` command line: `serve`, the admin commands,
+//! `migrate` and `quickstart`, on whichever store `--db` names (a SQLite
+//! file, or a PostgreSQL database shared by any number of servers). Every
+//! admin command opens the same store as a running server (SQLite's WAL and
+//! PostgreSQL's transactions let both work at once) and prints exactly one
+//! JSON object on stdout: its result, or the error document (§8.2) with the
+//! exit status of the error's class. Logs and human notes go to stderr.
 
+use std::ffi::OsString;
 use std::io::Write;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
@@ -17,17 +21,22 @@ use crate::credentials::{CredentialStore, Profile};
 use crate::error::{Failure, code};
 use crate::registry::task::fields;
 use crate::runtime::auth;
-use crate::runtime::store::Store;
+use crate::runtime::store::postgres::{PgStore, PoolOptions};
+use crate::runtime::store::schema::OnOpen;
 use crate::runtime::store::sqlite::SqliteStore;
+use crate::runtime::store::{Location, Store};
 
-/// The reference Agent Runtime API server for agentteam, on an embedded SQLite store.
+/// The reference Agent Runtime API server for agentteam, on an embedded
+/// SQLite store or a PostgreSQL database.
 #[derive(Debug, Parser)]
 #[command(name = "agentteam-runtime", version)]
 struct Cli {
-    /// The SQLite store file; created with its directory on first use.
+    /// The store: a SQLite file (created with its directory on first use),
+    /// or a PostgreSQL URI, postgres://USER[:PASSWORD]@HOST[:PORT]/DB or
+    /// postgres://USER@/DB?host=/socket/dir (the database must exist).
     /// Default: runtime.db in the platform data dir.
-    #[arg(long, global = true, value_name = "PATH", env = crate::env_vars::RUNTIME_DB.name)]
-    db: Option<PathBuf>,
+    #[arg(long, global = true, value_name = "PATH|URI", env = crate::env_vars::RUNTIME_DB.name)]
+    db: Option<OsString>,
     #[command(subcommand)]
     command: Command,
 }
@@ -44,6 +53,22 @@ enum Command {
         /// more workers than CPUs keep other connections moving meanwhile.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
         workers: Option<u16>,
+        /// PostgreSQL only: connections this server keeps at most [default: 16].
+        /// Every replica has its own pool; keep their sum under the server's
+        /// max_connections.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+        pool_size: Option<u16>,
+        /// PostgreSQL only: how long a request waits for a free connection
+        /// before it is answered 503 [default: 2000].
+        #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=600_000))]
+        pool_wait_ms: Option<u64>,
+    },
+    /// Apply the store's pending schema migrations; prints {"engine", "applied", "version"}.
+    /// Every other command also applies them when it opens the store.
+    Migrate {
+        /// Only report each migration and whether it is applied; change nothing.
+        #[arg(long)]
+        status: bool,
     },
     /// Manage workspaces.
     #[command(subcommand)]
@@ -176,9 +201,9 @@ pub fn print_json(value: &Value) {
     let _ = out.flush();
 }
 
-fn default_db() -> Result<PathBuf, Failure> {
+fn default_db() -> Result<OsString, Failure> {
     directories::ProjectDirs::from("dev", "agentteam", "agentteam")
-        .map(|dirs| dirs.data_dir().join("runtime.db"))
+        .map(|dirs| dirs.data_dir().join("runtime.db").into_os_string())
         .ok_or_else(|| {
             Failure::new(
                 code::USAGE_ERROR,
@@ -187,7 +212,7 @@ fn default_db() -> Result<PathBuf, Failure> {
         })
 }
 
-fn open_store(path: &Path) -> Result<SqliteStore, Failure> {
+fn open_sqlite(path: &Path, on_open: OnOpen) -> Result<SqliteStore, Failure> {
     let parent = path.parent().filter(|d| !d.as_os_str().is_empty());
     if let Some(dir) = parent.filter(|d| !d.exists()) {
         std::fs::create_dir_all(dir).map_err(|e| {
@@ -203,7 +228,7 @@ fn open_store(path: &Path) -> Result<SqliteStore, Failure> {
             let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
         }
     }
-    SqliteStore::open(path)
+    SqliteStore::open(path, on_open)
 }
 
 fn usage(field: &str, problem: &str) -> Failure {
@@ -241,11 +266,11 @@ fn check_channel(name: &str) -> Result<(), Failure> {
     check_field("name", &fields::channel(), name, "The channel name")
 }
 
-/// Threads that may wait on the store writer at once. Each in-flight
-/// mutation holds one until its group commits, and a group takes at most 64
-/// mutations, so more waiting threads would commit nothing sooner; past
-/// this, mutations queue without a thread (and its stack) each.
-pub const MAX_BLOCKING_THREADS: usize = 64;
+/// Threads tokio may start for blocking work. Store operations wait on
+/// their engine without a thread (SQLite's writer thread answers over a
+/// channel; PostgreSQL is network I/O), so this is only for the odd
+/// blocking call such as a host name lookup.
+pub const MAX_BLOCKING_THREADS: usize = 8;
 
 /// Twice the CPUs: on 2 CPUs, 4 workers served 26k task.get/s where 2
 /// served 20k (docs/performance.md).
@@ -255,34 +280,108 @@ fn default_workers() -> usize {
 
 fn execute(cli: Cli) -> Result<Option<Value>, Failure> {
     let db = match cli.db {
-        Some(path) => path,
+        Some(db) => db,
         None => default_db()?,
     };
-    let store = open_store(&db)?;
-    match cli.command {
-        Command::Serve { listen, workers } => {
+    let location = Location::parse(&db)?;
+    let runtime = match &cli.command {
+        Command::Serve { workers, .. } => {
             let workers = workers.map_or_else(default_workers, usize::from);
-            let runtime = tokio::runtime::Builder::new_multi_thread()
+            tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(workers)
                 .max_blocking_threads(MAX_BLOCKING_THREADS)
                 .enable_all()
                 .build()
-                .map_err(|e| Failure::new(code::SERVER_ERROR, format!("No async runtime: {e}.")))?;
-            runtime.block_on(crate::runtime::server::serve(Arc::new(store), listen, &db))?;
+        }
+        _ => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
+    }
+    .map_err(|e| Failure::new(code::SERVER_ERROR, format!("No async runtime: {e}.")))?;
+    runtime.block_on(execute_on(location, cli.command))
+}
+
+/// Opens the store `location` names and runs `command` on it.
+async fn execute_on(location: Location, command: Command) -> Result<Option<Value>, Failure> {
+    let on_open = match command {
+        Command::Migrate { .. } => OnOpen::Inspect,
+        _ => OnOpen::Migrate,
+    };
+    let shown = location.shown();
+    match &location {
+        Location::Sqlite(path) => {
+            if matches!(command, Command::Migrate { status: true }) && !path.exists() {
+                return Err(Failure::new(
+                    code::USAGE_ERROR,
+                    format!(
+                        "No store at {shown} yet; `agentteam-runtime --db {shown} migrate` creates it."
+                    ),
+                )
+                .field("db", "No such file."));
+            }
+            let store = open_sqlite(path, on_open)?;
+            run_command(store, &location, command).await
+        }
+        Location::Postgres(target) => {
+            let pool = match &command {
+                Command::Serve {
+                    pool_size,
+                    pool_wait_ms,
+                    ..
+                } => {
+                    let default = PoolOptions::default();
+                    PoolOptions {
+                        size: pool_size.map_or(default.size, usize::from),
+                        wait: pool_wait_ms.map_or(default.wait, Duration::from_millis),
+                        ..default
+                    }
+                }
+                // One command, one connection at a time.
+                _ => PoolOptions {
+                    size: 1,
+                    ..PoolOptions::default()
+                },
+            };
+            let store = PgStore::open(target, on_open, pool).await?;
+            run_command(store, &location, command).await
+        }
+    }
+}
+
+async fn run_command<S: Store>(
+    store: S,
+    location: &Location,
+    command: Command,
+) -> Result<Option<Value>, Failure> {
+    match command {
+        Command::Serve { listen, .. } => {
+            crate::runtime::server::serve(Arc::new(store), listen, &location.shown()).await?;
             Ok(None)
+        }
+        Command::Migrate { status: true } => Ok(Some(json!(store.schema_status().await?))),
+        Command::Migrate { status: false } => {
+            let applied = store.migrate().await?;
+            let status = store.schema_status().await?;
+            Ok(Some(json!({
+                "engine": status.engine,
+                "applied": applied,
+                "version": status.version,
+            })))
         }
         Command::Workspace(WorkspaceCommand::Create { name }) => {
             let name = name.trim();
             if name.is_empty() || name.len() > 100 {
                 return Err(usage("name", "1–100 characters, not blank."));
             }
-            Ok(Some(json!({"workspace_id": store.create_workspace(name)?})))
+            Ok(Some(
+                json!({"workspace_id": store.create_workspace(name).await?}),
+            ))
         }
         Command::Agent(AgentCommand::Create { workspace, handle }) => {
             let handle = handle.strip_prefix('@').unwrap_or(&handle).to_string();
             check_handle(&handle)?;
             let (token, hash) = auth::new_token()?;
-            let agent_id = store.create_agent(&workspace, &handle, &hash)?;
+            let agent_id = store.create_agent(&workspace, &handle, &hash).await?;
             Ok(Some(json!({"agent_id": agent_id, "token": token})))
         }
         Command::Channel(ChannelCommand::Create {
@@ -298,20 +397,24 @@ fn execute(cli: Cli) -> Result<Option<Value>, Failure> {
                     .filter(|r| !r.is_empty())
                     .collect::<Vec<_>>()
             });
-            store.create_channel(&workspace, &name, members.as_deref())?;
+            store
+                .create_channel(&workspace, &name, members.as_deref())
+                .await?;
             Ok(Some(json!({"channel": name})))
         }
         Command::Token(TokenCommand::Issue(agent)) => {
             let (token, hash) = auth::new_token()?;
-            store.issue_token(&agent.workspace, &agent.agent, &hash)?;
+            store
+                .issue_token(&agent.workspace, &agent.agent, &hash)
+                .await?;
             Ok(Some(json!({"token": token})))
         }
         Command::Token(TokenCommand::Revoke(agent)) => {
-            let revoked = store.revoke_tokens(&agent.workspace, &agent.agent)?;
+            let revoked = store.revoke_tokens(&agent.workspace, &agent.agent).await?;
             Ok(Some(json!({"revoked": revoked})))
         }
         Command::Callback(CallbackCommand::Open(agent)) => {
-            let callback = store.open_callback(&agent.workspace, &agent.agent)?;
+            let callback = store.open_callback(&agent.workspace, &agent.agent).await?;
             Ok(Some(json!({
                 "workflow_run_id": callback.workflow_run_id,
                 "callback_effect_id": callback.callback_effect_id,
@@ -321,13 +424,17 @@ fn execute(cli: Cli) -> Result<Option<Value>, Failure> {
             workspace,
             callback_effect,
         }) => {
-            store.complete_callback(&workspace, &callback_effect)?;
+            store
+                .complete_callback(&workspace, &callback_effect)
+                .await?;
             Ok(Some(
                 json!({"callback_effect_id": callback_effect, "status": "completed"}),
             ))
         }
         Command::Quickstart { api_url, profile } => {
-            quickstart(&store, &db, &api_url, &profile).map(Some)
+            quickstart(&store, location, &api_url, &profile)
+                .await
+                .map(Some)
         }
     }
 }
@@ -340,35 +447,40 @@ const DEMO_CHANNEL: &str = "demo";
 /// Creates what is missing of the demo setup, then writes a profile whose
 /// credential_process is this binary's `token issue`, through the same
 /// credential store code as `agentteam auth login`.
-fn quickstart(
-    store: &SqliteStore,
-    db: &Path,
+async fn quickstart<S: Store>(
+    store: &S,
+    location: &Location,
     api_url: &str,
     profile: &str,
 ) -> Result<Value, Failure> {
     let mut created = Vec::new();
-    let workspace_id = match store.find_workspace(DEMO_WORKSPACE)? {
+    let workspace_id = match store.find_workspace(DEMO_WORKSPACE).await? {
         Some(id) => id,
         None => {
             created.push(format!("workspace {DEMO_WORKSPACE}"));
-            store.create_workspace(DEMO_WORKSPACE)?
+            store.create_workspace(DEMO_WORKSPACE).await?
         }
     };
     let mut agent_ids = Vec::new();
     for handle in [DEMO_AGENT, DEMO_PEER] {
-        let id = match store.find_agent(&workspace_id, &format!("@{handle}"))? {
+        let id = match store
+            .find_agent(&workspace_id, &format!("@{handle}"))
+            .await?
+        {
             Some(agent) => agent.agent_id,
             None => {
                 created.push(format!("agent @{handle}"));
                 let (_, hash) = auth::new_token()?;
-                store.create_agent(&workspace_id, handle, &hash)?
+                store.create_agent(&workspace_id, handle, &hash).await?
             }
         };
         agent_ids.push(id);
     }
-    if !store.channel_exists(&workspace_id, DEMO_CHANNEL)? {
+    if !store.channel_exists(&workspace_id, DEMO_CHANNEL).await? {
         created.push(format!("channel {DEMO_CHANNEL}"));
-        store.create_channel(&workspace_id, DEMO_CHANNEL, None)?;
+        store
+            .create_channel(&workspace_id, DEMO_CHANNEL, None)
+            .await?;
     }
     let agent_id = agent_ids[0].clone();
     let exe = std::env::current_exe().map_err(|e| {
@@ -377,11 +489,22 @@ fn quickstart(
             format!("Cannot locate this program: {e}."),
         )
     })?;
-    let db = std::path::absolute(db).unwrap_or_else(|_| db.to_path_buf());
+    // The credential process names the store as it may appear in argv: an
+    // absolute path, or the URI without its password.
+    let (db, password_dropped) = match location {
+        Location::Sqlite(path) => (
+            std::path::absolute(path)
+                .unwrap_or_else(|_| path.clone())
+                .display()
+                .to_string(),
+            false,
+        ),
+        Location::Postgres(target) => (target.shown().to_string(), target.had_password()),
+    };
     let credential_process = vec![
         exe.display().to_string(),
         "--db".to_string(),
-        db.display().to_string(),
+        db.clone(),
         "token".to_string(),
         "issue".to_string(),
         "--workspace".to_string(),
@@ -410,7 +533,7 @@ fn quickstart(
     } else {
         format!(" --profile {profile}")
     };
-    Ok(json!({
+    let mut answer = json!({
         "created": created,
         "workspace_id": workspace_id,
         "agent_id": agent_id,
@@ -418,15 +541,22 @@ fn quickstart(
         "peer_agent_id": agent_ids[1],
         "peer": format!("@{DEMO_PEER}"),
         "channel": DEMO_CHANNEL,
-        "db": db.display().to_string(),
+        "db": db,
         "profile": profile,
         "credentials": credentials.path().display().to_string(),
         "credential_process": credential_process,
         "next": [
-            format!("agentteam-runtime --db {} serve --listen {}", db.display(), listen_of(api_url)),
+            format!("agentteam-runtime --db {db} serve --listen {}", listen_of(api_url)),
             format!("echo '{{\"channel\":\"{DEMO_CHANNEL}\"}}' | agentteam{profile_flag} exec task list -"),
         ],
-    }))
+    });
+    if password_dropped {
+        // A password never goes into argv, where any user can read it.
+        answer["note"] = json!(
+            "The credential process connects without the URI's password: give it in ~/.pgpass (or PGPASSWORD) to the user that runs agentteam."
+        );
+    }
+    Ok(answer)
 }
 
 /// The `--listen` address matching an API URL, for the `next` hint.

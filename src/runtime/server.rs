@@ -3,7 +3,8 @@
 //! method and nothing else is; one generic handler runs every operation:
 //! authenticate → check the path is the token's own workspace and agent →
 //! decode the wire input → validate it exactly as the CLI does → run the
-//! store operation on the blocking pool → answer with the wire body.
+//! store operation (awaited: a mutation waits for its commit without holding
+//! a thread) → answer with the wire body.
 //!
 //! Every refusal, including unknown routes, wrong methods, oversized bodies
 //! and panics, is the JSON error body with the status its code registers.
@@ -19,7 +20,6 @@
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -35,11 +35,9 @@ use serde_json::Value;
 use crate::error::{Failure, code};
 use crate::registry::{ACTIONS, Action, Method};
 use crate::runtime::auth;
-use crate::runtime::store::{self, CreateInput, ListQuery, Principal, Store};
+use crate::runtime::store::{self, Principal, Store};
 use crate::validate::validate;
 use crate::wire::{self, MAX_BODY_BYTES, WorkflowContext};
-
-pub type SharedStore = Arc<dyn Store>;
 
 /// How long the server waits for slow or stalled clients.
 #[derive(Debug, Clone, Copy)]
@@ -63,14 +61,13 @@ impl Default for Timeouts {
 }
 
 /// The router for `store` with the default [`Timeouts`].
-pub fn router(store: SharedStore) -> Router {
+pub fn router<S: Store>(store: Arc<S>) -> Router {
     router_with(store, Timeouts::default())
 }
 
 /// The router for `store`: one route per registry path, one method per action.
-pub fn router_with(store: SharedStore, timeouts: Timeouts) -> Router {
-    let mut routes: BTreeMap<String, (MethodRouter<SharedStore>, Vec<&'static str>)> =
-        BTreeMap::new();
+pub fn router_with<S: Store>(store: Arc<S>, timeouts: Timeouts) -> Router {
+    let mut routes: BTreeMap<String, (MethodRouter<Arc<S>>, Vec<&'static str>)> = BTreeMap::new();
     for &action in ACTIONS {
         let filter = match action.method {
             Method::Get => MethodFilter::GET,
@@ -78,7 +75,7 @@ pub fn router_with(store: SharedStore, timeouts: Timeouts) -> Router {
         };
         // Formatted once here, not on every request.
         let route: Arc<str> = action.route_template().into();
-        let handler = move |State(store): State<SharedStore>, request: Request| async move {
+        let handler = move |State(store): State<Arc<S>>, request: Request| async move {
             let started = Instant::now();
             // A panic becomes a 500 JSON answer instead of a dropped
             // connection. Caught in place rather than by running the request
@@ -130,6 +127,8 @@ pub fn router_with(store: SharedStore, timeouts: Timeouts) -> Router {
         );
     }
     router
+        .route(HEALTHZ, axum::routing::get(healthz))
+        .route(READYZ, axum::routing::get(readyz::<S>))
         .fallback(|method: axum::http::Method| async move {
             let started = Instant::now();
             let response = failure_response(&Failure::new(
@@ -143,9 +142,34 @@ pub fn router_with(store: SharedStore, timeouts: Timeouts) -> Router {
         .with_state(store)
 }
 
+/// Liveness for load balancers: the process is up and serving HTTP.
+pub const HEALTHZ: &str = "/healthz";
+/// Readiness for load balancers: the store answers too.
+pub const READYZ: &str = "/readyz";
+
+/// `GET /healthz`: 200 with an empty body. No authentication, no data.
+async fn healthz() -> Response {
+    let started = Instant::now();
+    let response = Response::new(Body::empty());
+    log_request("GET", HEALTHZ, &response, started);
+    response
+}
+
+/// `GET /readyz`: 200 with an empty body when the store answers, else the
+/// 503 `server_error` document (which names nothing of the store).
+async fn readyz<S: Store>(State(store): State<Arc<S>>) -> Response {
+    let started = Instant::now();
+    let response = match store.ready().await {
+        Ok(()) => Response::new(Body::empty()),
+        Err(failure) => failure_response(&failure),
+    };
+    log_request("GET", READYZ, &response, started);
+    response
+}
+
 /// Serves until SIGINT or SIGTERM, then finishes in-flight requests. Prints
 /// one JSON line `{"listen", "db"}` on stdout once bound.
-pub async fn serve(store: SharedStore, listen: SocketAddr, db: &Path) -> Result<(), Failure> {
+pub async fn serve<S: Store>(store: Arc<S>, listen: SocketAddr, db: &str) -> Result<(), Failure> {
     let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| {
         Failure::new(
             code::USAGE_ERROR,
@@ -158,10 +182,8 @@ pub async fn serve(store: SharedStore, listen: SocketAddr, db: &Path) -> Result<
     // Signal handlers are registered before the address is announced, so a
     // SIGTERM sent as soon as the caller reads it is always graceful.
     let shutdown = shutdown_signal()?;
-    crate::runtime::cli::print_json(
-        &serde_json::json!({"listen": bound.to_string(), "db": db.display().to_string()}),
-    );
-    tracing::info!(listen = %bound, db = %db.display(), "agentteam-runtime serving");
+    crate::runtime::cli::print_json(&serde_json::json!({"listen": bound.to_string(), "db": db}));
+    tracing::info!(listen = %bound, db, "agentteam-runtime serving");
     let timeouts = Timeouts::default();
     serve_on(listener, router_with(store, timeouts), timeouts, shutdown).await;
     tracing::info!("agentteam-runtime stopped");
@@ -266,12 +288,19 @@ fn failure_response(failure: &Failure) -> Response {
             .headers_mut()
             .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
     }
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        // The store is unreachable or saturated for now: clients that honour
+        // Retry-After (the CLI does) wait a moment before the next attempt.
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    }
     response
 }
 
-async fn handle(
+async fn handle<S: Store>(
     action: &'static Action,
-    store: SharedStore,
+    store: Arc<S>,
     request: Request,
     timeouts: Timeouts,
 ) -> Response {
@@ -281,14 +310,14 @@ async fn handle(
     }
 }
 
-async fn run(
+async fn run<S: Store>(
     action: &'static Action,
-    store: SharedStore,
+    store: Arc<S>,
     request: Request,
     timeouts: Timeouts,
 ) -> Result<(StatusCode, Value), Failure> {
     let (mut parts, body) = request.into_parts();
-    let principal = authenticate(&store, &parts.headers).await?;
+    let principal = authenticate(store.as_ref(), &parts.headers).await?;
     // Path ids that fail to decode cannot be the token's own: refused alike.
     let path: HashMap<String, String> =
         axum::extract::Path::<HashMap<String, String>>::from_request_parts(&mut parts, &())
@@ -333,23 +362,7 @@ async fn run(
         }
     };
     let input = validate(action, input)?;
-    let data = if action.read_only() {
-        // A read is a few indexed lookups on an idle reader connection
-        // (~20 µs): running it in place saves two thread hand-offs, which
-        // cost more than the read (+38% task.get, docs/performance.md).
-        // Mutations may wait on the writer and a disk flush, so they leave
-        // the async workers free.
-        dispatch(store.as_ref(), action, &principal, input, &workflow)?
-    } else {
-        tokio::task::spawn_blocking(move || {
-            dispatch(store.as_ref(), action, &principal, input, &workflow)
-        })
-        .await
-        .map_err(|e| {
-            tracing::error!(error = %e, action = %action.name(), "store operation panicked");
-            Failure::new(code::SERVER_ERROR, "The server failed on this request.")
-        })??
-    };
+    let data = store::dispatch(store.as_ref(), action, &principal, input, &workflow).await?;
     let created = (action.domain, action.verb) == ("task", "create")
         && data.get("reused") == Some(&Value::Bool(false));
     Ok((
@@ -364,7 +377,7 @@ async fn run(
 
 /// The principal of the bearer token, or `unauthorized`. The same answer for
 /// a missing, malformed, unknown or revoked token.
-async fn authenticate(store: &SharedStore, headers: &HeaderMap) -> Result<Principal, Failure> {
+async fn authenticate<S: Store>(store: &S, headers: &HeaderMap) -> Result<Principal, Failure> {
     let unauthorized = || {
         Failure::new(
             code::UNAUTHORIZED,
@@ -382,8 +395,7 @@ async fn authenticate(store: &SharedStore, headers: &HeaderMap) -> Result<Princi
         .filter(|t| t.starts_with(auth::TOKEN_PREFIX) && t.len() <= 256)
         .ok_or_else(unauthorized)?;
     let hash = auth::hash_token(token);
-    // One primary-key lookup (~3 µs): cheaper in place than a thread hand-off.
-    let record = store.find_token(&hash)?;
+    let record = store.find_token(&hash).await?;
     match record {
         Some(record) if auth::hashes_match(&record.hash, &hash) => Ok(record.principal),
         _ => Err(unauthorized()),
@@ -423,61 +435,33 @@ async fn read_body(headers: &HeaderMap, body: Body) -> Result<Vec<u8>, Failure> 
     Ok(bytes)
 }
 
-/// Runs one validated operation against the store.
-pub(crate) fn dispatch(
-    store: &dyn Store,
-    action: &Action,
-    principal: &Principal,
-    input: Value,
-    workflow: &WorkflowContext,
-) -> Result<Value, Failure> {
-    match (action.domain, action.verb) {
-        ("task", "list") => store.list(principal, &ListQuery::from_input(principal, input)?),
-        ("task", "get") => store.get(principal, &store::typed(input)?),
-        ("task", "create") => store.create(principal, &CreateInput::from_input(input)?, workflow),
-        ("task", "update") => store.update(principal, &store::typed(input)?),
-        ("task", "set_claim") => store.set_claim(principal, &store::typed(input)?),
-        ("task", "checkpoint") => store.checkpoint(principal, &store::typed(input)?),
-        ("task", "delete") => store.delete(principal, &store::typed(input)?),
-        _ => {
-            tracing::error!(
-                action = %action.name(),
-                "registered action without a store operation"
-            );
-            Err(Failure::new(
-                code::SERVER_ERROR,
-                "This operation is not implemented by the server.",
-            ))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::registry::find;
     use crate::runtime::store::{
-        Callback, CheckpointInput, DeleteInput, SetClaimInput, TaskLocator, TokenRecord,
-        UpdateInput,
+        Callback, CheckpointInput, CreateInput, DeleteInput, ListQuery, SchemaStatus,
+        SetClaimInput, TaskLocator, TokenRecord, UpdateInput,
     };
+    use crate::wire::WorkflowContext;
 
     /// Knows every token as one agent's; every task operation panics.
     struct Panicking(Principal);
 
     impl Store for Panicking {
-        fn find_token(&self, hash: &[u8; 32]) -> Result<Option<TokenRecord>, Failure> {
+        async fn find_token(&self, hash: &[u8; 32]) -> Result<Option<TokenRecord>, Failure> {
             Ok(Some(TokenRecord {
                 hash: hash.to_vec(),
                 principal: self.0.clone(),
             }))
         }
-        fn list(&self, _: &Principal, _: &ListQuery) -> Result<Value, Failure> {
+        async fn list(&self, _: &Principal, _: &ListQuery) -> Result<Value, Failure> {
             panic!("a bug in a read")
         }
-        fn get(&self, _: &Principal, _: &TaskLocator) -> Result<Value, Failure> {
+        async fn get(&self, _: &Principal, _: &TaskLocator) -> Result<Value, Failure> {
             panic!("a bug in a read")
         }
-        fn create(
+        async fn create(
             &self,
             _: &Principal,
             _: &CreateInput,
@@ -485,51 +469,65 @@ mod tests {
         ) -> Result<Value, Failure> {
             panic!("a bug in a mutation")
         }
-        fn update(&self, _: &Principal, _: &UpdateInput) -> Result<Value, Failure> {
+        async fn update(&self, _: &Principal, _: &UpdateInput) -> Result<Value, Failure> {
             panic!("a bug in a mutation")
         }
-        fn set_claim(&self, _: &Principal, _: &SetClaimInput) -> Result<Value, Failure> {
+        async fn set_claim(&self, _: &Principal, _: &SetClaimInput) -> Result<Value, Failure> {
             panic!("a bug in a mutation")
         }
-        fn checkpoint(&self, _: &Principal, _: &CheckpointInput) -> Result<Value, Failure> {
+        async fn checkpoint(&self, _: &Principal, _: &CheckpointInput) -> Result<Value, Failure> {
             panic!("a bug in a mutation")
         }
-        fn delete(&self, _: &Principal, _: &DeleteInput) -> Result<Value, Failure> {
+        async fn delete(&self, _: &Principal, _: &DeleteInput) -> Result<Value, Failure> {
             panic!("a bug in a mutation")
         }
-        fn create_workspace(&self, _: &str) -> Result<String, Failure> {
+        async fn ready(&self) -> Result<(), Failure> {
+            Ok(())
+        }
+        async fn schema_status(&self) -> Result<SchemaStatus, Failure> {
+            unreachable!("migrations are not served over HTTP")
+        }
+        async fn migrate(&self) -> Result<Vec<u32>, Failure> {
+            unreachable!("migrations are not served over HTTP")
+        }
+        async fn create_workspace(&self, _: &str) -> Result<String, Failure> {
             unreachable!("admin operations are not served over HTTP")
         }
-        fn find_workspace(&self, _: &str) -> Result<Option<String>, Failure> {
+        async fn find_workspace(&self, _: &str) -> Result<Option<String>, Failure> {
             unreachable!("admin operations are not served over HTTP")
         }
-        fn create_agent(&self, _: &str, _: &str, _: &[u8; 32]) -> Result<String, Failure> {
+        async fn create_agent(&self, _: &str, _: &str, _: &[u8; 32]) -> Result<String, Failure> {
             unreachable!("admin operations are not served over HTTP")
         }
-        fn find_agent(&self, _: &str, _: &str) -> Result<Option<Principal>, Failure> {
+        async fn find_agent(&self, _: &str, _: &str) -> Result<Option<Principal>, Failure> {
             unreachable!("admin operations are not served over HTTP")
         }
-        fn issue_token(&self, _: &str, _: &str, _: &[u8; 32]) -> Result<(), Failure> {
+        async fn issue_token(&self, _: &str, _: &str, _: &[u8; 32]) -> Result<(), Failure> {
             unreachable!("admin operations are not served over HTTP")
         }
-        fn revoke_tokens(&self, _: &str, _: &str) -> Result<u64, Failure> {
+        async fn revoke_tokens(&self, _: &str, _: &str) -> Result<u64, Failure> {
             unreachable!("admin operations are not served over HTTP")
         }
-        fn create_channel(&self, _: &str, _: &str, _: Option<&[String]>) -> Result<(), Failure> {
+        async fn create_channel(
+            &self,
+            _: &str,
+            _: &str,
+            _: Option<&[String]>,
+        ) -> Result<(), Failure> {
             unreachable!("admin operations are not served over HTTP")
         }
-        fn channel_exists(&self, _: &str, _: &str) -> Result<bool, Failure> {
+        async fn channel_exists(&self, _: &str, _: &str) -> Result<bool, Failure> {
             unreachable!("admin operations are not served over HTTP")
         }
-        fn open_callback(&self, _: &str, _: &str) -> Result<Callback, Failure> {
+        async fn open_callback(&self, _: &str, _: &str) -> Result<Callback, Failure> {
             unreachable!("admin operations are not served over HTTP")
         }
-        fn complete_callback(&self, _: &str, _: &str) -> Result<(), Failure> {
+        async fn complete_callback(&self, _: &str, _: &str) -> Result<(), Failure> {
             unreachable!("admin operations are not served over HTTP")
         }
     }
 
-    /// A panic in a read (run in place) or a mutation (on the blocking pool)
+    /// A panic in a read or in a mutation
     /// is a 500 JSON answer on a live connection, and the server goes on.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_panicking_operation_answers_500_and_the_server_goes_on() {

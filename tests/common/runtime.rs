@@ -1,27 +1,62 @@
-//! The real `agentteam-runtime` for integration tests: a temp store, the
-//! server on 127.0.0.1:0 (its port read from the one JSON line it prints),
-//! admin commands against the same store, and a tiny HTTP/1.1 client. The
-//! child is killed when the [`Runtime`] is dropped.
+//! The real `agentteam-runtime` for integration tests: a fresh store on
+//! either engine (a temp SQLite file, or a database of its own on the
+//! tests' PostgreSQL server), the server on 127.0.0.1:0 (its port read from
+//! the one JSON line it prints), admin commands against the same store, and
+//! a tiny HTTP/1.1 client. The child is killed when the [`Runtime`] is
+//! dropped. [`on_every_engine!`] runs a test written once on both engines.
 //!
-//! Use it from a test crate with `mod common { pub mod runtime; }`.
+//! Use it from a test crate with
+//! `mod common { pub mod postgres; pub mod runtime; }`.
 
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
 
+use super::postgres::Cluster;
+
 pub const BIN: &str = env!("CARGO_BIN_EXE_agentteam-runtime");
+
+/// The store engine a test runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    Sqlite,
+    Postgres,
+}
+
+/// Each named test, once per engine: `sqlite::NAME` and `postgres::NAME`
+/// call `NAME(Engine::Sqlite)` and `NAME(Engine::Postgres)`.
+#[macro_export]
+macro_rules! on_every_engine {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $( #[test] fn $name() { super::$name(super::common::runtime::Engine::Sqlite) } )*
+        }
+        mod postgres {
+            $( #[test] fn $name() { super::$name(super::common::runtime::Engine::Postgres) } )*
+        }
+    };
+}
 
 pub struct Runtime {
     pub addr: SocketAddr,
-    pub db: PathBuf,
+    pub engine: Engine,
+    /// `--db`: the SQLite file's path, or the PostgreSQL database's URI.
+    pub db: String,
     pub child: Child,
     pub dir: tempfile::TempDir,
+}
+
+/// A fresh store's `--db` on `engine`; a SQLite file lives in `dir`.
+pub fn fresh_db(engine: Engine, dir: &std::path::Path) -> String {
+    match engine {
+        Engine::Sqlite => dir.join("runtime.db").display().to_string(),
+        Engine::Postgres => Cluster::shared().create_database(),
+    }
 }
 
 /// A workspace member created by [`Runtime::agent`].
@@ -43,16 +78,53 @@ impl Agent {
 }
 
 impl Runtime {
-    /// A fresh store and a server on a free port.
+    /// A fresh SQLite store and a server on a free port.
     pub fn start() -> Runtime {
+        Runtime::start_on(Engine::Sqlite)
+    }
+
+    /// A fresh store on `engine` and a server on a free port.
+    pub fn start_on(engine: Engine) -> Runtime {
         let dir = tempfile::tempdir().expect("temp dir");
-        let db = dir.path().join("runtime.db");
+        let db = fresh_db(engine, dir.path());
         let (child, addr) = spawn(&db, dir.path());
         Runtime {
             addr,
+            engine,
             db,
             child,
             dir,
+        }
+    }
+
+    /// Another server on the same store: a replica (PostgreSQL) or a
+    /// second process on the same file (SQLite).
+    pub fn replica(&self) -> Runtime {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (child, addr) = spawn(&self.db, dir.path());
+        Runtime {
+            addr,
+            engine: self.engine,
+            db: self.db.clone(),
+            child,
+            dir,
+        }
+    }
+
+    /// One number the store computes with `sql` (plain SQL both engines
+    /// speak), read straight from the store, not through the server.
+    pub fn scalar(&self, sql: &str) -> i64 {
+        match self.engine {
+            Engine::Sqlite => rusqlite::Connection::open(&self.db)
+                .expect("open the store")
+                .query_row(sql, [], |r| r.get(0))
+                .unwrap_or_else(|e| panic!("{sql}: {e}")),
+            Engine::Postgres => {
+                let text = Cluster::shared().psql(&dbname(&self.db), sql);
+                text.trim()
+                    .parse()
+                    .unwrap_or_else(|_| panic!("{sql}: not a number: {text:?}"))
+            }
         }
     }
 
@@ -83,13 +155,7 @@ impl Runtime {
     }
 
     pub fn admin_output(&self, args: &[&str]) -> Output {
-        Command::new(BIN)
-            .arg("--db")
-            .arg(&self.db)
-            .args(args)
-            .env("RUST_LOG", "warn")
-            .output()
-            .expect("run agentteam-runtime")
+        admin_output(&self.db, args)
     }
 
     pub fn workspace(&self, name: &str) -> String {
@@ -163,7 +229,27 @@ impl Drop for Runtime {
     }
 }
 
-fn spawn(db: &std::path::Path, dir: &std::path::Path) -> (Child, SocketAddr) {
+/// Runs `agentteam-runtime --db DB ARGS…` to completion.
+pub fn admin_output(db: &str, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run agentteam-runtime")
+}
+
+/// The database name of a PostgreSQL URI `postgres://user@host/NAME?…`.
+pub fn dbname(uri: &str) -> String {
+    let path = uri.split_once("://").map_or(uri, |(_, rest)| rest);
+    let path = path.split_once('/').map_or("", |(_, rest)| rest);
+    path.split('?').next().unwrap_or_default().to_string()
+}
+
+/// Starts `agentteam-runtime --db DB serve` on a free port, logging into
+/// `dir/runtime.log`; returns the child and the address it announced.
+pub fn spawn(db: &str, dir: &std::path::Path) -> (Child, SocketAddr) {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)

@@ -8,21 +8,76 @@
 //! backend's own file ([`sqlite`]).
 
 pub mod cursor;
+pub mod postgres;
+pub mod refusals;
+pub mod schema;
+pub mod search;
 pub mod sqlite;
 
 #[cfg(test)]
 mod tests;
+
+use std::ffi::OsStr;
+use std::path::PathBuf;
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::error::{Failure, code};
+use crate::registry::Action;
 use crate::registry::task::list::{DEFAULT_LIMIT, MAX_LIMIT};
 use crate::runtime::clock;
 use crate::wire::WorkflowContext;
 
 pub use cursor::After;
+pub use schema::SchemaStatus;
+
+/// Where a store lives, as `--db` names it: a PostgreSQL URI
+/// (`postgres://` or `postgresql://`) or else a SQLite file path. The
+/// engine is chosen by the URI scheme alone, and a string that looks like
+/// any URI is never taken for a path.
+#[derive(Debug, Clone)]
+pub enum Location {
+    Sqlite(PathBuf),
+    /// Boxed: a parsed connection configuration is a few hundred bytes.
+    Postgres(Box<postgres::Target>),
+}
+
+impl Location {
+    pub fn parse(db: &OsStr) -> Result<Location, Failure> {
+        let Some(text) = db.to_str() else {
+            return Ok(Location::Sqlite(PathBuf::from(db)));
+        };
+        if postgres::is_uri(text) {
+            return postgres::Target::parse(text).map(|t| Location::Postgres(Box::new(t)));
+        }
+        if let Some((scheme, _)) = text.split_once("://")
+            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        {
+            return Err(Failure::new(
+                code::USAGE_ERROR,
+                format!(
+                    "`{scheme}://` is not a store agentteam-runtime can use: --db takes a SQLite file path or a postgres:// URI."
+                ),
+            )
+            .field("db", "A file path, or postgres://USER@HOST/DATABASE."));
+        }
+        Ok(Location::Sqlite(PathBuf::from(text)))
+    }
+
+    /// The location as it may be printed, logged or passed in argv: a path,
+    /// or the URI without its password.
+    pub fn shown(&self) -> String {
+        match self {
+            Location::Sqlite(path) => path.display().to_string(),
+            Location::Postgres(target) => target.shown().to_string(),
+        }
+    }
+}
 
 /// The authenticated caller: every task operation acts as exactly this agent
 /// in exactly this workspace.
@@ -58,59 +113,151 @@ pub struct Callback {
 /// The storage boundary. Every method is atomic and serialisable (a backend
 /// may commit concurrent mutations together, as the SQLite one does, but
 /// never answers before its mutation is durable); a `Failure` means nothing
-/// was written.
-pub trait Store: Send + Sync {
+/// was written. Methods are async so a networked engine waits for its
+/// database without holding a thread; the futures are `Send` so the server
+/// can run them on any worker.
+pub trait Store: Send + Sync + 'static {
     /// Finds a live (unrevoked) token by the SHA-256 of its text.
-    fn find_token(&self, token_hash: &[u8; 32]) -> Result<Option<TokenRecord>, Failure>;
+    fn find_token(
+        &self,
+        token_hash: &[u8; 32],
+    ) -> impl Future<Output = Result<Option<TokenRecord>, Failure>> + Send;
 
-    fn list(&self, principal: &Principal, query: &ListQuery) -> Result<Value, Failure>;
-    fn get(&self, principal: &Principal, input: &TaskLocator) -> Result<Value, Failure>;
+    fn list(
+        &self,
+        principal: &Principal,
+        query: &ListQuery,
+    ) -> impl Future<Output = Result<Value, Failure>> + Send;
+    fn get(
+        &self,
+        principal: &Principal,
+        input: &TaskLocator,
+    ) -> impl Future<Output = Result<Value, Failure>> + Send;
     /// `data.reused` tells a fresh creation from a receipt replay.
     fn create(
         &self,
         principal: &Principal,
         input: &CreateInput,
         workflow: &WorkflowContext,
-    ) -> Result<Value, Failure>;
-    fn update(&self, principal: &Principal, input: &UpdateInput) -> Result<Value, Failure>;
-    fn set_claim(&self, principal: &Principal, input: &SetClaimInput) -> Result<Value, Failure>;
-    fn checkpoint(&self, principal: &Principal, input: &CheckpointInput) -> Result<Value, Failure>;
-    fn delete(&self, principal: &Principal, input: &DeleteInput) -> Result<Value, Failure>;
+    ) -> impl Future<Output = Result<Value, Failure>> + Send;
+    fn update(
+        &self,
+        principal: &Principal,
+        input: &UpdateInput,
+    ) -> impl Future<Output = Result<Value, Failure>> + Send;
+    fn set_claim(
+        &self,
+        principal: &Principal,
+        input: &SetClaimInput,
+    ) -> impl Future<Output = Result<Value, Failure>> + Send;
+    fn checkpoint(
+        &self,
+        principal: &Principal,
+        input: &CheckpointInput,
+    ) -> impl Future<Output = Result<Value, Failure>> + Send;
+    fn delete(
+        &self,
+        principal: &Principal,
+        input: &DeleteInput,
+    ) -> impl Future<Output = Result<Value, Failure>> + Send;
+
+    /// Whether the store can serve requests now (`GET /readyz`).
+    fn ready(&self) -> impl Future<Output = Result<(), Failure>> + Send;
+    /// The schema version found and the migrations this binary knows.
+    fn schema_status(&self) -> impl Future<Output = Result<SchemaStatus, Failure>> + Send;
+    /// Applies the pending migrations; returns the versions applied.
+    fn migrate(&self) -> impl Future<Output = Result<Vec<u32>, Failure>> + Send;
 
     // Admin operations. `agent` is an agent id (`ag_…`) or a member ref (`@handle`).
-    fn create_workspace(&self, name: &str) -> Result<String, Failure>;
+    fn create_workspace(&self, name: &str) -> impl Future<Output = Result<String, Failure>> + Send;
     /// The oldest workspace with this name, if any.
-    fn find_workspace(&self, name: &str) -> Result<Option<String>, Failure>;
+    fn find_workspace(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<Option<String>, Failure>> + Send;
     /// Creates the agent and its first token atomically; returns its id.
     fn create_agent(
         &self,
         workspace_id: &str,
         handle: &str,
         token_hash: &[u8; 32],
-    ) -> Result<String, Failure>;
-    fn find_agent(&self, workspace_id: &str, agent: &str) -> Result<Option<Principal>, Failure>;
+    ) -> impl Future<Output = Result<String, Failure>> + Send;
+    fn find_agent(
+        &self,
+        workspace_id: &str,
+        agent: &str,
+    ) -> impl Future<Output = Result<Option<Principal>, Failure>> + Send;
     fn issue_token(
         &self,
         workspace_id: &str,
         agent: &str,
         token_hash: &[u8; 32],
-    ) -> Result<(), Failure>;
+    ) -> impl Future<Output = Result<(), Failure>> + Send;
     /// Revokes every live token of the agent; returns how many.
-    fn revoke_tokens(&self, workspace_id: &str, agent: &str) -> Result<u64, Failure>;
+    fn revoke_tokens(
+        &self,
+        workspace_id: &str,
+        agent: &str,
+    ) -> impl Future<Output = Result<u64, Failure>> + Send;
     /// `members: None` opens the channel to every agent of the workspace.
     fn create_channel(
         &self,
         workspace_id: &str,
         name: &str,
         members: Option<&[String]>,
-    ) -> Result<(), Failure>;
-    fn channel_exists(&self, workspace_id: &str, name: &str) -> Result<bool, Failure>;
-    fn open_callback(&self, workspace_id: &str, agent: &str) -> Result<Callback, Failure>;
+    ) -> impl Future<Output = Result<(), Failure>> + Send;
+    fn channel_exists(
+        &self,
+        workspace_id: &str,
+        name: &str,
+    ) -> impl Future<Output = Result<bool, Failure>> + Send;
+    fn open_callback(
+        &self,
+        workspace_id: &str,
+        agent: &str,
+    ) -> impl Future<Output = Result<Callback, Failure>> + Send;
     fn complete_callback(
         &self,
         workspace_id: &str,
         callback_effect_id: &str,
-    ) -> Result<(), Failure>;
+    ) -> impl Future<Output = Result<(), Failure>> + Send;
+}
+
+/// Runs one validated operation of the registry against the store.
+pub async fn dispatch<S: Store>(
+    store: &S,
+    action: &Action,
+    principal: &Principal,
+    input: Value,
+    workflow: &WorkflowContext,
+) -> Result<Value, Failure> {
+    match (action.domain, action.verb) {
+        ("task", "list") => {
+            store
+                .list(principal, &ListQuery::from_input(principal, input)?)
+                .await
+        }
+        ("task", "get") => store.get(principal, &typed(input)?).await,
+        ("task", "create") => {
+            store
+                .create(principal, &CreateInput::from_input(input)?, workflow)
+                .await
+        }
+        ("task", "update") => store.update(principal, &typed(input)?).await,
+        ("task", "set_claim") => store.set_claim(principal, &typed(input)?).await,
+        ("task", "checkpoint") => store.checkpoint(principal, &typed(input)?).await,
+        ("task", "delete") => store.delete(principal, &typed(input)?).await,
+        _ => {
+            tracing::error!(
+                action = %action.name(),
+                "registered action without a store operation"
+            );
+            Err(Failure::new(
+                code::SERVER_ERROR,
+                "This operation is not implemented by the server.",
+            ))
+        }
+    }
 }
 
 /// Deserialises validated input into an operation's typed input. The input
@@ -546,6 +693,44 @@ pub fn fit_page(items: Vec<(Value, After)>, more: bool, digest: &str, budget: us
         data["next_cursor"] = json!(cursor::encode(digest, after));
     }
     data
+}
+
+/// The `task_list` answer from the page query's rows (`q.limit + 1` at
+/// most, each with its relevance score; the extra row only says a next
+/// page exists), cut to the action's result budget.
+pub fn list_page(mut rows: Vec<(TaskRow, f64)>, q: &ListQuery) -> Value {
+    let more = rows.len() as i64 > q.limit;
+    rows.truncate(usize::try_from(q.limit).unwrap_or(0));
+    // Each item with the cursor position after it, so the page budget can
+    // end the page at any item and continue right there.
+    let items = rows
+        .iter()
+        .map(|(last, score)| {
+            let number = last.number;
+            let after = match q.sort {
+                Sort::UpdatedDesc => After::Updated {
+                    at: last.updated_at,
+                    number,
+                },
+                Sort::CreatedDesc => After::Created {
+                    at: last.created_at,
+                    number,
+                },
+                Sort::NumberAsc => After::Number { number },
+                Sort::Relevance => After::Relevance {
+                    score: *score,
+                    number,
+                },
+            };
+            (last.compact(), after)
+        })
+        .collect();
+    fit_page(
+        items,
+        more,
+        &q.digest,
+        crate::registry::task::list::ACTION.budget.bytes(),
+    )
 }
 
 /// One task detail held to `budget` bytes (§8.3), cutting the least

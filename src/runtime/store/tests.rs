@@ -1,32 +1,131 @@
 //! The §13.2 rules, checked through the same pipeline the server runs
-//! (registry validation → typed input → [`Store`]) on a real SQLite file.
+//! (registry validation → typed input → [`dispatch`] → [`Store`]) on every
+//! engine: each test is written once, generic over [`Engine`], and run on a
+//! real SQLite file and on a real PostgreSQL database (the tests' own
+//! server, `tests/common/postgres.rs`).
+
+use std::future::Future;
 
 use serde_json::{Value, json};
 
+use super::postgres::{PgStore, PoolOptions, Target};
+use super::schema::OnOpen;
 use super::sqlite::SqliteStore;
 use super::*;
 use crate::registry::find;
-use crate::runtime::server::dispatch;
 
-struct World {
-    _dir: tempfile::TempDir,
-    store: SqliteStore,
+#[path = "../../../tests/common/postgres.rs"]
+mod cluster;
+
+/// Runs a store future to completion on this test thread's runtime.
+fn block<T>(future: impl Future<Output = T>) -> T {
+    thread_local! {
+        static RUNTIME: tokio::runtime::Runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a test runtime");
+    }
+    RUNTIME.with(|rt| rt.block_on(future))
+}
+
+/// A store engine under test: where a fresh store lives, and how to open
+/// it (again).
+trait Engine: Store + Sized {
+    /// Keeps the store's storage alive for the test.
+    type Place;
+    fn place() -> Self::Place;
+    fn open(place: &Self::Place) -> Self;
+    /// Activity rows of one kind, for tests of "replay records nothing".
+    fn events(&self, kind: &str) -> i64;
+}
+
+impl Engine for SqliteStore {
+    type Place = tempfile::TempDir;
+
+    fn place() -> tempfile::TempDir {
+        tempfile::tempdir().unwrap()
+    }
+
+    fn open(dir: &tempfile::TempDir) -> SqliteStore {
+        SqliteStore::open(&dir.path().join("rt.db"), OnOpen::Migrate).unwrap()
+    }
+
+    fn events(&self, kind: &str) -> i64 {
+        self.count_events(kind)
+    }
+}
+
+impl Engine for PgStore {
+    /// The URI of a database of its own on the tests' PostgreSQL server.
+    type Place = String;
+
+    fn place() -> String {
+        cluster::Cluster::shared().create_database()
+    }
+
+    fn open(uri: &String) -> PgStore {
+        let target = Target::parse(uri).unwrap();
+        block(PgStore::open(
+            &target,
+            OnOpen::Migrate,
+            PoolOptions::default(),
+        ))
+        .unwrap()
+    }
+
+    fn events(&self, kind: &str) -> i64 {
+        block(self.count_events(kind)).unwrap()
+    }
+}
+
+/// Each named test, once per engine: `sqlite::NAME` and `postgres::NAME`.
+macro_rules! on_every_engine {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $( #[test] fn $name() { super::$name::<super::SqliteStore>() } )*
+        }
+        mod postgres {
+            $( #[test] fn $name() { super::$name::<super::PgStore>() } )*
+        }
+    };
+}
+
+on_every_engine!(
+    numbers_are_board_local_gapless_and_never_reused,
+    a_rich_task_keeps_every_field_and_defaults,
+    subtasks_by_parent_number_and_by_task_scope,
+    target_is_provenance_on_the_same_board,
+    idempotency_receipts,
+    list_browses_searches_filters_sorts_and_pages,
+    cursors_page_without_gaps_and_are_bound_to_the_query,
+    search_matches_the_same_words_on_every_engine,
+    get_bounds_its_sections,
+    update_clears_guards_and_refuses_cycles,
+    set_claim_is_a_desired_state_with_per_task_failures,
+    delete_rules,
+    private_boards_refuse_non_members,
+    tokens_resolve_until_revoked_and_reopening_keeps_data,
+    migrations_are_recorded_and_reapplying_changes_nothing,
+);
+
+struct World<E: Engine> {
+    store: E,
+    _place: E::Place,
     alice: Principal,
     bob: Principal,
     /// An agent of another workspace.
     mallory: Principal,
 }
 
-fn world() -> World {
-    let dir = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open(&dir.path().join("rt.db")).unwrap();
-    let ws = store.create_workspace("w").unwrap();
-    let other = store.create_workspace("other").unwrap();
+fn world<E: Engine>() -> World<E> {
+    let place = E::place();
+    let store = E::open(&place);
+    let ws = block(store.create_workspace("w")).unwrap();
+    let other = block(store.create_workspace("other")).unwrap();
     let agent = |ws: &str, handle: &str| {
         let (_, hash) = crate::runtime::auth::new_token().unwrap();
-        store.create_agent(ws, handle, &hash).unwrap();
-        store
-            .find_agent(ws, &format!("@{handle}"))
+        block(store.create_agent(ws, handle, &hash)).unwrap();
+        block(store.find_agent(ws, &format!("@{handle}")))
             .unwrap()
             .unwrap()
     };
@@ -34,22 +133,20 @@ fn world() -> World {
     let bob = agent(&ws, "bob");
     agent(&ws, "carol");
     let mallory = agent(&other, "mallory");
-    store.create_channel(&ws, "eng", None).unwrap();
-    store.create_channel(&ws, "ops", None).unwrap();
-    store
-        .create_channel(&ws, "secret", Some(&["@alice".to_string()]))
-        .unwrap();
-    store.create_channel(&other, "eng", None).unwrap();
+    block(store.create_channel(&ws, "eng", None)).unwrap();
+    block(store.create_channel(&ws, "ops", None)).unwrap();
+    block(store.create_channel(&ws, "secret", Some(&["@alice".to_string()]))).unwrap();
+    block(store.create_channel(&other, "eng", None)).unwrap();
     World {
-        _dir: dir,
         store,
+        _place: place,
         alice,
         bob,
         mallory,
     }
 }
 
-impl World {
+impl<E: Engine> World<E> {
     fn call_with(
         &self,
         who: &Principal,
@@ -59,7 +156,7 @@ impl World {
     ) -> Result<Value, Failure> {
         let action = find("task", verb).unwrap();
         let input = crate::validate::validate(action, input)?;
-        dispatch(&self.store, action, who, input, workflow)
+        block(dispatch(&self.store, action, who, input, workflow))
     }
 
     fn call(&self, who: &Principal, verb: &str, input: Value) -> Result<Value, Failure> {
@@ -102,9 +199,8 @@ fn items_of(page: &Value) -> Vec<i64> {
     numbers(page["items"].as_array().unwrap())
 }
 
-#[test]
-fn numbers_are_board_local_gapless_and_never_reused() {
-    let w = world();
+fn numbers_are_board_local_gapless_and_never_reused<E: Engine>() {
+    let w = world::<E>();
     assert_eq!(w.titles(&w.alice, "eng", &["a", "b"]), [1, 2]);
     assert_eq!(w.titles(&w.alice, "ops", &["x"]), [1]);
     w.ok(&w.alice, "delete", json!({"channel": "eng", "number": 2}));
@@ -119,13 +215,12 @@ fn numbers_are_board_local_gapless_and_never_reused() {
         json!({"channel": "nope", "tasks": [{"title": "t"}]}),
     );
     assert_eq!((f.code.as_str(), f.http_status), ("channel_not_found", 404));
-    assert_eq!(w.store.count_events("created"), 5);
-    assert_eq!(w.store.count_events("deleted"), 1);
+    assert_eq!(w.store.events("created"), 5);
+    assert_eq!(w.store.events("deleted"), 1);
 }
 
-#[test]
-fn a_rich_task_keeps_every_field_and_defaults() {
-    let w = world();
+fn a_rich_task_keeps_every_field_and_defaults<E: Engine>() {
+    let w = world::<E>();
     let task = &w.create(
         &w.alice,
         json!({"channel": "eng", "tasks": [{"title": "Rich", "description": "d", "status": "in_progress",
@@ -166,9 +261,8 @@ fn a_rich_task_keeps_every_field_and_defaults() {
     assert_eq!(w.titles(&w.alice, "eng", &["next"]), [3]);
 }
 
-#[test]
-fn subtasks_by_parent_number_and_by_task_scope() {
-    let w = world();
+fn subtasks_by_parent_number_and_by_task_scope<E: Engine>() {
+    let w = world::<E>();
     let parent = w.create(
         &w.alice,
         json!({"channel": "eng", "tasks": [{"title": "P"}]}),
@@ -250,9 +344,8 @@ fn subtasks_by_parent_number_and_by_task_scope() {
     assert_eq!(w.titles(&w.alice, "eng", &["after"]), [5]);
 }
 
-#[test]
-fn target_is_provenance_on_the_same_board() {
-    let w = world();
+fn target_is_provenance_on_the_same_board<E: Engine>() {
+    let w = world::<E>();
     w.create(
         &w.alice,
         json!({"channel": "eng", "target": "#eng:th_1", "tasks": [{"title": "t"}]}),
@@ -275,11 +368,10 @@ fn target_is_provenance_on_the_same_board() {
     assert_eq!(w.titles(&w.alice, "eng", &["n"]), [2]);
 }
 
-#[test]
-fn idempotency_receipts() {
-    let w = world();
+fn idempotency_receipts<E: Engine>() {
+    let w = world::<E>();
     let ws = &w.alice.workspace_id;
-    let cb = w.store.open_callback(ws, &w.alice.agent_id).unwrap();
+    let cb = block(w.store.open_callback(ws, &w.alice.agent_id)).unwrap();
     let ctx = WorkflowContext {
         workflow_run_id: Some(cb.workflow_run_id.clone()),
         callback_effect_id: Some(cb.callback_effect_id.clone()),
@@ -337,9 +429,7 @@ fn idempotency_receipts() {
         );
     }
     // After completion: replay still works, a new key does not.
-    w.store
-        .complete_callback(ws, &cb.callback_effect_id)
-        .unwrap();
+    block(w.store.complete_callback(ws, &cb.callback_effect_id)).unwrap();
     let late = w
         .call_with(&w.alice, "create", input.clone(), &ctx)
         .unwrap();
@@ -356,13 +446,12 @@ fn idempotency_receipts() {
         "callback_not_active"
     );
     // Replays allocated nothing and recorded nothing.
-    assert_eq!(w.store.count_events("created"), 2);
+    assert_eq!(w.store.events("created"), 2);
     assert_eq!(w.titles(&w.alice, "eng", &["c"]), [3]);
 }
 
-#[test]
-fn list_browses_searches_filters_sorts_and_pages() {
-    let w = world();
+fn list_browses_searches_filters_sorts_and_pages<E: Engine>() {
+    let w = world::<E>();
     w.create(&w.alice, json!({"channel": "eng", "tasks": [{"title": "Fix login timeout", "labels": ["auth", "bug"]}]}));
     w.create(&w.alice, json!({"channel": "eng", "tasks": [{"title": "Write docs", "description": "about the login flow", "labels": ["docs"]}]}));
     w.create(
@@ -469,9 +558,8 @@ fn list_browses_searches_filters_sorts_and_pages() {
     );
 }
 
-#[test]
-fn cursors_page_without_gaps_and_are_bound_to_the_query() {
-    let w = world();
+fn cursors_page_without_gaps_and_are_bound_to_the_query<E: Engine>() {
+    let w = world::<E>();
     let titles: Vec<String> = (0..45).map(|i| format!("task {i}")).collect();
     let refs: Vec<&str> = titles.iter().map(String::as_str).collect();
     w.titles(&w.alice, "eng", &refs[..25]);
@@ -548,9 +636,8 @@ fn cursors_page_without_gaps_and_are_bound_to_the_query() {
     );
 }
 
-#[test]
-fn get_bounds_its_sections() {
-    let w = world();
+fn get_bounds_its_sections<E: Engine>() {
+    let w = world::<E>();
     w.titles(&w.alice, "eng", &["parent"]);
     let kids: Vec<Value> = (0..25).map(|i| json!({"title": format!("k{i}")})).collect();
     w.create(
@@ -585,9 +672,8 @@ fn get_bounds_its_sections() {
     assert_eq!(got["updated_at"], got["created_at"]);
 }
 
-#[test]
-fn update_clears_guards_and_refuses_cycles() {
-    let w = world();
+fn update_clears_guards_and_refuses_cycles<E: Engine>() {
+    let w = world::<E>();
     w.create(&w.alice, json!({"channel": "eng", "tasks": [{"title": "t", "description": "d", "assignee": "@bob", "blocker": "b"}]}));
     w.titles(&w.alice, "eng", &["other"]);
     let before = w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}));
@@ -666,12 +752,11 @@ fn update_clears_guards_and_refuses_cycles() {
         assert!(now.as_str() > last.as_str());
         last = now;
     }
-    assert_eq!(w.store.count_events("updated"), 8);
+    assert_eq!(w.store.events("updated"), 8);
 }
 
-#[test]
-fn set_claim_is_a_desired_state_with_per_task_failures() {
-    let w = world();
+fn set_claim_is_a_desired_state_with_per_task_failures<E: Engine>() {
+    let w = world::<E>();
     w.titles(&w.alice, "eng", &["a", "b", "c"]);
     let r = w.ok(
         &w.alice,
@@ -725,9 +810,8 @@ fn set_claim_is_a_desired_state_with_per_task_failures() {
     assert!(got["assignee"].is_null() && got["updated_at"].as_str() > before.as_str());
 }
 
-#[test]
-fn delete_rules() {
-    let w = world();
+fn delete_rules<E: Engine>() {
+    let w = world::<E>();
     w.titles(&w.alice, "eng", &["root"]);
     w.create(
         &w.alice,
@@ -819,12 +903,11 @@ fn delete_rules() {
     ] {
         assert_eq!(w.err(&w.alice, verb, input).code, "task_not_found");
     }
-    assert_eq!(w.store.count_events("deleted"), 6);
+    assert_eq!(w.store.events("deleted"), 6);
 }
 
-#[test]
-fn private_boards_refuse_non_members() {
-    let w = world();
+fn private_boards_refuse_non_members<E: Engine>() {
+    let w = world::<E>();
     w.titles(&w.alice, "secret", &["s"]);
     for (verb, input) in [
         ("list", json!({"channel": "secret"})),
@@ -860,16 +943,13 @@ fn private_boards_refuse_non_members() {
     );
 }
 
-#[test]
-fn tokens_resolve_until_revoked_and_reopening_keeps_data() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("rt.db");
-    let store = SqliteStore::open(&path).unwrap();
-    let ws = store.create_workspace("w").unwrap();
+fn tokens_resolve_until_revoked_and_reopening_keeps_data<E: Engine>() {
+    let place = E::place();
+    let store = E::open(&place);
+    let ws = block(store.create_workspace("w")).unwrap();
     let (token, hash) = crate::runtime::auth::new_token().unwrap();
-    let agent = store.create_agent(&ws, "a", &hash).unwrap();
-    let found = store
-        .find_token(&crate::runtime::auth::hash_token(&token))
+    let agent = block(store.create_agent(&ws, "a", &hash)).unwrap();
+    let found = block(store.find_token(&crate::runtime::auth::hash_token(&token)))
         .unwrap()
         .unwrap();
     assert_eq!(
@@ -879,15 +959,71 @@ fn tokens_resolve_until_revoked_and_reopening_keeps_data() {
         ),
         (agent.as_str(), "a")
     );
+    let (_, other) = crate::runtime::auth::new_token().unwrap();
     assert_eq!(
-        store.create_agent(&ws, "a", &hash).unwrap_err().code,
+        block(store.create_agent(&ws, "a", &other))
+            .unwrap_err()
+            .code,
         "invalid_input"
     );
-    assert_eq!(store.revoke_tokens(&ws, "@a").unwrap(), 1);
-    assert!(store.find_token(&hash).unwrap().is_none());
+    assert_eq!(block(store.revoke_tokens(&ws, "@a")).unwrap(), 1);
+    assert!(block(store.find_token(&hash)).unwrap().is_none());
     drop(store);
-    let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.find_workspace("w").unwrap(), Some(ws));
+    let store = E::open(&place);
+    assert_eq!(block(store.find_workspace("w")).unwrap(), Some(ws));
+}
+
+/// Search cuts and folds words the same way on both engines: case,
+/// diacritics, punctuation and prefixes; every word must match.
+fn search_matches_the_same_words_on_every_engine<E: Engine>() {
+    let w = world::<E>();
+    let titles = [
+        "Café opening hours",
+        "DÉJÀ VU in the login flow",
+        "email a@b.example about v1.2",
+        "naïve_parser rewrite",
+        "東京 office move",
+    ];
+    w.titles(&w.alice, "eng", &titles);
+    let search = |query: &str| {
+        let mut found = items_of(&w.ok(
+            &w.alice,
+            "list",
+            json!({"channel": "eng", "query": query, "status": "all"}),
+        ));
+        found.sort_unstable();
+        found
+    };
+    assert_eq!(search("cafe"), [1]);
+    assert_eq!(search("CAFÉ hours"), [1]);
+    assert_eq!(search("deja login"), [2]);
+    assert_eq!(search("log"), [2], "a word is also a prefix");
+    assert_eq!(
+        search("example"),
+        [3],
+        "an address is cut at its punctuation"
+    );
+    assert_eq!(search("v1 2"), [3]);
+    assert_eq!(search("parser"), [4], "an underscore separates words");
+    assert_eq!(search("naive"), [4]);
+    assert_eq!(search("東京"), [5]);
+    assert!(search("cafe login").is_empty(), "every word must match");
+    assert!(search("ours").is_empty(), "a prefix, not a substring");
+}
+
+/// Opening migrates once; `migrate` on a current store applies nothing and
+/// the status says every migration is applied.
+fn migrations_are_recorded_and_reapplying_changes_nothing<E: Engine>() {
+    let place = E::place();
+    let store = E::open(&place);
+    let status = block(store.schema_status()).unwrap();
+    assert!(status.latest >= 1);
+    assert_eq!(status.version, status.latest);
+    assert!(status.migrations.iter().all(|m| m.applied), "{status:?}");
+    assert!(block(store.migrate()).unwrap().is_empty());
+    drop(store);
+    let again = E::open(&place);
+    assert_eq!(block(again.schema_status()).unwrap(), status);
 }
 
 #[test]

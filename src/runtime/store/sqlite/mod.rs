@@ -25,6 +25,9 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, TransactionBehavio
 use serde_json::{Value, json};
 
 use super::cursor::After;
+use super::refusals::{self, Claim};
+use super::schema::{self, Migration, OnOpen};
+use super::search;
 use super::*;
 use crate::error::{Failure, code};
 use crate::registry::task::get::{MAX_CHECKPOINTS, MAX_SUBTASKS};
@@ -63,132 +66,20 @@ impl Cached for Connection {
     }
 }
 
-/// Each entry moves the schema from version `index` to `index + 1`.
-const MIGRATIONS: &[&str] = &[
-    // 1: the schema.
-    r#"
-CREATE TABLE workspaces (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    created_at INTEGER NOT NULL
-);
-CREATE INDEX workspaces_by_name ON workspaces(name, created_at);
-CREATE TABLE agents (
-    id TEXT PRIMARY KEY,
-    workspace_id TEXT NOT NULL REFERENCES workspaces(id),
-    handle TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    UNIQUE (workspace_id, handle)
-);
-CREATE TABLE tokens (
-    hash BLOB PRIMARY KEY,
-    agent_id TEXT NOT NULL REFERENCES agents(id),
-    created_at INTEGER NOT NULL,
-    revoked_at INTEGER
-) WITHOUT ROWID;
-CREATE INDEX tokens_by_agent ON tokens(agent_id);
-CREATE TABLE channels (
-    id INTEGER PRIMARY KEY,
-    workspace_id TEXT NOT NULL REFERENCES workspaces(id),
-    name TEXT NOT NULL,
-    private INTEGER NOT NULL,
-    -- Board-local numbers come from here, inside the create transaction, and never go back.
-    next_number INTEGER NOT NULL DEFAULT 1,
-    created_at INTEGER NOT NULL,
-    UNIQUE (workspace_id, name)
-);
-CREATE TABLE channel_members (
-    channel_id INTEGER NOT NULL REFERENCES channels(id),
-    agent_id TEXT NOT NULL REFERENCES agents(id),
-    PRIMARY KEY (channel_id, agent_id)
-) WITHOUT ROWID;
-CREATE TABLE tasks (
-    id INTEGER PRIMARY KEY,
-    channel_id INTEGER NOT NULL REFERENCES channels(id),
-    number INTEGER NOT NULL,
-    scope_id TEXT NOT NULL UNIQUE,
-    title TEXT NOT NULL,
-    description TEXT,
-    status TEXT NOT NULL,
-    priority TEXT NOT NULL,
-    assignee_id TEXT REFERENCES agents(id),
-    parent_id INTEGER REFERENCES tasks(id),
-    labels TEXT NOT NULL,
-    checklist TEXT NOT NULL,
-    urls TEXT NOT NULL,
-    attachments TEXT NOT NULL,
-    blocker TEXT,
-    source_target TEXT,
-    created_by TEXT NOT NULL REFERENCES agents(id),
-    created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL,
-    -- Deleted tasks stay as tombstones: their numbers and scope ids are never reused.
-    deleted_at INTEGER,
-    UNIQUE (channel_id, number)
-);
-CREATE INDEX tasks_by_parent ON tasks(parent_id);
-CREATE INDEX tasks_by_board_updated ON tasks(channel_id, updated_at);
-CREATE TABLE checkpoints (
-    id INTEGER PRIMARY KEY,
-    task_id INTEGER NOT NULL REFERENCES tasks(id),
-    summary TEXT NOT NULL,
-    created_by TEXT NOT NULL REFERENCES agents(id),
-    created_at INTEGER NOT NULL
-);
-CREATE INDEX checkpoints_by_task ON checkpoints(task_id, id);
--- Task activity: one row per created, updated, claimed, released,
--- checkpointed, promoted or deleted task; the source of live task events.
-CREATE TABLE task_events (
-    id INTEGER PRIMARY KEY,
-    task_id INTEGER NOT NULL REFERENCES tasks(id),
-    kind TEXT NOT NULL,
-    actor_id TEXT NOT NULL REFERENCES agents(id),
-    at INTEGER NOT NULL,
-    detail TEXT NOT NULL
-);
-CREATE INDEX task_events_by_task ON task_events(task_id, id);
-CREATE TABLE callbacks (
-    effect_id TEXT PRIMARY KEY,
-    run_id TEXT NOT NULL,
-    workspace_id TEXT NOT NULL REFERENCES workspaces(id),
-    agent_id TEXT NOT NULL REFERENCES agents(id),
-    opened_at INTEGER NOT NULL,
-    completed_at INTEGER
-);
-CREATE TABLE idempotency_receipts (
-    workspace_id TEXT NOT NULL,
-    agent_id TEXT NOT NULL,
-    run_id TEXT NOT NULL,
-    effect_id TEXT NOT NULL REFERENCES callbacks(effect_id),
-    key TEXT NOT NULL,
-    digest TEXT NOT NULL,
-    task_ids TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    PRIMARY KEY (workspace_id, agent_id, run_id, effect_id, key)
-) WITHOUT ROWID;
-CREATE VIRTUAL TABLE task_fts USING fts5(
-    title, description, content='tasks', content_rowid='id',
-    tokenize='unicode61 remove_diacritics 2'
-);
-CREATE TRIGGER tasks_fts_insert AFTER INSERT ON tasks BEGIN
-    INSERT INTO task_fts(rowid, title, description)
-    VALUES (new.id, new.title, coalesce(new.description, ''));
-END;
-CREATE TRIGGER tasks_fts_update AFTER UPDATE OF title, description ON tasks BEGIN
-    INSERT INTO task_fts(task_fts, rowid, title, description)
-    VALUES ('delete', old.id, old.title, coalesce(old.description, ''));
-    INSERT INTO task_fts(rowid, title, description)
-    VALUES (new.id, new.title, coalesce(new.description, ''));
-END;
-"#,
-    // 2: browse indexes that end in the tie-break number, so every sort of a
-    // board page is one index range read in order and cut at the limit, never
-    // a sort of the whole board.
-    r#"
-DROP INDEX tasks_by_board_updated;
-CREATE INDEX tasks_by_board_updated ON tasks(channel_id, updated_at, number);
-CREATE INDEX tasks_by_board_created ON tasks(channel_id, created_at, number);
-"#,
+/// The schema's versioned migrations, in order; each moves the schema from
+/// the version before it to its own, and `PRAGMA user_version` records the
+/// last one applied.
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "schema",
+        sql: include_str!("migrations/0001_schema.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "browse_indexes",
+        sql: include_str!("migrations/0002_browse_indexes.sql"),
+    },
 ];
 
 /// Every store error the caller cannot fix is one retryable `server_error`;
@@ -211,7 +102,6 @@ impl From<rusqlite::Error> for Failure {
     }
 }
 
-#[path = "sqlite_writer.rs"]
 mod writer;
 
 pub struct SqliteStore {
@@ -234,15 +124,25 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
 }
 
 impl SqliteStore {
-    /// Opens (creating if needed) the store at `path` and migrates it.
-    pub fn open(path: &Path) -> Result<SqliteStore, Failure> {
+    /// Opens (creating if needed) the store at `path`; with
+    /// [`OnOpen::Migrate`], applies its pending migrations first.
+    pub fn open(path: &Path, on_open: OnOpen) -> Result<SqliteStore, Failure> {
         let writer = Connection::open(path)?;
         configure(&writer)?;
         let mode: String = writer.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
         if !mode.eq_ignore_ascii_case("wal") {
             tracing::warn!(mode, "the store is not in WAL mode");
         }
-        migrate(&writer)?;
+        if on_open == OnOpen::Migrate {
+            writer.execute_batch("BEGIN IMMEDIATE")?;
+            match apply_pending(&writer) {
+                Ok(_) => writer.execute_batch("COMMIT")?,
+                Err(failure) => {
+                    writer.execute_batch("ROLLBACK")?;
+                    return Err(failure);
+                }
+            }
+        }
         let mut readers = Vec::with_capacity(READERS);
         for _ in 0..READERS {
             let reader = Connection::open_with_flags(
@@ -259,9 +159,9 @@ impl SqliteStore {
         })
     }
 
-    /// Runs `f` atomically on the writer and returns once it is durable; an
-    /// error rolls back everything `f` did (see `sqlite_writer.rs`).
-    fn write<T, F>(&self, f: F) -> Result<T, Failure>
+    /// Runs `f` atomically on the writer and resolves once it is durable;
+    /// an error rolls back everything `f` did (see `writer.rs`).
+    fn write<T, F>(&self, f: F) -> impl Future<Output = Result<T, Failure>> + Send + 'static
     where
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, Failure> + Send + 'static,
@@ -294,29 +194,17 @@ impl SqliteStore {
     }
 }
 
-fn migrate(conn: &Connection) -> Result<(), Failure> {
-    conn.execute_batch("BEGIN IMMEDIATE")?;
-    let result = (|| -> Result<(), Failure> {
-        let version: usize = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-        if version > MIGRATIONS.len() {
-            return Err(Failure::new(
-                code::SERVER_ERROR,
-                format!(
-                    "The store was written by a newer agentteam-runtime (schema {version}); upgrade."
-                ),
-            ));
-        }
-        for (i, migration) in MIGRATIONS.iter().enumerate().skip(version) {
-            conn.execute_batch(migration)?;
-            conn.pragma_update(None, "user_version", i + 1)?;
-        }
-        Ok(())
-    })();
-    match result {
-        Ok(()) => conn.execute_batch("COMMIT")?,
-        Err(_) => conn.execute_batch("ROLLBACK")?,
+/// Applies the migrations after the store's `user_version` inside the
+/// caller's transaction; returns the versions applied.
+fn apply_pending(conn: &Connection) -> Result<Vec<u32>, Failure> {
+    let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let mut applied = Vec::new();
+    for migration in schema::pending(MIGRATIONS, version)? {
+        conn.execute_batch(migration.sql)?;
+        conn.pragma_update(None, "user_version", migration.version)?;
+        applied.push(migration.version);
     }
-    result
+    Ok(applied)
 }
 
 // ---------------------------------------------------------------- helpers
@@ -392,11 +280,7 @@ fn board(c: &Connection, p: &Principal, name: &str) -> Result<Board, Failure> {
         )
         .optional()?;
     let Some((id, private)) = found else {
-        return Err(Failure::new(
-            code::CHANNEL_NOT_FOUND,
-            format!("No board named `{name}` in this workspace."),
-        )
-        .field("channel", "No such board."));
+        return Err(refusals::channel_not_found(name));
     };
     ensure_member(c, p, id, private)?;
     Ok(Board {
@@ -422,10 +306,7 @@ fn ensure_member(
     if member {
         Ok(())
     } else {
-        Err(Failure::new(
-            code::FORBIDDEN,
-            "This agent is not a member of that board.",
-        ))
+        Err(refusals::not_a_member())
     }
 }
 
@@ -445,12 +326,7 @@ fn live_task(
 }
 
 fn task_not_found(board: &Board, number: i64) -> Failure {
-    Failure::new(
-        code::TASK_NOT_FOUND,
-        format!("No live task #{number} on board `{}`.", board.name),
-    )
-    .field("number", "No such live task.")
-    .suggest("task_list", json!({"channel": board.name}))
+    refusals::task_not_found(&board.name, number)
 }
 
 fn require_task(c: &Connection, board: &Board, number: i64) -> Result<i64, Failure> {
@@ -479,13 +355,8 @@ fn assignee_id(
     member_ref: &str,
     field: &str,
 ) -> Result<String, Failure> {
-    agent_by_ref(c, &p.workspace_id, member_ref)?.ok_or_else(|| {
-        Failure::new(
-            code::ASSIGNEE_NOT_FOUND,
-            format!("No agent `{member_ref}` in this workspace."),
-        )
-        .field(field, "No such member.")
-    })
+    agent_by_ref(c, &p.workspace_id, member_ref)?
+        .ok_or_else(|| refusals::assignee_not_found(member_ref, field))
 }
 
 /// Moves the task's `updated_at` strictly forward; returns the new value.
@@ -527,13 +398,12 @@ fn live_children(c: &Connection, task_id: i64) -> Result<Vec<(i64, i64, String)>
 }
 
 /// Turns free text into an FTS5 query that cannot be a syntax error: every
-/// word becomes a quoted prefix term, all of which must match.
+/// word (`search::query_words`) becomes a quoted prefix term, all of which
+/// must match.
 fn fts_query(text: &str) -> Option<String> {
-    let terms: Vec<String> = text
-        .split(|ch: char| !ch.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .take(16)
-        .map(|w| format!("\"{}\"*", w.to_lowercase()))
+    let terms: Vec<String> = search::query_words(text)
+        .into_iter()
+        .map(|w| format!("\"{w}\"*"))
         .collect();
     (!terms.is_empty()).then(|| terms.join(" "))
 }
@@ -562,10 +432,6 @@ fn find_agent(
     .optional()?)
 }
 
-fn admin_error(field: &str, problem: &str) -> Failure {
-    Failure::invalid_input([(field.to_string(), problem.to_string())].into())
-}
-
 fn require_workspace(c: &Connection, workspace_id: &str) -> Result<(), Failure> {
     let exists: bool = c.row_cached(
         "SELECT EXISTS (SELECT 1 FROM workspaces WHERE id = ?1)",
@@ -575,14 +441,13 @@ fn require_workspace(c: &Connection, workspace_id: &str) -> Result<(), Failure> 
     if exists {
         Ok(())
     } else {
-        Err(admin_error("workspace", "No such workspace."))
+        Err(refusals::no_such_workspace())
     }
 }
 
 fn require_agent(c: &Connection, workspace_id: &str, agent: &str) -> Result<Principal, Failure> {
     require_workspace(c, workspace_id)?;
-    find_agent(c, workspace_id, agent)?
-        .ok_or_else(|| admin_error("agent", "No such agent in the workspace."))
+    find_agent(c, workspace_id, agent)?.ok_or_else(refusals::no_such_agent)
 }
 
 // ---------------------------------------------------------------- create
@@ -604,13 +469,8 @@ fn place(c: &Connection, p: &Principal, input: &CreateInput) -> Result<Placement
             )
             .optional()?;
         // Unknown, deleted and other-workspace scopes are indistinguishable.
-        let (task_id, channel_id, name, private) = found.ok_or_else(|| {
-            Failure::new(
-                code::TASK_SCOPE_NOT_FOUND,
-                "parent_task_scope names no live task in this workspace.",
-            )
-            .field("parent_task_scope/scope_id", "No such live task scope.")
-        })?;
+        let (task_id, channel_id, name, private) =
+            found.ok_or_else(refusals::task_scope_not_found)?;
         ensure_member(c, p, channel_id, private)?;
         return Ok(Placement {
             board: Board {
@@ -621,8 +481,7 @@ fn place(c: &Connection, p: &Principal, input: &CreateInput) -> Result<Placement
         });
     }
     let Some(channel) = &input.channel else {
-        // validate.rs guarantees one locator; refuse rather than guess.
-        return Err(admin_error("channel", "Give exactly one locator."));
+        return Err(refusals::no_locator());
     };
     let board = board(c, p, channel)?;
     let parent_id = match input.parent {
@@ -640,17 +499,6 @@ struct ReceiptKey {
     callback_completed: bool,
 }
 
-fn callback_not_active(why: &str) -> Failure {
-    Failure::new(
-        code::CALLBACK_NOT_ACTIVE,
-        format!("idempotency_key needs an active workflow callback of this agent: {why}"),
-    )
-    .field(
-        "idempotency_key",
-        "Accepted only during an active workflow callback.",
-    )
-}
-
 /// Revalidates the responder against the callback it claims to answer.
 fn receipt_key(
     c: &Connection,
@@ -660,9 +508,7 @@ fn receipt_key(
 ) -> Result<ReceiptKey, Failure> {
     let (Some(run_id), Some(effect_id)) = (&workflow.workflow_run_id, &workflow.callback_effect_id)
     else {
-        return Err(callback_not_active(
-            "no workflow run and callback effect were given.",
-        ));
+        return Err(refusals::no_workflow_context());
     };
     let found: Option<(String, String, String, Option<i64>)> = c
         .row_cached(
@@ -682,9 +528,7 @@ fn receipt_key(
                 callback_completed: completed_at.is_some(),
             })
         }
-        _ => Err(callback_not_active(
-            "no such callback for this agent and run.",
-        )),
+        _ => Err(refusals::no_such_callback()),
     }
 }
 
@@ -709,14 +553,7 @@ fn create_tasks(
             .optional()?;
         if let Some((digest, ids)) = stored {
             if digest != input.payload_digest {
-                return Err(Failure::new(
-                    code::IDEMPOTENCY_CONFLICT,
-                    "This idempotency_key was already used with a different payload.",
-                )
-                .field(
-                    "idempotency_key",
-                    "Used before with other input; use a new key.",
-                ));
+                return Err(refusals::idempotency_conflict());
             }
             // Replay: the original tasks as they are now; nothing allocated or recorded.
             let ids: Vec<i64> = from_json(ids);
@@ -727,7 +564,7 @@ fn create_tasks(
             return Ok(json!({"tasks": tasks, "reused": true}));
         }
         if r.callback_completed {
-            return Err(callback_not_active("the callback has completed."));
+            return Err(refusals::callback_completed());
         }
     }
 
@@ -735,17 +572,7 @@ fn create_tasks(
     if let Some(target) = &input.target
         && target_channel(target) != placement.board.name
     {
-        return Err(Failure::new(
-            code::TARGET_CONFLICT,
-            format!(
-                "target `{target}` is on another board than `{}`.",
-                placement.board.name
-            ),
-        )
-        .field(
-            "target",
-            "Must be a thread of the board the tasks are created on.",
-        ));
+        return Err(refusals::target_conflict(target, &placement.board.name));
     }
     let mut assignees = Vec::with_capacity(input.tasks.len());
     for (i, task) in input.tasks.iter().enumerate() {
@@ -830,43 +657,12 @@ fn list_tasks(c: &Connection, p: &Principal, q: &ListQuery) -> Result<Value, Fai
         return Ok(json!({"items": []}));
     };
     let mut stmt = c.prepare_cached(&sql)?;
-    let mut rows: Vec<(TaskRow, f64)> = stmt
+    let rows: Vec<(TaskRow, f64)> = stmt
         .query_map(rusqlite::params_from_iter(args.iter()), |r| {
             Ok((task_row(r)?, r.get::<_, f64>(TASK_COLUMNS)?))
         })?
         .collect::<rusqlite::Result<_>>()?;
-    let more = rows.len() as i64 > q.limit;
-    rows.truncate(usize::try_from(q.limit).unwrap_or(0));
-    // Each item with the cursor position after it, so the page budget can
-    // end the page at any item and continue right there.
-    let items = rows
-        .iter()
-        .map(|(last, score)| {
-            let number = last.number;
-            let after = match q.sort {
-                Sort::UpdatedDesc => After::Updated {
-                    at: last.updated_at,
-                    number,
-                },
-                Sort::CreatedDesc => After::Created {
-                    at: last.created_at,
-                    number,
-                },
-                Sort::NumberAsc => After::Number { number },
-                Sort::Relevance => After::Relevance {
-                    score: *score,
-                    number,
-                },
-            };
-            (last.compact(), after)
-        })
-        .collect();
-    Ok(fit_page(
-        items,
-        more,
-        &q.digest,
-        crate::registry::task::list::ACTION.budget.bytes(),
-    ))
+    Ok(list_page(rows, q))
 }
 
 /// The query of one list page on board `board_id`: `q.limit + 1` rows (the
@@ -1047,18 +843,10 @@ fn update_task(c: &Connection, p: &Principal, input: &UpdateInput) -> Result<Val
                 r.get(0)
             })?;
         if current != expected {
-            return Err(Failure::new(
-                code::TASK_UPDATE_CONFLICT,
-                format!(
-                    "Task #{} changed at {} after expected_updated_at; read it again.",
-                    input.number,
-                    clock::format(current)
-                ),
-            )
-            .field("expected_updated_at", "Stale: the task changed since.")
-            .suggest(
-                "task_get",
-                json!({"channel": board.name, "number": input.number}),
+            return Err(refusals::update_conflict(
+                &board.name,
+                input.number,
+                &clock::format(current),
             ));
         }
     }
@@ -1127,16 +915,7 @@ fn update_task(c: &Connection, p: &Principal, input: &UpdateInput) -> Result<Val
 fn live_parent(c: &Connection, board: &Board, number: i64) -> Result<i64, Failure> {
     live_task(c, board, number)?
         .map(|(id, _, _)| id)
-        .ok_or_else(|| {
-            Failure::new(
-                code::PARENT_NOT_FOUND,
-                format!(
-                    "No live task #{number} on board `{}` to be the parent.",
-                    board.name
-                ),
-            )
-            .field("parent", "No such live task.")
-        })
+        .ok_or_else(|| refusals::parent_not_found(&board.name, number))
 }
 
 /// The id of live task `number` as the new parent of `task_id`, refusing cycles.
@@ -1146,11 +925,7 @@ fn new_parent(c: &Connection, board: &Board, task_id: i64, number: i64) -> Resul
     let mut cursor = Some(parent_id);
     while let Some(id) = cursor {
         if id == task_id || !seen.insert(id) {
-            return Err(Failure::new(
-                code::INVALID_PARENT,
-                format!("Task #{number} is the task itself or one of its subtasks."),
-            )
-            .field("parent", "Would make the task its own ancestor."));
+            return Err(refusals::invalid_parent(number));
         }
         cursor = c.row_cached("SELECT parent_id FROM tasks WHERE id = ?1", [id], |r| {
             r.get(0)
@@ -1167,38 +942,34 @@ fn set_claim(c: &Connection, p: &Principal, input: &SetClaimInput) -> Result<Val
     let mut failures = Vec::new();
     for &number in &input.numbers {
         let Some((id, assignee, _)) = live_task(c, &board, number)? else {
-            failures.push(json!({"number": number, "code": code::TASK_NOT_FOUND.code,
-                "message": format!("No live task #{number} on this board.")}));
+            failures.push(refusals::claim_not_found(number));
             continue;
         };
-        let holder = |c: &Connection, agent: &str| -> Result<String, Failure> {
-            Ok(
-                c.row_cached("SELECT handle FROM agents WHERE id = ?1", [agent], |r| {
-                    r.get(0)
-                })?,
-            )
-        };
-        match (input.claimed, assignee) {
-            (true, None) => {
-                c.exec_cached("UPDATE tasks SET assignee_id = ?1 WHERE id = ?2", params![p.agent_id, id])?;
+        match refusals::claim(input.claimed, assignee.as_deref(), &p.agent_id) {
+            Claim::Take => {
+                c.exec_cached(
+                    "UPDATE tasks SET assignee_id = ?1 WHERE id = ?2",
+                    params![p.agent_id, id],
+                )?;
                 touch(c, id)?;
                 event(c, id, "claimed", p, json!({}))?;
                 updated += 1;
             }
-            (false, Some(a)) if a == p.agent_id => {
+            Claim::Release => {
                 c.exec_cached("UPDATE tasks SET assignee_id = NULL WHERE id = ?1", [id])?;
                 touch(c, id)?;
                 event(c, id, "released", p, json!({}))?;
                 updated += 1;
             }
-            (true, Some(a)) if a == p.agent_id => updated += 1,
-            (false, None) => updated += 1,
-            (true, Some(other)) => failures.push(json!({"number": number,
-                "code": code::TASK_CLAIMED_BY_OTHER.code,
-                "message": format!("Task #{number} is held by @{}.", holder(c, &other)?)})),
-            (false, Some(other)) => failures.push(json!({"number": number,
-                "code": code::NOT_ASSIGNEE.code,
-                "message": format!("Task #{number} is held by @{}, not by this agent.", holder(c, &other)?)})),
+            Claim::AlreadySo => updated += 1,
+            Claim::Refuse => {
+                let holder: String = c.row_cached(
+                    "SELECT handle FROM agents WHERE id = ?1",
+                    [assignee.as_deref()],
+                    |r| r.get(0),
+                )?;
+                failures.push(refusals::claim_failure(input.claimed, number, &holder));
+            }
         }
     }
     Ok(json!({"claimed": input.claimed, "updated_count": updated, "failures": failures}))
@@ -1236,13 +1007,7 @@ fn delete_task(c: &Connection, p: &Principal, input: &DeleteInput) -> Result<Val
         return Err(task_not_found(&board, input.number));
     };
     if creator != p.agent_id {
-        return Err(Failure::new(
-            code::NOT_TASK_CREATOR,
-            format!(
-                "Only the agent that created task #{} may delete it.",
-                input.number
-            ),
-        ));
+        return Err(refusals::not_task_creator(input.number));
     }
     let children = live_children(c, id)?;
     let mut deleted = vec![(id, input.number)];
@@ -1250,15 +1015,10 @@ fn delete_task(c: &Connection, p: &Principal, input: &DeleteInput) -> Result<Val
     if !children.is_empty() {
         match input.subtask_mode {
             None => {
-                return Err(Failure::new(
-                    code::SUBTASK_MODE_REQUIRED,
-                    format!(
-                        "Task #{} has {} live subtasks; choose subtask_mode `promote` or `delete`.",
-                        input.number,
-                        children.len()
-                    ),
-                )
-                .field("subtask_mode", "Required for a task with subtasks."));
+                return Err(refusals::subtask_mode_required(
+                    input.number,
+                    children.len(),
+                ));
             }
             Some(SubtaskMode::Promote) => {
                 for (child, number, _) in &children {
@@ -1279,13 +1039,7 @@ fn delete_task(c: &Connection, p: &Principal, input: &DeleteInput) -> Result<Val
                 let mut frontier = children;
                 while let Some((child, number, creator)) = frontier.pop() {
                     if creator != p.agent_id {
-                        return Err(Failure::new(
-                            code::SUBTASK_CREATOR_MISMATCH,
-                            format!(
-                                "Subtask #{number} was created by another agent; nothing was deleted. Use `promote`."
-                            ),
-                        )
-                        .field("subtask_mode", "Recursive delete needs one creator throughout."));
+                        return Err(refusals::subtask_creator_mismatch(number));
                     }
                     frontier.extend(live_children(c, child)?);
                     descendants.push((child, number));
@@ -1312,7 +1066,7 @@ fn delete_task(c: &Connection, p: &Principal, input: &DeleteInput) -> Result<Val
 // ---------------------------------------------------------------- the trait
 
 impl Store for SqliteStore {
-    fn find_token(&self, token_hash: &[u8; 32]) -> Result<Option<TokenRecord>, Failure> {
+    async fn find_token(&self, token_hash: &[u8; 32]) -> Result<Option<TokenRecord>, Failure> {
         self.read(|c| {
             Ok(c.row_cached(
                 "SELECT k.hash, a.workspace_id, a.id, a.handle FROM tokens k \
@@ -1333,15 +1087,15 @@ impl Store for SqliteStore {
         })
     }
 
-    fn list(&self, principal: &Principal, query: &ListQuery) -> Result<Value, Failure> {
+    async fn list(&self, principal: &Principal, query: &ListQuery) -> Result<Value, Failure> {
         self.read(|c| list_tasks(c, principal, query))
     }
 
-    fn get(&self, principal: &Principal, input: &TaskLocator) -> Result<Value, Failure> {
+    async fn get(&self, principal: &Principal, input: &TaskLocator) -> Result<Value, Failure> {
         self.read(|c| get_task(c, principal, input))
     }
 
-    fn create(
+    async fn create(
         &self,
         principal: &Principal,
         input: &CreateInput,
@@ -1349,29 +1103,54 @@ impl Store for SqliteStore {
     ) -> Result<Value, Failure> {
         let (principal, input, workflow) = (principal.clone(), input.clone(), workflow.clone());
         self.write(move |c| create_tasks(c, &principal, &input, &workflow))
+            .await
     }
 
-    fn update(&self, principal: &Principal, input: &UpdateInput) -> Result<Value, Failure> {
+    async fn update(&self, principal: &Principal, input: &UpdateInput) -> Result<Value, Failure> {
         let (principal, input) = (principal.clone(), input.clone());
         self.write(move |c| update_task(c, &principal, &input))
+            .await
     }
 
-    fn set_claim(&self, principal: &Principal, input: &SetClaimInput) -> Result<Value, Failure> {
+    async fn set_claim(
+        &self,
+        principal: &Principal,
+        input: &SetClaimInput,
+    ) -> Result<Value, Failure> {
         let (principal, input) = (principal.clone(), input.clone());
-        self.write(move |c| set_claim(c, &principal, &input))
+        self.write(move |c| set_claim(c, &principal, &input)).await
     }
 
-    fn checkpoint(&self, principal: &Principal, input: &CheckpointInput) -> Result<Value, Failure> {
+    async fn checkpoint(
+        &self,
+        principal: &Principal,
+        input: &CheckpointInput,
+    ) -> Result<Value, Failure> {
         let (principal, input) = (principal.clone(), input.clone());
-        self.write(move |c| checkpoint(c, &principal, &input))
+        self.write(move |c| checkpoint(c, &principal, &input)).await
     }
 
-    fn delete(&self, principal: &Principal, input: &DeleteInput) -> Result<Value, Failure> {
+    async fn delete(&self, principal: &Principal, input: &DeleteInput) -> Result<Value, Failure> {
         let (principal, input) = (principal.clone(), input.clone());
         self.write(move |c| delete_task(c, &principal, &input))
+            .await
     }
 
-    fn create_workspace(&self, name: &str) -> Result<String, Failure> {
+    async fn ready(&self) -> Result<(), Failure> {
+        self.read(|c| Ok(c.row_cached("SELECT 1", [], |_| Ok(()))?))
+    }
+
+    async fn schema_status(&self) -> Result<SchemaStatus, Failure> {
+        let version: u32 =
+            self.read(|c| Ok(c.row_cached("PRAGMA user_version", [], |r| r.get(0))?))?;
+        Ok(SchemaStatus::new("sqlite", version, MIGRATIONS))
+    }
+
+    async fn migrate(&self) -> Result<Vec<u32>, Failure> {
+        self.write(apply_pending).await
+    }
+
+    async fn create_workspace(&self, name: &str) -> Result<String, Failure> {
         let (id, name) = (auth::new_id("ws")?, name.to_owned());
         self.write(move |c| {
             c.exec_cached(
@@ -1380,9 +1159,10 @@ impl Store for SqliteStore {
             )?;
             Ok(id)
         })
+        .await
     }
 
-    fn find_workspace(&self, name: &str) -> Result<Option<String>, Failure> {
+    async fn find_workspace(&self, name: &str) -> Result<Option<String>, Failure> {
         self.read(|c| {
             Ok(c.row_cached(
                 "SELECT id FROM workspaces WHERE name = ?1 ORDER BY created_at LIMIT 1",
@@ -1393,7 +1173,7 @@ impl Store for SqliteStore {
         })
     }
 
-    fn create_agent(
+    async fn create_agent(
         &self,
         workspace_id: &str,
         handle: &str,
@@ -1405,10 +1185,7 @@ impl Store for SqliteStore {
         self.write(move |c| {
             require_workspace(c, &workspace_id)?;
             if find_agent(c, &workspace_id, &format!("@{handle}"))?.is_some() {
-                return Err(admin_error(
-                    "handle",
-                    "An agent with this handle already exists in the workspace.",
-                ));
+                return Err(refusals::handle_taken());
             }
             let now = clock::now();
             c.exec_cached(
@@ -1421,13 +1198,18 @@ impl Store for SqliteStore {
             )?;
             Ok(id)
         })
+        .await
     }
 
-    fn find_agent(&self, workspace_id: &str, agent: &str) -> Result<Option<Principal>, Failure> {
+    async fn find_agent(
+        &self,
+        workspace_id: &str,
+        agent: &str,
+    ) -> Result<Option<Principal>, Failure> {
         self.read(|c| find_agent(c, workspace_id, agent))
     }
 
-    fn issue_token(
+    async fn issue_token(
         &self,
         workspace_id: &str,
         agent: &str,
@@ -1443,9 +1225,10 @@ impl Store for SqliteStore {
             )?;
             Ok(())
         })
+        .await
     }
 
-    fn revoke_tokens(&self, workspace_id: &str, agent: &str) -> Result<u64, Failure> {
+    async fn revoke_tokens(&self, workspace_id: &str, agent: &str) -> Result<u64, Failure> {
         let (workspace_id, agent) = (workspace_id.to_owned(), agent.to_owned());
         self.write(move |c| {
             let agent = require_agent(c, &workspace_id, &agent)?;
@@ -1455,9 +1238,10 @@ impl Store for SqliteStore {
             )?;
             Ok(n as u64)
         })
+        .await
     }
 
-    fn create_channel(
+    async fn create_channel(
         &self,
         workspace_id: &str,
         name: &str,
@@ -1473,7 +1257,7 @@ impl Store for SqliteStore {
                 |r| r.get(0),
             )?;
             if exists {
-                return Err(admin_error("name", "A channel with this name already exists."));
+                return Err(refusals::channel_taken());
             }
             c.exec_cached(
                 "INSERT INTO channels (workspace_id, name, private, created_at) VALUES (?1, ?2, ?3, ?4)",
@@ -1482,7 +1266,7 @@ impl Store for SqliteStore {
             let channel_id = c.last_insert_rowid();
             for member in members.as_deref().unwrap_or_default() {
                 let agent = find_agent(c, &workspace_id, member)?
-                    .ok_or_else(|| admin_error("members", &format!("No agent `{member}` in the workspace.")))?;
+                    .ok_or_else(|| refusals::no_such_member(member))?;
                 c.exec_cached(
                     "INSERT OR IGNORE INTO channel_members (channel_id, agent_id) VALUES (?1, ?2)",
                     params![channel_id, agent.agent_id],
@@ -1490,9 +1274,10 @@ impl Store for SqliteStore {
             }
             Ok(())
         })
+        .await
     }
 
-    fn channel_exists(&self, workspace_id: &str, name: &str) -> Result<bool, Failure> {
+    async fn channel_exists(&self, workspace_id: &str, name: &str) -> Result<bool, Failure> {
         self.read(|c| {
             Ok(c.row_cached(
                 "SELECT EXISTS (SELECT 1 FROM channels WHERE workspace_id = ?1 AND name = ?2)",
@@ -1502,7 +1287,7 @@ impl Store for SqliteStore {
         })
     }
 
-    fn open_callback(&self, workspace_id: &str, agent: &str) -> Result<Callback, Failure> {
+    async fn open_callback(&self, workspace_id: &str, agent: &str) -> Result<Callback, Failure> {
         let callback = Callback {
             workflow_run_id: auth::new_id("run")?,
             callback_effect_id: auth::new_id("cbe")?,
@@ -1523,9 +1308,10 @@ impl Store for SqliteStore {
             )?;
             Ok(callback)
         })
+        .await
     }
 
-    fn complete_callback(
+    async fn complete_callback(
         &self,
         workspace_id: &str,
         callback_effect_id: &str,
@@ -1539,13 +1325,11 @@ impl Store for SqliteStore {
                 params![clock::now(), callback_effect_id, workspace_id],
             )?;
             if n == 0 {
-                return Err(admin_error(
-                    "callback_effect",
-                    "No such callback effect in the workspace.",
-                ));
+                return Err(refusals::no_such_callback_effect());
             }
             Ok(())
         })
+        .await
     }
 }
 
@@ -1565,5 +1349,4 @@ impl SqliteStore {
 }
 
 #[cfg(test)]
-#[path = "plan_tests.rs"]
 mod plan_tests;

@@ -19,6 +19,7 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 
 use rusqlite::Connection;
+use tokio::sync::oneshot;
 
 use crate::error::{Failure, code};
 
@@ -95,30 +96,36 @@ impl Writer {
         })
     }
 
-    /// Runs `work` in the next group and returns its result once the group
-    /// is committed; an error (or a failed commit) means it wrote nothing.
-    pub(super) fn write<T, F>(&self, work: F) -> Result<T, Failure>
+    /// Queues `work` for the next group at once, and resolves to its result
+    /// once the group is committed; an error (or a failed commit) means it
+    /// wrote nothing. The caller waits without holding a thread.
+    pub(super) fn write<T, F>(
+        &self,
+        work: F,
+    ) -> impl Future<Output = Result<T, Failure>> + Send + 'static
     where
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, Failure> + Send + 'static,
     {
-        let (reply, answer) = mpsc::sync_channel(1);
+        let (reply, answer) = oneshot::channel();
         let job: Box<dyn Job> = Box::new(Queued { work, reply });
         let sent = self.queue.as_ref().is_some_and(|q| q.send(job).is_ok());
-        if !sent {
-            return Err(writer_gone());
-        }
         #[cfg(test)]
         self.stats
             .queued
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        // The reply is dropped unsent only if the mutation panicked.
-        answer.recv().unwrap_or_else(|_| {
-            Err(Failure::new(
-                code::SERVER_ERROR,
-                "The server failed on this request.",
-            ))
-        })
+        async move {
+            if !sent {
+                return Err(writer_gone());
+            }
+            // The reply is dropped unsent only if the mutation panicked.
+            answer.await.unwrap_or_else(|_| {
+                Err(Failure::new(
+                    code::SERVER_ERROR,
+                    "The server failed on this request.",
+                ))
+            })
+        }
     }
 }
 
@@ -151,12 +158,12 @@ trait Ran: Send {
 
 struct Queued<T, F> {
     work: F,
-    reply: mpsc::SyncSender<Result<T, Failure>>,
+    reply: oneshot::Sender<Result<T, Failure>>,
 }
 
 struct Done<T> {
     result: Result<T, Failure>,
-    reply: mpsc::SyncSender<Result<T, Failure>>,
+    reply: oneshot::Sender<Result<T, Failure>>,
 }
 
 impl<T, F> Job for Queued<T, F>
@@ -280,6 +287,15 @@ fn exec(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
     conn.prepare_cached(sql)?.execute([]).map(|_| ())
 }
 
+/// Waits for a writer answer from a plain thread, as the tests submit.
+#[cfg(test)]
+fn block_on<T>(answer: impl Future<Output = T>) -> T {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a test runtime")
+        .block_on(answer)
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::Ordering::SeqCst;
@@ -287,7 +303,7 @@ mod tests {
 
     use rusqlite::Connection;
 
-    use super::Writer;
+    use super::{Writer, block_on};
     use crate::error::{Failure, code};
 
     fn writer(dir: &tempfile::TempDir) -> (Arc<Writer>, Connection) {
@@ -323,11 +339,11 @@ mod tests {
         let (started, running) = mpsc::channel::<()>();
         let held = writer.clone();
         let thread = std::thread::spawn(move || {
-            held.write(move |_| {
+            block_on(held.write(move |_| {
                 started.send(()).unwrap();
                 released.recv().unwrap();
                 Ok(())
-            })
+            }))
             .unwrap();
         });
         running.recv().unwrap();
@@ -356,7 +372,7 @@ mod tests {
         let mut threads = Vec::new();
         for work in works {
             let submitter = writer.clone();
-            threads.push(std::thread::spawn(move || submitter.write(work)));
+            threads.push(std::thread::spawn(move || block_on(submitter.write(work))));
             // One at a time, so the group runs them in this order.
             queued += 1;
             wait_queued(writer, queued);
@@ -403,7 +419,7 @@ mod tests {
         );
         assert_eq!(rows(&check), ["a", "b", "c"]);
         // The writer carries on after the panic.
-        writer.write(|c| insert(c, "d")).unwrap();
+        block_on(writer.write(|c| insert(c, "d"))).unwrap();
         assert_eq!(rows(&check), ["a", "b", "c", "d"]);
     }
 
@@ -442,7 +458,7 @@ mod tests {
                 let writer = writer.clone();
                 std::thread::spawn(move || {
                     let v = format!("{i:02}");
-                    writer.write(move |c| insert(c, &v)).unwrap();
+                    block_on(writer.write(move |c| insert(c, &v))).unwrap();
                 })
             })
             .collect();
@@ -459,7 +475,7 @@ mod tests {
 mod checkpoint_tests {
     use rusqlite::Connection;
 
-    use super::{CHECKPOINT_PAGES, Writer};
+    use super::{CHECKPOINT_PAGES, Writer, block_on};
 
     /// Under a steady stream of commits the WAL stays near the checkpoint
     /// threshold: the commits themselves checkpoint, and the log restarts.
@@ -475,9 +491,10 @@ mod checkpoint_tests {
         let writer = Writer::start(conn).unwrap();
         // 2,000 commits of ~4 KiB: about 2,000 WAL pages, eight thresholds.
         for _ in 0..2_000 {
-            writer
-                .write(|c| Ok(c.execute("INSERT INTO t (v) VALUES (zeroblob(4000))", [])?))
-                .unwrap();
+            block_on(
+                writer.write(|c| Ok(c.execute("INSERT INTO t (v) VALUES (zeroblob(4000))", [])?)),
+            )
+            .unwrap();
         }
         let wal = std::fs::metadata(dir.path().join("w.db-wal"))
             .unwrap()

@@ -11,12 +11,19 @@ use crate::registry::find;
 
 fn store() -> (tempfile::TempDir, SqliteStore, Principal) {
     let dir = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open(&dir.path().join("rt.db")).unwrap();
-    let ws = store.create_workspace("w").unwrap();
+    let store = SqliteStore::open(&dir.path().join("rt.db"), OnOpen::Migrate).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let ws = rt.block_on(store.create_workspace("w")).unwrap();
     let (_, hash) = auth::new_token().unwrap();
-    store.create_agent(&ws, "alice", &hash).unwrap();
-    store.create_channel(&ws, "eng", None).unwrap();
-    let alice = store.find_agent(&ws, "@alice").unwrap().unwrap();
+    rt.block_on(store.create_agent(&ws, "alice", &hash))
+        .unwrap();
+    rt.block_on(store.create_channel(&ws, "eng", None)).unwrap();
+    let alice = rt
+        .block_on(store.find_agent(&ws, "@alice"))
+        .unwrap()
+        .unwrap();
     (dir, store, alice)
 }
 

@@ -1,0 +1,1626 @@
+//! The PostgreSQL backend of [`Store`]: the only module that knows its SQL.
+//! Any number of runtime replicas may share one database; nothing a replica
+//! keeps in memory matters for correctness (the pool and its prepared
+//! statements are caches of connections, not of data).
+//!
+//! Concurrency: every mutation is one `READ COMMITTED` transaction that
+//! locks what it changes before it reads what it decides on, so concurrent
+//! mutations from any replica apply in one serial order:
+//! - board numbers come from the board's counter row, incremented in the
+//!   create transaction (its row lock orders creators; a rolled-back create
+//!   gives its numbers back, so they stay gapless and are never reused);
+//! - a task a mutation acts on is read `FOR UPDATE`, so claims, updates,
+//!   checkpoints and deletes of one task wait for each other, and a
+//!   subtask's create waits for (and then sees) a delete of its parent;
+//! - a parent change also locks the board's counter row, so two changes
+//!   cannot each pass the cycle check and together make a cycle;
+//! - an idempotency receipt is reserved by its primary key before the
+//!   create, so a concurrent first use of the key waits and then replays.
+//!
+//! Deadlocks and serialisation failures are retried inside the runtime a
+//! bounded number of times; a store that cannot be reached, is restarting
+//! or is saturated answers a retryable `server_error` with HTTP 503 and no
+//! detail, and the pool reconnects on its own when the database is back.
+//! Durability: a mutation is answered after its `COMMIT` returns, with
+//! `synchronous_commit=on` unless the URI's `options` say otherwise.
+//! Times come from the database's clock, read once per mutation.
+
+mod target;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use deadpool_postgres::{
+    GenericClient, Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod,
+    Runtime as PoolRuntime, Transaction,
+};
+use futures_util::future::try_join_all;
+use serde_json::{Value, json};
+use tokio_postgres::error::SqlState;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{NoTls, Row};
+
+pub use target::{Target, is_uri, without_password};
+
+use super::refusals::{self, Claim};
+use super::schema::{self, Migration, OnOpen, SchemaStatus};
+use super::search;
+use super::*;
+use crate::error::Failure;
+use crate::registry::task::get::{MAX_CHECKPOINTS, MAX_SUBTASKS};
+use crate::runtime::{auth, clock};
+
+/// The schema's versioned migrations, in order; the `agentteam_schema`
+/// table records the ones applied.
+const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    name: "schema",
+    sql: include_str!("migrations/0001_schema.sql"),
+}];
+
+/// Where applied migrations are recorded; created by the first migration run.
+const SCHEMA_TABLE: &str = "CREATE TABLE IF NOT EXISTS agentteam_schema (\
+    version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)";
+/// The advisory lock replicas take to migrate one at a time ("agentteam").
+const MIGRATION_LOCK: i64 = 0x6167_656e_7474_6561;
+
+/// Attempts of a transaction that hits a deadlock or serialisation failure.
+const ATTEMPTS: u32 = 8;
+/// Session settings of every pooled connection, before the URI's own
+/// `options` (which therefore win): durable commits, and no statement or
+/// abandoned transaction holding a connection (and its locks) for long.
+const SESSION_OPTIONS: &str = "-c synchronous_commit=on -c statement_timeout=15000 \
+     -c idle_in_transaction_session_timeout=60000";
+
+/// The connection pool of one runtime process.
+#[derive(Debug, Clone, Copy)]
+pub struct PoolOptions {
+    /// Connections at most.
+    pub size: usize,
+    /// How long a request waits for a free connection before it is answered 503.
+    pub wait: Duration,
+    /// Requests that may wait at once; one more is answered 503 at once.
+    pub queue: usize,
+}
+
+impl Default for PoolOptions {
+    fn default() -> Self {
+        PoolOptions {
+            size: 16,
+            wait: Duration::from_secs(2),
+            queue: 512,
+        }
+    }
+}
+
+pub struct PgStore {
+    pool: Pool,
+    target: Target,
+    queue: usize,
+}
+
+/// What a store operation fails with inside this module: a refusal the
+/// caller gets as it is, or a database error still to be classified.
+enum Error {
+    Refused(Failure),
+    Db(tokio_postgres::Error),
+}
+
+impl From<Failure> for Error {
+    fn from(f: Failure) -> Error {
+        Error::Refused(f)
+    }
+}
+
+impl From<tokio_postgres::Error> for Error {
+    fn from(e: tokio_postgres::Error) -> Error {
+        Error::Db(e)
+    }
+}
+
+type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// How a database error is answered.
+#[derive(Debug, PartialEq, Eq)]
+enum Fault {
+    /// A deadlock or serialisation failure: the transaction was rolled
+    /// back and may simply run again.
+    Contention,
+    /// The database cannot be reached, is shutting down or restarting, is
+    /// out of connections, or cancelled a statement that ran too long.
+    Unavailable,
+    /// Anything else is a bug or a broken database.
+    Broken,
+}
+
+fn fault(e: &tokio_postgres::Error) -> Fault {
+    if let Some(state) = e.code() {
+        return match *state {
+            SqlState::T_R_DEADLOCK_DETECTED | SqlState::T_R_SERIALIZATION_FAILURE => {
+                Fault::Contention
+            }
+            SqlState::ADMIN_SHUTDOWN
+            | SqlState::CRASH_SHUTDOWN
+            | SqlState::CANNOT_CONNECT_NOW
+            | SqlState::TOO_MANY_CONNECTIONS
+            | SqlState::QUERY_CANCELED
+            | SqlState::LOCK_NOT_AVAILABLE
+            | SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT => Fault::Unavailable,
+            ref other if other.code().starts_with("08") => Fault::Unavailable,
+            _ => Fault::Broken,
+        };
+    }
+    // No SQLSTATE: the connection itself failed (closed, reset, timed out).
+    let io = std::iter::successors(std::error::Error::source(e), |s| s.source())
+        .any(|s| s.is::<std::io::Error>());
+    if e.is_closed() || io {
+        Fault::Unavailable
+    } else {
+        Fault::Broken
+    }
+}
+
+/// The answer to a database error: never its text, which goes to the log.
+fn failure(e: &tokio_postgres::Error) -> Failure {
+    match fault(e) {
+        Fault::Contention => {
+            tracing::warn!(error = %e, "store contention outlasted the retries");
+            Failure::unavailable("The store is busy. Retry shortly.")
+        }
+        Fault::Unavailable => {
+            tracing::warn!(error = %e, "store unavailable");
+            Failure::unavailable("The store is unavailable. Retry shortly.")
+        }
+        Fault::Broken => {
+            tracing::error!(error = %e, "store error");
+            Failure::new(code::SERVER_ERROR, "The store failed. Retry later.")
+        }
+    }
+}
+
+fn settle(e: Error) -> Failure {
+    match e {
+        Error::Refused(f) => f,
+        Error::Db(e) => failure(&e),
+    }
+}
+
+// ---------------------------------------------------------------- queries
+
+async fn all<C: GenericClient>(
+    c: &C,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+) -> Result<Vec<Row>> {
+    let statement = c.prepare_cached(sql).await?;
+    Ok(c.query(&statement, params).await?)
+}
+
+async fn one<C: GenericClient>(c: &C, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Row> {
+    let statement = c.prepare_cached(sql).await?;
+    Ok(c.query_one(&statement, params).await?)
+}
+
+async fn maybe<C: GenericClient>(
+    c: &C,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+) -> Result<Option<Row>> {
+    let statement = c.prepare_cached(sql).await?;
+    Ok(c.query_opt(&statement, params).await?)
+}
+
+async fn exec<C: GenericClient>(c: &C, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64> {
+    let statement = c.prepare_cached(sql).await?;
+    Ok(c.execute(&statement, params).await?)
+}
+
+/// The database's clock in microseconds: one reading per mutation, the
+/// same for every replica.
+const NOW: &str = "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint";
+
+/// The columns [`task_row`] reads, in order, and the joins they need (`t`
+/// the task, `a` its assignee, `p` its parent, `cb` its creator).
+macro_rules! task_columns {
+    () => {
+        "t.number, c.name, t.scope_id, t.title, t.description, t.status, t.priority, a.handle, \
+         p.number, t.labels, t.checklist, t.urls, t.attachments, t.blocker, t.source_target, \
+         cb.handle, t.created_at, t.updated_at, t.id"
+    };
+}
+macro_rules! task_from {
+    () => {
+        "FROM tasks t JOIN channels c ON c.id = t.channel_id \
+         JOIN agents cb ON cb.id = t.created_by \
+         LEFT JOIN agents a ON a.id = t.assignee_id \
+         LEFT JOIN tasks p ON p.id = t.parent_id"
+    };
+}
+/// How many columns `task_columns!` has; a list query's score follows them.
+const TASK_COLUMNS: usize = 19;
+
+fn json_field<T: for<'de> serde::Deserialize<'de> + Default>(value: Value) -> T {
+    serde_json::from_value(value).unwrap_or_default()
+}
+
+fn task_row(r: &Row) -> TaskRow {
+    TaskRow {
+        number: r.get(0),
+        channel: r.get(1),
+        scope_id: r.get(2),
+        title: r.get(3),
+        description: r.get(4),
+        status: r.get(5),
+        priority: r.get(6),
+        assignee: r.get(7),
+        parent_number: r.get(8),
+        labels: json_field(r.get(9)),
+        checklist: json_field(r.get(10)),
+        urls: json_field(r.get(11)),
+        attachments: json_field(r.get(12)),
+        blocker: r.get(13),
+        source_target: r.get(14),
+        created_by: r.get(15),
+        created_at: r.get(16),
+        updated_at: r.get(17),
+    }
+}
+
+async fn load_task<C: GenericClient>(c: &C, id: i64) -> Result<TaskRow> {
+    const SQL: &str = concat!(
+        "SELECT ",
+        task_columns!(),
+        " ",
+        task_from!(),
+        " WHERE t.id = $1"
+    );
+    Ok(task_row(&one(c, SQL, &[&id]).await?))
+}
+
+/// The compact tasks `ids`, in the order given.
+async fn load_compact<C: GenericClient>(c: &C, ids: &[i64]) -> Result<Vec<Value>> {
+    const SQL: &str = concat!(
+        "SELECT ",
+        task_columns!(),
+        " ",
+        task_from!(),
+        " WHERE t.id = ANY($1)"
+    );
+    let rows = all(c, SQL, &[&ids]).await?;
+    let by_id: HashMap<i64, Value> = rows
+        .iter()
+        .map(|r| (r.get::<_, i64>(18), task_row(r).compact()))
+        .collect();
+    Ok(ids.iter().filter_map(|id| by_id.get(id).cloned()).collect())
+}
+
+/// The search words of a task as a `tsvector` literal: title words weigh
+/// A, description words B (SQLite's bm25 weighs the title double).
+fn search_vector(title: &str, description: Option<&str>) -> String {
+    let title = search::words(title).into_iter().map(|w| (w, 'A'));
+    let description = search::words(description.unwrap_or_default())
+        .into_iter()
+        .map(|w| (w, 'B'));
+    title
+        .chain(description)
+        .enumerate()
+        // Positions past PostgreSQL's limit keep the word without position.
+        .map(|(i, (word, weight))| match i + 1 {
+            pos @ 1..=16383 => format!("'{word}':{pos}{weight}"),
+            _ => format!("'{word}'"),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A search as a `tsquery` literal: every word as a prefix, all required.
+fn search_query(text: &str) -> Option<String> {
+    let words = search::query_words(text);
+    (!words.is_empty()).then(|| {
+        words
+            .iter()
+            .map(|w| format!("'{w}':*"))
+            .collect::<Vec<_>>()
+            .join(" & ")
+    })
+}
+
+struct Board {
+    id: i64,
+    name: String,
+}
+
+/// The board `name` in the caller's workspace, if the caller may use it.
+async fn board<C: GenericClient>(c: &C, p: &Principal, name: &str) -> Result<Board> {
+    const SQL: &str = "SELECT c.id, NOT c.private OR EXISTS (SELECT 1 FROM channel_members m \
+         WHERE m.channel_id = c.id AND m.agent_id = $3) \
+         FROM channels c WHERE c.workspace_id = $1 AND c.name = $2";
+    let Some(row) = maybe(c, SQL, &[&p.workspace_id, &name, &p.agent_id]).await? else {
+        return Err(refusals::channel_not_found(name).into());
+    };
+    if !row.get::<_, bool>(1) {
+        return Err(refusals::not_a_member().into());
+    }
+    Ok(Board {
+        id: row.get(0),
+        name: name.to_string(),
+    })
+}
+
+/// A live task as a mutation finds it, locked until the transaction ends.
+struct Live {
+    id: i64,
+    creator: String,
+    updated_at: i64,
+}
+
+/// The live task `number` on the board, locked `FOR UPDATE`.
+async fn lock_task(tx: &Transaction<'_>, board: &Board, number: i64) -> Result<Option<Live>> {
+    const SQL: &str = "SELECT id, created_by, updated_at FROM tasks \
+         WHERE channel_id = $1 AND number = $2 AND deleted_at IS NULL FOR UPDATE";
+    Ok(maybe(tx, SQL, &[&board.id, &number]).await?.map(|r| Live {
+        id: r.get(0),
+        creator: r.get(1),
+        updated_at: r.get(2),
+    }))
+}
+
+async fn require_task(tx: &Transaction<'_>, board: &Board, number: i64) -> Result<Live> {
+    lock_task(tx, board, number)
+        .await?
+        .ok_or_else(|| refusals::task_not_found(&board.name, number).into())
+}
+
+/// The id of live task `number` on `board`, to be a parent (locked, so it
+/// cannot be deleted under the new child).
+async fn live_parent(tx: &Transaction<'_>, board: &Board, number: i64) -> Result<i64> {
+    match lock_task(tx, board, number).await? {
+        Some(parent) => Ok(parent.id),
+        None => Err(refusals::parent_not_found(&board.name, number).into()),
+    }
+}
+
+/// The agent a member ref names in the workspace.
+async fn agent_by_ref<C: GenericClient>(
+    c: &C,
+    workspace_id: &str,
+    member_ref: &str,
+) -> Result<Option<String>> {
+    const SQL: &str = "SELECT id FROM agents WHERE workspace_id = $1 AND handle = $2";
+    Ok(maybe(c, SQL, &[&workspace_id, &handle_of(member_ref)])
+        .await?
+        .map(|r| r.get(0)))
+}
+
+async fn assignee_id<C: GenericClient>(
+    c: &C,
+    p: &Principal,
+    member_ref: &str,
+    field: &str,
+) -> Result<String> {
+    agent_by_ref(c, &p.workspace_id, member_ref)
+        .await?
+        .ok_or_else(|| refusals::assignee_not_found(member_ref, field).into())
+}
+
+/// Moves the task's `updated_at` strictly forward from `now`.
+async fn touch(tx: &Transaction<'_>, task_id: i64, now: i64) -> Result<()> {
+    const SQL: &str = "UPDATE tasks SET updated_at = greatest($2, updated_at + 1) WHERE id = $1";
+    exec(tx, SQL, &[&task_id, &now]).await?;
+    Ok(())
+}
+
+async fn event(
+    tx: &Transaction<'_>,
+    task_id: i64,
+    kind: &str,
+    p: &Principal,
+    now: i64,
+    detail: Value,
+) -> Result<()> {
+    const SQL: &str = "INSERT INTO task_events (task_id, kind, actor_id, at, detail) \
+         VALUES ($1, $2, $3, $4, $5)";
+    exec(tx, SQL, &[&task_id, &kind, &p.agent_id, &now, &detail]).await?;
+    Ok(())
+}
+
+/// The live children of a task, locked: (id, number, creator id).
+async fn live_children(tx: &Transaction<'_>, task_id: i64) -> Result<Vec<(i64, i64, String)>> {
+    const SQL: &str = "SELECT id, number, created_by FROM tasks \
+         WHERE parent_id = $1 AND deleted_at IS NULL ORDER BY number FOR UPDATE";
+    Ok(all(tx, SQL, &[&task_id])
+        .await?
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect())
+}
+
+/// An agent given as `ag_…` id or `@handle`, within the workspace.
+async fn find_agent<C: GenericClient>(
+    c: &C,
+    workspace_id: &str,
+    agent: &str,
+) -> Result<Option<Principal>> {
+    const BY_HANDLE: &str = "SELECT id, handle FROM agents WHERE workspace_id = $1 AND handle = $2";
+    const BY_ID: &str = "SELECT id, handle FROM agents WHERE workspace_id = $1 AND id = $2";
+    let (sql, value) = match agent.strip_prefix('@') {
+        Some(handle) => (BY_HANDLE, handle),
+        None => (BY_ID, agent),
+    };
+    Ok(maybe(c, sql, &[&workspace_id, &value])
+        .await?
+        .map(|r| Principal {
+            workspace_id: workspace_id.to_string(),
+            agent_id: r.get(0),
+            handle: r.get(1),
+        }))
+}
+
+async fn require_workspace<C: GenericClient>(c: &C, workspace_id: &str) -> Result<()> {
+    const SQL: &str = "SELECT EXISTS (SELECT 1 FROM workspaces WHERE id = $1)";
+    if one(c, SQL, &[&workspace_id]).await?.get(0) {
+        Ok(())
+    } else {
+        Err(refusals::no_such_workspace().into())
+    }
+}
+
+async fn require_agent<C: GenericClient>(
+    c: &C,
+    workspace_id: &str,
+    agent: &str,
+) -> Result<Principal> {
+    require_workspace(c, workspace_id).await?;
+    find_agent(c, workspace_id, agent)
+        .await?
+        .ok_or_else(|| refusals::no_such_agent().into())
+}
+
+// ---------------------------------------------------------------- create
+
+/// Where a create lands: the board and the parent task (if any).
+struct Placement {
+    board: Board,
+    parent_id: Option<i64>,
+}
+
+async fn place(tx: &Transaction<'_>, p: &Principal, input: &CreateInput) -> Result<Placement> {
+    if let Some(scope) = &input.parent_task_scope {
+        const SQL: &str = "SELECT t.id, c.id, c.name, NOT c.private OR EXISTS \
+             (SELECT 1 FROM channel_members m WHERE m.channel_id = c.id AND m.agent_id = $3) \
+             FROM tasks t JOIN channels c ON c.id = t.channel_id \
+             WHERE t.scope_id = $1 AND c.workspace_id = $2 AND t.deleted_at IS NULL \
+             FOR UPDATE OF t";
+        let found = maybe(tx, SQL, &[&scope.scope_id, &p.workspace_id, &p.agent_id]).await?;
+        // Unknown, deleted and other-workspace scopes are indistinguishable.
+        let row = found.ok_or_else(refusals::task_scope_not_found)?;
+        if !row.get::<_, bool>(3) {
+            return Err(refusals::not_a_member().into());
+        }
+        return Ok(Placement {
+            board: Board {
+                id: row.get(1),
+                name: row.get(2),
+            },
+            parent_id: Some(row.get(0)),
+        });
+    }
+    let Some(channel) = &input.channel else {
+        return Err(refusals::no_locator().into());
+    };
+    let board = board(tx, p, channel).await?;
+    let parent_id = match input.parent {
+        None => None,
+        Some(number) => Some(live_parent(tx, &board, number).await?),
+    };
+    Ok(Placement { board, parent_id })
+}
+
+/// The idempotency receipt's identity, once the callback context checks out.
+struct ReceiptKey<'a> {
+    run_id: &'a str,
+    effect_id: &'a str,
+    key: &'a str,
+    callback_completed: bool,
+}
+
+/// Revalidates the responder against the callback it claims to answer.
+async fn receipt_key<'a>(
+    tx: &Transaction<'_>,
+    p: &Principal,
+    workflow: &'a WorkflowContext,
+    key: &'a str,
+) -> Result<ReceiptKey<'a>> {
+    let (Some(run_id), Some(effect_id)) = (&workflow.workflow_run_id, &workflow.callback_effect_id)
+    else {
+        return Err(refusals::no_workflow_context().into());
+    };
+    const SQL: &str =
+        "SELECT run_id, workspace_id, agent_id, completed_at FROM callbacks WHERE effect_id = $1";
+    match maybe(tx, SQL, &[effect_id]).await? {
+        Some(r)
+            if r.get::<_, &str>(0) == run_id
+                && r.get::<_, &str>(1) == p.workspace_id
+                && r.get::<_, &str>(2) == p.agent_id =>
+        {
+            Ok(ReceiptKey {
+                run_id,
+                effect_id,
+                key,
+                callback_completed: r.get::<_, Option<i64>>(3).is_some(),
+            })
+        }
+        _ => Err(refusals::no_such_callback().into()),
+    }
+}
+
+/// The receipt's stored answer: a replay of the original tasks, or a
+/// conflict when the key came with another payload.
+async fn replay(
+    tx: &Transaction<'_>,
+    input: &CreateInput,
+    digest: &str,
+    ids: Value,
+) -> Result<Value> {
+    if digest != input.payload_digest {
+        return Err(refusals::idempotency_conflict().into());
+    }
+    // The original tasks as they are now; nothing allocated or recorded.
+    let ids: Vec<i64> = json_field(ids);
+    let tasks = load_compact(tx, &ids).await?;
+    Ok(json!({"tasks": tasks, "reused": true}))
+}
+
+async fn create_tasks(
+    tx: &Transaction<'_>,
+    p: &Principal,
+    input: &CreateInput,
+    workflow: &WorkflowContext,
+    now: i64,
+) -> Result<Value> {
+    const FIND: &str = "SELECT digest, task_ids FROM idempotency_receipts WHERE workspace_id = $1 \
+         AND agent_id = $2 AND run_id = $3 AND effect_id = $4 AND key = $5";
+    // Reserves the key: a concurrent first use of it waits here for this
+    // transaction, then finds the receipt and replays it.
+    const RESERVE: &str = "INSERT INTO idempotency_receipts (workspace_id, agent_id, run_id, \
+         effect_id, key, digest, task_ids, created_at) VALUES ($1, $2, $3, $4, $5, $6, '[]', $7) \
+         ON CONFLICT DO NOTHING";
+    let receipt = match &input.idempotency_key {
+        Some(key) => Some(receipt_key(tx, p, workflow, key).await?),
+        None => None,
+    };
+    if let Some(r) = &receipt {
+        let id = [
+            &p.workspace_id as &(dyn ToSql + Sync),
+            &p.agent_id,
+            &r.run_id,
+            &r.effect_id,
+            &r.key,
+        ];
+        if let Some(row) = maybe(tx, FIND, &id).await? {
+            return replay(tx, input, row.get(0), row.get(1)).await;
+        }
+        if r.callback_completed {
+            return Err(refusals::callback_completed().into());
+        }
+        let reserve = [
+            id[0],
+            id[1],
+            id[2],
+            id[3],
+            id[4],
+            &input.payload_digest,
+            &now,
+        ];
+        if exec(tx, RESERVE, &reserve).await? == 0 {
+            let row = one(tx, FIND, &id).await?;
+            return replay(tx, input, row.get(0), row.get(1)).await;
+        }
+    }
+
+    let placement = place(tx, p, input).await?;
+    if let Some(target) = &input.target
+        && target_channel(target) != placement.board.name
+    {
+        return Err(refusals::target_conflict(target, &placement.board.name).into());
+    }
+    let mut assignees = Vec::with_capacity(input.tasks.len());
+    for (i, task) in input.tasks.iter().enumerate() {
+        assignees.push(match &task.assignee {
+            Some(r) => Some(assignee_id(tx, p, r, &format!("tasks/{i}/assignee")).await?),
+            None => None,
+        });
+    }
+
+    const NUMBERS: &str = "UPDATE channels SET next_number = next_number + $1 WHERE id = $2 \
+         RETURNING next_number - $1";
+    let count = i64::try_from(input.tasks.len()).unwrap_or(i64::MAX);
+    let first: i64 = one(tx, NUMBERS, &[&count, &placement.board.id])
+        .await?
+        .get(0);
+    const INSERT: &str = "INSERT INTO tasks (channel_id, number, scope_id, title, description, \
+         status, priority, assignee_id, parent_id, labels, checklist, urls, attachments, blocker, \
+         source_target, created_by, created_at, updated_at, search) VALUES ($1, $2, $3, $4, $5, \
+         $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18::text::tsvector) \
+         RETURNING id";
+    let insert = tx.prepare_cached(INSERT).await?;
+    let mut rows = Vec::with_capacity(input.tasks.len());
+    for (i, (task, assignee)) in input.tasks.iter().zip(&assignees).enumerate() {
+        rows.push((
+            first + i as i64,
+            auth::new_scope_id()?,
+            task.status.as_deref().unwrap_or("todo"),
+            task.priority.as_deref().unwrap_or("none"),
+            json!(task.labels.as_deref().unwrap_or_default()),
+            json!(task.checklist.as_deref().unwrap_or_default()),
+            json!(task.urls.as_deref().unwrap_or_default()),
+            json!(task.attachments.as_deref().unwrap_or_default()),
+            search_vector(&task.title, task.description.as_deref()),
+            assignee,
+        ));
+    }
+    // Sent back to back on the one connection (pipelined), answered in order.
+    let ids: Vec<i64> = try_join_all(input.tasks.iter().zip(&rows).map(|(task, row)| {
+        let insert = &insert;
+        async move {
+            tx.query_one(
+                insert,
+                &[
+                    &placement.board.id,
+                    &row.0,
+                    &row.1,
+                    &task.title,
+                    &task.description,
+                    &row.2,
+                    &row.3,
+                    row.9,
+                    &placement.parent_id,
+                    &row.4,
+                    &row.5,
+                    &row.6,
+                    &row.7,
+                    &task.blocker,
+                    &input.target,
+                    &p.agent_id,
+                    &now,
+                    &row.8,
+                ],
+            )
+            .await
+            .map(|r| r.get::<_, i64>(0))
+        }
+    }))
+    .await?;
+    try_join_all(
+        ids.iter()
+            .zip(&rows)
+            .map(|(id, row)| event(tx, *id, "created", p, now, json!({"number": row.0}))),
+    )
+    .await?;
+    if let Some(r) = &receipt {
+        const RECORD: &str = "UPDATE idempotency_receipts SET task_ids = $6 WHERE workspace_id = $1 \
+             AND agent_id = $2 AND run_id = $3 AND effect_id = $4 AND key = $5";
+        exec(
+            tx,
+            RECORD,
+            &[
+                &p.workspace_id,
+                &p.agent_id,
+                &r.run_id,
+                &r.effect_id,
+                &r.key,
+                &json!(ids),
+            ],
+        )
+        .await?;
+    }
+    let tasks = load_compact(tx, &ids).await?;
+    Ok(json!({"tasks": tasks, "reused": false}))
+}
+
+// ---------------------------------------------------------------- list
+
+async fn list_tasks(c: &Object, p: &Principal, q: &ListQuery) -> Result<Value> {
+    let board = board(c, p, &q.channel).await?;
+    let Some((sql, args)) = list_sql(board.id, q) else {
+        // Only punctuation: nothing can match.
+        return Ok(json!({"items": []}));
+    };
+    let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(Arg::as_sql).collect();
+    let rows = all(c, &sql, &params).await?;
+    let rows = rows
+        .iter()
+        .map(|r| (task_row(r), r.get::<_, f64>(TASK_COLUMNS)))
+        .collect();
+    Ok(list_page(rows, q))
+}
+
+/// A bound value of a list query.
+enum Arg {
+    Int(i64),
+    Real(f64),
+    Text(String),
+    Texts(Vec<String>),
+    Json(Value),
+}
+
+impl Arg {
+    fn as_sql(&self) -> &(dyn ToSql + Sync) {
+        match self {
+            Arg::Int(v) => v,
+            Arg::Real(v) => v,
+            Arg::Text(v) => v,
+            Arg::Texts(v) => v,
+            Arg::Json(v) => v,
+        }
+    }
+}
+
+/// The query of one list page on board `board_id`: `q.limit + 1` rows (the
+/// extra one tells whether a next page exists), or `None` when the search
+/// text has no words. Browsing reads a board index in the page order and
+/// stops at the limit; a search finds its hits through the GIN index and
+/// ranks them by `ts_rank`, negated so that lower is better as with
+/// SQLite's bm25 (a relevance cursor holds that score).
+fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Arg>)> {
+    let mut args: Vec<Arg> = Vec::new();
+    let mut arg = |v: Arg| {
+        args.push(v);
+        format!("${}", args.len())
+    };
+    let mut conditions = vec![
+        format!("t.channel_id = {}", arg(Arg::Int(board_id))),
+        "t.deleted_at IS NULL".to_string(),
+    ];
+    let mut score = "0::float8".to_string();
+    if let Some(text) = &q.search {
+        let query = arg(Arg::Text(search_query(text)?));
+        conditions.push(format!("t.search @@ {query}::text::tsquery"));
+        score = format!(
+            "(-ts_rank('{{0.1, 0.2, 0.5, 1.0}}', t.search, {query}::text::tsquery))::float8"
+        );
+    }
+    if !q.include_subtasks {
+        conditions.push("t.parent_id IS NULL".into());
+    }
+    if let Some(statuses) = q.view.statuses() {
+        let list = statuses.iter().map(|s| (*s).to_string()).collect();
+        conditions.push(format!("t.status = ANY({})", arg(Arg::Texts(list))));
+    }
+    if let Some(member) = &q.assignee {
+        let handle = arg(Arg::Text(handle_of(member).to_string()));
+        conditions.push(format!("a.handle = {handle}"));
+    }
+    if !q.labels.is_empty() {
+        let labels = arg(Arg::Json(json!(q.labels)));
+        conditions.push(format!("t.labels @> {labels}"));
+    }
+    if let Some(after) = q.after {
+        // Strictly after the previous page's last task, in the page order:
+        // a row comparison, so the index range starts right there.
+        conditions.push(match after {
+            After::Updated { at, number } => format!(
+                "(t.updated_at, t.number) < ({}, {})",
+                arg(Arg::Int(at)),
+                arg(Arg::Int(number))
+            ),
+            After::Created { at, number } => format!(
+                "(t.created_at, t.number) < ({}, {})",
+                arg(Arg::Int(at)),
+                arg(Arg::Int(number))
+            ),
+            After::Number { number } => format!("t.number > {}", arg(Arg::Int(number))),
+            After::Relevance { score: at, number } => format!(
+                "({score}, t.number) > ({}, {})",
+                arg(Arg::Real(at)),
+                arg(Arg::Int(number))
+            ),
+        });
+    }
+    let order = match q.sort {
+        Sort::UpdatedDesc => "t.updated_at DESC, t.number DESC".to_string(),
+        Sort::CreatedDesc => "t.created_at DESC, t.number DESC".to_string(),
+        Sort::NumberAsc => "t.number ASC".to_string(),
+        Sort::Relevance => format!("{score} ASC, t.number ASC"),
+    };
+    let limit = arg(Arg::Int(q.limit + 1));
+    let sql = format!(
+        "SELECT {}, {score} {} WHERE {} ORDER BY {order} LIMIT {limit}",
+        task_columns!(),
+        task_from!(),
+        conditions.join(" AND "),
+    );
+    Some((sql, args))
+}
+
+// ---------------------------------------------------------------- get
+
+async fn get_task(c: &Object, p: &Principal, input: &TaskLocator) -> Result<Value> {
+    const TASK: &str = concat!(
+        "SELECT ",
+        task_columns!(),
+        " ",
+        task_from!(),
+        " WHERE t.channel_id = $1 AND t.number = $2 AND t.deleted_at IS NULL"
+    );
+    const SUBTASKS: &str = concat!(
+        "SELECT ",
+        task_columns!(),
+        " ",
+        task_from!(),
+        " WHERE t.parent_id = $1 AND t.deleted_at IS NULL ORDER BY t.number LIMIT $2"
+    );
+    const SUBTASK_TOTAL: &str =
+        "SELECT count(*) FROM tasks WHERE parent_id = $1 AND deleted_at IS NULL";
+    const CHECKPOINTS: &str = "SELECT k.id, k.summary, a.handle, k.created_at FROM checkpoints k \
+         JOIN agents a ON a.id = k.created_by WHERE k.task_id = $1 ORDER BY k.id DESC LIMIT $2";
+    const CHECKPOINT_TOTAL: &str = "SELECT count(*) FROM checkpoints WHERE task_id = $1";
+    let board = board(c, p, &input.channel).await?;
+    let Some(row) = maybe(c, TASK, &[&board.id, &input.number]).await? else {
+        return Err(refusals::task_not_found(&board.name, input.number).into());
+    };
+    let (task, id) = (task_row(&row), row.get::<_, i64>(18));
+    let (max_subtasks, max_checkpoints) = (MAX_SUBTASKS as i64, MAX_CHECKPOINTS as i64);
+    type Params<'a, const N: usize> = [&'a (dyn ToSql + Sync); N];
+    let (task_only, subtask_page, checkpoint_page): (Params<1>, Params<2>, Params<2>) =
+        ([&id], [&id, &max_subtasks], [&id, &max_checkpoints]);
+    // Sent back to back on the one connection (pipelined).
+    let (subtasks, subtask_total, checkpoints, checkpoint_total) = tokio::try_join!(
+        all(c, SUBTASKS, &subtask_page),
+        one(c, SUBTASK_TOTAL, &task_only),
+        all(c, CHECKPOINTS, &checkpoint_page),
+        one(c, CHECKPOINT_TOTAL, &task_only),
+    )?;
+    let detail = task.detail(
+        Section {
+            items: subtasks.iter().map(|r| task_row(r).compact()).collect(),
+            total: subtask_total.get(0),
+        },
+        Section {
+            items: checkpoints
+                .iter()
+                .map(|r| checkpoint_value(r.get(0), r.get(1), r.get(2), r.get(3)))
+                .collect(),
+            total: checkpoint_total.get(0),
+        },
+    );
+    Ok(fit_detail(
+        detail,
+        crate::registry::task::get::ACTION.budget.bytes(),
+    ))
+}
+
+// ---------------------------------------------------------------- update
+
+async fn update_task(
+    tx: &Transaction<'_>,
+    p: &Principal,
+    input: &UpdateInput,
+    now: i64,
+) -> Result<Value> {
+    let board = board(tx, p, &input.channel).await?;
+    let task = require_task(tx, &board, input.number).await?;
+    if let Some(expected) = input.expected_micros()?
+        && task.updated_at != expected
+    {
+        return Err(refusals::update_conflict(
+            &board.name,
+            input.number,
+            &clock::format(task.updated_at),
+        )
+        .into());
+    }
+    let assignee = match &input.assignee {
+        Some(Some(r)) => Some(assignee_id(tx, p, r, "assignee").await?),
+        _ => None,
+    };
+    let parent = match &input.parent {
+        Some(Some(number)) => Some(new_parent(tx, &board, task.id, *number).await?),
+        _ => None,
+    };
+    // One statement for every field: `$n` flags which ones change, so the
+    // statement is prepared once whatever the update names.
+    const SQL: &str = "UPDATE tasks SET \
+         title = CASE WHEN $2 THEN $3 ELSE title END, \
+         description = CASE WHEN $4 THEN $5 ELSE description END, \
+         status = CASE WHEN $6 THEN $7 ELSE status END, \
+         priority = CASE WHEN $8 THEN $9 ELSE priority END, \
+         assignee_id = CASE WHEN $10 THEN $11 ELSE assignee_id END, \
+         labels = CASE WHEN $12 THEN $13 ELSE labels END, \
+         checklist = CASE WHEN $14 THEN $15 ELSE checklist END, \
+         urls = CASE WHEN $16 THEN $17 ELSE urls END, \
+         attachments = CASE WHEN $18 THEN $19 ELSE attachments END, \
+         blocker = CASE WHEN $20 THEN $21 ELSE blocker END, \
+         parent_id = CASE WHEN $22 THEN $23 ELSE parent_id END, \
+         updated_at = greatest($24, updated_at + 1) \
+         WHERE id = $1 RETURNING title, description";
+    let description = input.description.clone().flatten();
+    let blocker = input.blocker.clone().flatten();
+    let row = one(
+        tx,
+        SQL,
+        &[
+            &task.id,
+            &input.title.is_some(),
+            &input.title,
+            &input.description.is_some(),
+            &description,
+            &input.status.is_some(),
+            &input.status,
+            &input.priority.is_some(),
+            &input.priority,
+            &input.assignee.is_some(),
+            &assignee,
+            &input.labels.is_some(),
+            &input.labels.as_ref().map(|v| json!(v)),
+            &input.checklist.is_some(),
+            &input.checklist.as_ref().map(|v| json!(v)),
+            &input.urls.is_some(),
+            &input.urls.as_ref().map(|v| json!(v)),
+            &input.attachments.is_some(),
+            &input.attachments.as_ref().map(|v| json!(v)),
+            &input.blocker.is_some(),
+            &blocker,
+            &input.parent.is_some(),
+            &parent,
+            &now,
+        ],
+    )
+    .await?;
+    if input.title.is_some() || input.description.is_some() {
+        const SEARCH: &str = "UPDATE tasks SET search = $2::text::tsvector WHERE id = $1";
+        let vector = search_vector(row.get(0), row.get::<_, Option<&str>>(1));
+        exec(tx, SEARCH, &[&task.id, &vector]).await?;
+    }
+    event(
+        tx,
+        task.id,
+        "updated",
+        p,
+        now,
+        json!({"fields": input.changed_fields()}),
+    )
+    .await?;
+    Ok(load_task(tx, task.id).await?.compact())
+}
+
+/// The id of live task `number` as the new parent of `task_id`, refusing
+/// cycles. The board's counter row is locked first, so parent changes on
+/// one board run one at a time and each sees the others' outcome.
+async fn new_parent(tx: &Transaction<'_>, board: &Board, task_id: i64, number: i64) -> Result<i64> {
+    const LOCK: &str = "SELECT 1 FROM channels WHERE id = $1 FOR UPDATE";
+    // The parent and its ancestors; UNION stops at a repeat.
+    const ANCESTRY: &str = "WITH RECURSIVE up (id, parent_id) AS ( \
+         SELECT id, parent_id FROM tasks WHERE id = $1 \
+         UNION SELECT t.id, t.parent_id FROM tasks t JOIN up ON t.id = up.parent_id) \
+         SELECT EXISTS (SELECT 1 FROM up WHERE id = $2)";
+    one(tx, LOCK, &[&board.id]).await?;
+    let parent_id = live_parent(tx, board, number).await?;
+    if one(tx, ANCESTRY, &[&parent_id, &task_id]).await?.get(0) {
+        return Err(refusals::invalid_parent(number).into());
+    }
+    Ok(parent_id)
+}
+
+// ---------------------------------------------------------------- set_claim
+
+async fn set_claim(
+    tx: &Transaction<'_>,
+    p: &Principal,
+    input: &SetClaimInput,
+    now: i64,
+) -> Result<Value> {
+    // Every task of the batch locked at once, in number order (two batches
+    // naming the same tasks lock them in the same order: no deadlock).
+    const LOCK: &str = "SELECT t.number, t.id, t.assignee_id, a.handle FROM tasks t \
+         LEFT JOIN agents a ON a.id = t.assignee_id \
+         WHERE t.channel_id = $1 AND t.number = ANY($2) AND t.deleted_at IS NULL \
+         ORDER BY t.number FOR UPDATE OF t";
+    const TAKE: &str = "UPDATE tasks SET assignee_id = $2 WHERE id = $1";
+    const RELEASE: &str = "UPDATE tasks SET assignee_id = NULL WHERE id = $1";
+    let board = board(tx, p, &input.channel).await?;
+    let live: HashMap<i64, (i64, Option<String>, Option<String>)> =
+        all(tx, LOCK, &[&board.id, &input.numbers])
+            .await?
+            .iter()
+            .map(|r| (r.get(0), (r.get(1), r.get(2), r.get(3))))
+            .collect();
+    let mut updated = 0;
+    let mut failures = Vec::new();
+    for number in &input.numbers {
+        let Some((id, assignee, holder)) = live.get(number) else {
+            failures.push(refusals::claim_not_found(*number));
+            continue;
+        };
+        match refusals::claim(input.claimed, assignee.as_deref(), &p.agent_id) {
+            Claim::Take => {
+                exec(tx, TAKE, &[id, &p.agent_id]).await?;
+                touch(tx, *id, now).await?;
+                event(tx, *id, "claimed", p, now, json!({})).await?;
+                updated += 1;
+            }
+            Claim::Release => {
+                exec(tx, RELEASE, &[id]).await?;
+                touch(tx, *id, now).await?;
+                event(tx, *id, "released", p, now, json!({})).await?;
+                updated += 1;
+            }
+            Claim::AlreadySo => updated += 1,
+            Claim::Refuse => failures.push(refusals::claim_failure(
+                input.claimed,
+                *number,
+                holder.as_deref().unwrap_or_default(),
+            )),
+        }
+    }
+    Ok(json!({"claimed": input.claimed, "updated_count": updated, "failures": failures}))
+}
+
+// ---------------------------------------------------------------- checkpoint
+
+async fn checkpoint(
+    tx: &Transaction<'_>,
+    p: &Principal,
+    input: &CheckpointInput,
+    now: i64,
+) -> Result<Value> {
+    const SQL: &str = "INSERT INTO checkpoints (task_id, summary, created_by, created_at) \
+         VALUES ($1, $2, $3, $4) RETURNING id";
+    let board = board(tx, p, &input.channel).await?;
+    let task = require_task(tx, &board, input.number).await?;
+    let checkpoint_id: i64 = one(tx, SQL, &[&task.id, &input.summary, &p.agent_id, &now])
+        .await?
+        .get(0);
+    event(
+        tx,
+        task.id,
+        "checkpointed",
+        p,
+        now,
+        json!({"checkpoint_id": checkpoint_id}),
+    )
+    .await?;
+    Ok(json!({
+        "checkpoint": checkpoint_value(checkpoint_id, &input.summary, &p.handle, now),
+        "task": load_task(tx, task.id).await?.compact(),
+    }))
+}
+
+// ---------------------------------------------------------------- delete
+
+async fn delete_task(
+    tx: &Transaction<'_>,
+    p: &Principal,
+    input: &DeleteInput,
+    now: i64,
+) -> Result<Value> {
+    const PROMOTE: &str = "UPDATE tasks SET parent_id = NULL WHERE id = $1";
+    const TOMBSTONE: &str = "UPDATE tasks SET deleted_at = $2 WHERE id = $1";
+    let board = board(tx, p, &input.channel).await?;
+    let task = require_task(tx, &board, input.number).await?;
+    if task.creator != p.agent_id {
+        return Err(refusals::not_task_creator(input.number).into());
+    }
+    let children = live_children(tx, task.id).await?;
+    let mut deleted = vec![(task.id, input.number)];
+    let mut promoted = Vec::new();
+    if !children.is_empty() {
+        match input.subtask_mode {
+            None => {
+                return Err(refusals::subtask_mode_required(input.number, children.len()).into());
+            }
+            Some(SubtaskMode::Promote) => {
+                for (child, number, _) in &children {
+                    exec(tx, PROMOTE, &[child]).await?;
+                    touch(tx, *child, now).await?;
+                    let detail = json!({"former_parent": input.number});
+                    event(tx, *child, "promoted", p, now, detail).await?;
+                    promoted.push(*number);
+                }
+            }
+            Some(SubtaskMode::Delete) => {
+                let mut descendants = Vec::new();
+                let mut frontier = children;
+                while let Some((child, number, creator)) = frontier.pop() {
+                    if creator != p.agent_id {
+                        return Err(refusals::subtask_creator_mismatch(number).into());
+                    }
+                    frontier.extend(live_children(tx, child).await?);
+                    descendants.push((child, number));
+                }
+                descendants.sort_by_key(|(_, number)| *number);
+                deleted.extend(descendants);
+            }
+        }
+    }
+    for (id, number) in &deleted {
+        exec(tx, TOMBSTONE, &[id, &now]).await?;
+        event(tx, *id, "deleted", p, now, json!({"number": number})).await?;
+    }
+    Ok(json!({
+        "deleted_numbers": deleted.iter().map(|(_, n)| n).collect::<Vec<_>>(),
+        "promoted_numbers": promoted,
+    }))
+}
+
+// ---------------------------------------------------------------- schema
+
+/// The version recorded in the database; 0 before the first migration.
+async fn schema_version<C: GenericClient>(c: &C) -> Result<u32> {
+    const EXISTS: &str = "SELECT to_regclass('agentteam_schema') IS NOT NULL";
+    const VERSION: &str = "SELECT coalesce(max(version), 0) FROM agentteam_schema";
+    if !one(c, EXISTS, &[]).await?.get::<_, bool>(0) {
+        return Ok(0);
+    }
+    let version: i32 = one(c, VERSION, &[]).await?.get(0);
+    Ok(u32::try_from(version).unwrap_or(0))
+}
+
+/// Applies the pending migrations in one transaction, under an advisory
+/// lock so replicas starting together migrate one after the other (DDL is
+/// transactional in PostgreSQL: a failed migration leaves nothing behind).
+async fn apply_pending(client: &mut Object) -> Result<Vec<u32>> {
+    const LOCK: &str = "SELECT pg_advisory_xact_lock($1)";
+    const RECORD: &str = "INSERT INTO agentteam_schema (version, name, applied_at) \
+         VALUES ($1, $2, (extract(epoch FROM clock_timestamp()) * 1000000)::bigint)";
+    let tx = client.transaction().await?;
+    one(&tx, LOCK, &[&MIGRATION_LOCK]).await?;
+    let version = schema_version(&tx).await?;
+    let pending = schema::pending(MIGRATIONS, version)?;
+    if pending.is_empty() {
+        tx.commit().await?;
+        return Ok(Vec::new());
+    }
+    tx.batch_execute(SCHEMA_TABLE).await?;
+    let mut applied = Vec::new();
+    for migration in pending {
+        tx.batch_execute(migration.sql).await?;
+        let version = i32::try_from(migration.version).unwrap_or(i32::MAX);
+        tx.execute(RECORD, &[&version, &migration.name]).await?;
+        applied.push(migration.version);
+    }
+    tx.commit().await?;
+    Ok(applied)
+}
+
+/// Runs `$body` in one transaction, with `$tx` the transaction and `$now`
+/// the database's time, committing only if it succeeds, and again (a
+/// bounded number of times) when the database rolled it back for a
+/// deadlock or serialisation failure. A macro rather than a function
+/// taking a closure: the body borrows the transaction, which a closure's
+/// future cannot do for every caller's lifetime and still be `Send`.
+macro_rules! in_transaction {
+    ($store:expr, |$tx:ident, $now:ident| $body:expr) => {{
+        let store: &PgStore = $store;
+        let mut attempt = 1;
+        loop {
+            let mut client = store.client().await?;
+            let outcome: Result<_, Error> = async {
+                let transaction = client.transaction().await?;
+                let $tx = &transaction;
+                let $now: i64 = one($tx, NOW, &[]).await?.get(0);
+                match $body {
+                    Ok(value) => {
+                        transaction.commit().await?;
+                        Ok(value)
+                    }
+                    Err(e) => {
+                        // A refusal leaves the connection usable: undo and
+                        // hand it back clean. A database error may not.
+                        if matches!(e, Error::Refused(_)) {
+                            transaction.rollback().await?;
+                        }
+                        Err(e)
+                    }
+                }
+            }
+            .await;
+            match outcome {
+                Ok(value) => break Ok::<_, Failure>(value),
+                Err(Error::Db(e)) if fault(&e) == Fault::Contention && attempt < ATTEMPTS => {
+                    tracing::debug!(attempt, error = %e, "retrying after contention");
+                    attempt += 1;
+                    tokio::time::sleep(backoff(attempt)).await;
+                }
+                Err(e) => break Err(settle(e)),
+            }
+        }
+    }};
+}
+
+/// Runs `$body` with `$c` a pooled connection, outside any transaction:
+/// each statement reads its own snapshot.
+macro_rules! read {
+    ($store:expr, |$c:ident| $body:expr) => {{
+        let client = $store.client().await?;
+        let $c = &client;
+        let outcome: Result<_, Error> = async { $body }.await;
+        outcome.map_err(settle)
+    }};
+}
+
+// ---------------------------------------------------------------- the store
+
+impl PgStore {
+    /// Connects to `target` (once now, so a wrong password, a missing
+    /// database or an unreachable server is reported here, by name) and,
+    /// with [`OnOpen::Migrate`], applies its pending migrations.
+    pub async fn open(
+        target: &Target,
+        on_open: OnOpen,
+        options: PoolOptions,
+    ) -> Result<PgStore, Failure> {
+        let mut config = target.config.clone();
+        config.options(match config.get_options() {
+            Some(own) => format!("{SESSION_OPTIONS} {own}"),
+            None => SESSION_OPTIONS.to_string(),
+        });
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(options.size.max(1))
+            .wait_timeout(Some(options.wait))
+            .create_timeout(Some(target.connect_timeout()))
+            .recycle_timeout(Some(Duration::from_secs(5)))
+            .runtime(PoolRuntime::Tokio1)
+            .build()
+            .map_err(|e| Failure::new(code::SERVER_ERROR, format!("No connection pool: {e}.")))?;
+        let store = PgStore {
+            pool,
+            target: target.clone(),
+            queue: options.queue,
+        };
+        let mut client = store.pool.get().await.map_err(|e| store.open_failure(e))?;
+        if on_open == OnOpen::Migrate {
+            apply_pending(&mut client).await.map_err(settle)?;
+        } else {
+            // Even a look at the schema needs a database that exists.
+            schema_version(&client).await.map_err(settle)?;
+        }
+        Ok(store)
+    }
+
+    /// Why the first connection failed, naming the server and the problem
+    /// (never the password).
+    fn open_failure(&self, e: PoolError) -> Failure {
+        let server = self.target.server();
+        let db_error = match &e {
+            PoolError::Backend(e) => e.as_db_error(),
+            _ => None,
+        };
+        if let Some(db) = db_error {
+            let state = db.code();
+            let (message, field) = if *state == SqlState::INVALID_PASSWORD
+                || *state == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
+            {
+                (
+                    format!(
+                        "PostgreSQL at {server} refused user `{}`: {}.",
+                        self.target.user(),
+                        db.message()
+                    ),
+                    "Check the user and password (in the URI, PGPASSWORD or ~/.pgpass).",
+                )
+            } else if *state == SqlState::INVALID_CATALOG_NAME {
+                (
+                    format!(
+                        "Database `{}` does not exist on PostgreSQL at {server}; create it first (createdb {}).",
+                        self.target.dbname(),
+                        self.target.dbname()
+                    ),
+                    "No such database.",
+                )
+            } else {
+                (
+                    format!(
+                        "PostgreSQL at {server} refused the connection: {}.",
+                        db.message()
+                    ),
+                    "The server refused the connection.",
+                )
+            };
+            return Failure::new(code::USAGE_ERROR, message).field("db", field);
+        }
+        let why = match &e {
+            PoolError::Backend(e) => {
+                std::error::Error::source(e).map_or_else(|| e.to_string(), ToString::to_string)
+            }
+            PoolError::Timeout(_) => "timed out".to_string(),
+            other => other.to_string(),
+        };
+        Failure::unavailable(format!("Cannot reach PostgreSQL at {server}: {why}."))
+            .field("db", "Is the server running and reachable?")
+    }
+
+    /// A pooled connection, or 503 when none frees up in time (or too many
+    /// requests already wait for one).
+    async fn client(&self) -> Result<Object, Failure> {
+        if self.pool.status().waiting >= self.queue {
+            return Err(Failure::unavailable(
+                "The server is saturated. Retry shortly.",
+            ));
+        }
+        self.pool.get().await.map_err(|e| match e {
+            PoolError::Backend(e) => failure(&e),
+            PoolError::Timeout(_) => {
+                Failure::unavailable("The server is saturated. Retry shortly.")
+            }
+            other => {
+                tracing::warn!(error = %other, "no store connection");
+                Failure::unavailable("The store is unavailable. Retry shortly.")
+            }
+        })
+    }
+}
+
+/// A short randomised wait before a retry, growing with the attempt, so
+/// the transactions that collided do not collide again in step.
+fn backoff(attempt: u32) -> Duration {
+    let mut byte = [0u8; 1];
+    let jitter = u64::from(getrandom::fill(&mut byte).map_or(128, |()| byte[0]));
+    Duration::from_micros((500 << attempt.min(6)) * (256 + jitter) / 256)
+}
+
+impl Store for PgStore {
+    async fn find_token(&self, token_hash: &[u8; 32]) -> Result<Option<TokenRecord>, Failure> {
+        const SQL: &str = "SELECT k.hash, a.workspace_id, a.id, a.handle FROM tokens k \
+             JOIN agents a ON a.id = k.agent_id WHERE k.hash = $1 AND k.revoked_at IS NULL";
+        let hash = token_hash.as_slice();
+        read!(self, |c| {
+            Ok(maybe(c, SQL, &[&hash]).await?.map(|r| TokenRecord {
+                hash: r.get(0),
+                principal: Principal {
+                    workspace_id: r.get(1),
+                    agent_id: r.get(2),
+                    handle: r.get(3),
+                },
+            }))
+        })
+    }
+
+    async fn list(&self, principal: &Principal, query: &ListQuery) -> Result<Value, Failure> {
+        read!(self, |c| list_tasks(c, principal, query).await)
+    }
+
+    async fn get(&self, principal: &Principal, input: &TaskLocator) -> Result<Value, Failure> {
+        read!(self, |c| get_task(c, principal, input).await)
+    }
+
+    async fn create(
+        &self,
+        principal: &Principal,
+        input: &CreateInput,
+        workflow: &WorkflowContext,
+    ) -> Result<Value, Failure> {
+        in_transaction!(self, |tx, now| create_tasks(
+            tx, principal, input, workflow, now
+        )
+        .await)
+    }
+
+    async fn update(&self, principal: &Principal, input: &UpdateInput) -> Result<Value, Failure> {
+        in_transaction!(self, |tx, now| update_task(tx, principal, input, now).await)
+    }
+
+    async fn set_claim(
+        &self,
+        principal: &Principal,
+        input: &SetClaimInput,
+    ) -> Result<Value, Failure> {
+        in_transaction!(self, |tx, now| set_claim(tx, principal, input, now).await)
+    }
+
+    async fn checkpoint(
+        &self,
+        principal: &Principal,
+        input: &CheckpointInput,
+    ) -> Result<Value, Failure> {
+        in_transaction!(self, |tx, now| checkpoint(tx, principal, input, now).await)
+    }
+
+    async fn delete(&self, principal: &Principal, input: &DeleteInput) -> Result<Value, Failure> {
+        in_transaction!(self, |tx, now| delete_task(tx, principal, input, now).await)
+    }
+
+    async fn ready(&self) -> Result<(), Failure> {
+        read!(self, |c| {
+            one(c, "SELECT 1", &[]).await?;
+            Ok(())
+        })
+    }
+
+    async fn schema_status(&self) -> Result<SchemaStatus, Failure> {
+        let version = read!(self, |c| schema_version(c).await)?;
+        Ok(SchemaStatus::new("postgres", version, MIGRATIONS))
+    }
+
+    async fn migrate(&self) -> Result<Vec<u32>, Failure> {
+        let mut client = self.client().await?;
+        apply_pending(&mut client).await.map_err(settle)
+    }
+
+    async fn create_workspace(&self, name: &str) -> Result<String, Failure> {
+        const SQL: &str = "INSERT INTO workspaces (id, name, created_at) VALUES ($1, $2, $3)";
+        let id = auth::new_id("ws")?;
+        in_transaction!(self, |tx, now| {
+            exec(tx, SQL, &[&id, &name, &now]).await?;
+            Ok(id.clone())
+        })
+    }
+
+    async fn find_workspace(&self, name: &str) -> Result<Option<String>, Failure> {
+        const SQL: &str = "SELECT id FROM workspaces WHERE name = $1 ORDER BY created_at LIMIT 1";
+        read!(self, |c| Ok(maybe(c, SQL, &[&name])
+            .await?
+            .map(|r| r.get(0))))
+    }
+
+    async fn create_agent(
+        &self,
+        workspace_id: &str,
+        handle: &str,
+        token_hash: &[u8; 32],
+    ) -> Result<String, Failure> {
+        const AGENT: &str = "INSERT INTO agents (id, workspace_id, handle, created_at) \
+             VALUES ($1, $2, $3, $4) ON CONFLICT (workspace_id, handle) DO NOTHING";
+        const TOKEN: &str = "INSERT INTO tokens (hash, agent_id, created_at) VALUES ($1, $2, $3)";
+        let id = auth::new_id("ag")?;
+        let hash = token_hash.as_slice();
+        in_transaction!(self, |tx, now| {
+            require_workspace(tx, workspace_id).await?;
+            if exec(tx, AGENT, &[&id, &workspace_id, &handle, &now]).await? == 0 {
+                return Err(refusals::handle_taken().into());
+            }
+            exec(tx, TOKEN, &[&hash, &id, &now]).await?;
+            Ok(id.clone())
+        })
+    }
+
+    async fn find_agent(
+        &self,
+        workspace_id: &str,
+        agent: &str,
+    ) -> Result<Option<Principal>, Failure> {
+        read!(self, |c| find_agent(c, workspace_id, agent).await)
+    }
+
+    async fn issue_token(
+        &self,
+        workspace_id: &str,
+        agent: &str,
+        token_hash: &[u8; 32],
+    ) -> Result<(), Failure> {
+        const SQL: &str = "INSERT INTO tokens (hash, agent_id, created_at) VALUES ($1, $2, $3)";
+        let hash = token_hash.as_slice();
+        in_transaction!(self, |tx, now| {
+            let agent = require_agent(tx, workspace_id, agent).await?;
+            exec(tx, SQL, &[&hash, &agent.agent_id, &now]).await?;
+            Ok(())
+        })
+    }
+
+    async fn revoke_tokens(&self, workspace_id: &str, agent: &str) -> Result<u64, Failure> {
+        const SQL: &str =
+            "UPDATE tokens SET revoked_at = $1 WHERE agent_id = $2 AND revoked_at IS NULL";
+        in_transaction!(self, |tx, now| {
+            let agent = require_agent(tx, workspace_id, agent).await?;
+            Ok(exec(tx, SQL, &[&now, &agent.agent_id]).await?)
+        })
+    }
+
+    async fn create_channel(
+        &self,
+        workspace_id: &str,
+        name: &str,
+        members: Option<&[String]>,
+    ) -> Result<(), Failure> {
+        const CHANNEL: &str = "INSERT INTO channels (workspace_id, name, private, created_at) \
+             VALUES ($1, $2, $3, $4) ON CONFLICT (workspace_id, name) DO NOTHING RETURNING id";
+        const MEMBER: &str = "INSERT INTO channel_members (channel_id, agent_id) VALUES ($1, $2) \
+             ON CONFLICT DO NOTHING";
+        in_transaction!(self, |tx, now| {
+            require_workspace(tx, workspace_id).await?;
+            let private = members.is_some();
+            let Some(row) = maybe(tx, CHANNEL, &[&workspace_id, &name, &private, &now]).await?
+            else {
+                return Err(refusals::channel_taken().into());
+            };
+            let channel_id: i64 = row.get(0);
+            for member in members.unwrap_or_default() {
+                let agent = find_agent(tx, workspace_id, member)
+                    .await?
+                    .ok_or_else(|| refusals::no_such_member(member))?;
+                exec(tx, MEMBER, &[&channel_id, &agent.agent_id]).await?;
+            }
+            Ok(())
+        })
+    }
+
+    async fn channel_exists(&self, workspace_id: &str, name: &str) -> Result<bool, Failure> {
+        const SQL: &str =
+            "SELECT EXISTS (SELECT 1 FROM channels WHERE workspace_id = $1 AND name = $2)";
+        read!(self, |c| Ok(one(c, SQL, &[&workspace_id, &name])
+            .await?
+            .get(0)))
+    }
+
+    async fn open_callback(&self, workspace_id: &str, agent: &str) -> Result<Callback, Failure> {
+        const SQL: &str = "INSERT INTO callbacks (effect_id, run_id, workspace_id, agent_id, \
+             opened_at) VALUES ($1, $2, $3, $4, $5)";
+        let callback = Callback {
+            workflow_run_id: auth::new_id("run")?,
+            callback_effect_id: auth::new_id("cbe")?,
+        };
+        in_transaction!(self, |tx, now| {
+            let agent = require_agent(tx, workspace_id, agent).await?;
+            exec(
+                tx,
+                SQL,
+                &[
+                    &callback.callback_effect_id,
+                    &callback.workflow_run_id,
+                    &workspace_id,
+                    &agent.agent_id,
+                    &now,
+                ],
+            )
+            .await?;
+            Ok(callback.clone())
+        })
+    }
+
+    async fn complete_callback(
+        &self,
+        workspace_id: &str,
+        callback_effect_id: &str,
+    ) -> Result<(), Failure> {
+        const SQL: &str = "UPDATE callbacks SET completed_at = coalesce(completed_at, $1) \
+             WHERE effect_id = $2 AND workspace_id = $3";
+        in_transaction!(self, |tx, now| {
+            if exec(tx, SQL, &[&now, &callback_effect_id, &workspace_id]).await? == 0 {
+                return Err(refusals::no_such_callback_effect().into());
+            }
+            Ok(())
+        })
+    }
+}
+
+#[cfg(test)]
+impl PgStore {
+    /// Activity rows of one kind, for tests of "replay records nothing".
+    pub(crate) async fn count_events(&self, kind: &str) -> Result<i64, Failure> {
+        const SQL: &str = "SELECT count(*) FROM task_events WHERE kind = $1";
+        read!(self, |c| Ok(one(c, SQL, &[&kind]).await?.get(0)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_literals_carry_folded_words_with_weights() {
+        assert_eq!(
+            search_vector("Fix Café", Some("the café")),
+            "'fix':1A 'cafe':2A 'the':3B 'cafe':4B"
+        );
+        assert_eq!(search_vector("x", None), "'x':1A");
+        assert_eq!(
+            search_query(" Café, déjà!").as_deref(),
+            Some("'cafe':* & 'deja':*")
+        );
+        assert_eq!(search_query("?!"), None);
+    }
+
+    #[test]
+    fn migrations_are_numbered_in_order() {
+        for (i, m) in MIGRATIONS.iter().enumerate() {
+            assert_eq!(m.version as usize, i + 1, "{}", m.name);
+        }
+    }
+}

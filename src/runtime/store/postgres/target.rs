@@ -1,0 +1,345 @@
+//! A PostgreSQL database as `--db` names it: a libpq-style URI
+//! (`postgres://` or `postgresql://`, with `?host=/socket/dir` for a Unix
+//! socket), parsed by tokio-postgres, completed as libpq would (a default
+//! host, the password from `PGPASSWORD` or the password file), and shown
+//! only without its password.
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use tokio_postgres::config::Host;
+
+use crate::error::{Failure, code};
+
+/// Where the runtime looks for the server when the URI names no host:
+/// Debian's socket directory, then the loopback address, as libpq does.
+const DEFAULT_SOCKET_DIR: &str = "/var/run/postgresql";
+const DEFAULT_PORT: u16 = 5432;
+/// A connection attempt that takes longer fails (libpq waits forever by
+/// default; a runtime must answer 503 promptly instead).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// TCP keepalive idle time, so a peer that vanished without a reset is
+/// noticed in about a minute rather than the kernel's two hours.
+const KEEPALIVE_IDLE: Duration = Duration::from_secs(30);
+/// tokio-postgres's own keepalive idle time, which the URI did not change.
+const LIBRARY_KEEPALIVE_IDLE: Duration = Duration::from_secs(2 * 60 * 60);
+/// Sent data unacknowledged this long closes the connection, so a request
+/// on a connection to a vanished server fails within seconds.
+const TCP_USER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A parsed, completed PostgreSQL target.
+#[derive(Clone)]
+pub struct Target {
+    pub(super) config: tokio_postgres::Config,
+    /// The URI as given, without its password: for output, logs and argv.
+    shown: String,
+    /// Whether the URI carried a password that [`Target::shown`] drops.
+    password_in_uri: bool,
+}
+
+impl std::fmt::Debug for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.shown)
+    }
+}
+
+impl Target {
+    /// Parses `uri`, which starts with `postgres://` or `postgresql://`.
+    /// The error names what is wrong and never repeats the password.
+    pub fn parse(uri: &str) -> Result<Target, Failure> {
+        let shown = without_password(uri);
+        let mut config = tokio_postgres::Config::from_str(uri).map_err(|e| {
+            Failure::new(
+                code::USAGE_ERROR,
+                format!("`{shown}` is not a PostgreSQL URI this runtime can use: {e}."),
+            )
+            .field(
+                "db",
+                "Use postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE or ?host=/socket/dir.",
+            )
+        })?;
+        if config.get_hosts().is_empty() && config.get_hostaddrs().is_empty() {
+            config.host_path(DEFAULT_SOCKET_DIR);
+            config.host("localhost");
+        }
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        if config.get_keepalives_idle() == LIBRARY_KEEPALIVE_IDLE {
+            config.keepalives_idle(KEEPALIVE_IDLE);
+        }
+        if config.get_tcp_user_timeout().is_none() {
+            config.tcp_user_timeout(TCP_USER_TIMEOUT);
+        }
+        if config.get_application_name().is_none() {
+            config.application_name("agentteam-runtime");
+        }
+        if config.get_password().is_none()
+            && let Some(password) = password_from_environment(&config)
+        {
+            config.password(password);
+        }
+        let password_in_uri = shown != uri;
+        Ok(Target {
+            config,
+            shown,
+            password_in_uri,
+        })
+    }
+
+    /// The URI without its password: safe to print, log and pass in argv.
+    pub fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    /// Whether the URI itself carried a password (which [`Target::shown`]
+    /// drops, so a process started with it must find the password in
+    /// `PGPASSWORD` or the password file instead).
+    pub fn had_password(&self) -> bool {
+        self.password_in_uri
+    }
+
+    /// `user@host:port/db`, for messages that say which server failed.
+    pub(super) fn server(&self) -> String {
+        let host = match self.config.get_hosts().first() {
+            Some(Host::Tcp(name)) => name.clone(),
+            Some(Host::Unix(dir)) => dir.display().to_string(),
+            None => "?".to_string(),
+        };
+        let port = self
+            .config
+            .get_ports()
+            .first()
+            .copied()
+            .unwrap_or(DEFAULT_PORT);
+        format!(
+            "{}@{host}:{port}/{}",
+            self.user(),
+            self.config.get_dbname().unwrap_or(self.user())
+        )
+    }
+
+    /// How long one connection attempt may take.
+    pub(super) fn connect_timeout(&self) -> Duration {
+        self.config
+            .get_connect_timeout()
+            .copied()
+            .unwrap_or(CONNECT_TIMEOUT)
+    }
+
+    pub(super) fn user(&self) -> &str {
+        self.config.get_user().unwrap_or("?")
+    }
+
+    pub(super) fn dbname(&self) -> &str {
+        self.config.get_dbname().unwrap_or(self.user())
+    }
+}
+
+/// Whether `db` names a PostgreSQL database rather than a file.
+pub fn is_uri(db: &str) -> bool {
+    ["postgres://", "postgresql://"]
+        .iter()
+        .any(|scheme| db.len() >= scheme.len() && db[..scheme.len()].eq_ignore_ascii_case(scheme))
+}
+
+/// `uri` with any password removed: from the user info
+/// (`user:secret@host` → `user@host`) and from a `password=` parameter.
+pub fn without_password(uri: &str) -> String {
+    let Some((scheme, rest)) = uri.split_once("://") else {
+        return uri.to_string();
+    };
+    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    let authority = match authority.rsplit_once('@') {
+        Some((userinfo, hosts)) => {
+            let user = userinfo.split_once(':').map_or(userinfo, |(user, _)| user);
+            format!("{user}@{hosts}")
+        }
+        None => authority.to_string(),
+    };
+    let tail = match tail.split_once('?') {
+        Some((path, query)) => {
+            let kept: Vec<&str> = query
+                .split('&')
+                .filter(|pair| {
+                    !pair
+                        .split('=')
+                        .next()
+                        .is_some_and(|key| key.eq_ignore_ascii_case("password"))
+                })
+                .collect();
+            if kept.is_empty() {
+                path.to_string()
+            } else {
+                format!("{path}?{}", kept.join("&"))
+            }
+        }
+        None => tail.to_string(),
+    };
+    format!("{scheme}://{authority}{tail}")
+}
+
+/// The password libpq would use when the URI has none: `PGPASSWORD`, else
+/// the first matching line of `PGPASSFILE` or `~/.pgpass`.
+fn password_from_environment(config: &tokio_postgres::Config) -> Option<String> {
+    use crate::env_vars::{PG_PASSFILE, PG_PASSWORD};
+    if let Some(password) = std::env::var(PG_PASSWORD.name)
+        .ok()
+        .filter(|p| !p.is_empty())
+    {
+        return Some(password);
+    }
+    let file = std::env::var_os(PG_PASSFILE.name)
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".pgpass")))?;
+    let text = read_private(&file)?;
+    let host = match config.get_hosts().first() {
+        Some(Host::Tcp(name)) => name.clone(),
+        // libpq matches a socket connection as `localhost`.
+        Some(Host::Unix(_)) | None => "localhost".to_string(),
+    };
+    let port = config
+        .get_ports()
+        .first()
+        .copied()
+        .unwrap_or(DEFAULT_PORT)
+        .to_string();
+    let user = config.get_user().unwrap_or_default();
+    let dbname = config.get_dbname().unwrap_or(user);
+    passfile_lookup(&text, &host, &port, dbname, user)
+}
+
+/// The password file is ignored unless only its owner can read it, as
+/// libpq does.
+fn read_private(path: &Path) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.permissions().mode() & 0o077 != 0 {
+        return None;
+    }
+    std::fs::read_to_string(path).ok()
+}
+
+/// The password of the first `host:port:database:user:password` line that
+/// matches (`*` matches anything; `\:` and `\\` escape).
+fn passfile_lookup(text: &str, host: &str, port: &str, dbname: &str, user: &str) -> Option<String> {
+    for line in text.lines() {
+        if line.trim_start().starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let fields = split_escaped(line);
+        let [h, p, d, u, password] = fields.as_slice() else {
+            continue;
+        };
+        let matches = |field: &str, value: &str| field == "*" || field == value;
+        if matches(h, host) && matches(p, port) && matches(d, dbname) && matches(u, user) {
+            return Some(password.clone());
+        }
+    }
+    None
+}
+
+fn split_escaped(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut chars = line.chars();
+    while let Some(ch) = chars.next() {
+        match ch {
+            '\\' => {
+                if let Some(next) = chars.next()
+                    && let Some(f) = fields.last_mut()
+                {
+                    f.push(next)
+                }
+            }
+            ':' if fields.len() < 5 => fields.push(String::new()),
+            other => {
+                if let Some(field) = fields.last_mut() {
+                    field.push(other);
+                }
+            }
+        }
+    }
+    fields
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_never_survive_in_the_shown_form() {
+        for (uri, shown) in [
+            (
+                "postgres://al:s3cret@db.example:5433/tasks",
+                "postgres://al@db.example:5433/tasks",
+            ),
+            (
+                "postgresql://al:p%40ss@h1,h2/tasks?sslmode=disable&password=x",
+                "postgresql://al@h1,h2/tasks?sslmode=disable",
+            ),
+            (
+                "postgres://al@/tasks?host=/run/pg&PASSWORD=x",
+                "postgres://al@/tasks?host=/run/pg",
+            ),
+            ("postgres:///tasks", "postgres:///tasks"),
+            ("postgres://h/db?password=x", "postgres://h/db"),
+        ] {
+            assert_eq!(without_password(uri), shown, "{uri}");
+        }
+        let target = Target::parse("postgres://al:s3cret@db.example:5433/tasks").unwrap();
+        assert!(!format!("{target:?}").contains("s3cret"));
+        assert!(target.had_password());
+        assert!(!Target::parse("postgres://al@h/db").unwrap().had_password());
+        assert_eq!(target.server(), "al@db.example:5433/tasks");
+    }
+
+    #[test]
+    fn a_bad_uri_is_refused_without_echoing_the_password() {
+        let failure = Target::parse("postgres://al:s3cret@h/db?sslmode=sometimes").unwrap_err();
+        assert_eq!(failure.code, "usage_error");
+        assert!(!failure.message.contains("s3cret"), "{}", failure.message);
+        assert!(failure.message.contains("sslmode"), "{}", failure.message);
+        assert!(failure.field_errors.contains_key("db"));
+    }
+
+    #[test]
+    fn a_uri_without_host_defaults_to_the_socket_then_localhost() {
+        let target = Target::parse("postgres://al@/db").unwrap();
+        assert_eq!(
+            target.config.get_hosts(),
+            [
+                Host::Unix(PathBuf::from(DEFAULT_SOCKET_DIR)),
+                Host::Tcp("localhost".into())
+            ]
+        );
+        assert_eq!(target.dbname(), "db");
+        let socket = Target::parse("postgresql://al@/db?host=/tmp/pg&port=5999").unwrap();
+        assert_eq!(socket.config.get_hosts(), [Host::Unix("/tmp/pg".into())]);
+        assert_eq!(socket.config.get_ports(), [5999]);
+    }
+
+    #[test]
+    fn the_password_file_matches_like_libpq() {
+        let text = "# comment\n\
+                    other:5432:*:al:nope\n\
+                    localhost:5432:tasks:al:pa\\:ss\n\
+                    *:*:*:*:fallback\n";
+        assert_eq!(
+            passfile_lookup(text, "localhost", "5432", "tasks", "al").as_deref(),
+            Some("pa:ss")
+        );
+        assert_eq!(
+            passfile_lookup(text, "db", "5432", "x", "bo").as_deref(),
+            Some("fallback")
+        );
+        assert_eq!(passfile_lookup("h:1:d:u", "h", "1", "d", "u"), None);
+    }
+
+    #[test]
+    fn schemes_are_recognised_whatever_their_case() {
+        assert!(is_uri("postgres://h/db") && is_uri("PostgreSQL://h/db"));
+        assert!(!is_uri("postgres:db") && !is_uri("./postgres://x") && !is_uri("pg://h"));
+    }
+}

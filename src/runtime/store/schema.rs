@@ -1,0 +1,130 @@
+//! Versioned schema migrations, the part both engines share: what a
+//! migration is, whether a store is opened to be migrated or only looked
+//! at, and the report `agentteam-runtime migrate --status` prints. Each
+//! engine keeps its own SQL in `migrations/NNNN_name.sql` files beside its
+//! module and records the version it reached in the database itself, so
+//! every process that opens the same database agrees on it.
+
+use serde::Serialize;
+
+use crate::error::{Failure, code};
+
+/// One step of an engine's schema: from `version - 1` to `version`.
+#[derive(Debug, Clone, Copy)]
+pub struct Migration {
+    pub version: u32,
+    pub name: &'static str,
+    pub sql: &'static str,
+}
+
+/// What opening a store does to its schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnOpen {
+    /// Applies the pending migrations (`serve` and every admin command).
+    Migrate,
+    /// Leaves the schema as it is (`migrate --status`, and `migrate`, which
+    /// then applies them itself and reports what it did).
+    Inspect,
+}
+
+/// One migration as `migrate --status` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MigrationState {
+    pub version: u32,
+    pub name: &'static str,
+    pub applied: bool,
+}
+
+/// The schema of one store against the migrations this binary knows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SchemaStatus {
+    pub engine: &'static str,
+    /// The version the database records (0: nothing applied yet).
+    pub version: u32,
+    /// The newest version this binary knows.
+    pub latest: u32,
+    pub migrations: Vec<MigrationState>,
+}
+
+impl SchemaStatus {
+    pub fn new(engine: &'static str, version: u32, migrations: &[Migration]) -> SchemaStatus {
+        SchemaStatus {
+            engine,
+            version,
+            latest: latest(migrations),
+            migrations: migrations
+                .iter()
+                .map(|m| MigrationState {
+                    version: m.version,
+                    name: m.name,
+                    applied: m.version <= version,
+                })
+                .collect(),
+        }
+    }
+}
+
+pub fn latest(migrations: &[Migration]) -> u32 {
+    migrations.last().map_or(0, |m| m.version)
+}
+
+/// The migrations still to apply to a store at `version`, or the refusal
+/// to touch a store written by a newer binary.
+pub fn pending(migrations: &[Migration], version: u32) -> Result<&[Migration], Failure> {
+    let latest = latest(migrations);
+    if version > latest {
+        return Err(newer_schema(version, latest));
+    }
+    let done = migrations.partition_point(|m| m.version <= version);
+    Ok(&migrations[done..])
+}
+
+/// A store whose schema this binary does not know: an older binary must
+/// not write to it, so nothing is done.
+pub fn newer_schema(version: u32, latest: u32) -> Failure {
+    Failure::new(
+        code::USAGE_ERROR,
+        format!(
+            "The store's schema is version {version}, newer than this agentteam-runtime knows ({latest}); run a newer agentteam-runtime."
+        ),
+    )
+    .field("db", "Written by a newer agentteam-runtime.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STEPS: &[Migration] = &[
+        Migration {
+            version: 1,
+            name: "one",
+            sql: "",
+        },
+        Migration {
+            version: 2,
+            name: "two",
+            sql: "",
+        },
+    ];
+
+    #[test]
+    fn pending_is_what_follows_the_version_and_a_newer_store_is_refused() {
+        assert_eq!(pending(STEPS, 0).unwrap().len(), 2);
+        assert_eq!(pending(STEPS, 1).unwrap()[0].name, "two");
+        assert!(pending(STEPS, 2).unwrap().is_empty());
+        let refused = pending(STEPS, 3).unwrap_err();
+        assert_eq!(refused.code, "usage_error");
+        assert!(refused.message.contains("version 3"), "{}", refused.message);
+        let status = SchemaStatus::new("sqlite", 1, STEPS);
+        assert_eq!((status.version, status.latest), (1, 2));
+        assert_eq!(
+            status
+                .migrations
+                .iter()
+                .map(|m| m.applied)
+                .collect::<Vec<_>>(),
+            [true, false]
+        );
+    }
+}
