@@ -78,7 +78,7 @@ fn fifty_agents_claiming_one_task_leave_exactly_one_owner(engine: Engine) {
     let rt = servers.of(0);
     let agents: Vec<Agent> = (0..50).map(|i| rt.agent(&ws, &format!("a{i}"))).collect();
     ok(
-        &rt,
+        rt,
         &agents[0],
         "create",
         json!({"channel": "eng", "tasks": [{"title": "contested"}]}),
@@ -189,7 +189,7 @@ fn twenty_replays_of_one_keyed_create_create_once(engine: Engine) {
     let listed = ok(rt, &agent, "list", json!({"channel": "eng", "limit": 100}));
     assert_eq!(listed["items"].as_array().unwrap().len(), 2);
     let next = ok(
-        &rt,
+        rt,
         &agent,
         "create",
         json!({"channel": "eng", "tasks": [{"title": "after"}]}),
@@ -264,7 +264,7 @@ fn mixed_readers_and_writers_see_only_documented_conflicts(engine: Engine) {
     let agents: Vec<Agent> = (0..6).map(|i| rt.agent(&ws, &format!("m{i}"))).collect();
     for i in 0..20 {
         ok(
-            &rt,
+            rt,
             &agents[i % 6],
             "create",
             json!({"channel": "eng", "tasks": [{"title": format!("seed {i}")}]}),
