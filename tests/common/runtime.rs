@@ -100,12 +100,17 @@ impl Runtime {
     /// Another server on the same store: a replica (PostgreSQL) or a
     /// second process on the same file (SQLite).
     pub fn replica(&self) -> Runtime {
+        Runtime::serve(self.engine, &self.db, &[])
+    }
+
+    /// A server on the existing store `db`, with `serve` flags `args`.
+    pub fn serve(engine: Engine, db: &str, args: &[&str]) -> Runtime {
         let dir = tempfile::tempdir().expect("temp dir");
-        let (child, addr) = spawn(&self.db, dir.path());
+        let (child, addr) = spawn_with(db, dir.path(), args);
         Runtime {
             addr,
-            engine: self.engine,
-            db: self.db.clone(),
+            engine,
+            db: db.to_string(),
             child,
             dir,
         }
@@ -250,6 +255,11 @@ pub fn dbname(uri: &str) -> String {
 /// Starts `agentteam-runtime --db DB serve` on a free port, logging into
 /// `dir/runtime.log`; returns the child and the address it announced.
 pub fn spawn(db: &str, dir: &std::path::Path) -> (Child, SocketAddr) {
+    spawn_with(db, dir, &[])
+}
+
+/// [`spawn`] with more `serve` flags.
+pub fn spawn_with(db: &str, dir: &std::path::Path, args: &[&str]) -> (Child, SocketAddr) {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -259,6 +269,7 @@ pub fn spawn(db: &str, dir: &std::path::Path) -> (Child, SocketAddr) {
         .arg("--db")
         .arg(db)
         .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(log)
