@@ -45,37 +45,58 @@ build() {
 }
 
 cleanup() {
-    if [ -n "${server_pid:-}" ] && kill -0 "$server_pid" 2>/dev/null; then
-        kill -TERM "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-    fi
+    for pid in ${server_pid:-} ${more_server_pids:-}; do
+        if kill -0 "$pid" 2>/dev/null; then
+            kill -TERM "$pid" 2>/dev/null || true
+            wait "$pid" 2>/dev/null || true
+        fi
+    done
+    # A script that started more (a database server) stops it here.
+    if command -v bench_cleanup >/dev/null 2>&1; then bench_cleanup; fi
     [ -n "${work:-}" ] && rm -rf "$work"
 }
 
-# start_runtime CHANNEL…: sets $work, $db, $api, $base, $ws, $agent, $token
-# and $server_pid; creates the channels; logs the profile in.
-start_runtime() {
-    work=$(mktemp -d "${TMPDIR:-/tmp}/agentteam-bench.XXXXXX")
-    server_pid=""
-    trap cleanup EXIT
-    trap 'exit 130' INT TERM
-    AGENTTEAM_CONFIG_DIR="$work/config"
-    export AGENTTEAM_CONFIG_DIR
-    db="$work/runtime.db"
-    echo "==> agentteam-runtime serve on a temp store ($work)" >&2
-    "$runtime" --db "$db" serve --listen 127.0.0.1:0 >"$work/listen.json" 2>"$work/runtime.log" &
-    server_pid=$!
+# serve_on DB LOG: starts one more `agentteam-runtime serve` on DB (with
+# $serve_flags, if set); sets $serve_pid and $serve_api
+# (http://127.0.0.1:PORT) once it listens.
+serve_on() {
+    # shellcheck disable=SC2086 # flags and their values, one word each
+    "$runtime" --db "$1" serve --listen 127.0.0.1:0 ${serve_flags:-} >"$2.listen.json" 2>"$2" &
+    serve_pid=$!
     tries=0
-    until grep -q '"listen"' "$work/listen.json" 2>/dev/null; do
+    until grep -q '"listen"' "$2.listen.json" 2>/dev/null; do
         tries=$((tries + 1))
-        if [ "$tries" -gt 100 ] || ! kill -0 "$server_pid" 2>/dev/null; then
+        if [ "$tries" -gt 100 ] || ! kill -0 "$serve_pid" 2>/dev/null; then
             echo "agentteam-runtime did not start:" >&2
-            cat "$work/runtime.log" >&2
+            cat "$2" >&2
             exit 1
         fi
         sleep 0.1
     done
-    api="http://$(jq -r .listen "$work/listen.json")"
+    serve_api="http://$(jq -r .listen "$2.listen.json")"
+}
+
+# make_work: sets $work, a temp dir removed (with everything started) on exit.
+make_work() {
+    work=$(mktemp -d "${TMPDIR:-/tmp}/agentteam-bench.XXXXXX")
+    chmod 755 "$work"
+    server_pid=""
+    trap cleanup EXIT
+    trap 'exit 130' INT TERM
+}
+
+# start_runtime CHANNEL…: sets $work (unless set), $db (unless set: a temp
+# SQLite file), $api, $base, $ws, $agent, $token and $server_pid; creates
+# the channels; logs the profile in.
+start_runtime() {
+    [ -n "${work:-}" ] || make_work
+    AGENTTEAM_CONFIG_DIR="$work/config"
+    export AGENTTEAM_CONFIG_DIR
+    db=${db:-$work/runtime.db}
+    echo "==> agentteam-runtime serve on $db" >&2
+    serve_on "$db" "$work/runtime.log"
+    server_pid=$serve_pid
+    api=$serve_api
     ws=$("$runtime" --db "$db" workspace create --name bench | jq -r .workspace_id)
     "$runtime" --db "$db" agent create --workspace "$ws" --handle bench >"$work/agent.json"
     agent=$(jq -r .agent_id "$work/agent.json")

@@ -1,0 +1,178 @@
+#!/bin/sh
+# Benchmark of the PostgreSQL engine beside pgbench, in one run on one
+# PostgreSQL server of its own (a temp cluster on a Unix socket, fsync and
+# synchronous_commit on, as a real deployment runs), and prints side by
+# side:
+#
+#   pgbench -S (select-only) and pgbench -N (simple update, durable commits)
+#   at the same concurrency, on a pgbench database of the same server;
+#   task.get and task.create req/s and p50/p99 at that concurrency (wrk),
+#   against one runtime replica, then against two replicas on the same
+#   database with the connections split between them;
+#
+# and whether each target is met: task.get >= 0.5x pgbench -S, task.create
+# >= 0.5x pgbench -N, p99 <= 20 ms. Everything is bounded and removed on
+# exit (runtimes stopped, cluster stopped, temp dir deleted).
+#
+#   scripts/bench-postgres.sh
+#
+# Tuning (environment): BENCH_SECONDS (each load run, default 10),
+# BENCH_CONCURRENCY (default 32), BENCH_POOL (each replica's --pool-size,
+# default the runtime's own), PGBENCH_SCALE (default 10).
+# Needs PostgreSQL's server binaries (apt-get install -y postgresql), wrk,
+# curl and jq; run as root, the script installs what is missing itself and
+# runs the server as the `postgres` account. BENCH_BIN_DIR as in bench.sh.
+set -eu
+
+seconds=${BENCH_SECONDS:-10}
+concurrency=${BENCH_CONCURRENCY:-32}
+scale=${PGBENCH_SCALE:-10}
+seed_tasks=1000
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$here/.."
+
+# shellcheck source=scripts/bench/lib.sh
+. "$here/bench/lib.sh"
+need_tools wrk curl jq
+pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+if [ -z "$pg_bin" ] || [ ! -x "$pg_bin/initdb" ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "==> apt-get install -y postgresql" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql >/dev/null
+        pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+    else
+        echo "missing: PostgreSQL server binaries — install with: sudo apt-get install -y postgresql" >&2
+        exit 2
+    fi
+fi
+build
+
+# ------------------------------------------------------------------ cluster
+make_work
+# The cluster's own dir: data, socket and log, owned by whoever runs it.
+pgdir="$work/pg"
+pgdata="$pgdir/data"
+pgsock="$pgdir"
+mkdir -p "$pgdir"
+# PostgreSQL refuses to run as root: as root, its processes run as `postgres`.
+as_pg() { "$@"; }
+if [ "$(id -u)" = 0 ]; then
+    chown postgres:postgres "$pgdir"
+    as_pg() { runuser -u postgres -- "$@"; }
+fi
+bench_cleanup() {
+    if [ -f "$pgdata/postmaster.pid" ]; then
+        as_pg "$pg_bin/pg_ctl" -D "$pgdata" -m fast -w stop >/dev/null 2>&1 || true
+    fi
+}
+echo "==> initdb and start PostgreSQL ($("$pg_bin/postgres" --version)) on $pgsock" >&2
+as_pg "$pg_bin/initdb" -D "$pgdata" -U bench --auth=trust --no-sync >"$work/initdb.log" 2>&1
+as_pg "$pg_bin/pg_ctl" -D "$pgdata" -l "$pgdir/postgres.log" -w -o \
+    "-c listen_addresses='' -c unix_socket_directories=$pgsock -c max_connections=200 -c shared_buffers=256MB" \
+    start >/dev/null
+pgc() { tool=$1; shift; "$pg_bin/$tool" -h "$pgsock" -U bench "$@"; }
+pgc createdb pgbench
+pgc createdb agentteam
+
+# ------------------------------------------------------------------ pgbench
+echo "==> pgbench -i -s $scale" >&2
+pgc pgbench -i -q -s "$scale" pgbench >/dev/null 2>&1
+# pgbench_run MODE: "tps p50_ms p99_ms" of pgbench MODE at the concurrency.
+pgbench_run() {
+    pgc pgbench "$1" -M prepared -c "$concurrency" -j 2 -T "$seconds" -r \
+        --log --log-prefix="$work/pgbench$1" pgbench >"$work/pgbench$1.out" 2>&1
+    tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$work/pgbench$1.out" | head -n 1)
+    # Per-transaction latency (µs, column 3) from every client's log.
+    cat "$work"/pgbench"$1".* | awk '{ print $3 }' | sort -n >"$work/lat$1"
+    n=$(wc -l <"$work/lat$1")
+    p50=$(sed -n "$(( (n + 1) / 2 ))p" "$work/lat$1")
+    p99=$(sed -n "$(( (n * 99 + 99) / 100 ))p" "$work/lat$1")
+    rm -f "$work"/pgbench"$1".*
+    echo "$tps $p50 $p99"
+}
+echo "==> pgbench -S and -N: -c$concurrency -j2 -T$seconds" >&2
+pg_select=$(pgbench_run -S)
+pg_update=$(pgbench_run -N)
+
+# ------------------------------------------------------------------ runtime
+db="postgres://bench@/agentteam?host=$pgsock"
+[ -n "${BENCH_POOL:-}" ] && serve_flags="--pool-size $BENCH_POOL"
+start_runtime bench
+echo "==> seeding $seed_tasks tasks (CLI --batch, 50 titles a line)" >&2
+seed bench 1 "$seed_tasks"
+
+# wrk_run KIND URL CONNECTIONS: "rps p50_us p99_us requests non2xx socket_errors".
+wrk_run() {
+    BENCH_KIND=$1 BENCH_TOKEN=$token BENCH_TASKS=$seed_tasks \
+        wrk -t"$( [ "$3" -ge 2 ] && echo 2 || echo 1 )" -c"$3" -d"${seconds}s" \
+        -s "$here/bench/load.lua" "$2" | sed -n 's/^RESULT //p'
+}
+field() { echo "$1" | cut -d' ' -f"$2"; }
+check() {
+    if [ "$(field "$1" 5)" != 0 ] || [ "$(field "$1" 6)" != 0 ]; then
+        echo "load run had failures (non-2xx, socket errors): $1" >&2
+        tail -n 5 "$work/runtime.log" >&2
+        exit 1
+    fi
+}
+path="/api/v1/workspaces/$ws/agents/$agent/runtime"
+echo "==> one replica: wrk -c$concurrency task.get, task.create" >&2
+one_get=$(wrk_run get "$api$path/tasks/get" "$concurrency")
+check "$one_get"
+one_create=$(wrk_run create "$api$path/tasks" "$concurrency")
+check "$one_create"
+
+echo "==> two replicas: the same load split over both" >&2
+serve_on "$db" "$work/replica2.log"
+more_server_pids=$serve_pid
+api2=$serve_api
+half=$((concurrency / 2))
+# two_run KIND ROUTE: both halves at once; "rps p50_us p99_us requests non2xx errors"
+# with rps and counts summed, p50 the mean and p99 the worse of the two.
+two_run() {
+    wrk_run "$1" "$api$path$2" "$half" >"$work/two.a" &
+    a=$!
+    wrk_run "$1" "$api2$path$2" "$half" >"$work/two.b"
+    wait "$a"
+    awk 'NR == FNR { split($0, x); next } { split($0, y) }
+        END { printf "%.0f %.0f %d %d %d %d\n", x[1] + y[1], (x[2] + y[2]) / 2,
+              (x[3] > y[3] ? x[3] : y[3]), x[4] + y[4], x[5] + y[5], x[6] + y[6] }' \
+        "$work/two.a" "$work/two.b"
+}
+two_get=$(two_run get /tasks/get)
+check "$two_get"
+two_create=$(two_run create /tasks)
+check "$two_create"
+
+# ------------------------------------------------------------------ report
+ratio() { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
+us_ms() { awk "BEGIN { printf \"%.2f ms\", $1 / 1000 }"; }
+verdict() { awk "BEGIN { print ($1 $2 $3) ? \"met\" : \"MISSED\" }"; }
+cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)
+fs=$(df -T "$work" | awk 'NR == 2 { print $2 " on " $1 }')
+echo
+echo "agentteam on PostgreSQL — $(date -u +%Y-%m-%dT%H:%MZ), $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "machine: $(nproc) CPUs ($cpu); PostgreSQL $("$pg_bin/postgres" --version | awk '{ print $3 }') on $fs (fsync on, synchronous_commit on); load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+printf '%-36s %-12s %-20s %-7s %-14s %s\n' "measure" "req/s" "p50 / p99" "ratio" "target" "verdict"
+row() { printf '%-36s %-12s %-20s %-7s %-14s %s\n' "$@"; }
+row "pgbench -S (select-only), tps" "$(field "$pg_select" 1)" "$(us_ms "$(field "$pg_select" 2)") / $(us_ms "$(field "$pg_select" 3)")" "" "-" "-"
+row "pgbench -N (simple update), tps" "$(field "$pg_update" 1)" "$(us_ms "$(field "$pg_update" 2)") / $(us_ms "$(field "$pg_update" 3)")" "" "-" "-"
+for replicas in one two; do
+    eval get=\$${replicas}_get
+    eval create=\$${replicas}_create
+    row "task.get, $replicas replica(s)" "$(field "$get" 1)" "$(us_ms "$(field "$get" 2)") / $(us_ms "$(field "$get" 3)")" \
+        "$(ratio "$(field "$get" 1)" "$(field "$pg_select" 1)")" ">= 0.5x -S" \
+        "$(verdict "$(field "$get" 1) / $(field "$pg_select" 1)" ">=" 0.5)"
+    row "task.get p99, $replicas replica(s)" "" "$(us_ms "$(field "$get" 3)")" "" "<= 20 ms" \
+        "$(verdict "$(field "$get" 3)" "<=" 20000)"
+    row "task.create, $replicas replica(s)" "$(field "$create" 1)" "$(us_ms "$(field "$create" 2)") / $(us_ms "$(field "$create" 3)")" \
+        "$(ratio "$(field "$create" 1)" "$(field "$pg_update" 1)")" ">= 0.5x -N" \
+        "$(verdict "$(field "$create" 1) / $(field "$pg_update" 1)" ">=" 0.5)"
+    row "task.create p99, $replicas replica(s)" "" "$(us_ms "$(field "$create" 3)")" "" "<= 20 ms" \
+        "$(verdict "$(field "$create" 3)" "<=" 20000)"
+done
+echo
+echo "each run: $seconds s at $concurrency connections (two replicas: $half each, at once), on the"
+echo "machine that also runs PostgreSQL; pgbench -M prepared -j2 at scale $scale; the board held $seed_tasks"
+echo "seeded tasks plus those task.create made."
