@@ -1,6 +1,7 @@
 //! The reference Agent Runtime API server, `agentteam-runtime`: the seven
 //! task operations of §13.3 over HTTP with the semantics of §13.2, on an
-//! embedded SQLite store, plus the small admin surface a local user needs.
+//! embedded SQLite store or a PostgreSQL database (any number of replicas
+//! on one), plus the small admin surface a local user needs.
 //!
 //! A request, top to bottom: [`server`] routes it by the registry, checks the
 //! bearer token ([`auth`]), decodes and validates the input with the same

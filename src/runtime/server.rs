@@ -16,6 +16,9 @@
 //! its headers is cut off), and a body that does not arrive within the body
 //! timeout is answered 408 (axum's own `serve` has no header timeout).
 //! Every result is held to its action's result budget (§8.3) by the store.
+//! Beside the registry's routes, unauthenticated `GET /healthz` and
+//! `GET /readyz` tell a load balancer the process serves and the store
+//! answers; a 503 (store unreachable or saturated) carries `Retry-After`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;

@@ -5,7 +5,10 @@
 //! outputs are the `data` values of the registry's data schemas, built here
 //! from backend-neutral rows ([`TaskRow`]), so every backend answers with
 //! the same shapes. No backend type or query language appears outside the
-//! backend's own file ([`sqlite`]).
+//! backend's own module ([`sqlite`], [`postgres`]); what both engines must
+//! say alike lives here once: refusals ([`refusals`]), search words
+//! ([`search`]), cursors ([`cursor`]), migrations ([`schema`]) and
+//! [`dispatch`], the one place a registry action becomes a store call.
 
 pub mod cursor;
 pub mod postgres;

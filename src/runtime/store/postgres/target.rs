@@ -59,6 +59,14 @@ impl Target {
                 "Use postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE or ?host=/socket/dir.",
             )
         })?;
+        if config.get_ssl_mode() == tokio_postgres::config::SslMode::Require {
+            // Said now, by name, rather than as a failed handshake later.
+            return Err(Failure::new(
+                code::USAGE_ERROR,
+                format!("`{shown}` asks for sslmode=require; agentteam-runtime does not speak TLS to PostgreSQL yet."),
+            )
+            .field("db", "Connect over a Unix socket or a private network (sslmode=disable or prefer)."));
+        }
         if config.get_hosts().is_empty() && config.get_hostaddrs().is_empty() {
             config.host_path(DEFAULT_SOCKET_DIR);
             config.host("localhost");
@@ -302,6 +310,18 @@ mod tests {
         assert!(!failure.message.contains("s3cret"), "{}", failure.message);
         assert!(failure.message.contains("sslmode"), "{}", failure.message);
         assert!(failure.field_errors.contains_key("db"));
+    }
+
+    #[test]
+    fn tls_is_refused_by_name_until_it_is_supported() {
+        let failure = Target::parse("postgres://al:s3cret@h/db?sslmode=require").unwrap_err();
+        assert!(
+            failure.message.contains("sslmode=require"),
+            "{}",
+            failure.message
+        );
+        assert!(!failure.message.contains("s3cret"));
+        assert!(Target::parse("postgres://al@h/db?sslmode=prefer").is_ok());
     }
 
     #[test]
