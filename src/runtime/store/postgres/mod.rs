@@ -34,7 +34,6 @@ use deadpool_postgres::{
     GenericClient, Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod,
     Runtime as PoolRuntime, Transaction,
 };
-use futures_util::future::try_join_all;
 use serde_json::{Value, json};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
@@ -478,16 +477,17 @@ async fn require_agent<C: GenericClient>(
 
 // ---------------------------------------------------------------- create
 
-/// Where a create lands: the board and the parent task (if any).
+/// Where a create lands: the board and the parent task (id and number), if any.
 struct Placement {
     board: Board,
-    parent_id: Option<i64>,
+    parent: Option<(i64, i64)>,
 }
 
 async fn place(tx: &Transaction<'_>, p: &Principal, input: &CreateInput) -> Result<Placement> {
     if let Some(scope) = &input.parent_task_scope {
         const SQL: &str = "SELECT t.id, c.id, c.name, NOT c.private OR EXISTS \
-             (SELECT 1 FROM channel_members m WHERE m.channel_id = c.id AND m.agent_id = $3) \
+             (SELECT 1 FROM channel_members m WHERE m.channel_id = c.id AND m.agent_id = $3), \
+             t.number \
              FROM tasks t JOIN channels c ON c.id = t.channel_id \
              WHERE t.scope_id = $1 AND c.workspace_id = $2 AND t.deleted_at IS NULL \
              FOR UPDATE OF t";
@@ -502,18 +502,18 @@ async fn place(tx: &Transaction<'_>, p: &Principal, input: &CreateInput) -> Resu
                 id: row.get(1),
                 name: row.get(2),
             },
-            parent_id: Some(row.get(0)),
+            parent: Some((row.get(0), row.get(4))),
         });
     }
     let Some(channel) = &input.channel else {
         return Err(refusals::no_locator().into());
     };
     let board = board(tx, p, channel).await?;
-    let parent_id = match input.parent {
+    let parent = match input.parent {
         None => None,
-        Some(number) => Some(live_parent(tx, &board, number).await?),
+        Some(number) => Some((live_parent(tx, &board, number).await?, number)),
     };
-    Ok(Placement { board, parent_id })
+    Ok(Placement { board, parent })
 }
 
 /// The idempotency receipt's identity, once the callback context checks out.
@@ -571,6 +571,11 @@ async fn replay(
     Ok(json!({"tasks": tasks, "reused": true}))
 }
 
+/// Creates the tasks of one `task_create`. Every check that can refuse it
+/// comes before its first write, so a refused create has written nothing
+/// and the creates of one group ([`group`]) need no savepoints; the writes
+/// are then one statement that takes the board's numbers, inserts the
+/// tasks and their activity, and records the receipt.
 async fn create_tasks(
     tx: &Transaction<'_>,
     p: &Principal,
@@ -603,21 +608,7 @@ async fn create_tasks(
         if r.callback_completed {
             return Err(refusals::callback_completed().into());
         }
-        let reserve = [
-            id[0],
-            id[1],
-            id[2],
-            id[3],
-            id[4],
-            &input.payload_digest,
-            &now,
-        ];
-        if exec(tx, RESERVE, &reserve).await? == 0 {
-            let row = one(tx, FIND, &id).await?;
-            return replay(tx, input, row.get(0), row.get(1)).await;
-        }
     }
-
     let placement = place(tx, p, input).await?;
     if let Some(target) = &input.target
         && target_channel(target) != placement.board.name
@@ -631,91 +622,165 @@ async fn create_tasks(
             None => None,
         });
     }
-
-    const NUMBERS: &str = "UPDATE channels SET next_number = next_number + $1 WHERE id = $2 \
-         RETURNING next_number - $1";
-    let count = i64::try_from(input.tasks.len()).unwrap_or(i64::MAX);
-    let first: i64 = one(tx, NUMBERS, &[&count, &placement.board.id])
-        .await?
-        .get(0);
-    const INSERT: &str = "INSERT INTO tasks (channel_id, number, scope_id, title, description, \
-         status, priority, assignee_id, parent_id, labels, checklist, urls, attachments, blocker, \
-         source_target, created_by, created_at, updated_at, search) VALUES ($1, $2, $3, $4, $5, \
-         $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18::text::tsvector) \
-         RETURNING id";
-    let insert = tx.prepare_cached(INSERT).await?;
-    let mut rows = Vec::with_capacity(input.tasks.len());
-    for (i, (task, assignee)) in input.tasks.iter().zip(&assignees).enumerate() {
-        rows.push((
-            first + i as i64,
-            auth::new_scope_id()?,
-            task.status.as_deref().unwrap_or("todo"),
-            task.priority.as_deref().unwrap_or("none"),
-            json!(task.labels.as_deref().unwrap_or_default()),
-            json!(task.checklist.as_deref().unwrap_or_default()),
-            json!(task.urls.as_deref().unwrap_or_default()),
-            json!(task.attachments.as_deref().unwrap_or_default()),
-            search_vector(&task.title, task.description.as_deref()),
-            assignee,
-        ));
-    }
-    // Sent back to back on the one connection (pipelined), answered in order.
-    let ids: Vec<i64> = try_join_all(input.tasks.iter().zip(&rows).map(|(task, row)| {
-        let insert = &insert;
-        async move {
-            tx.query_one(
-                insert,
-                &[
-                    &placement.board.id,
-                    &row.0,
-                    &row.1,
-                    &task.title,
-                    &task.description,
-                    &row.2,
-                    &row.3,
-                    row.9,
-                    &placement.parent_id,
-                    &row.4,
-                    &row.5,
-                    &row.6,
-                    &row.7,
-                    &task.blocker,
-                    &input.target,
-                    &p.agent_id,
-                    &now,
-                    &row.8,
-                ],
-            )
-            .await
-            .map(|r| r.get::<_, i64>(0))
+    // The checks are done; from here on only a database error stops it.
+    if let Some(r) = &receipt {
+        let reserve = [
+            &p.workspace_id as &(dyn ToSql + Sync),
+            &p.agent_id,
+            &r.run_id,
+            &r.effect_id,
+            &r.key,
+            &input.payload_digest,
+            &now,
+        ];
+        if exec(tx, RESERVE, &reserve).await? == 0 {
+            let row = one(tx, FIND, &reserve[..5]).await?;
+            return replay(tx, input, row.get(0), row.get(1)).await;
         }
-    }))
-    .await?;
-    try_join_all(
-        ids.iter()
-            .zip(&rows)
-            .map(|(id, row)| event(tx, *id, "created", p, now, json!({"number": row.0}))),
+    }
+    let ids = insert_tasks(tx, p, input, &placement, &assignees, receipt.as_ref(), now).await?;
+    let tasks: Vec<Value> = input
+        .tasks
+        .iter()
+        .zip(&ids)
+        .map(|(task, (_, number, scope_id))| {
+            TaskRow {
+                number: *number,
+                channel: placement.board.name.clone(),
+                scope_id: scope_id.clone(),
+                title: task.title.clone(),
+                description: task.description.clone(),
+                status: task.status.clone().unwrap_or_else(|| "todo".into()),
+                priority: task.priority.clone().unwrap_or_else(|| "none".into()),
+                assignee: task.assignee.as_deref().map(|r| handle_of(r).to_string()),
+                parent_number: placement.parent.map(|(_, number)| number),
+                labels: task.labels.clone().unwrap_or_default(),
+                checklist: task.checklist.clone().unwrap_or_default(),
+                urls: task.urls.clone().unwrap_or_default(),
+                attachments: task.attachments.clone().unwrap_or_default(),
+                blocker: task.blocker.clone(),
+                source_target: input.target.clone(),
+                created_by: p.handle.clone(),
+                created_at: now,
+                updated_at: now,
+            }
+            .compact()
+        })
+        .collect();
+    Ok(json!({"tasks": tasks, "reused": false}))
+}
+
+/// The one write of a create: the board's next numbers, the tasks, a
+/// `created` activity row each and the receipt's task ids, in one
+/// statement. Returns each task's (id, number, scope id), in input order.
+async fn insert_tasks(
+    tx: &Transaction<'_>,
+    p: &Principal,
+    input: &CreateInput,
+    placement: &Placement,
+    assignees: &[Option<String>],
+    receipt: Option<&ReceiptKey<'_>>,
+    now: i64,
+) -> Result<Vec<(i64, i64, String)>> {
+    const SQL: &str = "WITH numbers AS ( \
+             UPDATE channels SET next_number = next_number + cardinality($2::text[]) \
+             WHERE id = $1 RETURNING next_number - cardinality($2::text[]) AS first), \
+         new AS ( \
+             INSERT INTO tasks (channel_id, number, scope_id, title, description, status, \
+                 priority, assignee_id, parent_id, labels, checklist, urls, attachments, blocker, \
+                 source_target, created_by, created_at, updated_at, search) \
+             SELECT $1, numbers.first + i.n - 1, i.scope_id, i.title, i.description, i.status, \
+                 i.priority, i.assignee_id, $3, i.labels, i.checklist, i.urls, i.attachments, \
+                 i.blocker, $4, $5, $6, $6, i.search::tsvector \
+             FROM numbers, unnest($2::text[], $7::text[], $8::text[], $9::text[], $10::text[], \
+                 $11::text[], $12::jsonb[], $13::jsonb[], $14::jsonb[], $15::jsonb[], $16::text[], \
+                 $17::text[]) WITH ORDINALITY AS i(scope_id, title, description, status, priority, \
+                 assignee_id, labels, checklist, urls, attachments, blocker, search, n) \
+             RETURNING id, number, scope_id), \
+         activity AS ( \
+             INSERT INTO task_events (task_id, kind, actor_id, at, detail) \
+             SELECT id, 'created', $5, $6, jsonb_build_object('number', number) FROM new), \
+         receipt AS ( \
+             UPDATE idempotency_receipts \
+             SET task_ids = (SELECT jsonb_agg(id ORDER BY number) FROM new) \
+             WHERE $18::text IS NOT NULL AND workspace_id = $19 AND agent_id = $5 \
+                 AND run_id = $18 AND effect_id = $20 AND key = $21) \
+         SELECT id, number, scope_id FROM new ORDER BY number";
+    let tasks = &input.tasks;
+    let column = |f: &dyn Fn(&NewTask) -> Option<String>| -> Vec<Option<String>> {
+        tasks.iter().map(f).collect()
+    };
+    let scope_ids = tasks
+        .iter()
+        .map(|_| auth::new_scope_id())
+        .collect::<Result<Vec<String>, Failure>>()?;
+    let titles = column(&|t| Some(t.title.clone()));
+    let descriptions = column(&|t| t.description.clone());
+    let statuses = column(&|t| Some(t.status.clone().unwrap_or_else(|| "todo".into())));
+    let priorities = column(&|t| Some(t.priority.clone().unwrap_or_else(|| "none".into())));
+    let blockers = column(&|t| t.blocker.clone());
+    let searches = column(&|t| Some(search_vector(&t.title, t.description.as_deref())));
+    let labels: Vec<Value> = tasks
+        .iter()
+        .map(|t| json!(t.labels.as_deref().unwrap_or_default()))
+        .collect();
+    let checklists: Vec<Value> = tasks
+        .iter()
+        .map(|t| json!(t.checklist.as_deref().unwrap_or_default()))
+        .collect();
+    let urls: Vec<Value> = tasks
+        .iter()
+        .map(|t| json!(t.urls.as_deref().unwrap_or_default()))
+        .collect();
+    let attachments: Vec<Value> = tasks
+        .iter()
+        .map(|t| json!(t.attachments.as_deref().unwrap_or_default()))
+        .collect();
+    let parent_id = placement.parent.map(|(id, _)| id);
+    let (run_id, effect_id, key) = match receipt {
+        Some(r) => (Some(r.run_id), Some(r.effect_id), Some(r.key)),
+        None => (None, None, None),
+    };
+    let rows = all(
+        tx,
+        SQL,
+        &[
+            &placement.board.id,
+            &scope_ids,
+            &parent_id,
+            &input.target,
+            &p.agent_id,
+            &now,
+            &titles,
+            &descriptions,
+            &statuses,
+            &priorities,
+            &assignees,
+            &labels,
+            &checklists,
+            &urls,
+            &attachments,
+            &blockers,
+            &searches,
+            &run_id,
+            &p.workspace_id,
+            &effect_id,
+            &key,
+        ],
     )
     .await?;
-    if let Some(r) = &receipt {
-        const RECORD: &str = "UPDATE idempotency_receipts SET task_ids = $6 WHERE workspace_id = $1 \
-             AND agent_id = $2 AND run_id = $3 AND effect_id = $4 AND key = $5";
-        exec(
-            tx,
-            RECORD,
-            &[
-                &p.workspace_id,
-                &p.agent_id,
-                &r.run_id,
-                &r.effect_id,
-                &r.key,
-                &json!(ids),
-            ],
-        )
-        .await?;
-    }
-    let tasks = load_compact(tx, &ids).await?;
-    Ok(json!({"tasks": tasks, "reused": false}))
+    let mut by_scope: HashMap<String, (i64, i64)> = rows
+        .iter()
+        .map(|r| (r.get(2), (r.get(0), r.get(1))))
+        .collect();
+    Ok(scope_ids
+        .into_iter()
+        .filter_map(|scope| {
+            by_scope
+                .remove(&scope)
+                .map(|(id, number)| (id, number, scope))
+        })
+        .collect())
 }
 
 // ---------------------------------------------------------------- list
