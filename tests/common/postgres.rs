@@ -277,7 +277,8 @@ impl Cluster {
     }
 
     /// Runs psql as [`SUPERUSER`] through the socket on `dbname` with
-    /// `-v ON_ERROR_STOP=1 -X -A -t -c sql` and returns its stdout; panics
+    /// `-v ON_ERROR_STOP=1 -X -q -A -t -c sql` and returns its stdout (the
+    /// rows, `|`-separated, one a line, without command tags); panics
     /// with psql's stderr if it fails.
     pub fn psql(&self, dbname: &str, sql: &str) -> String {
         self.try_psql(dbname, sql)
@@ -294,7 +295,9 @@ impl Cluster {
             .arg("-p")
             .arg(self.port.to_string())
             .args(["-U", SUPERUSER, "-d", dbname])
-            .args(["-v", "ON_ERROR_STOP=1", "-X", "-A", "-t", "-c", sql])
+            // -q: no command tags ("INSERT 0 1"), only the rows of the
+            // statements that return some.
+            .args(["-v", "ON_ERROR_STOP=1", "-X", "-q", "-A", "-t", "-c", sql])
             .output()
             .expect("cannot run psql");
         if output.status.success() {
@@ -456,10 +459,11 @@ impl Cluster {
             .current_dir(self.root.path())
             .stdin(Stdio::null());
         if let Some(user) = &self.run_as {
-            // std runs setgroups(0, NULL), setgid, setuid in that order when
-            // `uid` is set, before any `pre_exec` hook, so supplementary
-            // groups are dropped here and not in a hook (which, running after
-            // setuid, would fail with EPERM).
+            // With `uid` set, std itself runs setgid, setgroups(0, NULL) and
+            // setuid, in that order, before any `pre_exec` hook. So the
+            // supplementary groups are not dropped in a hook (after setuid
+            // that would fail with EPERM); the hook checks that std did,
+            // since std ignores an EPERM from setgroups.
             command.env("USER", &user.name).uid(user.uid).gid(user.gid);
             let uid = user.uid;
             // SAFETY: the hook only makes async-signal-safe syscalls.
