@@ -25,6 +25,7 @@
 //! `synchronous_commit=on` unless the URI's `options` say otherwise.
 //! Times come from the database's clock, read once per mutation.
 
+mod group;
 mod target;
 
 use std::collections::HashMap;
@@ -93,9 +94,40 @@ impl Default for PoolOptions {
 }
 
 pub struct PgStore {
+    connections: Connections,
+    /// Creates go through a group commit (`group.rs`); everything else runs
+    /// in a transaction of its own.
+    creates: group::Creates,
+}
+
+/// The pool and the bound on requests waiting for it; shared by the
+/// store's direct operations and its group of creates.
+#[derive(Clone)]
+struct Connections {
     pool: Pool,
-    target: Target,
     queue: usize,
+}
+
+impl Connections {
+    /// A pooled connection, or 503 when none frees up in time (or too many
+    /// requests already wait for one).
+    async fn get(&self) -> Result<Object, Failure> {
+        if self.pool.status().waiting >= self.queue {
+            return Err(Failure::unavailable(
+                "The server is saturated. Retry shortly.",
+            ));
+        }
+        self.pool.get().await.map_err(|e| match e {
+            PoolError::Backend(e) => failure(&e),
+            PoolError::Timeout(_) => {
+                Failure::unavailable("The server is saturated. Retry shortly.")
+            }
+            other => {
+                tracing::warn!(error = %other, "no store connection");
+                Failure::unavailable("The store is unavailable. Retry shortly.")
+            }
+        })
+    }
 }
 
 /// What a store operation fails with inside this module: a refusal the
@@ -1335,92 +1367,83 @@ impl PgStore {
             .runtime(PoolRuntime::Tokio1)
             .build()
             .map_err(|e| Failure::new(code::SERVER_ERROR, format!("No connection pool: {e}.")))?;
-        let store = PgStore {
+        let connections = Connections {
             pool,
-            target: target.clone(),
             queue: options.queue,
         };
-        let mut client = store.pool.get().await.map_err(|e| store.open_failure(e))?;
+        let mut client = connections
+            .pool
+            .get()
+            .await
+            .map_err(|e| open_failure(target, e))?;
         if on_open == OnOpen::Migrate {
             apply_pending(&mut client).await.map_err(settle)?;
         } else {
             // Even a look at the schema needs a database that exists.
             schema_version(&client).await.map_err(settle)?;
         }
-        Ok(store)
-    }
-
-    /// Why the first connection failed, naming the server and the problem
-    /// (never the password).
-    fn open_failure(&self, e: PoolError) -> Failure {
-        let server = self.target.server();
-        let db_error = match &e {
-            PoolError::Backend(e) => e.as_db_error(),
-            _ => None,
-        };
-        if let Some(db) = db_error {
-            let state = db.code();
-            let (message, field) = if *state == SqlState::INVALID_PASSWORD
-                || *state == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
-            {
-                (
-                    format!(
-                        "PostgreSQL at {server} refused user `{}`: {}.",
-                        self.target.user(),
-                        db.message()
-                    ),
-                    "Check the user and password (in the URI, PGPASSWORD or ~/.pgpass).",
-                )
-            } else if *state == SqlState::INVALID_CATALOG_NAME {
-                (
-                    format!(
-                        "Database `{}` does not exist on PostgreSQL at {server}; create it first (createdb {}).",
-                        self.target.dbname(),
-                        self.target.dbname()
-                    ),
-                    "No such database.",
-                )
-            } else {
-                (
-                    format!(
-                        "PostgreSQL at {server} refused the connection: {}.",
-                        db.message()
-                    ),
-                    "The server refused the connection.",
-                )
-            };
-            return Failure::new(code::USAGE_ERROR, message).field("db", field);
-        }
-        let why = match &e {
-            PoolError::Backend(e) => {
-                std::error::Error::source(e).map_or_else(|| e.to_string(), ToString::to_string)
-            }
-            PoolError::Timeout(_) => "timed out".to_string(),
-            other => other.to_string(),
-        };
-        Failure::unavailable(format!("Cannot reach PostgreSQL at {server}: {why}."))
-            .field("db", "Is the server running and reachable?")
-    }
-
-    /// A pooled connection, or 503 when none frees up in time (or too many
-    /// requests already wait for one).
-    async fn client(&self) -> Result<Object, Failure> {
-        if self.pool.status().waiting >= self.queue {
-            return Err(Failure::unavailable(
-                "The server is saturated. Retry shortly.",
-            ));
-        }
-        self.pool.get().await.map_err(|e| match e {
-            PoolError::Backend(e) => failure(&e),
-            PoolError::Timeout(_) => {
-                Failure::unavailable("The server is saturated. Retry shortly.")
-            }
-            other => {
-                tracing::warn!(error = %other, "no store connection");
-                Failure::unavailable("The store is unavailable. Retry shortly.")
-            }
+        drop(client);
+        Ok(PgStore {
+            creates: group::Creates::start(connections.clone()),
+            connections,
         })
     }
+
+    async fn client(&self) -> Result<Object, Failure> {
+        self.connections.get().await
+    }
+}
+
+/// Why the first connection failed, naming the server and the problem
+/// (never the password).
+fn open_failure(target: &Target, e: PoolError) -> Failure {
+    let server = target.server();
+    let db_error = match &e {
+        PoolError::Backend(e) => e.as_db_error(),
+        _ => None,
+    };
+    if let Some(db) = db_error {
+        let state = db.code();
+        let (message, field) = if *state == SqlState::INVALID_PASSWORD
+            || *state == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
+        {
+            (
+                format!(
+                    "PostgreSQL at {server} refused user `{}`: {}.",
+                    target.user(),
+                    db.message()
+                ),
+                "Check the user and password (in the URI, PGPASSWORD or ~/.pgpass).",
+            )
+        } else if *state == SqlState::INVALID_CATALOG_NAME {
+            (
+                format!(
+                    "Database `{}` does not exist on PostgreSQL at {server}; create it first (createdb {}).",
+                    target.dbname(),
+                    target.dbname()
+                ),
+                "No such database.",
+            )
+        } else {
+            (
+                format!(
+                    "PostgreSQL at {server} refused the connection: {}.",
+                    db.message()
+                ),
+                "The server refused the connection.",
+            )
+        };
+        return Failure::new(code::USAGE_ERROR, message).field("db", field);
+    }
+    let why = match &e {
+        PoolError::Backend(e) => {
+            std::error::Error::source(e).map_or_else(|| e.to_string(), ToString::to_string)
+        }
+        PoolError::Timeout(_) => "timed out".to_string(),
+        other => other.to_string(),
+    };
+    Failure::unavailable(format!("Cannot reach PostgreSQL at {server}: {why}."))
+        .field("db", "Is the server running and reachable?")
 }
 
 /// A short randomised wait before a retry, growing with the attempt, so
@@ -1462,10 +1485,7 @@ impl Store for PgStore {
         input: &CreateInput,
         workflow: &WorkflowContext,
     ) -> Result<Value, Failure> {
-        in_transaction!(self, |tx, now| create_tasks(
-            tx, principal, input, workflow, now
-        )
-        .await)
+        self.creates.create(principal, input, workflow).await
     }
 
     async fn update(&self, principal: &Principal, input: &UpdateInput) -> Result<Value, Failure> {

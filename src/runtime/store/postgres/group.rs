@@ -1,0 +1,160 @@
+//! Group commit of creates on PostgreSQL. A create holds its board's
+//! counter row from taking its numbers until its commit is durable, so the
+//! creates on one board commit one after another, each paying a whole WAL
+//! flush. Here a replica runs the creates that queued while its previous
+//! group was committing as one transaction: one flush for the group, and
+//! the counter row passes from group to group instead of from create to
+//! create. A lone create is committed at once and waits for nothing.
+//!
+//! Each create keeps what a transaction of its own gave it: a create that
+//! is refused has written nothing (every check comes before its first
+//! write, `create_tasks`), so it needs no savepoint; a database error rolls
+//! the whole group back, and a deadlock or serialisation failure runs the
+//! group again (a bounded number of times); only after `COMMIT` is each
+//! caller answered. Creates are taken in one order of board within a group,
+//! so two replicas' groups take their boards' counter rows in the same
+//! order.
+
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt;
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+use super::{ATTEMPTS, Connections, Error, Fault, NOW, backoff, create_tasks, fault, one, settle};
+use crate::error::{Failure, code};
+use crate::runtime::store::{CreateInput, Principal};
+use crate::wire::WorkflowContext;
+
+/// Creates committed together at most, bounding how long the last of a
+/// group waits for the others' work before its commit.
+const MAX_GROUP: usize = 64;
+
+/// The queue of one replica's creates and the task that commits them.
+pub(super) struct Creates {
+    queue: mpsc::UnboundedSender<Job>,
+}
+
+struct Job {
+    principal: Principal,
+    input: CreateInput,
+    workflow: WorkflowContext,
+    reply: oneshot::Sender<Result<Value, Failure>>,
+}
+
+impl Creates {
+    /// Starts the committing task on the current tokio runtime; it ends
+    /// when the `Creates` is dropped.
+    pub(super) fn start(connections: Connections) -> Creates {
+        let (queue, jobs) = mpsc::unbounded_channel();
+        tokio::spawn(run(connections, jobs));
+        Creates { queue }
+    }
+
+    /// Queues one create and resolves once its group has committed.
+    pub(super) async fn create(
+        &self,
+        principal: &Principal,
+        input: &CreateInput,
+        workflow: &WorkflowContext,
+    ) -> Result<Value, Failure> {
+        let (reply, answer) = oneshot::channel();
+        let job = Job {
+            principal: principal.clone(),
+            input: input.clone(),
+            workflow: workflow.clone(),
+            reply,
+        };
+        if self.queue.send(job).is_err() {
+            return Err(failed());
+        }
+        // The reply is dropped unsent only if the group's task panicked.
+        answer.await.unwrap_or_else(|_| Err(failed()))
+    }
+}
+
+fn failed() -> Failure {
+    Failure::new(code::SERVER_ERROR, "The server failed on this request.")
+}
+
+async fn run(connections: Connections, mut jobs: mpsc::UnboundedReceiver<Job>) {
+    while let Some(first) = jobs.recv().await {
+        let mut group = vec![first];
+        while group.len() < MAX_GROUP {
+            match jobs.try_recv() {
+                Ok(job) => group.push(job),
+                Err(_) => break,
+            }
+        }
+        group.sort_by(|a, b| lock_order(a).cmp(&lock_order(b)));
+        let answers = match AssertUnwindSafe(commit(&connections, &group))
+            .catch_unwind()
+            .await
+        {
+            Ok(answers) => answers,
+            Err(_) => {
+                tracing::error!("a group of creates panicked; rolled back");
+                group.iter().map(|_| Err(failed())).collect()
+            }
+        };
+        for (job, answer) in group.into_iter().zip(answers) {
+            // A caller that went away needs no answer.
+            let _ = job.reply.send(answer);
+        }
+    }
+}
+
+/// Where a create takes its first lock: its board (or task scope).
+fn lock_order(job: &Job) -> (&str, &str, &str) {
+    let input = &job.input;
+    (
+        &job.principal.workspace_id,
+        input.channel.as_deref().unwrap_or_default(),
+        input
+            .parent_task_scope
+            .as_ref()
+            .map_or("", |scope| scope.scope_id.as_str()),
+    )
+}
+
+/// Commits `group` in one transaction, again after a deadlock or a
+/// serialisation failure; one answer per create, in order.
+async fn commit(connections: &Connections, group: &[Job]) -> Vec<Result<Value, Failure>> {
+    let mut attempt = 1;
+    loop {
+        match attempt_group(connections, group).await {
+            Ok(answers) => return answers,
+            Err(Error::Db(e)) if fault(&e) == Fault::Contention && attempt < ATTEMPTS => {
+                tracing::debug!(attempt, error = %e, "retrying a group of creates after contention");
+                attempt += 1;
+                tokio::time::sleep(backoff(attempt)).await;
+            }
+            Err(e) => {
+                let failure = settle(e);
+                return group.iter().map(|_| Err(failure.clone())).collect();
+            }
+        }
+    }
+}
+
+async fn attempt_group(
+    connections: &Connections,
+    group: &[Job],
+) -> Result<Vec<Result<Value, Failure>>, Error> {
+    let mut client = connections.get().await?;
+    let tx = client.transaction().await?;
+    // One clock reading for the group: each create's times come from it.
+    let now: i64 = one(&tx, NOW, &[]).await?.get(0);
+    let mut answers = Vec::with_capacity(group.len());
+    for job in group {
+        match create_tasks(&tx, &job.principal, &job.input, &job.workflow, now).await {
+            Ok(created) => answers.push(Ok(created)),
+            // Refused before its first write: the others go on.
+            Err(Error::Refused(refusal)) => answers.push(Err(refusal)),
+            // The transaction is lost for everyone; dropping it rolls back.
+            Err(e) => return Err(e),
+        }
+    }
+    tx.commit().await?;
+    Ok(answers)
+}
