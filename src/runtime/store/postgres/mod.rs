@@ -932,53 +932,77 @@ fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Arg>)> {
 
 // ---------------------------------------------------------------- get
 
+/// A task detail in one round trip: the task (with whether the caller may
+/// use its board), its first subtasks and its latest checkpoints are three
+/// statements sent back to back, each finding the task by board name and
+/// number, each section counting its whole (a window count runs before
+/// `LIMIT`). Only when the task is not there does a second trip ask the
+/// board why.
 async fn get_task(c: &Object, p: &Principal, input: &TaskLocator) -> Result<Value> {
     const TASK: &str = concat!(
         "SELECT ",
         task_columns!(),
-        " ",
+        ", NOT c.private OR EXISTS (SELECT 1 FROM channel_members m \
+         WHERE m.channel_id = c.id AND m.agent_id = $4) ",
         task_from!(),
-        " WHERE t.channel_id = $1 AND t.number = $2 AND t.deleted_at IS NULL"
+        " WHERE c.workspace_id = $1 AND c.name = $2 AND t.number = $3 AND t.deleted_at IS NULL"
     );
+    /// The id of the live task, for the sections.
+    macro_rules! the_task {
+        () => {
+            "(SELECT x.id FROM tasks x JOIN channels xc ON xc.id = x.channel_id \
+             WHERE xc.workspace_id = $1 AND xc.name = $2 AND x.number = $3 AND x.deleted_at IS NULL)"
+        };
+    }
     const SUBTASKS: &str = concat!(
         "SELECT ",
         task_columns!(),
-        " ",
+        ", count(*) OVER () ",
         task_from!(),
-        " WHERE t.parent_id = $1 AND t.deleted_at IS NULL ORDER BY t.number LIMIT $2"
+        " WHERE t.parent_id = ",
+        the_task!(),
+        " AND t.deleted_at IS NULL ORDER BY t.number LIMIT $4"
     );
-    const SUBTASK_TOTAL: &str =
-        "SELECT count(*) FROM tasks WHERE parent_id = $1 AND deleted_at IS NULL";
-    const CHECKPOINTS: &str = "SELECT k.id, k.summary, a.handle, k.created_at FROM checkpoints k \
-         JOIN agents a ON a.id = k.created_by WHERE k.task_id = $1 ORDER BY k.id DESC LIMIT $2";
-    const CHECKPOINT_TOTAL: &str = "SELECT count(*) FROM checkpoints WHERE task_id = $1";
-    let board = board(c, p, &input.channel).await?;
-    let Some(row) = maybe(c, TASK, &[&board.id, &input.number]).await? else {
+    const CHECKPOINTS: &str = concat!(
+        "SELECT k.id, k.summary, a.handle, k.created_at, count(*) OVER () FROM checkpoints k \
+         JOIN agents a ON a.id = k.created_by WHERE k.task_id = ",
+        the_task!(),
+        " ORDER BY k.id DESC LIMIT $4"
+    );
+    let (max_subtasks, max_checkpoints) = (MAX_SUBTASKS as i64, MAX_CHECKPOINTS as i64);
+    type Params<'a> = [&'a (dyn ToSql + Sync); 4];
+    let (channel, number) = (&input.channel, &input.number);
+    let (task, subtask_page, checkpoint_page): (Params, Params, Params) = (
+        [&p.workspace_id, channel, number, &p.agent_id],
+        [&p.workspace_id, channel, number, &max_subtasks],
+        [&p.workspace_id, channel, number, &max_checkpoints],
+    );
+    // Sent back to back on the one connection (pipelined).
+    let (found, subtasks, checkpoints) = tokio::try_join!(
+        maybe(c, TASK, &task),
+        all(c, SUBTASKS, &subtask_page),
+        all(c, CHECKPOINTS, &checkpoint_page),
+    )?;
+    let Some(row) = found else {
+        // No such board, not a member, or no such task: the board says which.
+        let board = board(c, p, &input.channel).await?;
         return Err(refusals::task_not_found(&board.name, input.number).into());
     };
-    let (task, id) = (task_row(&row), row.get::<_, i64>(18));
-    let (max_subtasks, max_checkpoints) = (MAX_SUBTASKS as i64, MAX_CHECKPOINTS as i64);
-    type Params<'a, const N: usize> = [&'a (dyn ToSql + Sync); N];
-    let (task_only, subtask_page, checkpoint_page): (Params<1>, Params<2>, Params<2>) =
-        ([&id], [&id, &max_subtasks], [&id, &max_checkpoints]);
-    // Sent back to back on the one connection (pipelined).
-    let (subtasks, subtask_total, checkpoints, checkpoint_total) = tokio::try_join!(
-        all(c, SUBTASKS, &subtask_page),
-        one(c, SUBTASK_TOTAL, &task_only),
-        all(c, CHECKPOINTS, &checkpoint_page),
-        one(c, CHECKPOINT_TOTAL, &task_only),
-    )?;
-    let detail = task.detail(
+    if !row.get::<_, bool>(TASK_COLUMNS) {
+        return Err(refusals::not_a_member().into());
+    }
+    let total = |rows: &[Row], column: usize| rows.first().map_or(0, |r| r.get::<_, i64>(column));
+    let detail = task_row(&row).detail(
         Section {
             items: subtasks.iter().map(|r| task_row(r).compact()).collect(),
-            total: subtask_total.get(0),
+            total: total(&subtasks, TASK_COLUMNS),
         },
         Section {
             items: checkpoints
                 .iter()
                 .map(|r| checkpoint_value(r.get(0), r.get(1), r.get(2), r.get(3)))
                 .collect(),
-            total: checkpoint_total.get(0),
+            total: total(&checkpoints, 4),
         },
     );
     Ok(fit_detail(
