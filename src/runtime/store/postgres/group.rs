@@ -8,12 +8,18 @@
 //!
 //! Each create keeps what a transaction of its own gave it: a create that
 //! is refused has written nothing (every check comes before its first
-//! write, `create_tasks`), so it needs no savepoint; a database error rolls
+//! write, `check_create`), so it needs no savepoint; a database error rolls
 //! the whole group back, and a deadlock or serialisation failure runs the
 //! group again (a bounded number of times); only after `COMMIT` is each
 //! caller answered. Creates are taken in one order of board within a group,
 //! so two replicas' groups take their boards' counter rows in the same
 //! order.
+//!
+//! A group runs in two passes, each sent to the database back to back on
+//! the one connection (pipelined) rather than one round trip after another:
+//! first every create's checks, then the writes of those that passed, in
+//! group order. Two creates with the same idempotency key never share a
+//! group: the second waits for the next one, where it finds the receipt.
 
 use std::panic::AssertUnwindSafe;
 
@@ -21,7 +27,12 @@ use futures_util::FutureExt;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::{ATTEMPTS, Connections, Error, Fault, NOW, backoff, create_tasks, fault, one, settle};
+use futures_util::future::join_all;
+
+use super::{
+    ATTEMPTS, Connections, Error, Fault, NOW, Verdict, backoff, check_create, fault, one, settle,
+    write_create,
+};
 use crate::error::{Failure, code};
 use crate::runtime::store::{CreateInput, Principal};
 use crate::wire::WorkflowContext;
@@ -78,11 +89,33 @@ fn failed() -> Failure {
 }
 
 async fn run(connections: Connections, mut jobs: mpsc::UnboundedReceiver<Job>) {
-    while let Some(first) = jobs.recv().await {
-        let mut group = vec![first];
+    // Creates whose key was already in the group before: first in the next.
+    let mut deferred: Vec<Job> = Vec::new();
+    loop {
+        let mut group = Vec::new();
+        let mut keys = Vec::new();
+        let mut carried = std::mem::take(&mut deferred);
+        if carried.is_empty() {
+            match jobs.recv().await {
+                Some(first) => carried.push(first),
+                None => return,
+            }
+        }
+        let mut take = |job: Job, group: &mut Vec<Job>, deferred: &mut Vec<Job>| {
+            let key = receipt_key(&job);
+            if key.is_some() && keys.contains(&key) {
+                deferred.push(job);
+            } else {
+                keys.push(key);
+                group.push(job);
+            }
+        };
+        for job in carried {
+            take(job, &mut group, &mut deferred);
+        }
         while group.len() < MAX_GROUP {
             match jobs.try_recv() {
-                Ok(job) => group.push(job),
+                Ok(job) => take(job, &mut group, &mut deferred),
                 Err(_) => break,
             }
         }
@@ -102,6 +135,19 @@ async fn run(connections: Connections, mut jobs: mpsc::UnboundedReceiver<Job>) {
             let _ = job.reply.send(answer);
         }
     }
+}
+
+/// The idempotency receipt a create would write, if any.
+fn receipt_key(job: &Job) -> Option<(String, String, Option<String>, Option<String>, String)> {
+    job.input.idempotency_key.as_ref().map(|key| {
+        (
+            job.principal.workspace_id.clone(),
+            job.principal.agent_id.clone(),
+            job.workflow.workflow_run_id.clone(),
+            job.workflow.callback_effect_id.clone(),
+            key.clone(),
+        )
+    })
 }
 
 /// Where a create takes its first lock: its board (or task scope).
@@ -145,9 +191,28 @@ async fn attempt_group(
     let tx = client.transaction().await?;
     // One clock reading for the group: each create's times come from it.
     let now: i64 = one(&tx, NOW, &[]).await?.get(0);
+    let checks = join_all(
+        group
+            .iter()
+            .map(|job| check_create(&tx, &job.principal, &job.input, &job.workflow)),
+    )
+    .await;
+    let writes = join_all(group.iter().zip(checks).map(|(job, check)| {
+        let tx = &tx;
+        async move {
+            match check {
+                Ok(Verdict::Proceed(checked)) => {
+                    write_create(tx, &job.principal, &job.input, &checked, now).await
+                }
+                Ok(Verdict::Answered(replayed)) => Ok(replayed),
+                Err(e) => Err(e),
+            }
+        }
+    }))
+    .await;
     let mut answers = Vec::with_capacity(group.len());
-    for job in group {
-        match create_tasks(&tx, &job.principal, &job.input, &job.workflow, now).await {
+    for write in writes {
+        match write {
             Ok(created) => answers.push(Ok(created)),
             // Refused before its first write: the others go on.
             Err(Error::Refused(refusal)) => answers.push(Err(refusal)),

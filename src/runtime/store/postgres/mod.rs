@@ -556,6 +556,19 @@ struct ReceiptKey<'a> {
     callback_completed: bool,
 }
 
+impl<'a> ReceiptKey<'a> {
+    /// The receipt's primary key, as statement parameters.
+    fn identity<'p>(&'p self, p: &'p Principal) -> [&'p (dyn ToSql + Sync); 5] {
+        [
+            &p.workspace_id,
+            &p.agent_id,
+            &self.run_id,
+            &self.effect_id,
+            &self.key,
+        ]
+    }
+}
+
 /// Revalidates the responder against the callback it claims to answer.
 async fn receipt_key<'a>(
     tx: &Transaction<'_>,
@@ -603,39 +616,39 @@ async fn replay(
     Ok(json!({"tasks": tasks, "reused": true}))
 }
 
-/// Creates the tasks of one `task_create`. Every check that can refuse it
-/// comes before its first write, so a refused create has written nothing
-/// and the creates of one group ([`group`]) need no savepoints; the writes
-/// are then one statement that takes the board's numbers, inserts the
-/// tasks and their activity, and records the receipt.
-async fn create_tasks(
+/// A `task_create` whose checks have passed: what its write needs.
+struct Checked<'a> {
+    receipt: Option<ReceiptKey<'a>>,
+    placement: Placement,
+    assignees: Vec<Option<String>>,
+}
+
+/// What the checks of a create decided.
+enum Verdict<'a> {
+    /// A receipt replay (or its conflict): answered without writing.
+    Answered(Value),
+    /// Every check passed; [`write_create`] creates the tasks.
+    Proceed(Checked<'a>),
+}
+
+/// The reads and locks of one `task_create`, and every check that can
+/// refuse it: a refused create has written nothing, so the creates of one
+/// group ([`group`]) need no savepoints.
+async fn check_create<'a>(
     tx: &Transaction<'_>,
     p: &Principal,
-    input: &CreateInput,
-    workflow: &WorkflowContext,
-    now: i64,
-) -> Result<Value> {
-    const FIND: &str = "SELECT digest, task_ids FROM idempotency_receipts WHERE workspace_id = $1 \
-         AND agent_id = $2 AND run_id = $3 AND effect_id = $4 AND key = $5";
-    // Reserves the key: a concurrent first use of it waits here for this
-    // transaction, then finds the receipt and replays it.
-    const RESERVE: &str = "INSERT INTO idempotency_receipts (workspace_id, agent_id, run_id, \
-         effect_id, key, digest, task_ids, created_at) VALUES ($1, $2, $3, $4, $5, $6, '[]', $7) \
-         ON CONFLICT DO NOTHING";
+    input: &'a CreateInput,
+    workflow: &'a WorkflowContext,
+) -> Result<Verdict<'a>> {
     let receipt = match &input.idempotency_key {
         Some(key) => Some(receipt_key(tx, p, workflow, key).await?),
         None => None,
     };
     if let Some(r) = &receipt {
-        let id = [
-            &p.workspace_id as &(dyn ToSql + Sync),
-            &p.agent_id,
-            &r.run_id,
-            &r.effect_id,
-            &r.key,
-        ];
-        if let Some(row) = maybe(tx, FIND, &id).await? {
-            return replay(tx, input, row.get(0), row.get(1)).await;
+        if let Some(row) = maybe(tx, FIND_RECEIPT, &r.identity(p)).await? {
+            return replay(tx, input, row.get(0), row.get(1))
+                .await
+                .map(Verdict::Answered);
         }
         if r.callback_completed {
             return Err(refusals::callback_completed().into());
@@ -654,23 +667,48 @@ async fn create_tasks(
             None => None,
         });
     }
-    // The checks are done; from here on only a database error stops it.
-    if let Some(r) = &receipt {
-        let reserve = [
-            &p.workspace_id as &(dyn ToSql + Sync),
-            &p.agent_id,
-            &r.run_id,
-            &r.effect_id,
-            &r.key,
-            &input.payload_digest,
-            &now,
-        ];
-        if exec(tx, RESERVE, &reserve).await? == 0 {
-            let row = one(tx, FIND, &reserve[..5]).await?;
+    Ok(Verdict::Proceed(Checked {
+        receipt,
+        placement,
+        assignees,
+    }))
+}
+
+const FIND_RECEIPT: &str = "SELECT digest, task_ids FROM idempotency_receipts \
+     WHERE workspace_id = $1 AND agent_id = $2 AND run_id = $3 AND effect_id = $4 AND key = $5";
+
+/// The writes of a checked create: its receipt (a concurrent first use of
+/// the key that committed meanwhile makes this a replay instead), then its
+/// tasks; answers with the created tasks, built from what the create knows.
+async fn write_create(
+    tx: &Transaction<'_>,
+    p: &Principal,
+    input: &CreateInput,
+    checked: &Checked<'_>,
+    now: i64,
+) -> Result<Value> {
+    // Reserves the key: a concurrent first use of it waits here for its
+    // transaction, then finds the receipt and replays it.
+    const RESERVE: &str = "INSERT INTO idempotency_receipts (workspace_id, agent_id, run_id, \
+         effect_id, key, digest, task_ids, created_at) VALUES ($1, $2, $3, $4, $5, $6, '[]', $7) \
+         ON CONFLICT DO NOTHING";
+    if let Some(r) = &checked.receipt {
+        let identity = r.identity(p);
+        let [w, a, run, effect, key] = identity;
+        if exec(
+            tx,
+            RESERVE,
+            &[w, a, run, effect, key, &input.payload_digest, &now],
+        )
+        .await?
+            == 0
+        {
+            let row = one(tx, FIND_RECEIPT, &identity).await?;
             return replay(tx, input, row.get(0), row.get(1)).await;
         }
     }
-    let ids = insert_tasks(tx, p, input, &placement, &assignees, receipt.as_ref(), now).await?;
+    let placement = &checked.placement;
+    let ids = insert_tasks(tx, p, input, checked, now).await?;
     let tasks: Vec<Value> = input
         .tasks
         .iter()
@@ -709,11 +747,10 @@ async fn insert_tasks(
     tx: &Transaction<'_>,
     p: &Principal,
     input: &CreateInput,
-    placement: &Placement,
-    assignees: &[Option<String>],
-    receipt: Option<&ReceiptKey<'_>>,
+    checked: &Checked<'_>,
     now: i64,
 ) -> Result<Vec<(i64, i64, String)>> {
+    let (placement, assignees) = (&checked.placement, &checked.assignees);
     const SQL: &str = "WITH numbers AS ( \
              UPDATE channels SET next_number = next_number + cardinality($2::text[]) \
              WHERE id = $1 RETURNING next_number - cardinality($2::text[]) AS first), \
@@ -769,7 +806,7 @@ async fn insert_tasks(
         .map(|t| json!(t.attachments.as_deref().unwrap_or_default()))
         .collect();
     let parent_id = placement.parent.map(|(id, _)| id);
-    let (run_id, effect_id, key) = match receipt {
+    let (run_id, effect_id, key) = match &checked.receipt {
         Some(r) => (Some(r.run_id), Some(r.effect_id), Some(r.key)),
         None => (None, None, None),
     };
