@@ -137,15 +137,17 @@ async fn run(connections: Connections, mut jobs: mpsc::UnboundedReceiver<Job>) {
     }
 }
 
-/// The idempotency receipt a create would write, if any.
-fn receipt_key(job: &Job) -> Option<(String, String, Option<String>, Option<String>, String)> {
-    job.input.idempotency_key.as_ref().map(|key| {
-        (
-            job.principal.workspace_id.clone(),
-            job.principal.agent_id.clone(),
-            job.workflow.workflow_run_id.clone(),
-            job.workflow.callback_effect_id.clone(),
-            key.clone(),
+/// The idempotency receipt a create would write, if any: its workspace,
+/// agent, run, callback effect and key, as one comparable value.
+fn receipt_key(job: &Job) -> Option<String> {
+    let workflow = &job.workflow;
+    job.input.idempotency_key.as_deref().map(|key| {
+        format!(
+            "{}\u{0}{}\u{0}{:?}\u{0}{:?}\u{0}{key}",
+            job.principal.workspace_id,
+            job.principal.agent_id,
+            workflow.workflow_run_id,
+            workflow.callback_effect_id
         )
     })
 }
