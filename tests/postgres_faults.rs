@@ -125,6 +125,7 @@ fn a_database_restart_under_load_is_a_prompt_503_and_heals_by_itself() {
 
     assert!(healed, "no successes within 15 s of the database's return");
     assert_eq!((readyz_down.status, healthz_down.status), (503, 200));
+    assert_eq!(readyz_down.header("retry-after"), Some("1"));
     assert!(readyz_down.body.len() < 200 && healthz_down.body.is_empty());
     assert_eq!(readyz_up.status, 200);
     assert!(readyz_up.body.is_empty());

@@ -3,7 +3,7 @@
 //! Durability: WAL with `synchronous=FULL`, so a write is on disk before the
 //! mutation that made it returns (it survives `kill -9` and power loss).
 //! Concurrency: one writer connection, owned by a writer thread, commits
-//! mutations in groups (`sqlite_writer.rs`): one `BEGIN IMMEDIATE`
+//! mutations in groups (`writer.rs`): one `BEGIN IMMEDIATE`
 //! transaction and one fsync per group, one savepoint per mutation, so each
 //! mutation is still all-or-nothing and durable before it is answered.
 //! `BEGIN IMMEDIATE` also serialises against other processes (the admin

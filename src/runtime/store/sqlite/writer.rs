@@ -25,7 +25,6 @@ use crate::error::{Failure, code};
 
 /// Mutations committed together at most, bounding how long the last of a
 /// group waits for the others' work before its fsync.
-/// (`runtime::cli::MAX_BLOCKING_THREADS` waiters fill one group.)
 const MAX_GROUP: usize = 64;
 
 /// WAL pages after which a commit also checkpoints (copies the WAL into the
