@@ -226,7 +226,7 @@ fn query_pairs(data: &[u8]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The store's typed input for a validated `input`, as the server's dispatch builds it.
+/// The store's typed input for a validated `input`, as `store::dispatch` builds it.
 fn typed_input(action: &Action, input: serde_json::Value) -> Result<(), Failure> {
     let principal = Principal {
         workspace_id: "ws_fuzz".into(),

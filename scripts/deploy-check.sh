@@ -122,4 +122,4 @@ done
 count=$(curl -s -H "Authorization: Bearer $token" "$lb/tasks?channel=eng&limit=100" | jq '.items | length')
 [ "$count" = 40 ] || { echo "expected 40 tasks, listed $count" >&2; exit 1; }
 echo "deploy check passed: nginx spread 20 creates over both replicas ($served1 + $served2 logged),"
-echo "then served 20 creates and the reads with one replica killed; 40 tasks, numbers 1..40."
+echo "then served 20 creates and the reads with one replica killed; 40 tasks listed."
