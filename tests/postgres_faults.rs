@@ -38,6 +38,29 @@ fn runtime_on(cluster: &Cluster, serve_args: &[&str]) -> (Runtime, Agent) {
     (rt, agent)
 }
 
+/// A psql session of the test's own running `script` on `db` in the
+/// background; it stops at the first error.
+fn session(cluster: &Cluster, db: &str, script: &str) -> std::process::Child {
+    let mut psql = cluster
+        .client_command("psql")
+        .arg("-h")
+        .arg(cluster.socket_dir())
+        .arg("-p")
+        .arg(cluster.port().to_string())
+        .args(["-U", common::postgres::SUPERUSER, "-d", db, "-X", "-q"])
+        .args(["-v", "ON_ERROR_STOP=1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("psql");
+    psql.stdin
+        .take()
+        .expect("psql's stdin")
+        .write_all(script.as_bytes())
+        .expect("the script reaches psql");
+    psql
+}
+
 /// An answer that tells nothing of the store: the `server_error` document
 /// with nothing but its generic message.
 fn assert_opaque_503(status: u16, body: &Value) {
@@ -159,26 +182,11 @@ fn an_exhausted_pool_queues_briefly_then_answers_503() {
     let db = common::runtime::dbname(&rt.db);
     // A session that holds the tasks table, so a read of a task keeps the
     // runtime's one connection busy until it lets go.
-    let mut holder = cluster
-        .client_command("psql")
-        .arg("-h")
-        .arg(cluster.socket_dir())
-        .arg("-p")
-        .arg(cluster.port().to_string())
-        .args(["-U", common::postgres::SUPERUSER, "-d", &db, "-X", "-q"])
-        .args(["-v", "ON_ERROR_STOP=1"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("psql");
-    holder
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(
-            b"BEGIN;\nLOCK TABLE tasks IN ACCESS EXCLUSIVE MODE;\nSELECT pg_sleep(2);\nCOMMIT;\n",
-        )
-        .unwrap();
+    let mut holder = session(
+        &cluster,
+        &db,
+        "BEGIN;\nLOCK TABLE tasks IN ACCESS EXCLUSIVE MODE;\nSELECT pg_sleep(2);\nCOMMIT;\n",
+    );
     let locked = Instant::now() + Duration::from_secs(10);
     while cluster
         .psql(
@@ -254,27 +262,12 @@ fn a_deadlock_is_retried_inside_the_runtime() {
     // A session that locks task 2, then (while the runtime holds task 1 and
     // waits for task 2) asks for task 1: a deadlock. Its own deadlock check
     // waits 10 s, so the runtime's (after 1 s) finds it and is the victim.
-    let mut other = cluster
-        .client_command("psql")
-        .arg("-h")
-        .arg(cluster.socket_dir())
-        .arg("-p")
-        .arg(cluster.port().to_string())
-        .args(["-U", common::postgres::SUPERUSER, "-d", &db, "-X", "-q"])
-        .args(["-v", "ON_ERROR_STOP=1"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("psql");
-    other
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(
-            b"SET deadlock_timeout = '10s';\nBEGIN;\nSELECT 1 FROM tasks WHERE number = 2 FOR UPDATE;\n\
-              SELECT pg_sleep(0.8);\nSELECT 1 FROM tasks WHERE number = 1 FOR UPDATE;\nCOMMIT;\n",
-        )
-        .unwrap();
+    let mut other = session(
+        &cluster,
+        &db,
+        "SET deadlock_timeout = '10s';\nBEGIN;\nSELECT 1 FROM tasks WHERE number = 2 FOR UPDATE;\n\
+         SELECT pg_sleep(0.8);\nSELECT 1 FROM tasks WHERE number = 1 FOR UPDATE;\nCOMMIT;\n",
+    );
     thread::sleep(Duration::from_millis(300));
     let started = Instant::now();
     let reply = rt.call(
