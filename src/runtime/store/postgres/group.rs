@@ -8,18 +8,22 @@
 //!
 //! Each create keeps what a transaction of its own gave it: a create that
 //! is refused has written nothing (every check comes before its first
-//! write, `check_create`), so it needs no savepoint; a database error rolls
+//! write, `lock_create`), so it needs no savepoint; a database error rolls
 //! the whole group back, and a deadlock or serialisation failure runs the
 //! group again (a bounded number of times); only after `COMMIT` is each
 //! caller answered. Creates are taken in one order of board within a group,
 //! so two replicas' groups take their boards' counter rows in the same
 //! order.
 //!
-//! A group runs in two passes, each sent to the database back to back on
-//! the one connection (pipelined) rather than one round trip after another:
-//! first every create's checks, then the writes of those that passed, in
-//! group order. Two creates with the same idempotency key never share a
-//! group: the second waits for the next one, where it finds the receipt.
+//! A create makes its reads that need no lock (its board, its callback and
+//! receipt, its assignees) on a connection of its own before it joins a
+//! group, beside the other requests. The group's one connection then does
+//! only what needs the transaction, in two passes sent back to back
+//! (pipelined) rather than one round trip after another: every create's
+//! locks (its parent) and last checks, then the writes of those that
+//! passed, in group order. Two creates with the same idempotency key never
+//! share a group: the second waits for the next one, where it finds the
+//! receipt.
 
 use std::panic::AssertUnwindSafe;
 
@@ -30,8 +34,8 @@ use tokio::sync::{mpsc, oneshot};
 use futures_util::future::join_all;
 
 use super::{
-    ATTEMPTS, Connections, Error, Fault, NOW, Verdict, backoff, check_create, fault, one, settle,
-    write_create,
+    ATTEMPTS, Connections, Error, Fault, NOW, Prepare, Prepared, backoff, fault, lock_create, one,
+    prepare_create, settle, write_create,
 };
 use crate::error::{Failure, code};
 use crate::runtime::store::{CreateInput, Principal};
@@ -50,6 +54,7 @@ struct Job {
     principal: Principal,
     input: CreateInput,
     workflow: WorkflowContext,
+    prepared: Prepared,
     reply: oneshot::Sender<Result<Value, Failure>>,
 }
 
@@ -62,18 +67,27 @@ impl Creates {
         Creates { queue }
     }
 
-    /// Queues one create and resolves once its group has committed.
+    /// Makes one create's lock-free reads on a connection of its own, then
+    /// queues it and resolves once its group has committed.
     pub(super) async fn create(
         &self,
+        connections: &Connections,
         principal: &Principal,
         input: &CreateInput,
         workflow: &WorkflowContext,
     ) -> Result<Value, Failure> {
+        let client = connections.get().await?;
+        let prepared = match prepare_create(&client, principal, input, workflow).await? {
+            Prepare::Answered(replayed) => return Ok(replayed),
+            Prepare::Ready(prepared) => prepared,
+        };
+        drop(client);
         let (reply, answer) = oneshot::channel();
         let job = Job {
             principal: principal.clone(),
             input: input.clone(),
             workflow: workflow.clone(),
+            prepared,
             reply,
         };
         if self.queue.send(job).is_err() {
@@ -196,19 +210,14 @@ async fn attempt_group(
     let checks = join_all(
         group
             .iter()
-            .map(|job| check_create(&tx, &job.principal, &job.input, &job.workflow)),
+            .map(|job| lock_create(&tx, &job.principal, &job.input, &job.prepared)),
     )
     .await;
     let writes = join_all(group.iter().zip(checks).map(|(job, check)| {
         let tx = &tx;
         async move {
-            match check {
-                Ok(Verdict::Proceed(checked)) => {
-                    write_create(tx, &job.principal, &job.input, &checked, now).await
-                }
-                Ok(Verdict::Answered(replayed)) => Ok(replayed),
-                Err(e) => Err(e),
-            }
+            let checked = check?;
+            write_create(tx, &job.principal, &job.input, &checked, now).await
         }
     }))
     .await;

@@ -356,6 +356,7 @@ fn search_query(text: &str) -> Option<String> {
     })
 }
 
+#[derive(Clone)]
 struct Board {
     id: i64,
     name: String,
@@ -515,7 +516,15 @@ struct Placement {
     parent: Option<(i64, i64)>,
 }
 
-async fn place(tx: &Transaction<'_>, p: &Principal, input: &CreateInput) -> Result<Placement> {
+/// In the group's transaction: where the create lands, with its parent
+/// locked so it cannot be deleted under the new tasks. A task scope is
+/// resolved here, from the locked task; a channel's board was found before.
+async fn lock_placement(
+    tx: &Transaction<'_>,
+    p: &Principal,
+    input: &CreateInput,
+    board: Option<&Board>,
+) -> Result<Placement> {
     if let Some(scope) = &input.parent_task_scope {
         const SQL: &str = "SELECT t.id, c.id, c.name, NOT c.private OR EXISTS \
              (SELECT 1 FROM channel_members m WHERE m.channel_id = c.id AND m.agent_id = $3), \
@@ -537,26 +546,28 @@ async fn place(tx: &Transaction<'_>, p: &Principal, input: &CreateInput) -> Resu
             parent: Some((row.get(0), row.get(4))),
         });
     }
-    let Some(channel) = &input.channel else {
+    let Some(board) = board else {
         return Err(refusals::no_locator().into());
     };
-    let board = board(tx, p, channel).await?;
     let parent = match input.parent {
         None => None,
-        Some(number) => Some((live_parent(tx, &board, number).await?, number)),
+        Some(number) => Some((live_parent(tx, board, number).await?, number)),
     };
-    Ok(Placement { board, parent })
+    Ok(Placement {
+        board: board.clone(),
+        parent,
+    })
 }
 
 /// The idempotency receipt's identity, once the callback context checks out.
-struct ReceiptKey<'a> {
-    run_id: &'a str,
-    effect_id: &'a str,
-    key: &'a str,
+struct ReceiptKey {
+    run_id: String,
+    effect_id: String,
+    key: String,
     callback_completed: bool,
 }
 
-impl<'a> ReceiptKey<'a> {
+impl ReceiptKey {
     /// The receipt's primary key, as statement parameters.
     fn identity<'p>(&'p self, p: &'p Principal) -> [&'p (dyn ToSql + Sync); 5] {
         [
@@ -570,28 +581,28 @@ impl<'a> ReceiptKey<'a> {
 }
 
 /// Revalidates the responder against the callback it claims to answer.
-async fn receipt_key<'a>(
-    tx: &Transaction<'_>,
+async fn receipt_key<C: GenericClient>(
+    c: &C,
     p: &Principal,
-    workflow: &'a WorkflowContext,
-    key: &'a str,
-) -> Result<ReceiptKey<'a>> {
+    workflow: &WorkflowContext,
+    key: &str,
+) -> Result<ReceiptKey> {
     let (Some(run_id), Some(effect_id)) = (&workflow.workflow_run_id, &workflow.callback_effect_id)
     else {
         return Err(refusals::no_workflow_context().into());
     };
     const SQL: &str =
         "SELECT run_id, workspace_id, agent_id, completed_at FROM callbacks WHERE effect_id = $1";
-    match maybe(tx, SQL, &[effect_id]).await? {
+    match maybe(c, SQL, &[effect_id]).await? {
         Some(r)
             if r.get::<_, &str>(0) == run_id
                 && r.get::<_, &str>(1) == p.workspace_id
                 && r.get::<_, &str>(2) == p.agent_id =>
         {
             Ok(ReceiptKey {
-                run_id,
-                effect_id,
-                key,
+                run_id: run_id.clone(),
+                effect_id: effect_id.clone(),
+                key: key.to_string(),
                 callback_completed: r.get::<_, Option<i64>>(3).is_some(),
             })
         }
@@ -601,8 +612,8 @@ async fn receipt_key<'a>(
 
 /// The receipt's stored answer: a replay of the original tasks, or a
 /// conflict when the key came with another payload.
-async fn replay(
-    tx: &Transaction<'_>,
+async fn replay<C: GenericClient>(
+    c: &C,
     input: &CreateInput,
     digest: &str,
     ids: Value,
@@ -612,66 +623,121 @@ async fn replay(
     }
     // The original tasks as they are now; nothing allocated or recorded.
     let ids: Vec<i64> = json_field(ids);
-    let tasks = load_compact(tx, &ids).await?;
+    let tasks = load_compact(c, &ids).await?;
     Ok(json!({"tasks": tasks, "reused": true}))
 }
 
-/// A `task_create` whose checks have passed: what its write needs.
-struct Checked<'a> {
-    receipt: Option<ReceiptKey<'a>>,
-    placement: Placement,
-    assignees: Vec<Option<String>>,
+/// What a create found out before it joins a group: the reads that need
+/// no lock, made on a connection of its own while other requests make
+/// theirs, so a group's one connection does only locks and writes. What
+/// they find cannot go stale before the write: boards, their members and
+/// agents are never deleted, and a receipt that appears meanwhile turns
+/// the write into a replay.
+struct Prepared {
+    receipt: Option<ReceiptKey>,
+    /// The channel locator's board; a task scope's is found under lock.
+    board: Option<Board>,
+    /// Each task's assignee, or the refusal, kept for its turn: a refusal
+    /// comes in the order the SQLite store gives it (after the parent and
+    /// the target).
+    assignees: Result<Vec<Option<String>>, Failure>,
 }
 
-/// What the checks of a create decided.
-enum Verdict<'a> {
+/// Whether a create still needs its group.
+enum Prepare {
     /// A receipt replay (or its conflict): answered without writing.
     Answered(Value),
-    /// Every check passed; [`write_create`] creates the tasks.
-    Proceed(Checked<'a>),
+    Ready(Prepared),
 }
 
-/// The reads and locks of one `task_create`, and every check that can
-/// refuse it: a refused create has written nothing, so the creates of one
-/// group ([`group`]) need no savepoints.
-async fn check_create<'a>(
-    tx: &Transaction<'_>,
+/// The lock-free reads and checks of one `task_create`.
+async fn prepare_create(
+    c: &Object,
     p: &Principal,
-    input: &'a CreateInput,
-    workflow: &'a WorkflowContext,
-) -> Result<Verdict<'a>> {
+    input: &CreateInput,
+    workflow: &WorkflowContext,
+) -> Result<Prepare, Failure> {
+    prepare(c, p, input, workflow).await.map_err(settle)
+}
+
+async fn prepare(
+    c: &Object,
+    p: &Principal,
+    input: &CreateInput,
+    workflow: &WorkflowContext,
+) -> Result<Prepare> {
     let receipt = match &input.idempotency_key {
-        Some(key) => Some(receipt_key(tx, p, workflow, key).await?),
+        Some(key) => Some(receipt_key(c, p, workflow, key).await?),
         None => None,
     };
     if let Some(r) = &receipt {
-        if let Some(row) = maybe(tx, FIND_RECEIPT, &r.identity(p)).await? {
-            return replay(tx, input, row.get(0), row.get(1))
+        if let Some(row) = maybe(c, FIND_RECEIPT, &r.identity(p)).await? {
+            return replay(c, input, row.get(0), row.get(1))
                 .await
-                .map(Verdict::Answered);
+                .map(Prepare::Answered);
         }
         if r.callback_completed {
             return Err(refusals::callback_completed().into());
         }
     }
-    let placement = place(tx, p, input).await?;
+    let board = match (&input.parent_task_scope, &input.channel) {
+        (Some(_), _) => None,
+        (None, Some(channel)) => Some(board(c, p, channel).await?),
+        (None, None) => return Err(refusals::no_locator().into()),
+    };
+    let mut assignees = Ok(Vec::with_capacity(input.tasks.len()));
+    for (i, task) in input.tasks.iter().enumerate() {
+        let found = match &task.assignee {
+            Some(r) => match assignee_id(c, p, r, &format!("tasks/{i}/assignee")).await {
+                Ok(id) => Some(id),
+                Err(Error::Refused(refusal)) => {
+                    assignees = Err(refusal);
+                    break;
+                }
+                Err(e) => return Err(e),
+            },
+            None => None,
+        };
+        if let Ok(ids) = &mut assignees {
+            ids.push(found);
+        }
+    }
+    Ok(Prepare::Ready(Prepared {
+        receipt,
+        board,
+        assignees,
+    }))
+}
+
+/// A `task_create` whose checks have passed: what its write needs.
+struct Checked<'a> {
+    receipt: Option<&'a ReceiptKey>,
+    placement: Placement,
+    assignees: &'a [Option<String>],
+}
+
+/// In the group's transaction: the checks that need a lock (the parent, a
+/// task scope) and the refusals due after them. A refused create has
+/// written nothing, so the creates of one group ([`group`]) need no
+/// savepoints.
+async fn lock_create<'a>(
+    tx: &Transaction<'_>,
+    p: &Principal,
+    input: &CreateInput,
+    prepared: &'a Prepared,
+) -> Result<Checked<'a>> {
+    let placement = lock_placement(tx, p, input, prepared.board.as_ref()).await?;
     if let Some(target) = &input.target
         && target_channel(target) != placement.board.name
     {
         return Err(refusals::target_conflict(target, &placement.board.name).into());
     }
-    let mut assignees = Vec::with_capacity(input.tasks.len());
-    for (i, task) in input.tasks.iter().enumerate() {
-        assignees.push(match &task.assignee {
-            Some(r) => Some(assignee_id(tx, p, r, &format!("tasks/{i}/assignee")).await?),
-            None => None,
-        });
-    }
-    Ok(Verdict::Proceed(Checked {
-        receipt,
+    let assignees = prepared.assignees.as_ref().map_err(|f| f.clone())?;
+    Ok(Checked {
+        receipt: prepared.receipt.as_ref(),
         placement,
         assignees,
-    }))
+    })
 }
 
 const FIND_RECEIPT: &str = "SELECT digest, task_ids FROM idempotency_receipts \
@@ -692,7 +758,7 @@ async fn write_create(
     const RESERVE: &str = "INSERT INTO idempotency_receipts (workspace_id, agent_id, run_id, \
          effect_id, key, digest, task_ids, created_at) VALUES ($1, $2, $3, $4, $5, $6, '[]', $7) \
          ON CONFLICT DO NOTHING";
-    if let Some(r) = &checked.receipt {
+    if let Some(r) = checked.receipt {
         let identity = r.identity(p);
         let [w, a, run, effect, key] = identity;
         if exec(
@@ -806,8 +872,12 @@ async fn insert_tasks(
         .map(|t| json!(t.attachments.as_deref().unwrap_or_default()))
         .collect();
     let parent_id = placement.parent.map(|(id, _)| id);
-    let (run_id, effect_id, key) = match &checked.receipt {
-        Some(r) => (Some(r.run_id), Some(r.effect_id), Some(r.key)),
+    let (run_id, effect_id, key) = match checked.receipt {
+        Some(r) => (
+            Some(r.run_id.as_str()),
+            Some(r.effect_id.as_str()),
+            Some(r.key.as_str()),
+        ),
         None => (None, None, None),
     };
     let rows = all(
@@ -1546,7 +1616,9 @@ impl Store for PgStore {
         input: &CreateInput,
         workflow: &WorkflowContext,
     ) -> Result<Value, Failure> {
-        self.creates.create(principal, input, workflow).await
+        self.creates
+            .create(&self.connections, principal, input, workflow)
+            .await
     }
 
     async fn update(&self, principal: &Principal, input: &UpdateInput) -> Result<Value, Failure> {
