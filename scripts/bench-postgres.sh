@@ -34,42 +34,12 @@ cd "$here/.."
 # shellcheck source=scripts/bench/lib.sh
 . "$here/bench/lib.sh"
 need_tools wrk curl jq
-pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-if [ -z "$pg_bin" ] || [ ! -x "$pg_bin/initdb" ]; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "==> apt-get install -y postgresql" >&2
-        DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql >/dev/null
-        pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
-    else
-        echo "missing: PostgreSQL server binaries — install with: sudo apt-get install -y postgresql" >&2
-        exit 2
-    fi
-fi
+find_postgres
 build
-
-# ------------------------------------------------------------------ cluster
 make_work
-# The cluster's own dir: data, socket and log, owned by whoever runs it.
-pgdir="$work/pg"
-pgdata="$pgdir/data"
+bench_cleanup() { stop_postgres; }
+start_postgres bench "-c max_connections=200 -c shared_buffers=256MB"
 pgsock="$pgdir"
-mkdir -p "$pgdir"
-# PostgreSQL refuses to run as root: as root, its processes run as `postgres`.
-as_pg() { "$@"; }
-if [ "$(id -u)" = 0 ]; then
-    chown postgres:postgres "$pgdir"
-    as_pg() { runuser -u postgres -- "$@"; }
-fi
-bench_cleanup() {
-    if [ -f "$pgdata/postmaster.pid" ]; then
-        as_pg "$pg_bin/pg_ctl" -D "$pgdata" -m fast -w stop >/dev/null 2>&1 || true
-    fi
-}
-echo "==> initdb and start PostgreSQL ($("$pg_bin/postgres" --version)) on $pgsock" >&2
-as_pg "$pg_bin/initdb" -D "$pgdata" -U bench --auth=trust --no-sync >"$work/initdb.log" 2>&1
-as_pg "$pg_bin/pg_ctl" -D "$pgdata" -l "$pgdir/postgres.log" -w -o \
-    "-c listen_addresses='' -c unix_socket_directories=$pgsock -c max_connections=200 -c shared_buffers=256MB" \
-    start >/dev/null
 pgc() { tool=$1; shift; "$pg_bin/$tool" -h "$pgsock" -U bench "$@"; }
 pgc createdb pgbench
 pgc createdb agentteam

@@ -20,32 +20,15 @@ cd "$here/.."
 # shellcheck source=scripts/bench/lib.sh
 . "$here/bench/lib.sh"
 need_tools nginx curl jq
-pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-if [ -z "$pg_bin" ]; then
-    need_tools postgresql
-    pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
-fi
+find_postgres
 build
 make_work
-
-pgdir="$work/pg"
-mkdir -p "$pgdir"
-as_pg() { "$@"; }
-if [ "$(id -u)" = 0 ]; then
-    chown postgres:postgres "$pgdir"
-    as_pg() { runuser -u postgres -- "$@"; }
-fi
 nginx_pid=""
 bench_cleanup() {
     [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
-    if [ -f "$pgdir/data/postmaster.pid" ]; then
-        as_pg "$pg_bin/pg_ctl" -D "$pgdir/data" -m fast -w stop >/dev/null 2>&1 || true
-    fi
+    stop_postgres
 }
-echo "==> PostgreSQL on $pgdir" >&2
-as_pg "$pg_bin/initdb" -D "$pgdir/data" -U deploy --auth=trust --no-sync >"$work/initdb.log" 2>&1
-as_pg "$pg_bin/pg_ctl" -D "$pgdir/data" -l "$pgdir/postgres.log" -w \
-    -o "-c listen_addresses='' -c unix_socket_directories=$pgdir" start >/dev/null
+start_postgres deploy
 "$pg_bin/createdb" -h "$pgdir" -U deploy agentteam
 db="postgres://deploy@/agentteam?host=$pgdir"
 

@@ -1,7 +1,8 @@
-# Shared by scripts/bench.sh and scripts/bench-scale.sh (sourced, POSIX sh):
-# the tool check, the release build, a runtime on a temp store bound to
+# Shared by scripts/bench*.sh and scripts/deploy-check.sh (sourced, POSIX
+# sh): the tool check, the release build, a runtime on a temp store bound to
 # 127.0.0.1:0, an agent with a token, and an agentteam profile for it in a
-# temp AGENTTEAM_CONFIG_DIR. Stops the runtime and removes the temp dir on exit.
+# temp AGENTTEAM_CONFIG_DIR; a PostgreSQL cluster of its own. Stops what it
+# started and removes the temp dir on exit.
 #
 # BENCH_BIN_DIR=DIR uses prebuilt agentteam and agentteam-runtime from DIR
 # instead of `cargo build --release` (to compare two builds).
@@ -125,5 +126,44 @@ seed() {
         echo "seeding $1 made $made tasks, not $3:" >&2
         grep -m 3 '"error"' "$work/seed.out" >&2 || true
         exit 1
+    fi
+}
+
+# find_postgres: sets $pg_bin to the newest PostgreSQL server binaries,
+# installing Debian's package when root, else naming the command that does.
+find_postgres() {
+    pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+    if [ -n "$pg_bin" ] && [ -x "$pg_bin/initdb" ]; then return 0; fi
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "==> apt-get install -y postgresql" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql >/dev/null
+        pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+    else
+        echo "missing: PostgreSQL server binaries — install with: sudo apt-get install -y postgresql" >&2
+        exit 2
+    fi
+}
+
+# start_postgres USER [SETTINGS]: initdb and start a cluster of its own in
+# $work/pg (data, Unix socket and log; trust auth for USER, no TCP) and
+# sets $pgdir, the socket directory. PostgreSQL refuses to run as root, so
+# as root its processes run as `postgres`. stop_postgres stops it.
+start_postgres() {
+    pgdir="$work/pg"
+    mkdir -p "$pgdir"
+    as_pg() { "$@"; }
+    if [ "$(id -u)" = 0 ]; then
+        chown postgres:postgres "$pgdir"
+        as_pg() { runuser -u postgres -- "$@"; }
+    fi
+    echo "==> PostgreSQL $("$pg_bin/postgres" --version | awk '{ print $3 }') on $pgdir" >&2
+    as_pg "$pg_bin/initdb" -D "$pgdir/data" -U "$1" --auth=trust --no-sync >"$work/initdb.log" 2>&1
+    as_pg "$pg_bin/pg_ctl" -D "$pgdir/data" -l "$pgdir/postgres.log" -w \
+        -o "-c listen_addresses='' -c unix_socket_directories=$pgdir ${2:-}" start >/dev/null
+}
+
+stop_postgres() {
+    if [ -n "${pgdir:-}" ] && [ -f "$pgdir/data/postmaster.pid" ]; then
+        as_pg "$pg_bin/pg_ctl" -D "$pgdir/data" -m fast -w stop >/dev/null 2>&1 || true
     fi
 }
