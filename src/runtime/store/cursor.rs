@@ -35,6 +35,54 @@ pub enum After {
     },
 }
 
+/// A sort key value of a cursor, for an engine to bind as a parameter.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Key {
+    Int(i64),
+    Real(f64),
+}
+
+impl After {
+    /// The SQL condition "strictly after this position in the page order"
+    /// on task `t`, with `score` the expression of a search's relevance
+    /// and `bind` turning each key value into the engine's placeholder. A
+    /// row comparison, so a browse index range starts right there instead
+    /// of walking the board from its first page.
+    pub fn condition(self, score: &str, mut bind: impl FnMut(Key) -> String) -> String {
+        match self {
+            After::Updated { at, number } => format!(
+                "(t.updated_at, t.number) < ({}, {})",
+                bind(Key::Int(at)),
+                bind(Key::Int(number))
+            ),
+            After::Created { at, number } => format!(
+                "(t.created_at, t.number) < ({}, {})",
+                bind(Key::Int(at)),
+                bind(Key::Int(number))
+            ),
+            After::Number { number } => format!("t.number > {}", bind(Key::Int(number))),
+            After::Relevance { score: at, number } => format!(
+                "({score}, t.number) > ({}, {})",
+                bind(Key::Real(at)),
+                bind(Key::Int(number))
+            ),
+        }
+    }
+}
+
+impl Sort {
+    /// The SQL `ORDER BY` of a page on task `t`, ties broken by number as
+    /// [`After`] expects; `score` is a search's relevance, lower first.
+    pub fn order_by(self, score: &str) -> String {
+        match self {
+            Sort::UpdatedDesc => "t.updated_at DESC, t.number DESC".to_string(),
+            Sort::CreatedDesc => "t.created_at DESC, t.number DESC".to_string(),
+            Sort::NumberAsc => "t.number ASC".to_string(),
+            Sort::Relevance => format!("{score} ASC, t.number ASC"),
+        }
+    }
+}
+
 #[derive(Serialize, Deserialize)]
 struct Wire {
     d: String,

@@ -40,8 +40,9 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{NoTls, Row};
 
-pub use target::{Target, is_uri, without_password};
+pub use target::{Target, is_uri};
 
+use super::cursor::Key;
 use super::refusals::{self, Claim};
 use super::schema::{self, Migration, OnOpen, SchemaStatus};
 use super::search;
@@ -1000,33 +1001,14 @@ fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Arg>)> {
         conditions.push(format!("t.labels @> {labels}"));
     }
     if let Some(after) = q.after {
-        // Strictly after the previous page's last task, in the page order:
-        // a row comparison, so the index range starts right there.
-        conditions.push(match after {
-            After::Updated { at, number } => format!(
-                "(t.updated_at, t.number) < ({}, {})",
-                arg(Arg::Int(at)),
-                arg(Arg::Int(number))
-            ),
-            After::Created { at, number } => format!(
-                "(t.created_at, t.number) < ({}, {})",
-                arg(Arg::Int(at)),
-                arg(Arg::Int(number))
-            ),
-            After::Number { number } => format!("t.number > {}", arg(Arg::Int(number))),
-            After::Relevance { score: at, number } => format!(
-                "({score}, t.number) > ({}, {})",
-                arg(Arg::Real(at)),
-                arg(Arg::Int(number))
-            ),
-        });
+        conditions.push(after.condition(&score, |key| {
+            arg(match key {
+                Key::Int(v) => Arg::Int(v),
+                Key::Real(v) => Arg::Real(v),
+            })
+        }));
     }
-    let order = match q.sort {
-        Sort::UpdatedDesc => "t.updated_at DESC, t.number DESC".to_string(),
-        Sort::CreatedDesc => "t.created_at DESC, t.number DESC".to_string(),
-        Sort::NumberAsc => "t.number ASC".to_string(),
-        Sort::Relevance => format!("{score} ASC, t.number ASC"),
-    };
+    let order = q.sort.order_by(&score);
     let limit = arg(Arg::Int(q.limit + 1));
     let sql = format!(
         "SELECT {}, {score} {} WHERE {} ORDER BY {order} LIMIT {limit}",

@@ -154,7 +154,7 @@ pub fn is_uri(db: &str) -> bool {
 
 /// `uri` with any password removed: from the user info
 /// (`user:secret@host` → `user@host`) and from a `password=` parameter.
-pub fn without_password(uri: &str) -> String {
+fn without_password(uri: &str) -> String {
     let Some((scheme, rest)) = uri.split_once("://") else {
         return uri.to_string();
     };

@@ -24,7 +24,7 @@ use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, TransactionBehavior, params};
 use serde_json::{Value, json};
 
-use super::cursor::After;
+use super::cursor::Key;
 use super::refusals::{self, Claim};
 use super::schema::{self, Migration, OnOpen};
 use super::search;
@@ -713,34 +713,14 @@ fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Sql>)> {
         ));
     }
     if let Some(after) = q.after {
-        // Strictly after the previous page's last task, in the page order:
-        // a row-value comparison, so the index range starts right there
-        // instead of walking the board from its first page.
-        conditions.push(match after {
-            After::Updated { at, number } => format!(
-                "(t.updated_at, t.number) < ({}, {})",
-                arg(Sql::Integer(at)),
-                arg(Sql::Integer(number))
-            ),
-            After::Created { at, number } => format!(
-                "(t.created_at, t.number) < ({}, {})",
-                arg(Sql::Integer(at)),
-                arg(Sql::Integer(number))
-            ),
-            After::Number { number } => format!("t.number > {}", arg(Sql::Integer(number))),
-            After::Relevance { score, number } => format!(
-                "(hits.score, t.number) > ({}, {})",
-                arg(Sql::Real(score)),
-                arg(Sql::Integer(number))
-            ),
-        });
+        conditions.push(after.condition("hits.score", |key| {
+            arg(match key {
+                Key::Int(v) => Sql::Integer(v),
+                Key::Real(v) => Sql::Real(v),
+            })
+        }));
     }
-    let order = |score: &str| match q.sort {
-        Sort::UpdatedDesc => "t.updated_at DESC, t.number DESC".to_string(),
-        Sort::CreatedDesc => "t.created_at DESC, t.number DESC".to_string(),
-        Sort::NumberAsc => "t.number ASC".to_string(),
-        Sort::Relevance => format!("{score} ASC, t.number ASC"),
-    };
+    let order = |score: &str| q.sort.order_by(score);
     let limit = arg(Sql::Integer(q.limit + 1));
     let conditions = conditions.join(" AND ");
     if q.search.is_some() {
