@@ -29,6 +29,17 @@ fn runtime_in(dir: &std::path::Path, args: &[&str]) -> Output {
         .expect("run agentteam-runtime")
 }
 
+/// The one JSON document a successful command prints.
+fn succeeded(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON document")
+}
+
 /// The one error document a refused command prints, after checking the
 /// exit status and that no stream carries `secret`.
 fn refused(out: &Output, exit: i32, secret: &str) -> Value {
@@ -146,11 +157,7 @@ fn a_wrong_password_or_a_missing_database_is_named_and_nothing_is_created() {
         dir.path(),
         &["--db", &right, "workspace", "create", "--name", "w"],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    succeeded(&out);
     let bare = format!("postgres://{SUPERUSER}@127.0.0.1:{}/{db}", cluster.port());
     let out = Command::new(BIN)
         .args(["--db", &bare, "workspace", "create", "--name", "w2"])
@@ -158,11 +165,7 @@ fn a_wrong_password_or_a_missing_database_is_named_and_nothing_is_created() {
         .env("RUST_LOG", "warn")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    succeeded(&out);
 
     let missing = format!("{}_missing", db);
     let doc = refused(
@@ -253,12 +256,7 @@ fn migrate_reports_and_applies(engine: Engine) {
         );
     }
     let out = admin_output(&db, &["migrate"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let applied: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let applied = succeeded(&out);
     assert_eq!(applied["engine"], name);
     let latest = applied["version"].as_u64().unwrap();
     assert!(latest >= 1);
@@ -319,12 +317,7 @@ fn the_log_and_the_quickstart_never_carry_the_password() {
         .env("RUST_LOG", "warn")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let answer = succeeded(&out);
     assert_eq!(answer["db"], stdout_db);
     assert!(answer["note"].as_str().unwrap().contains("pgpass"));
     let stored = std::fs::read_to_string(config.join("credentials.json")).unwrap();
@@ -342,11 +335,6 @@ fn the_log_and_the_quickstart_never_carry_the_password() {
         .env("PGPASSWORD", PASSWORD)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let token: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let token = succeeded(&out);
     assert!(token["token"].as_str().unwrap().starts_with("at_"));
 }
