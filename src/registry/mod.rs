@@ -189,6 +189,47 @@ impl Method {
     }
 }
 
+/// What an action does, as a value the runtime matches exhaustively: one
+/// variant per domain, each holding that domain's own operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    Task(task::Operation),
+}
+
+/// The HTTP status of an action's success.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Success {
+    /// 200 OK.
+    Ok,
+    /// 201 Created when the call created something (`data.reused` is
+    /// false), 200 OK when it replayed an idempotency receipt.
+    CreatedUnlessReused,
+}
+
+impl Success {
+    /// The status of this success document's `data`.
+    pub fn status(self, data: &Value) -> u16 {
+        match self {
+            Success::Ok => 200,
+            Success::CreatedUnlessReused => {
+                if data.get("reused") == Some(&Value::Bool(false)) {
+                    201
+                } else {
+                    200
+                }
+            }
+        }
+    }
+
+    /// Every status a success may have, first the usual one.
+    pub fn statuses(self) -> &'static [u16] {
+        match self {
+            Success::Ok => &[200],
+            Success::CreatedUnlessReused => &[201, 200],
+        }
+    }
+}
+
 /// A registry example: a description and its JSON input (tested against the schema).
 #[derive(Debug, Clone, Copy)]
 pub struct Example {
@@ -200,6 +241,8 @@ pub struct Example {
 pub struct Action {
     pub domain: &'static str,
     pub verb: &'static str,
+    /// What the runtime runs for it.
+    pub operation: Operation,
     /// One line: the user intent (§10.1 point 1). README table, command lists.
     pub summary: &'static str,
     /// When to choose it over its neighbours and its main side effect (§10.1 points 2–3).
@@ -216,6 +259,8 @@ pub struct Action {
     pub deprecation: Deprecation,
     /// Whether the result is a page (`meta.next_cursor`).
     pub paginated: bool,
+    /// The HTTP status of a success.
+    pub success: Success,
     pub input_schema: fn() -> Value,
     /// Schema of `data` in the success document.
     pub data_schema: fn() -> Value,

@@ -625,3 +625,39 @@ fn catalog_lists_every_action_with_both_schemas() {
         }
     }
 }
+
+/// Each action has an operation of its own: two actions on one handler
+/// would answer the same thing under two names.
+#[test]
+fn every_action_has_its_own_operation() {
+    for (i, a) in ACTIONS.iter().enumerate() {
+        for b in &ACTIONS[i + 1..] {
+            assert_ne!(a.operation, b.operation, "{} and {}", a.name(), b.name());
+        }
+    }
+}
+
+/// The success status comes from the registry: 201 only for a creation,
+/// 200 for a replay and for every other action.
+#[test]
+fn success_statuses_follow_the_registry() {
+    let created = json!({"reused": false, "tasks": []});
+    let replayed = json!({"reused": true, "tasks": []});
+    assert_eq!(Success::CreatedUnlessReused.status(&created), 201);
+    assert_eq!(Success::CreatedUnlessReused.status(&replayed), 200);
+    assert_eq!(Success::Ok.status(&created), 200);
+    for action in ACTIONS {
+        let reused = (action.data_schema)()["properties"].get("reused").is_some();
+        let expected = if reused {
+            Success::CreatedUnlessReused
+        } else {
+            Success::Ok
+        };
+        assert_eq!(action.success, expected, "{}", action.name());
+        assert!(
+            action.success.statuses().contains(&200),
+            "{}",
+            action.name()
+        );
+    }
+}

@@ -8,8 +8,7 @@
 //!
 //! Every refusal, including unknown routes, wrong methods, oversized bodies
 //! and panics, is the JSON error body with the status its code registers.
-//! Statuses: success is 200, except a `task_create` that created tasks,
-//! which is 201 (a receipt replay is 200).
+//! The status of a success is the registry's (`Action::success`).
 //!
 //! Slow clients cannot hold the server: connections are served by hyper's
 //! HTTP/1 builder with a header read timeout (a client that never finishes
@@ -366,16 +365,8 @@ async fn run<S: Store>(
     };
     let input = validate(action, input)?;
     let data = store::dispatch(store.as_ref(), action, &principal, input, &workflow).await?;
-    let created = (action.domain, action.verb) == ("task", "create")
-        && data.get("reused") == Some(&Value::Bool(false));
-    Ok((
-        if created {
-            StatusCode::CREATED
-        } else {
-            StatusCode::OK
-        },
-        data,
-    ))
+    let status = StatusCode::from_u16(action.success.status(&data)).unwrap_or(StatusCode::OK);
+    Ok((status, data))
 }
 
 /// The principal of the bearer token, or `unauthorized`. The same answer for

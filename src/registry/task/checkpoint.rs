@@ -9,6 +9,7 @@ use crate::registry::*;
 pub static ACTION: Action = Action {
     domain: "task",
     verb: "checkpoint",
+    operation: Operation::Task(super::Operation::Checkpoint),
     summary: "Append a durable checkpoint to a task.",
     description: "Record one high-signal, durable checkpoint (a decision, a milestone, a hand-off) on a task; \
         checkpoints are append-only and cannot be edited. Routine progress narrative belongs in the task's \
@@ -23,6 +24,7 @@ pub static ACTION: Action = Action {
     exposure: Exposure::Exec,
     deprecation: Deprecation::Active,
     paginated: false,
+    success: Success::Ok,
     input_schema,
     data_schema,
     check: no_branch_rules,

@@ -11,6 +11,7 @@ pub const MAX_IDEMPOTENCY_KEY_BYTES: usize = 128;
 pub static ACTION: Action = Action {
     domain: "task",
     verb: "create",
+    operation: Operation::Task(super::Operation::Create),
     summary: "Create tasks or subtasks on a board.",
     description: "Create one task (with its details) or a batch of titles, on a board (`channel`, \
         optionally under a `parent` number) or under an exact task scope (`parent_task_scope`). \
@@ -32,6 +33,7 @@ pub static ACTION: Action = Action {
     exposure: Exposure::Exec,
     deprecation: Deprecation::Active,
     paginated: false,
+    success: Success::CreatedUnlessReused,
     input_schema,
     data_schema,
     check,

@@ -9,6 +9,7 @@ use crate::registry::*;
 pub static ACTION: Action = Action {
     domain: "task",
     verb: "delete",
+    operation: Operation::Task(super::Operation::Delete),
     summary: "Permanently delete a task the agent created.",
     description: "Permanently delete one task created by the calling agent; it cannot be recovered and its number \
         is never reused. A task with subtasks needs subtask_mode: `promote` keeps the children as top-level \
@@ -24,6 +25,7 @@ pub static ACTION: Action = Action {
     exposure: Exposure::Exec,
     deprecation: Deprecation::Active,
     paginated: false,
+    success: Success::Ok,
     input_schema,
     data_schema,
     check: no_branch_rules,

@@ -12,6 +12,7 @@ pub const MAX_CHECKPOINTS: usize = 5;
 pub static ACTION: Action = Action {
     domain: "task",
     verb: "get",
+    operation: Operation::Task(super::Operation::Get),
     summary: "Read one task in detail.",
     description: "Read one task's full profile with bounded summaries of its subtasks and recent \
         checkpoints; attachments are metadata only. Use task_list to find a task's number first. Read-only.",
@@ -25,6 +26,7 @@ pub static ACTION: Action = Action {
     exposure: Exposure::Exec,
     deprecation: Deprecation::Active,
     paginated: false,
+    success: Success::Ok,
     input_schema,
     data_schema: fields::task_detail,
     check: no_branch_rules,

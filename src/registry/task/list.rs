@@ -22,6 +22,7 @@ pub const SORTS: &[&str] = &["updated_desc", "created_desc", "number_asc", "rele
 pub static ACTION: Action = Action {
     domain: "task",
     verb: "list",
+    operation: Operation::Task(super::Operation::List),
     summary: "Browse or search the tasks of one board.",
     description: "Browse a board's tasks (no query) or search them by text (non-empty query) to find, \
         triage or deduplicate work before creating it. Use task_get for one task's full detail. Read-only.",
@@ -35,6 +36,7 @@ pub static ACTION: Action = Action {
     exposure: Exposure::Exec,
     deprecation: Deprecation::Active,
     paginated: true,
+    success: Success::Ok,
     input_schema,
     data_schema,
     check,

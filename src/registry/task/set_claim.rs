@@ -9,6 +9,7 @@ use crate::registry::*;
 pub static ACTION: Action = Action {
     domain: "task",
     verb: "set_claim",
+    operation: Operation::Task(super::Operation::SetClaim),
     summary: "Claim or release tasks for the calling agent.",
     description: "Make the calling agent the assignee of record of tasks (`claimed: true`) or give them up \
         (`claimed: false`); a desired state, never a toggle, so repeating it is safe. Use task_update to \
@@ -23,6 +24,7 @@ pub static ACTION: Action = Action {
     exposure: Exposure::Exec,
     deprecation: Deprecation::Active,
     paginated: false,
+    success: Success::Ok,
     input_schema,
     data_schema,
     check: no_branch_rules,

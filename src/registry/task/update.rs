@@ -6,24 +6,84 @@ use super::{AGENT_CONTEXT, fields};
 use crate::registry::schema::*;
 use crate::registry::*;
 
-/// The fields an update may change; at least one must be present.
-pub const MUTATION_FIELDS: &[&str] = &[
-    "title",
-    "description",
-    "status",
-    "priority",
-    "assignee",
-    "labels",
-    "checklist",
-    "urls",
-    "attachments",
-    "blocker",
-    "parent",
-];
+/// A field `task_update` may change; at least one must be present. The one
+/// list of them: the input schema, the "at least one" rule, the store's typed
+/// changes and the activity record are all built from [`Field::ALL`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    Title,
+    Description,
+    Status,
+    Priority,
+    Assignee,
+    Labels,
+    Checklist,
+    Urls,
+    Attachments,
+    Blocker,
+    Parent,
+}
+
+impl Field {
+    pub const ALL: [Field; 11] = [
+        Field::Title,
+        Field::Description,
+        Field::Status,
+        Field::Priority,
+        Field::Assignee,
+        Field::Labels,
+        Field::Checklist,
+        Field::Urls,
+        Field::Attachments,
+        Field::Blocker,
+        Field::Parent,
+    ];
+
+    /// The input field's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Field::Title => "title",
+            Field::Description => "description",
+            Field::Status => "status",
+            Field::Priority => "priority",
+            Field::Assignee => "assignee",
+            Field::Labels => "labels",
+            Field::Checklist => "checklist",
+            Field::Urls => "urls",
+            Field::Attachments => "attachments",
+            Field::Blocker => "blocker",
+            Field::Parent => "parent",
+        }
+    }
+
+    fn schema(self) -> Value {
+        const KEEP: &str = "Omitted: unchanged.";
+        match self {
+            Field::Title => fields::title(KEEP),
+            Field::Description => nullable(fields::description("Omitted: unchanged; null clears.")),
+            Field::Status => fields::status("Lifecycle status. Omitted: unchanged."),
+            Field::Priority => fields::priority("Priority. Omitted: unchanged."),
+            Field::Assignee => nullable(fields::member_ref(
+                "Member ref to assign, e.g. `@alice`. Omitted: unchanged; null unassigns.",
+            )),
+            Field::Labels => fields::labels("Replaces all labels, at most 20. Omitted: unchanged."),
+            Field::Checklist => fields::checklist("Replaces the checklist. Omitted: unchanged."),
+            Field::Urls => fields::urls("Replaces the URLs. Omitted: unchanged."),
+            Field::Attachments => {
+                fields::attachments("Replaces the attachment metadata. Omitted: unchanged.")
+            }
+            Field::Blocker => nullable(fields::blocker("Omitted: unchanged; null clears.")),
+            Field::Parent => nullable(fields::number(&format!(
+                "Move under this task number on the same board. {KEEP} null makes it top-level."
+            ))),
+        }
+    }
+}
 
 pub static ACTION: Action = Action {
     domain: "task",
     verb: "update",
+    operation: Operation::Task(super::Operation::Update),
     summary: "Change a task's fields or status.",
     description: "Change a task's title, description, status, priority, assignee, labels, checklist, URLs, \
         attachments, blocker or parent; omitted fields stay unchanged, null clears a nullable one. Use \
@@ -39,6 +99,7 @@ pub static ACTION: Action = Action {
     exposure: Exposure::Exec,
     deprecation: Deprecation::Active,
     paginated: false,
+    success: Success::Ok,
     input_schema,
     data_schema: fields::compact_task,
     check,
@@ -57,77 +118,31 @@ pub static ACTION: Action = Action {
 };
 
 fn input_schema() -> Value {
-    const KEEP: &str = "Omitted: unchanged.";
+    let mut properties = vec![
+        ("channel", fields::channel()),
+        ("number", fields::number("The task's board-local number.")),
+    ];
+    properties.extend(Field::ALL.map(|field| (field.name(), field.schema())));
+    properties.push((
+        "expected_updated_at",
+        timestamp(
+            "Apply only if the task's updated_at is still this RFC3339 UTC time; otherwise fail with task_update_conflict. Default: no check.",
+        ),
+    ));
     input_root(
         "task_update",
         ACTION.summary,
-        vec![
-            ("channel", fields::channel()),
-            ("number", fields::number("The task's board-local number.")),
-            ("title", fields::title("Omitted: unchanged.")),
-            (
-                "description",
-                nullable(fields::description("Omitted: unchanged; null clears.")),
-            ),
-            (
-                "status",
-                fields::status("Lifecycle status. Omitted: unchanged."),
-            ),
-            (
-                "priority",
-                fields::priority("Priority. Omitted: unchanged."),
-            ),
-            (
-                "assignee",
-                nullable(fields::member_ref(
-                    "Member ref to assign, e.g. `@alice`. Omitted: unchanged; null unassigns.",
-                )),
-            ),
-            (
-                "labels",
-                fields::labels("Replaces all labels, at most 20. Omitted: unchanged."),
-            ),
-            (
-                "checklist",
-                fields::checklist("Replaces the checklist. Omitted: unchanged."),
-            ),
-            (
-                "urls",
-                fields::urls("Replaces the URLs. Omitted: unchanged."),
-            ),
-            (
-                "attachments",
-                fields::attachments("Replaces the attachment metadata. Omitted: unchanged."),
-            ),
-            (
-                "blocker",
-                nullable(fields::blocker("Omitted: unchanged; null clears.")),
-            ),
-            (
-                "parent",
-                nullable(fields::number(&format!(
-                    "Move under this task number on the same board. {KEEP} null makes it top-level."
-                ))),
-            ),
-            (
-                "expected_updated_at",
-                timestamp(
-                    "Apply only if the task's updated_at is still this RFC3339 UTC time; otherwise fail with task_update_conflict. Default: no check.",
-                ),
-            ),
-        ],
+        properties,
         &["channel", "number"],
     )
 }
 
 fn check(input: &Value, errors: &mut FieldErrors) {
-    if !MUTATION_FIELDS.iter().any(|f| input.get(*f).is_some()) {
+    if !Field::ALL.iter().any(|f| input.get(f.name()).is_some()) {
+        let names: Vec<&str> = Field::ALL.map(Field::name).to_vec();
         errors.insert(
             "patch".into(),
-            format!(
-                "Give at least one field to change: {}.",
-                MUTATION_FIELDS.join(", ")
-            ),
+            format!("Give at least one field to change: {}.", names.join(", ")),
         );
     }
     if let (Some(parent), Some(number)) = (

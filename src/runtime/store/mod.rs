@@ -28,8 +28,9 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::error::{Failure, code};
-use crate::registry::Action;
 use crate::registry::task::list::{DEFAULT_LIMIT, MAX_LIMIT};
+use crate::registry::task::update::Field;
+use crate::registry::{Action, Operation};
 use crate::runtime::clock;
 use crate::wire::WorkflowContext;
 
@@ -234,32 +235,25 @@ pub async fn dispatch<S: Store>(
     input: Value,
     workflow: &WorkflowContext,
 ) -> Result<Value, Failure> {
-    match (action.domain, action.verb) {
-        ("task", "list") => {
-            store
-                .list(principal, &ListQuery::from_input(principal, input)?)
-                .await
-        }
-        ("task", "get") => store.get(principal, &typed(input)?).await,
-        ("task", "create") => {
-            store
-                .create(principal, &CreateInput::from_input(input)?, workflow)
-                .await
-        }
-        ("task", "update") => store.update(principal, &typed(input)?).await,
-        ("task", "set_claim") => store.set_claim(principal, &typed(input)?).await,
-        ("task", "checkpoint") => store.checkpoint(principal, &typed(input)?).await,
-        ("task", "delete") => store.delete(principal, &typed(input)?).await,
-        _ => {
-            tracing::error!(
-                action = %action.name(),
-                "registered action without a store operation"
-            );
-            Err(Failure::new(
-                code::SERVER_ERROR,
-                "This operation is not implemented by the server.",
-            ))
-        }
+    use crate::registry::task::Operation as Task;
+    match action.operation {
+        Operation::Task(operation) => match operation {
+            Task::List => {
+                store
+                    .list(principal, &ListQuery::from_input(principal, input)?)
+                    .await
+            }
+            Task::Get => store.get(principal, &typed(input)?).await,
+            Task::Create => {
+                store
+                    .create(principal, &CreateInput::from_input(input)?, workflow)
+                    .await
+            }
+            Task::Update => store.update(principal, &typed(input)?).await,
+            Task::SetClaim => store.set_claim(principal, &typed(input)?).await,
+            Task::Checkpoint => store.checkpoint(principal, &typed(input)?).await,
+            Task::Delete => store.delete(principal, &typed(input)?).await,
+        },
     }
 }
 
@@ -287,6 +281,7 @@ where
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ChecklistItem {
     pub text: String,
     #[serde(default)]
@@ -294,6 +289,7 @@ pub struct ChecklistItem {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Attachment {
     pub name: String,
     pub url: String,
@@ -305,17 +301,28 @@ pub struct Attachment {
 
 /// `task_get` and `task_checkpoint` locate one task the same way.
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TaskLocator {
     pub channel: String,
     pub number: i64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ScopeRef {
+    /// Only task scopes exist; the schema admits `task` alone.
+    pub kind: ScopeKind,
     pub scope_id: String,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScopeKind {
+    Task,
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct NewTask {
     pub title: String,
     pub description: Option<String>,
@@ -330,6 +337,7 @@ pub struct NewTask {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CreateInput {
     pub channel: Option<String>,
     pub parent: Option<i64>,
@@ -360,6 +368,7 @@ impl CreateInput {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct UpdateInput {
     pub channel: String,
     pub number: i64,
@@ -399,30 +408,91 @@ impl UpdateInput {
         }
     }
 
+    /// The changes this update asks for, in [`Field::ALL`] order. The
+    /// destructuring names every field, so a field added to the input
+    /// without a change here does not compile.
+    pub fn changes(&self) -> Vec<Change<'_>> {
+        let UpdateInput {
+            channel: _,
+            number: _,
+            title,
+            description,
+            status,
+            priority,
+            assignee,
+            labels,
+            checklist,
+            urls,
+            attachments,
+            blocker,
+            parent,
+            expected_updated_at: _,
+        } = self;
+        [
+            title.as_deref().map(Change::Title),
+            description
+                .as_ref()
+                .map(|d| Change::Description(d.as_deref())),
+            status.as_deref().map(Change::Status),
+            priority.as_deref().map(Change::Priority),
+            assignee.as_ref().map(|a| Change::Assignee(a.as_deref())),
+            labels.as_deref().map(Change::Labels),
+            checklist.as_deref().map(Change::Checklist),
+            urls.as_deref().map(Change::Urls),
+            attachments.as_deref().map(Change::Attachments),
+            blocker.as_ref().map(|b| Change::Blocker(b.as_deref())),
+            parent.map(Change::Parent),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
     /// Names of the fields this update changes, for the activity record.
     pub fn changed_fields(&self) -> Vec<&'static str> {
-        let present = [
-            ("title", self.title.is_some()),
-            ("description", self.description.is_some()),
-            ("status", self.status.is_some()),
-            ("priority", self.priority.is_some()),
-            ("assignee", self.assignee.is_some()),
-            ("labels", self.labels.is_some()),
-            ("checklist", self.checklist.is_some()),
-            ("urls", self.urls.is_some()),
-            ("attachments", self.attachments.is_some()),
-            ("blocker", self.blocker.is_some()),
-            ("parent", self.parent.is_some()),
-        ];
-        present
-            .into_iter()
-            .filter(|(_, p)| *p)
-            .map(|(n, _)| n)
-            .collect()
+        self.changes().iter().map(|c| c.field().name()).collect()
+    }
+}
+
+/// One field change of a `task_update`; `None` clears a nullable field.
+/// Each engine matches these exhaustively to its columns.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Change<'a> {
+    Title(&'a str),
+    Description(Option<&'a str>),
+    Status(&'a str),
+    Priority(&'a str),
+    /// A member ref.
+    Assignee(Option<&'a str>),
+    Labels(&'a [String]),
+    Checklist(&'a [ChecklistItem]),
+    Urls(&'a [String]),
+    Attachments(&'a [Attachment]),
+    Blocker(Option<&'a str>),
+    /// A task number on the same board.
+    Parent(Option<i64>),
+}
+
+impl Change<'_> {
+    pub fn field(&self) -> Field {
+        match self {
+            Change::Title(_) => Field::Title,
+            Change::Description(_) => Field::Description,
+            Change::Status(_) => Field::Status,
+            Change::Priority(_) => Field::Priority,
+            Change::Assignee(_) => Field::Assignee,
+            Change::Labels(_) => Field::Labels,
+            Change::Checklist(_) => Field::Checklist,
+            Change::Urls(_) => Field::Urls,
+            Change::Attachments(_) => Field::Attachments,
+            Change::Blocker(_) => Field::Blocker,
+            Change::Parent(_) => Field::Parent,
+        }
     }
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SetClaimInput {
     pub channel: String,
     pub numbers: Vec<i64>,
@@ -430,6 +500,7 @@ pub struct SetClaimInput {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CheckpointInput {
     pub channel: String,
     pub number: i64,
@@ -444,6 +515,7 @@ pub enum SubtaskMode {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DeleteInput {
     pub channel: String,
     pub number: i64,
@@ -489,6 +561,7 @@ pub enum Sort {
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct ListFilters {
     assignee: Option<String>,
     assigned_to_me: Option<bool>,
@@ -496,6 +569,7 @@ struct ListFilters {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct ListInput {
     channel: String,
     query: Option<String>,

@@ -1038,3 +1038,60 @@ fn a_create_naming_its_parent_1_0_is_the_same_intent_as_1() {
     assert_eq!(digest(json!(1.0)), digest(json!(1)));
     assert_eq!(digest(json!(1.0)).0, Some(1));
 }
+
+/// An update naming every field the registry lists reads into one change
+/// per field, in the registry's order: the typed input, its changes and the
+/// registry's list agree, so an engine cannot silently drop a field.
+#[test]
+fn every_update_field_of_the_registry_becomes_one_change() {
+    use crate::registry::task::update::Field;
+    let update = find("task", "update").unwrap();
+    let mut input = json!({"channel": "eng", "number": 1});
+    for field in Field::ALL {
+        input[field.name()] = match field {
+            Field::Title => json!("t"),
+            Field::Description | Field::Blocker => json!(null),
+            Field::Status => json!("done"),
+            Field::Priority => json!("high"),
+            Field::Assignee => json!("@alice"),
+            Field::Labels => json!(["x"]),
+            Field::Checklist => json!([{"text": "c"}]),
+            Field::Urls => json!(["https://example.com"]),
+            Field::Attachments => json!([{"name": "n", "url": "https://example.com"}]),
+            Field::Parent => json!(2),
+        };
+    }
+    let valid = crate::validate::validate(update, input).unwrap();
+    let typed: UpdateInput = typed(valid).unwrap();
+    let fields: Vec<Field> = typed.changes().iter().map(Change::field).collect();
+    assert_eq!(fields, Field::ALL);
+    assert_eq!(typed.changed_fields(), Field::ALL.map(Field::name).to_vec());
+}
+
+/// A field the schema admits but a typed input does not know is a server
+/// error, never a silent drop.
+#[test]
+fn typed_inputs_refuse_fields_they_do_not_know() {
+    let refused = |input: Value| typed::<UpdateInput>(input).unwrap_err().code;
+    assert_eq!(
+        refused(json!({"channel": "eng", "number": 1, "title": "t", "colour": "red"})),
+        code::SERVER_ERROR.code
+    );
+    let create = json!({"channel": "eng", "tasks": [{"title": "t", "colour": "red"}]});
+    assert!(CreateInput::from_input(create).is_err());
+    let locator = json!({"channel": "eng", "number": 1, "extra": 1});
+    assert!(typed::<TaskLocator>(locator).is_err());
+    let claim = json!({"channel": "eng", "numbers": [1], "claimed": true, "extra": 1});
+    assert!(typed::<SetClaimInput>(claim).is_err());
+    let checkpoint = json!({"channel": "eng", "number": 1, "summary": "s", "extra": 1});
+    assert!(typed::<CheckpointInput>(checkpoint).is_err());
+    let delete = json!({"channel": "eng", "number": 1, "extra": 1});
+    assert!(typed::<DeleteInput>(delete).is_err());
+    let principal = Principal {
+        workspace_id: "ws_1".into(),
+        agent_id: "ag_1".into(),
+        handle: "alice".into(),
+    };
+    let list = json!({"channel": "eng", "filters": {"assigned_to_me": true, "extra": 1}});
+    assert!(ListQuery::from_input(&principal, list).is_err());
+}

@@ -1102,6 +1102,22 @@ async fn get_task(c: &Object, p: &Principal, input: &TaskLocator) -> Result<Valu
 
 // ---------------------------------------------------------------- update
 
+/// The new values of one update, by column; `Some(None)` sets NULL.
+#[derive(Default)]
+struct UpdateSet<'a> {
+    title: Option<&'a str>,
+    description: Option<Option<&'a str>>,
+    status: Option<&'a str>,
+    priority: Option<&'a str>,
+    assignee: Option<Option<String>>,
+    labels: Option<Value>,
+    checklist: Option<Value>,
+    urls: Option<Value>,
+    attachments: Option<Value>,
+    blocker: Option<Option<&'a str>>,
+    parent: Option<Option<i64>>,
+}
+
 async fn update_task(
     tx: &Transaction<'_>,
     p: &Principal,
@@ -1120,16 +1136,34 @@ async fn update_task(
         )
         .into());
     }
-    let assignee = match &input.assignee {
-        Some(Some(r)) => Some(assignee_id(tx, p, r, "assignee").await?),
-        _ => None,
-    };
-    let parent = match &input.parent {
-        Some(Some(number)) => Some(new_parent(tx, &board, task.id, *number).await?),
-        _ => None,
-    };
-    // One statement for every field: `$n` flags which ones change, so the
+    // One statement for every field: a flag says which ones change, so the
     // statement is prepared once whatever the update names.
+    let mut set = UpdateSet::default();
+    for change in input.changes() {
+        match change {
+            Change::Title(title) => set.title = Some(title),
+            Change::Description(description) => set.description = Some(description),
+            Change::Status(status) => set.status = Some(status),
+            Change::Priority(priority) => set.priority = Some(priority),
+            Change::Assignee(assignee) => {
+                set.assignee = Some(match assignee {
+                    Some(r) => Some(assignee_id(tx, p, r, "assignee").await?),
+                    None => None,
+                })
+            }
+            Change::Labels(labels) => set.labels = Some(json!(labels)),
+            Change::Checklist(checklist) => set.checklist = Some(json!(checklist)),
+            Change::Urls(urls) => set.urls = Some(json!(urls)),
+            Change::Attachments(attachments) => set.attachments = Some(json!(attachments)),
+            Change::Blocker(blocker) => set.blocker = Some(blocker),
+            Change::Parent(parent) => {
+                set.parent = Some(match parent {
+                    Some(number) => Some(new_parent(tx, &board, task.id, number).await?),
+                    None => None,
+                })
+            }
+        }
+    }
     const SQL: &str = "UPDATE tasks SET \
          title = CASE WHEN $2 THEN $3 ELSE title END, \
          description = CASE WHEN $4 THEN $5 ELSE description END, \
@@ -1144,35 +1178,33 @@ async fn update_task(
          parent_id = CASE WHEN $22 THEN $23 ELSE parent_id END, \
          updated_at = greatest($24, updated_at + 1) \
          WHERE id = $1 RETURNING title, description";
-    let description = input.description.clone().flatten();
-    let blocker = input.blocker.clone().flatten();
     let row = one(
         tx,
         SQL,
         &[
             &task.id,
-            &input.title.is_some(),
-            &input.title,
-            &input.description.is_some(),
-            &description,
-            &input.status.is_some(),
-            &input.status,
-            &input.priority.is_some(),
-            &input.priority,
-            &input.assignee.is_some(),
-            &assignee,
-            &input.labels.is_some(),
-            &input.labels.as_ref().map(|v| json!(v)),
-            &input.checklist.is_some(),
-            &input.checklist.as_ref().map(|v| json!(v)),
-            &input.urls.is_some(),
-            &input.urls.as_ref().map(|v| json!(v)),
-            &input.attachments.is_some(),
-            &input.attachments.as_ref().map(|v| json!(v)),
-            &input.blocker.is_some(),
-            &blocker,
-            &input.parent.is_some(),
-            &parent,
+            &set.title.is_some(),
+            &set.title,
+            &set.description.is_some(),
+            &set.description.flatten(),
+            &set.status.is_some(),
+            &set.status,
+            &set.priority.is_some(),
+            &set.priority,
+            &set.assignee.is_some(),
+            &set.assignee.clone().flatten(),
+            &set.labels.is_some(),
+            &set.labels,
+            &set.checklist.is_some(),
+            &set.checklist,
+            &set.urls.is_some(),
+            &set.urls,
+            &set.attachments.is_some(),
+            &set.attachments,
+            &set.blocker.is_some(),
+            &set.blocker.flatten(),
+            &set.parent.is_some(),
+            &set.parent.flatten(),
             &now,
         ],
     )

@@ -830,48 +830,34 @@ fn update_task(c: &Connection, p: &Principal, input: &UpdateInput) -> Result<Val
             ));
         }
     }
+    let text = |s: Option<&str>| s.map_or(Sql::Null, |s| Sql::Text(s.to_string()));
     let mut sets: Vec<(&str, Sql)> = Vec::new();
-    let text = |s: &Option<String>| s.clone().map_or(Sql::Null, Sql::Text);
-    if let Some(title) = &input.title {
-        sets.push(("title", Sql::Text(title.clone())));
-    }
-    if let Some(description) = &input.description {
-        sets.push(("description", text(description)));
-    }
-    if let Some(status) = &input.status {
-        sets.push(("status", Sql::Text(status.clone())));
-    }
-    if let Some(priority) = &input.priority {
-        sets.push(("priority", Sql::Text(priority.clone())));
-    }
-    if let Some(assignee) = &input.assignee {
-        let id = match assignee {
-            Some(r) => Sql::Text(assignee_id(c, p, r, "assignee")?),
-            None => Sql::Null,
-        };
-        sets.push(("assignee_id", id));
-    }
-    if let Some(labels) = &input.labels {
-        sets.push(("labels", Sql::Text(to_json(labels))));
-    }
-    if let Some(checklist) = &input.checklist {
-        sets.push(("checklist", Sql::Text(to_json(checklist))));
-    }
-    if let Some(urls) = &input.urls {
-        sets.push(("urls", Sql::Text(to_json(urls))));
-    }
-    if let Some(attachments) = &input.attachments {
-        sets.push(("attachments", Sql::Text(to_json(attachments))));
-    }
-    if let Some(blocker) = &input.blocker {
-        sets.push(("blocker", text(blocker)));
-    }
-    if let Some(parent) = &input.parent {
-        let parent_id = match parent {
-            None => Sql::Null,
-            Some(number) => Sql::Integer(new_parent(c, &board, id, *number)?),
-        };
-        sets.push(("parent_id", parent_id));
+    for change in input.changes() {
+        sets.push(match change {
+            Change::Title(title) => ("title", Sql::Text(title.to_string())),
+            Change::Description(description) => ("description", text(description)),
+            Change::Status(status) => ("status", Sql::Text(status.to_string())),
+            Change::Priority(priority) => ("priority", Sql::Text(priority.to_string())),
+            Change::Assignee(assignee) => (
+                "assignee_id",
+                match assignee {
+                    Some(r) => Sql::Text(assignee_id(c, p, r, "assignee")?),
+                    None => Sql::Null,
+                },
+            ),
+            Change::Labels(labels) => ("labels", Sql::Text(to_json(labels))),
+            Change::Checklist(checklist) => ("checklist", Sql::Text(to_json(checklist))),
+            Change::Urls(urls) => ("urls", Sql::Text(to_json(urls))),
+            Change::Attachments(attachments) => ("attachments", Sql::Text(to_json(attachments))),
+            Change::Blocker(blocker) => ("blocker", text(blocker)),
+            Change::Parent(parent) => (
+                "parent_id",
+                match parent {
+                    Some(number) => Sql::Integer(new_parent(c, &board, id, number)?),
+                    None => Sql::Null,
+                },
+            ),
+        });
     }
     for (column, value) in sets {
         // Column names come from the fixed list above, never from input.
