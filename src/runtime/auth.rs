@@ -1,7 +1,8 @@
 //! Secrets and identities the runtime mints: bearer tokens (`at_` + 32
 //! random bytes, base64url), which are stored only as their SHA-256 and
 //! compared in constant time, and the random opaque ids of workspaces,
-//! agents, task scopes, workflow runs and callback effects.
+//! agents, task scopes, workflow runs and callback effects. It depends on
+//! nothing else of the runtime; the store and the server call it.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -9,7 +10,6 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use crate::error::{Failure, code};
-use crate::runtime::store::hex;
 
 pub const TOKEN_PREFIX: &str = "at_";
 
@@ -36,6 +36,11 @@ pub fn hash_token(token: &str) -> [u8; 32] {
 /// Constant-time equality, so a lookup hit cannot be told from a near miss by timing.
 pub fn hashes_match(stored: &[u8], presented: &[u8; 32]) -> bool {
     stored.ct_eq(presented).into()
+}
+
+/// Lowercase hex: the ids below and the store's digests.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// `ws_…`, `ag_…`, `run_…`, `cbe_…`: 12 random bytes in lowercase hex.

@@ -31,6 +31,7 @@ use crate::error::{Failure, code};
 use crate::registry::task::list::{DEFAULT_LIMIT, MAX_LIMIT};
 use crate::registry::task::update::Field;
 use crate::registry::{Action, Operation};
+use crate::runtime::auth::hex;
 use crate::runtime::clock;
 use crate::wire::WorkflowContext;
 
@@ -916,8 +917,4 @@ pub fn canonical_json(value: &Value) -> String {
         }
         other => other.to_string(),
     }
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
