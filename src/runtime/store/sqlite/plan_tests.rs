@@ -6,6 +6,7 @@
 
 use serde_json::{Value, json};
 
+use super::tasks::list_sql;
 use super::*;
 use crate::registry::find;
 

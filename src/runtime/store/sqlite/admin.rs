@@ -1,0 +1,217 @@
+//! The admin operations on SQLite: workspaces, agents and their tokens,
+//! boards and workflow callbacks, and the token lookup every request makes.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::super::refusals;
+use super::super::{Callback, Principal, TokenRecord};
+use super::connections::Cached;
+use crate::error::Failure;
+use crate::runtime::clock;
+
+pub(super) fn find_token(
+    c: &Connection,
+    token_hash: &[u8; 32],
+) -> Result<Option<TokenRecord>, Failure> {
+    Ok(c.row_cached(
+        "SELECT k.hash, a.workspace_id, a.id, a.handle FROM tokens k \
+         JOIN agents a ON a.id = k.agent_id WHERE k.hash = ?1 AND k.revoked_at IS NULL",
+        [token_hash.as_slice()],
+        |r| {
+            Ok(TokenRecord {
+                hash: r.get(0)?,
+                principal: Principal {
+                    workspace_id: r.get(1)?,
+                    agent_id: r.get(2)?,
+                    handle: r.get(3)?,
+                },
+            })
+        },
+    )
+    .optional()?)
+}
+
+pub(super) fn create_workspace(c: &Connection, id: &str, name: &str) -> Result<(), Failure> {
+    c.exec_cached(
+        "INSERT INTO workspaces (id, name, created_at) VALUES (?1, ?2, ?3)",
+        params![id, name, clock::now()],
+    )?;
+    Ok(())
+}
+
+pub(super) fn find_workspace(c: &Connection, name: &str) -> Result<Option<String>, Failure> {
+    Ok(c.row_cached(
+        "SELECT id FROM workspaces WHERE name = ?1 ORDER BY created_at LIMIT 1",
+        [name],
+        |r| r.get(0),
+    )
+    .optional()?)
+}
+
+/// The agent and its first token, together.
+pub(super) fn create_agent(
+    c: &Connection,
+    id: &str,
+    workspace_id: &str,
+    handle: &str,
+    token_hash: &[u8; 32],
+) -> Result<(), Failure> {
+    require_workspace(c, workspace_id)?;
+    if find_agent(c, workspace_id, &format!("@{handle}"))?.is_some() {
+        return Err(refusals::handle_taken());
+    }
+    let now = clock::now();
+    c.exec_cached(
+        "INSERT INTO agents (id, workspace_id, handle, created_at) VALUES (?1, ?2, ?3, ?4)",
+        params![id, workspace_id, handle, now],
+    )?;
+    c.exec_cached(
+        "INSERT INTO tokens (hash, agent_id, created_at) VALUES (?1, ?2, ?3)",
+        params![token_hash.as_slice(), id, now],
+    )?;
+    Ok(())
+}
+
+pub(super) fn issue_token(
+    c: &Connection,
+    workspace_id: &str,
+    agent: &str,
+    token_hash: &[u8; 32],
+) -> Result<(), Failure> {
+    let agent = require_agent(c, workspace_id, agent)?;
+    c.exec_cached(
+        "INSERT INTO tokens (hash, agent_id, created_at) VALUES (?1, ?2, ?3)",
+        params![token_hash.as_slice(), agent.agent_id, clock::now()],
+    )?;
+    Ok(())
+}
+
+pub(super) fn revoke_tokens(
+    c: &Connection,
+    workspace_id: &str,
+    agent: &str,
+) -> Result<u64, Failure> {
+    let agent = require_agent(c, workspace_id, agent)?;
+    let n = c.exec_cached(
+        "UPDATE tokens SET revoked_at = ?1 WHERE agent_id = ?2 AND revoked_at IS NULL",
+        params![clock::now(), agent.agent_id],
+    )?;
+    Ok(n as u64)
+}
+
+pub(super) fn create_channel(
+    c: &Connection,
+    workspace_id: &str,
+    name: &str,
+    members: Option<&[String]>,
+) -> Result<(), Failure> {
+    require_workspace(c, workspace_id)?;
+    if channel_exists(c, workspace_id, name)? {
+        return Err(refusals::channel_taken());
+    }
+    c.exec_cached(
+        "INSERT INTO channels (workspace_id, name, private, created_at) VALUES (?1, ?2, ?3, ?4)",
+        params![workspace_id, name, members.is_some(), clock::now()],
+    )?;
+    let channel_id = c.last_insert_rowid();
+    for member in members.unwrap_or_default() {
+        let agent =
+            find_agent(c, workspace_id, member)?.ok_or_else(|| refusals::no_such_member(member))?;
+        c.exec_cached(
+            "INSERT OR IGNORE INTO channel_members (channel_id, agent_id) VALUES (?1, ?2)",
+            params![channel_id, agent.agent_id],
+        )?;
+    }
+    Ok(())
+}
+
+pub(super) fn channel_exists(
+    c: &Connection,
+    workspace_id: &str,
+    name: &str,
+) -> Result<bool, Failure> {
+    Ok(c.row_cached(
+        "SELECT EXISTS (SELECT 1 FROM channels WHERE workspace_id = ?1 AND name = ?2)",
+        params![workspace_id, name],
+        |r| r.get(0),
+    )?)
+}
+
+pub(super) fn open_callback(
+    c: &Connection,
+    workspace_id: &str,
+    agent: &str,
+    callback: &Callback,
+) -> Result<(), Failure> {
+    let agent = require_agent(c, workspace_id, agent)?;
+    c.exec_cached(
+        "INSERT INTO callbacks (effect_id, run_id, workspace_id, agent_id, opened_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            callback.callback_effect_id,
+            callback.workflow_run_id,
+            workspace_id,
+            agent.agent_id,
+            clock::now()
+        ],
+    )?;
+    Ok(())
+}
+
+pub(super) fn complete_callback(
+    c: &Connection,
+    workspace_id: &str,
+    callback_effect_id: &str,
+) -> Result<(), Failure> {
+    let n = c.exec_cached(
+        "UPDATE callbacks SET completed_at = coalesce(completed_at, ?1) \
+         WHERE effect_id = ?2 AND workspace_id = ?3",
+        params![clock::now(), callback_effect_id, workspace_id],
+    )?;
+    if n == 0 {
+        return Err(refusals::no_such_callback_effect());
+    }
+    Ok(())
+}
+
+/// An agent given as `ag_…` id or `@handle`, within the workspace.
+pub(super) fn find_agent(
+    c: &Connection,
+    workspace_id: &str,
+    agent: &str,
+) -> Result<Option<Principal>, Failure> {
+    let (column, value) = match agent.strip_prefix('@') {
+        Some(handle) => ("handle", handle),
+        None => ("id", agent),
+    };
+    Ok(c.row_cached(
+        &format!("SELECT id, handle FROM agents WHERE workspace_id = ?1 AND {column} = ?2"),
+        params![workspace_id, value],
+        |r| {
+            Ok(Principal {
+                workspace_id: workspace_id.to_string(),
+                agent_id: r.get(0)?,
+                handle: r.get(1)?,
+            })
+        },
+    )
+    .optional()?)
+}
+
+fn require_workspace(c: &Connection, workspace_id: &str) -> Result<(), Failure> {
+    let exists: bool = c.row_cached(
+        "SELECT EXISTS (SELECT 1 FROM workspaces WHERE id = ?1)",
+        [workspace_id],
+        |r| r.get(0),
+    )?;
+    if exists {
+        Ok(())
+    } else {
+        Err(refusals::no_such_workspace())
+    }
+}
+
+fn require_agent(c: &Connection, workspace_id: &str, agent: &str) -> Result<Principal, Failure> {
+    require_workspace(c, workspace_id)?;
+    find_agent(c, workspace_id, agent)?.ok_or_else(refusals::no_such_agent)
+}

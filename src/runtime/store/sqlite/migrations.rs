@@ -1,0 +1,36 @@
+//! The SQLite schema's versioned migrations (the SQL is in `migrations/`),
+//! recorded in `PRAGMA user_version`.
+
+use rusqlite::Connection;
+
+use super::super::schema::{self, Migration};
+use crate::error::Failure;
+
+/// The schema's versioned migrations, in order; each moves the schema from
+/// the version before it to its own, and `PRAGMA user_version` records the
+/// last one applied.
+pub(super) const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "schema",
+        sql: include_str!("migrations/0001_schema.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "browse_indexes",
+        sql: include_str!("migrations/0002_browse_indexes.sql"),
+    },
+];
+
+/// Applies the migrations after the store's `user_version` inside the
+/// caller's transaction; returns the versions applied.
+pub(super) fn apply_pending(conn: &Connection) -> Result<Vec<u32>, Failure> {
+    let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let mut applied = Vec::new();
+    for migration in schema::pending(MIGRATIONS, version)? {
+        conn.execute_batch(migration.sql)?;
+        conn.pragma_update(None, "user_version", migration.version)?;
+        applied.push(migration.version);
+    }
+    Ok(applied)
+}

@@ -1,0 +1,816 @@
+//! The task operations of §13.2 on SQLite (docs/contract.md): each runs on
+//! one connection inside the transaction its caller opened (a read
+//! snapshot, or the writer's savepoint), and is all or nothing.
+
+use std::collections::HashSet;
+
+use rusqlite::types::Value as Sql;
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use serde_json::{Value, json};
+
+use super::super::cursor::Key;
+use super::super::refusals::{self, Claim};
+use super::super::search;
+use super::super::*;
+use super::connections::Cached;
+use crate::error::Failure;
+use crate::registry::task::get::{MAX_CHECKPOINTS, MAX_SUBTASKS};
+use crate::runtime::{auth, clock};
+
+/// The columns [`task_row`] reads, in order, and the joins they need
+/// (`t` the task, `a` its assignee, `p` its parent).
+macro_rules! task_columns {
+    () => {
+        "t.number, c.name, t.scope_id, t.title, t.description, t.status, t.priority, a.handle, \
+         p.number, t.labels, t.checklist, t.urls, t.attachments, t.blocker, t.source_target, \
+         cb.handle, t.created_at, t.updated_at, t.id"
+    };
+}
+macro_rules! task_from {
+    () => {
+        "FROM tasks t JOIN channels c ON c.id = t.channel_id \
+         JOIN agents cb ON cb.id = t.created_by \
+         LEFT JOIN agents a ON a.id = t.assignee_id \
+         LEFT JOIN tasks p ON p.id = t.parent_id"
+    };
+}
+const TASK_SELECT: &str = concat!("SELECT ", task_columns!(), " ", task_from!());
+/// How many columns `task_columns!` has; a list query's score follows them.
+const TASK_COLUMNS: usize = 19;
+
+fn from_json<T: for<'de> serde::Deserialize<'de> + Default>(text: String) -> T {
+    serde_json::from_str(&text).unwrap_or_default()
+}
+
+fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "[]".into())
+}
+
+fn task_row(r: &Row<'_>) -> rusqlite::Result<TaskRow> {
+    Ok(TaskRow {
+        number: r.get(0)?,
+        channel: r.get(1)?,
+        scope_id: r.get(2)?,
+        title: r.get(3)?,
+        description: r.get(4)?,
+        status: r.get(5)?,
+        priority: r.get(6)?,
+        assignee: r.get(7)?,
+        parent_number: r.get(8)?,
+        labels: from_json(r.get(9)?),
+        checklist: from_json(r.get(10)?),
+        urls: from_json(r.get(11)?),
+        attachments: from_json(r.get(12)?),
+        blocker: r.get(13)?,
+        source_target: r.get(14)?,
+        created_by: r.get(15)?,
+        created_at: r.get(16)?,
+        updated_at: r.get(17)?,
+    })
+}
+
+fn load_task(c: &Connection, id: i64) -> Result<TaskRow, Failure> {
+    Ok(c.row_cached(&format!("{TASK_SELECT} WHERE t.id = ?1"), [id], task_row)?)
+}
+
+struct Board {
+    id: i64,
+    name: String,
+}
+
+/// The board `name` in the caller's workspace, if the caller may use it.
+fn board(c: &Connection, p: &Principal, name: &str) -> Result<Board, Failure> {
+    let found: Option<(i64, bool)> = c
+        .row_cached(
+            "SELECT id, private FROM channels WHERE workspace_id = ?1 AND name = ?2",
+            params![p.workspace_id, name],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let Some((id, private)) = found else {
+        return Err(refusals::channel_not_found(name));
+    };
+    ensure_member(c, p, id, private)?;
+    Ok(Board {
+        id,
+        name: name.to_string(),
+    })
+}
+
+fn ensure_member(
+    c: &Connection,
+    p: &Principal,
+    channel_id: i64,
+    private: bool,
+) -> Result<(), Failure> {
+    if !private {
+        return Ok(());
+    }
+    let member: bool = c.row_cached(
+        "SELECT EXISTS (SELECT 1 FROM channel_members WHERE channel_id = ?1 AND agent_id = ?2)",
+        params![channel_id, p.agent_id],
+        |r| r.get(0),
+    )?;
+    if member {
+        Ok(())
+    } else {
+        Err(refusals::not_a_member())
+    }
+}
+
+/// The live task `number` on the board: (id, assignee id, creator id).
+fn live_task(
+    c: &Connection,
+    board: &Board,
+    number: i64,
+) -> Result<Option<(i64, Option<String>, String)>, Failure> {
+    Ok(c.row_cached(
+        "SELECT id, assignee_id, created_by FROM tasks \
+         WHERE channel_id = ?1 AND number = ?2 AND deleted_at IS NULL",
+        params![board.id, number],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )
+    .optional()?)
+}
+
+fn task_not_found(board: &Board, number: i64) -> Failure {
+    refusals::task_not_found(&board.name, number)
+}
+
+fn require_task(c: &Connection, board: &Board, number: i64) -> Result<i64, Failure> {
+    live_task(c, board, number)?
+        .map(|(id, _, _)| id)
+        .ok_or_else(|| task_not_found(board, number))
+}
+
+/// The agent a member ref names in the workspace.
+fn agent_by_ref(
+    c: &Connection,
+    workspace_id: &str,
+    member_ref: &str,
+) -> Result<Option<String>, Failure> {
+    Ok(c.row_cached(
+        "SELECT id FROM agents WHERE workspace_id = ?1 AND handle = ?2",
+        params![workspace_id, handle_of(member_ref)],
+        |r| r.get(0),
+    )
+    .optional()?)
+}
+
+fn assignee_id(
+    c: &Connection,
+    p: &Principal,
+    member_ref: &str,
+    field: &str,
+) -> Result<String, Failure> {
+    agent_by_ref(c, &p.workspace_id, member_ref)?
+        .ok_or_else(|| refusals::assignee_not_found(member_ref, field))
+}
+
+/// Moves the task's `updated_at` strictly forward; returns the new value.
+fn touch(c: &Connection, task_id: i64) -> Result<i64, Failure> {
+    let previous: i64 = c.row_cached(
+        "SELECT updated_at FROM tasks WHERE id = ?1",
+        [task_id],
+        |r| r.get(0),
+    )?;
+    let at = clock::after(previous);
+    c.exec_cached(
+        "UPDATE tasks SET updated_at = ?1 WHERE id = ?2",
+        params![at, task_id],
+    )?;
+    Ok(at)
+}
+
+fn event(
+    c: &Connection,
+    task_id: i64,
+    kind: &str,
+    p: &Principal,
+    detail: Value,
+) -> Result<(), Failure> {
+    c.exec_cached(
+        "INSERT INTO task_events (task_id, kind, actor_id, at, detail) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![task_id, kind, p.agent_id, clock::now(), detail.to_string()],
+    )?;
+    Ok(())
+}
+
+fn live_children(c: &Connection, task_id: i64) -> Result<Vec<(i64, i64, String)>, Failure> {
+    let mut stmt = c.prepare_cached(
+        "SELECT id, number, created_by FROM tasks \
+         WHERE parent_id = ?1 AND deleted_at IS NULL ORDER BY number",
+    )?;
+    let rows = stmt.query_map([task_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Turns free text into an FTS5 query that cannot be a syntax error: every
+/// word (`search::query_words`) becomes a quoted prefix term, all of which
+/// must match.
+fn fts_query(text: &str) -> Option<String> {
+    let terms: Vec<String> = search::query_words(text)
+        .into_iter()
+        .map(|w| format!("\"{w}\"*"))
+        .collect();
+    (!terms.is_empty()).then(|| terms.join(" "))
+}
+
+// ---------------------------------------------------------------- create
+
+/// Where a create lands: the board and the parent task (if any).
+struct Placement {
+    board: Board,
+    parent_id: Option<i64>,
+}
+
+fn place(c: &Connection, p: &Principal, input: &CreateInput) -> Result<Placement, Failure> {
+    if let Some(scope) = &input.parent_task_scope {
+        let found: Option<(i64, i64, String, bool)> = c
+            .row_cached(
+                "SELECT t.id, c.id, c.name, c.private FROM tasks t JOIN channels c ON c.id = t.channel_id \
+                 WHERE t.scope_id = ?1 AND c.workspace_id = ?2 AND t.deleted_at IS NULL",
+                params![scope.scope_id, p.workspace_id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .optional()?;
+        // Unknown, deleted and other-workspace scopes are indistinguishable.
+        let (task_id, channel_id, name, private) =
+            found.ok_or_else(refusals::task_scope_not_found)?;
+        ensure_member(c, p, channel_id, private)?;
+        return Ok(Placement {
+            board: Board {
+                id: channel_id,
+                name,
+            },
+            parent_id: Some(task_id),
+        });
+    }
+    let Some(channel) = &input.channel else {
+        return Err(refusals::no_locator());
+    };
+    let board = board(c, p, channel)?;
+    let parent_id = match input.parent {
+        None => None,
+        Some(number) => Some(live_parent(c, &board, number)?),
+    };
+    Ok(Placement { board, parent_id })
+}
+
+/// The idempotency receipt's identity, once the callback context checks out.
+struct ReceiptKey {
+    run_id: String,
+    effect_id: String,
+    key: String,
+    callback_completed: bool,
+}
+
+/// Revalidates the responder against the callback it claims to answer.
+fn receipt_key(
+    c: &Connection,
+    p: &Principal,
+    workflow: &WorkflowContext,
+    key: &str,
+) -> Result<ReceiptKey, Failure> {
+    let (Some(run_id), Some(effect_id)) = (&workflow.workflow_run_id, &workflow.callback_effect_id)
+    else {
+        return Err(refusals::no_workflow_context());
+    };
+    let found: Option<(String, String, String, Option<i64>)> = c
+        .row_cached(
+            "SELECT run_id, workspace_id, agent_id, completed_at FROM callbacks WHERE effect_id = ?1",
+            [effect_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .optional()?;
+    match found {
+        Some((run, ws, agent, completed_at))
+            if run == *run_id && ws == p.workspace_id && agent == p.agent_id =>
+        {
+            Ok(ReceiptKey {
+                run_id: run,
+                effect_id: effect_id.clone(),
+                key: key.to_string(),
+                callback_completed: completed_at.is_some(),
+            })
+        }
+        _ => Err(refusals::no_such_callback()),
+    }
+}
+
+pub(super) fn create_tasks(
+    c: &Connection,
+    p: &Principal,
+    input: &CreateInput,
+    workflow: &WorkflowContext,
+) -> Result<Value, Failure> {
+    let receipt = match &input.idempotency_key {
+        Some(key) => Some(receipt_key(c, p, workflow, key)?),
+        None => None,
+    };
+    if let Some(r) = &receipt {
+        let stored: Option<(String, String)> = c
+            .row_cached(
+                "SELECT digest, task_ids FROM idempotency_receipts WHERE workspace_id = ?1 \
+                 AND agent_id = ?2 AND run_id = ?3 AND effect_id = ?4 AND key = ?5",
+                params![p.workspace_id, p.agent_id, r.run_id, r.effect_id, r.key],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()?;
+        if let Some((digest, ids)) = stored {
+            if digest != input.payload_digest {
+                return Err(refusals::idempotency_conflict());
+            }
+            // Replay: the original tasks as they are now; nothing allocated or recorded.
+            let ids: Vec<i64> = from_json(ids);
+            let tasks = ids
+                .iter()
+                .map(|id| load_task(c, *id).map(|t| t.compact()))
+                .collect::<Result<Vec<_>, _>>()?;
+            return Ok(json!({"tasks": tasks, "reused": true}));
+        }
+        if r.callback_completed {
+            return Err(refusals::callback_completed());
+        }
+    }
+
+    let placement = place(c, p, input)?;
+    if let Some(target) = &input.target
+        && target_channel(target) != placement.board.name
+    {
+        return Err(refusals::target_conflict(target, &placement.board.name));
+    }
+    let mut assignees = Vec::with_capacity(input.tasks.len());
+    for (i, task) in input.tasks.iter().enumerate() {
+        assignees.push(match &task.assignee {
+            Some(r) => Some(assignee_id(c, p, r, &format!("tasks/{i}/assignee"))?),
+            None => None,
+        });
+    }
+
+    let first: i64 = c.row_cached(
+        "SELECT next_number FROM channels WHERE id = ?1",
+        [placement.board.id],
+        |r| r.get(0),
+    )?;
+    let count = i64::try_from(input.tasks.len()).unwrap_or(i64::MAX);
+    c.exec_cached(
+        "UPDATE channels SET next_number = next_number + ?1 WHERE id = ?2",
+        params![count, placement.board.id],
+    )?;
+    let now = clock::now();
+    let mut ids = Vec::with_capacity(input.tasks.len());
+    let mut insert = c.prepare_cached(
+        "INSERT INTO tasks (channel_id, number, scope_id, title, description, status, priority, \
+         assignee_id, parent_id, labels, checklist, urls, attachments, blocker, source_target, \
+         created_by, created_at, updated_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?17)",
+    )?;
+    for (i, (task, assignee)) in input.tasks.iter().zip(assignees).enumerate() {
+        let number = first + i as i64;
+        insert.execute(params![
+            placement.board.id,
+            number,
+            auth::new_scope_id()?,
+            task.title,
+            task.description,
+            task.status.as_deref().unwrap_or("todo"),
+            task.priority.as_deref().unwrap_or("none"),
+            assignee,
+            placement.parent_id,
+            to_json(task.labels.as_deref().unwrap_or_default()),
+            to_json(task.checklist.as_deref().unwrap_or_default()),
+            to_json(task.urls.as_deref().unwrap_or_default()),
+            to_json(task.attachments.as_deref().unwrap_or_default()),
+            task.blocker,
+            input.target,
+            p.agent_id,
+            now,
+        ])?;
+        let id = c.last_insert_rowid();
+        event(c, id, "created", p, json!({"number": number}))?;
+        ids.push(id);
+    }
+    if let Some(r) = &receipt {
+        c.exec_cached(
+            "INSERT INTO idempotency_receipts (workspace_id, agent_id, run_id, effect_id, key, \
+             digest, task_ids, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                p.workspace_id,
+                p.agent_id,
+                r.run_id,
+                r.effect_id,
+                r.key,
+                input.payload_digest,
+                to_json(&ids),
+                now
+            ],
+        )?;
+    }
+    let tasks = ids
+        .iter()
+        .map(|id| load_task(c, *id).map(|t| t.compact()))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(json!({"tasks": tasks, "reused": false}))
+}
+
+// ---------------------------------------------------------------- list
+
+pub(super) fn list_tasks(c: &Connection, p: &Principal, q: &ListQuery) -> Result<Value, Failure> {
+    let board = board(c, p, &q.channel)?;
+    let Some((sql, args)) = list_sql(board.id, q) else {
+        // Only punctuation: nothing can match.
+        return Ok(json!({"items": []}));
+    };
+    let mut stmt = c.prepare_cached(&sql)?;
+    let rows: Vec<(TaskRow, f64)> = stmt
+        .query_map(rusqlite::params_from_iter(args.iter()), |r| {
+            Ok((task_row(r)?, r.get::<_, f64>(TASK_COLUMNS)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(list_page(rows, q))
+}
+
+/// The query of one list page on board `board_id`: `q.limit + 1` rows (the
+/// extra one tells whether a next page exists), or `None` when the search
+/// text has no words. Browsing reads a board index in the page order
+/// (`tasks_by_board_updated`, `tasks_by_board_created`, or the board's
+/// unique number index) and stops at the limit; searching starts from the
+/// FTS index. `plan_tests` checks both with EXPLAIN QUERY PLAN.
+pub(super) fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Sql>)> {
+    let mut args: Vec<Sql> = Vec::new();
+    let mut arg = |v: Sql| {
+        args.push(v);
+        format!("?{}", args.len())
+    };
+    let mut sql = String::new();
+    if let Some(search) = &q.search {
+        let fts = fts_query(search)?;
+        // The FTS index finds the hits; MATERIALIZED keeps bm25() inside
+        // the FTS scan it belongs to. Title matches weigh double.
+        sql.push_str(&format!(
+            "WITH hits AS MATERIALIZED (SELECT rowid AS id, bm25(task_fts, 2.0, 1.0) AS score \
+             FROM task_fts WHERE task_fts MATCH {}) ",
+            arg(Sql::Text(fts))
+        ));
+    }
+    let mut conditions = vec![
+        format!("t.channel_id = {}", arg(Sql::Integer(board_id))),
+        "t.deleted_at IS NULL".to_string(),
+    ];
+    if !q.include_subtasks {
+        conditions.push("t.parent_id IS NULL".into());
+    }
+    if let Some(statuses) = q.view.statuses() {
+        let list: Vec<String> = statuses
+            .iter()
+            .map(|s| arg(Sql::Text((*s).to_string())))
+            .collect();
+        conditions.push(format!("t.status IN ({})", list.join(", ")));
+    }
+    if let Some(member) = &q.assignee {
+        let handle = arg(Sql::Text(handle_of(member).to_string()));
+        conditions.push(format!("a.handle = {handle}"));
+    }
+    for label in &q.labels {
+        let label = arg(Sql::Text(label.clone()));
+        conditions.push(format!(
+            "EXISTS (SELECT 1 FROM json_each(t.labels) WHERE json_each.value = {label})"
+        ));
+    }
+    if let Some(after) = q.after {
+        conditions.push(after.condition("hits.score", |key| {
+            arg(match key {
+                Key::Int(v) => Sql::Integer(v),
+                Key::Real(v) => Sql::Real(v),
+            })
+        }));
+    }
+    let order = |score: &str| q.sort.order_by(score);
+    let limit = arg(Sql::Integer(q.limit + 1));
+    let conditions = conditions.join(" AND ");
+    if q.search.is_some() {
+        // Hits first, each finding its task by id: CROSS JOIN fixes that
+        // order, so a search costs its hits (left to itself the planner
+        // walks the whole board and probes the hits for each task). Only
+        // the page's rows then join their channel, creator, assignee and
+        // parent: every hit paid those four lookups before.
+        let assignee = if q.assignee.is_some() {
+            "LEFT JOIN agents a ON a.id = t.assignee_id "
+        } else {
+            ""
+        };
+        sql.push_str(&format!(
+            ", page AS MATERIALIZED (SELECT t.id AS id, hits.score AS score \
+             FROM hits CROSS JOIN tasks t ON t.id = hits.id {assignee}\
+             WHERE {conditions} ORDER BY {} LIMIT {limit}) \
+             SELECT {}, page.score {} ORDER BY {}",
+            order("hits.score"),
+            task_columns!(),
+            task_from!().replacen(
+                "FROM tasks t",
+                "FROM page CROSS JOIN tasks t ON t.id = page.id",
+                1
+            ),
+            order("page.score"),
+        ));
+    } else {
+        sql.push_str(&format!(
+            "SELECT {}, 0.0 {} WHERE {conditions} ORDER BY {} LIMIT {limit}",
+            task_columns!(),
+            task_from!(),
+            order("0.0"),
+        ));
+    }
+    Some((sql, args))
+}
+
+// ---------------------------------------------------------------- get
+
+pub(super) fn get_task(
+    c: &Connection,
+    p: &Principal,
+    input: &TaskLocator,
+) -> Result<Value, Failure> {
+    let board = board(c, p, &input.channel)?;
+    let id = require_task(c, &board, input.number)?;
+    let task = load_task(c, id)?;
+    let mut stmt = c.prepare_cached(&format!(
+        "{TASK_SELECT} WHERE t.parent_id = ?1 AND t.deleted_at IS NULL ORDER BY t.number LIMIT ?2"
+    ))?;
+    let subtasks = stmt
+        .query_map(params![id, MAX_SUBTASKS as i64], task_row)?
+        .map(|r| r.map(|t| t.compact()))
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let subtask_total: i64 = c.row_cached(
+        "SELECT count(*) FROM tasks WHERE parent_id = ?1 AND deleted_at IS NULL",
+        [id],
+        |r| r.get(0),
+    )?;
+    let mut stmt = c.prepare_cached(
+        "SELECT k.id, k.summary, a.handle, k.created_at FROM checkpoints k \
+         JOIN agents a ON a.id = k.created_by WHERE k.task_id = ?1 ORDER BY k.id DESC LIMIT ?2",
+    )?;
+    let checkpoints = stmt
+        .query_map(params![id, MAX_CHECKPOINTS as i64], |r| {
+            Ok(checkpoint_value(
+                r.get(0)?,
+                &r.get::<_, String>(1)?,
+                &r.get::<_, String>(2)?,
+                r.get(3)?,
+            ))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let checkpoint_total: i64 = c.row_cached(
+        "SELECT count(*) FROM checkpoints WHERE task_id = ?1",
+        [id],
+        |r| r.get(0),
+    )?;
+    let detail = task.detail(
+        Section {
+            items: subtasks,
+            total: subtask_total,
+        },
+        Section {
+            items: checkpoints,
+            total: checkpoint_total,
+        },
+    );
+    Ok(fit_detail(
+        detail,
+        crate::registry::task::get::ACTION.budget.bytes(),
+    ))
+}
+
+// ---------------------------------------------------------------- update
+
+pub(super) fn update_task(
+    c: &Connection,
+    p: &Principal,
+    input: &UpdateInput,
+) -> Result<Value, Failure> {
+    let board = board(c, p, &input.channel)?;
+    let id = require_task(c, &board, input.number)?;
+    if let Some(expected) = input.expected_micros()? {
+        let current: i64 =
+            c.row_cached("SELECT updated_at FROM tasks WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })?;
+        if current != expected {
+            return Err(refusals::update_conflict(
+                &board.name,
+                input.number,
+                &clock::format(current),
+            ));
+        }
+    }
+    let text = |s: Option<&str>| s.map_or(Sql::Null, |s| Sql::Text(s.to_string()));
+    let mut sets: Vec<(&str, Sql)> = Vec::new();
+    for change in input.changes() {
+        sets.push(match change {
+            Change::Title(title) => ("title", Sql::Text(title.to_string())),
+            Change::Description(description) => ("description", text(description)),
+            Change::Status(status) => ("status", Sql::Text(status.to_string())),
+            Change::Priority(priority) => ("priority", Sql::Text(priority.to_string())),
+            Change::Assignee(assignee) => (
+                "assignee_id",
+                match assignee {
+                    Some(r) => Sql::Text(assignee_id(c, p, r, "assignee")?),
+                    None => Sql::Null,
+                },
+            ),
+            Change::Labels(labels) => ("labels", Sql::Text(to_json(labels))),
+            Change::Checklist(checklist) => ("checklist", Sql::Text(to_json(checklist))),
+            Change::Urls(urls) => ("urls", Sql::Text(to_json(urls))),
+            Change::Attachments(attachments) => ("attachments", Sql::Text(to_json(attachments))),
+            Change::Blocker(blocker) => ("blocker", text(blocker)),
+            Change::Parent(parent) => (
+                "parent_id",
+                match parent {
+                    Some(number) => Sql::Integer(new_parent(c, &board, id, number)?),
+                    None => Sql::Null,
+                },
+            ),
+        });
+    }
+    for (column, value) in sets {
+        // Column names come from the fixed list above, never from input.
+        c.exec_cached(
+            &format!("UPDATE tasks SET {column} = ?1 WHERE id = ?2"),
+            params![value, id],
+        )?;
+    }
+    touch(c, id)?;
+    event(
+        c,
+        id,
+        "updated",
+        p,
+        json!({"fields": input.changed_fields()}),
+    )?;
+    Ok(load_task(c, id)?.compact())
+}
+
+/// The id of live task `number` on `board`, to be a parent.
+fn live_parent(c: &Connection, board: &Board, number: i64) -> Result<i64, Failure> {
+    live_task(c, board, number)?
+        .map(|(id, _, _)| id)
+        .ok_or_else(|| refusals::parent_not_found(&board.name, number))
+}
+
+/// The id of live task `number` as the new parent of `task_id`, refusing cycles.
+fn new_parent(c: &Connection, board: &Board, task_id: i64, number: i64) -> Result<i64, Failure> {
+    let parent_id = live_parent(c, board, number)?;
+    let mut seen = HashSet::new();
+    let mut cursor = Some(parent_id);
+    while let Some(id) = cursor {
+        if id == task_id || !seen.insert(id) {
+            return Err(refusals::invalid_parent(number));
+        }
+        cursor = c.row_cached("SELECT parent_id FROM tasks WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })?;
+    }
+    Ok(parent_id)
+}
+
+// ---------------------------------------------------------------- set_claim
+
+pub(super) fn set_claim(
+    c: &Connection,
+    p: &Principal,
+    input: &SetClaimInput,
+) -> Result<Value, Failure> {
+    let board = board(c, p, &input.channel)?;
+    let mut updated = 0;
+    let mut failures = Vec::new();
+    for &number in &input.numbers {
+        let Some((id, assignee, _)) = live_task(c, &board, number)? else {
+            failures.push(refusals::claim_not_found(number));
+            continue;
+        };
+        match refusals::claim(input.claimed, assignee.as_deref(), &p.agent_id) {
+            Claim::Take => {
+                c.exec_cached(
+                    "UPDATE tasks SET assignee_id = ?1 WHERE id = ?2",
+                    params![p.agent_id, id],
+                )?;
+                touch(c, id)?;
+                event(c, id, "claimed", p, json!({}))?;
+                updated += 1;
+            }
+            Claim::Release => {
+                c.exec_cached("UPDATE tasks SET assignee_id = NULL WHERE id = ?1", [id])?;
+                touch(c, id)?;
+                event(c, id, "released", p, json!({}))?;
+                updated += 1;
+            }
+            Claim::AlreadySo => updated += 1,
+            Claim::Refuse => {
+                let holder: String = c.row_cached(
+                    "SELECT handle FROM agents WHERE id = ?1",
+                    [assignee.as_deref()],
+                    |r| r.get(0),
+                )?;
+                failures.push(refusals::claim_failure(input.claimed, number, &holder));
+            }
+        }
+    }
+    Ok(json!({"claimed": input.claimed, "updated_count": updated, "failures": failures}))
+}
+
+// ---------------------------------------------------------------- checkpoint
+
+pub(super) fn checkpoint(
+    c: &Connection,
+    p: &Principal,
+    input: &CheckpointInput,
+) -> Result<Value, Failure> {
+    let board = board(c, p, &input.channel)?;
+    let id = require_task(c, &board, input.number)?;
+    let now = clock::now();
+    c.exec_cached(
+        "INSERT INTO checkpoints (task_id, summary, created_by, created_at) VALUES (?1, ?2, ?3, ?4)",
+        params![id, input.summary, p.agent_id, now],
+    )?;
+    let checkpoint_id = c.last_insert_rowid();
+    event(
+        c,
+        id,
+        "checkpointed",
+        p,
+        json!({"checkpoint_id": checkpoint_id}),
+    )?;
+    Ok(json!({
+        "checkpoint": checkpoint_value(checkpoint_id, &input.summary, &p.handle, now),
+        "task": load_task(c, id)?.compact(),
+    }))
+}
+
+// ---------------------------------------------------------------- delete
+
+pub(super) fn delete_task(
+    c: &Connection,
+    p: &Principal,
+    input: &DeleteInput,
+) -> Result<Value, Failure> {
+    let board = board(c, p, &input.channel)?;
+    let Some((id, _, creator)) = live_task(c, &board, input.number)? else {
+        return Err(task_not_found(&board, input.number));
+    };
+    if creator != p.agent_id {
+        return Err(refusals::not_task_creator(input.number));
+    }
+    let children = live_children(c, id)?;
+    let mut deleted = vec![(id, input.number)];
+    let mut promoted = Vec::new();
+    if !children.is_empty() {
+        match input.subtask_mode {
+            None => {
+                return Err(refusals::subtask_mode_required(
+                    input.number,
+                    children.len(),
+                ));
+            }
+            Some(SubtaskMode::Promote) => {
+                for (child, number, _) in &children {
+                    c.exec_cached("UPDATE tasks SET parent_id = NULL WHERE id = ?1", [child])?;
+                    touch(c, *child)?;
+                    event(
+                        c,
+                        *child,
+                        "promoted",
+                        p,
+                        json!({"former_parent": input.number}),
+                    )?;
+                    promoted.push(*number);
+                }
+            }
+            Some(SubtaskMode::Delete) => {
+                let mut descendants = Vec::new();
+                let mut frontier = children;
+                while let Some((child, number, creator)) = frontier.pop() {
+                    if creator != p.agent_id {
+                        return Err(refusals::subtask_creator_mismatch(number));
+                    }
+                    frontier.extend(live_children(c, child)?);
+                    descendants.push((child, number));
+                }
+                descendants.sort_by_key(|(_, number)| *number);
+                deleted.extend(descendants);
+            }
+        }
+    }
+    let now = clock::now();
+    for (task, number) in &deleted {
+        c.exec_cached(
+            "UPDATE tasks SET deleted_at = ?1 WHERE id = ?2",
+            params![now, task],
+        )?;
+        event(c, *task, "deleted", p, json!({"number": number}))?;
+    }
+    Ok(json!({
+        "deleted_numbers": deleted.iter().map(|(_, n)| n).collect::<Vec<_>>(),
+        "promoted_numbers": promoted,
+    }))
+}
