@@ -25,8 +25,8 @@
 //! `synchronous_commit=on` unless the URI's `options` say otherwise.
 //! Times come from the database's clock, read once per mutation.
 
-mod group;
 mod target;
+mod writer;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -96,9 +96,9 @@ impl Default for PoolOptions {
 
 pub struct PgStore {
     connections: Connections,
-    /// Creates go through a group commit (`group.rs`); everything else runs
+    /// Creates go through a group commit (`writer.rs`); everything else runs
     /// in a transaction of its own.
-    creates: group::Creates,
+    creates: writer::Creates,
 }
 
 /// The pool and the bound on requests waiting for it; shared by the
@@ -719,7 +719,7 @@ struct Checked<'a> {
 
 /// In the group's transaction: the checks that need a lock (the parent, a
 /// task scope) and the refusals due after them. A refused create has
-/// written nothing, so the creates of one group ([`group`]) need no
+/// written nothing, so the creates of one group (`writer.rs`) need no
 /// savepoints.
 async fn lock_create<'a>(
     tx: &Transaction<'_>,
@@ -1529,7 +1529,7 @@ impl PgStore {
         }
         drop(client);
         Ok(PgStore {
-            creates: group::Creates::start(connections.clone()),
+            creates: writer::Creates::start(connections.clone()),
             connections,
         })
     }
