@@ -1,7 +1,11 @@
 //! The PostgreSQL backend of [`Store`]: the only module that knows its SQL.
 //! Any number of runtime replicas may share one database; nothing a replica
 //! keeps in memory matters for correctness (the pool and its prepared
-//! statements are caches of connections, not of data).
+//! statements are caches of connections, not of data). Its files:
+//! `connections.rs` (the pool, sessions, errors and retries),
+//! `migrations.rs`, `writer.rs` (group commit of creates), `tasks.rs` (the
+//! task operations), `admin.rs` (identities, boards, callbacks) and
+//! `target.rs` (the database `--db` names).
 //!
 //! Concurrency: every mutation is one `READ COMMITTED` transaction that
 //! locks what it changes before it reads what it decides on, so concurrent
@@ -25,53 +29,26 @@
 //! `synchronous_commit=on` unless the URI's `options` say otherwise.
 //! Times come from the database's clock, read once per mutation.
 
-mod group;
+mod admin;
+mod connections;
+mod migrations;
 mod target;
+mod tasks;
+mod writer;
 
-use std::collections::HashMap;
 use std::time::Duration;
 
-use deadpool_postgres::{
-    GenericClient, Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod,
-    Runtime as PoolRuntime, Transaction,
-};
-use serde_json::{Value, json};
-use tokio_postgres::error::SqlState;
-use tokio_postgres::types::ToSql;
-use tokio_postgres::{NoTls, Row};
+use deadpool_postgres::Object;
+use serde_json::Value;
 
 pub use target::{Target, is_uri};
 
-use super::cursor::Key;
-use super::refusals::{self, Claim};
-use super::schema::{self, Migration, OnOpen, SchemaStatus};
-use super::search;
+use super::schema::OnOpen;
 use super::*;
 use crate::error::Failure;
-use crate::registry::task::get::{MAX_CHECKPOINTS, MAX_SUBTASKS};
-use crate::runtime::{auth, clock};
-
-/// The schema's versioned migrations, in order; the `agentteam_schema`
-/// table records the ones applied.
-const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "schema",
-    sql: include_str!("migrations/0001_schema.sql"),
-}];
-
-/// Where applied migrations are recorded; created by the first migration run.
-const SCHEMA_TABLE: &str = "CREATE TABLE IF NOT EXISTS agentteam_schema (\
-    version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)";
-/// The advisory lock replicas take to migrate one at a time ("agentteam").
-const MIGRATION_LOCK: i64 = 0x6167_656e_7474_6561;
-
-/// Attempts of a transaction that hits a deadlock or serialisation failure.
-const ATTEMPTS: u32 = 8;
-/// Session settings of every pooled connection, before the URI's own
-/// `options` (which therefore win): durable commits, and no statement or
-/// abandoned transaction holding a connection (and its locks) for long.
-const SESSION_OPTIONS: &str = "-c synchronous_commit=on -c statement_timeout=15000 \
-     -c idle_in_transaction_session_timeout=60000";
+use crate::runtime::auth;
+use connections::{ATTEMPTS, Connections, Error, Fault, NOW, backoff, fault, one, settle};
+use migrations::{MIGRATIONS, apply_pending, schema_version};
 
 /// The connection pool of one runtime process.
 #[derive(Debug, Clone, Copy)]
@@ -96,1333 +73,9 @@ impl Default for PoolOptions {
 
 pub struct PgStore {
     connections: Connections,
-    /// Creates go through a group commit (`group.rs`); everything else runs
+    /// Creates go through a group commit (`writer.rs`); everything else runs
     /// in a transaction of its own.
-    creates: group::Creates,
-}
-
-/// The pool and the bound on requests waiting for it; shared by the
-/// store's direct operations and its group of creates.
-#[derive(Clone)]
-struct Connections {
-    pool: Pool,
-    queue: usize,
-}
-
-impl Connections {
-    /// A pooled connection, or 503 when none frees up in time (or too many
-    /// requests already wait for one).
-    async fn get(&self) -> Result<Object, Failure> {
-        if self.pool.status().waiting >= self.queue {
-            return Err(Failure::unavailable(
-                "The server is saturated. Retry shortly.",
-            ));
-        }
-        self.pool.get().await.map_err(|e| match e {
-            PoolError::Backend(e) => failure(&e),
-            PoolError::Timeout(_) => {
-                Failure::unavailable("The server is saturated. Retry shortly.")
-            }
-            other => {
-                tracing::warn!(error = %other, "no store connection");
-                Failure::unavailable("The store is unavailable. Retry shortly.")
-            }
-        })
-    }
-}
-
-/// What a store operation fails with inside this module: a refusal the
-/// caller gets as it is, or a database error still to be classified.
-enum Error {
-    Refused(Failure),
-    Db(tokio_postgres::Error),
-}
-
-impl From<Failure> for Error {
-    fn from(f: Failure) -> Error {
-        Error::Refused(f)
-    }
-}
-
-impl From<tokio_postgres::Error> for Error {
-    fn from(e: tokio_postgres::Error) -> Error {
-        Error::Db(e)
-    }
-}
-
-type Result<T, E = Error> = std::result::Result<T, E>;
-
-/// How a database error is answered.
-#[derive(Debug, PartialEq, Eq)]
-enum Fault {
-    /// A deadlock or serialisation failure: the transaction was rolled
-    /// back and may simply run again.
-    Contention,
-    /// The database cannot be reached, is shutting down or restarting, is
-    /// out of connections, or cancelled a statement that ran too long.
-    Unavailable,
-    /// Anything else is a bug or a broken database.
-    Broken,
-}
-
-fn fault(e: &tokio_postgres::Error) -> Fault {
-    if let Some(state) = e.code() {
-        return match *state {
-            SqlState::T_R_DEADLOCK_DETECTED | SqlState::T_R_SERIALIZATION_FAILURE => {
-                Fault::Contention
-            }
-            SqlState::ADMIN_SHUTDOWN
-            | SqlState::CRASH_SHUTDOWN
-            | SqlState::CANNOT_CONNECT_NOW
-            | SqlState::TOO_MANY_CONNECTIONS
-            | SqlState::QUERY_CANCELED
-            | SqlState::LOCK_NOT_AVAILABLE
-            | SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT => Fault::Unavailable,
-            ref other if other.code().starts_with("08") => Fault::Unavailable,
-            _ => Fault::Broken,
-        };
-    }
-    // No SQLSTATE: the connection itself failed (closed, reset, timed out).
-    let io = std::iter::successors(std::error::Error::source(e), |s| s.source())
-        .any(|s| s.is::<std::io::Error>());
-    if e.is_closed() || io {
-        Fault::Unavailable
-    } else {
-        Fault::Broken
-    }
-}
-
-/// The answer to a database error: never its text, which goes to the log.
-fn failure(e: &tokio_postgres::Error) -> Failure {
-    match fault(e) {
-        Fault::Contention => {
-            tracing::warn!(error = %e, "store contention outlasted the retries");
-            Failure::unavailable("The store is busy. Retry shortly.")
-        }
-        Fault::Unavailable => {
-            tracing::warn!(error = %e, "store unavailable");
-            Failure::unavailable("The store is unavailable. Retry shortly.")
-        }
-        Fault::Broken => {
-            tracing::error!(error = %e, "store error");
-            Failure::new(code::SERVER_ERROR, "The store failed. Retry later.")
-        }
-    }
-}
-
-fn settle(e: Error) -> Failure {
-    match e {
-        Error::Refused(f) => f,
-        Error::Db(e) => failure(&e),
-    }
-}
-
-// ---------------------------------------------------------------- queries
-
-async fn all<C: GenericClient>(
-    c: &C,
-    sql: &str,
-    params: &[&(dyn ToSql + Sync)],
-) -> Result<Vec<Row>> {
-    let statement = c.prepare_cached(sql).await?;
-    Ok(c.query(&statement, params).await?)
-}
-
-async fn one<C: GenericClient>(c: &C, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Row> {
-    let statement = c.prepare_cached(sql).await?;
-    Ok(c.query_one(&statement, params).await?)
-}
-
-async fn maybe<C: GenericClient>(
-    c: &C,
-    sql: &str,
-    params: &[&(dyn ToSql + Sync)],
-) -> Result<Option<Row>> {
-    let statement = c.prepare_cached(sql).await?;
-    Ok(c.query_opt(&statement, params).await?)
-}
-
-async fn exec<C: GenericClient>(c: &C, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64> {
-    let statement = c.prepare_cached(sql).await?;
-    Ok(c.execute(&statement, params).await?)
-}
-
-/// The database's clock in microseconds: one reading per mutation, the
-/// same for every replica.
-const NOW: &str = "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint";
-
-/// The columns [`task_row`] reads, in order, and the joins they need (`t`
-/// the task, `a` its assignee, `p` its parent, `cb` its creator).
-macro_rules! task_columns {
-    () => {
-        "t.number, c.name, t.scope_id, t.title, t.description, t.status, t.priority, a.handle, \
-         p.number, t.labels, t.checklist, t.urls, t.attachments, t.blocker, t.source_target, \
-         cb.handle, t.created_at, t.updated_at, t.id"
-    };
-}
-macro_rules! task_from {
-    () => {
-        "FROM tasks t JOIN channels c ON c.id = t.channel_id \
-         JOIN agents cb ON cb.id = t.created_by \
-         LEFT JOIN agents a ON a.id = t.assignee_id \
-         LEFT JOIN tasks p ON p.id = t.parent_id"
-    };
-}
-/// How many columns `task_columns!` has; a list query's score follows them.
-const TASK_COLUMNS: usize = 19;
-
-fn json_field<T: for<'de> serde::Deserialize<'de> + Default>(value: Value) -> T {
-    serde_json::from_value(value).unwrap_or_default()
-}
-
-fn task_row(r: &Row) -> TaskRow {
-    TaskRow {
-        number: r.get(0),
-        channel: r.get(1),
-        scope_id: r.get(2),
-        title: r.get(3),
-        description: r.get(4),
-        status: r.get(5),
-        priority: r.get(6),
-        assignee: r.get(7),
-        parent_number: r.get(8),
-        labels: json_field(r.get(9)),
-        checklist: json_field(r.get(10)),
-        urls: json_field(r.get(11)),
-        attachments: json_field(r.get(12)),
-        blocker: r.get(13),
-        source_target: r.get(14),
-        created_by: r.get(15),
-        created_at: r.get(16),
-        updated_at: r.get(17),
-    }
-}
-
-async fn load_task<C: GenericClient>(c: &C, id: i64) -> Result<TaskRow> {
-    const SQL: &str = concat!(
-        "SELECT ",
-        task_columns!(),
-        " ",
-        task_from!(),
-        " WHERE t.id = $1"
-    );
-    Ok(task_row(&one(c, SQL, &[&id]).await?))
-}
-
-/// The compact tasks `ids`, in the order given.
-async fn load_compact<C: GenericClient>(c: &C, ids: &[i64]) -> Result<Vec<Value>> {
-    const SQL: &str = concat!(
-        "SELECT ",
-        task_columns!(),
-        " ",
-        task_from!(),
-        " WHERE t.id = ANY($1)"
-    );
-    let rows = all(c, SQL, &[&ids]).await?;
-    let by_id: HashMap<i64, Value> = rows
-        .iter()
-        .map(|r| (r.get::<_, i64>(18), task_row(r).compact()))
-        .collect();
-    Ok(ids.iter().filter_map(|id| by_id.get(id).cloned()).collect())
-}
-
-/// The search words of a task as a `tsvector` literal: title words weigh
-/// A, description words B (SQLite's bm25 weighs the title double).
-fn search_vector(title: &str, description: Option<&str>) -> String {
-    let title = search::words(title).into_iter().map(|w| (w, 'A'));
-    let description = search::words(description.unwrap_or_default())
-        .into_iter()
-        .map(|w| (w, 'B'));
-    title
-        .chain(description)
-        .enumerate()
-        // Positions past PostgreSQL's limit keep the word without position.
-        .map(|(i, (word, weight))| match i + 1 {
-            pos @ 1..=16383 => format!("'{word}':{pos}{weight}"),
-            _ => format!("'{word}'"),
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// A search as a `tsquery` literal: every word as a prefix, all required.
-fn search_query(text: &str) -> Option<String> {
-    let words = search::query_words(text);
-    (!words.is_empty()).then(|| {
-        words
-            .iter()
-            .map(|w| format!("'{w}':*"))
-            .collect::<Vec<_>>()
-            .join(" & ")
-    })
-}
-
-#[derive(Clone)]
-struct Board {
-    id: i64,
-    name: String,
-}
-
-/// The board `name` in the caller's workspace, if the caller may use it.
-async fn board<C: GenericClient>(c: &C, p: &Principal, name: &str) -> Result<Board> {
-    const SQL: &str = "SELECT c.id, NOT c.private OR EXISTS (SELECT 1 FROM channel_members m \
-         WHERE m.channel_id = c.id AND m.agent_id = $3) \
-         FROM channels c WHERE c.workspace_id = $1 AND c.name = $2";
-    let Some(row) = maybe(c, SQL, &[&p.workspace_id, &name, &p.agent_id]).await? else {
-        return Err(refusals::channel_not_found(name).into());
-    };
-    if !row.get::<_, bool>(1) {
-        return Err(refusals::not_a_member().into());
-    }
-    Ok(Board {
-        id: row.get(0),
-        name: name.to_string(),
-    })
-}
-
-/// A live task as a mutation finds it, locked until the transaction ends.
-struct Live {
-    id: i64,
-    creator: String,
-    updated_at: i64,
-}
-
-/// The live task `number` on the board, locked `FOR UPDATE`.
-async fn lock_task(tx: &Transaction<'_>, board: &Board, number: i64) -> Result<Option<Live>> {
-    const SQL: &str = "SELECT id, created_by, updated_at FROM tasks \
-         WHERE channel_id = $1 AND number = $2 AND deleted_at IS NULL FOR UPDATE";
-    Ok(maybe(tx, SQL, &[&board.id, &number]).await?.map(|r| Live {
-        id: r.get(0),
-        creator: r.get(1),
-        updated_at: r.get(2),
-    }))
-}
-
-async fn require_task(tx: &Transaction<'_>, board: &Board, number: i64) -> Result<Live> {
-    lock_task(tx, board, number)
-        .await?
-        .ok_or_else(|| refusals::task_not_found(&board.name, number).into())
-}
-
-/// The id of live task `number` on `board`, to be a parent (locked, so it
-/// cannot be deleted under the new child).
-async fn live_parent(tx: &Transaction<'_>, board: &Board, number: i64) -> Result<i64> {
-    match lock_task(tx, board, number).await? {
-        Some(parent) => Ok(parent.id),
-        None => Err(refusals::parent_not_found(&board.name, number).into()),
-    }
-}
-
-/// The agent a member ref names in the workspace.
-async fn agent_by_ref<C: GenericClient>(
-    c: &C,
-    workspace_id: &str,
-    member_ref: &str,
-) -> Result<Option<String>> {
-    const SQL: &str = "SELECT id FROM agents WHERE workspace_id = $1 AND handle = $2";
-    Ok(maybe(c, SQL, &[&workspace_id, &handle_of(member_ref)])
-        .await?
-        .map(|r| r.get(0)))
-}
-
-async fn assignee_id<C: GenericClient>(
-    c: &C,
-    p: &Principal,
-    member_ref: &str,
-    field: &str,
-) -> Result<String> {
-    agent_by_ref(c, &p.workspace_id, member_ref)
-        .await?
-        .ok_or_else(|| refusals::assignee_not_found(member_ref, field).into())
-}
-
-/// Moves the task's `updated_at` strictly forward from `now`.
-async fn touch(tx: &Transaction<'_>, task_id: i64, now: i64) -> Result<()> {
-    const SQL: &str = "UPDATE tasks SET updated_at = greatest($2, updated_at + 1) WHERE id = $1";
-    exec(tx, SQL, &[&task_id, &now]).await?;
-    Ok(())
-}
-
-async fn event(
-    tx: &Transaction<'_>,
-    task_id: i64,
-    kind: &str,
-    p: &Principal,
-    now: i64,
-    detail: Value,
-) -> Result<()> {
-    const SQL: &str = "INSERT INTO task_events (task_id, kind, actor_id, at, detail) \
-         VALUES ($1, $2, $3, $4, $5)";
-    exec(tx, SQL, &[&task_id, &kind, &p.agent_id, &now, &detail]).await?;
-    Ok(())
-}
-
-/// The live children of a task, locked: (id, number, creator id).
-async fn live_children(tx: &Transaction<'_>, task_id: i64) -> Result<Vec<(i64, i64, String)>> {
-    const SQL: &str = "SELECT id, number, created_by FROM tasks \
-         WHERE parent_id = $1 AND deleted_at IS NULL ORDER BY number FOR UPDATE";
-    Ok(all(tx, SQL, &[&task_id])
-        .await?
-        .iter()
-        .map(|r| (r.get(0), r.get(1), r.get(2)))
-        .collect())
-}
-
-/// An agent given as `ag_…` id or `@handle`, within the workspace.
-async fn find_agent<C: GenericClient>(
-    c: &C,
-    workspace_id: &str,
-    agent: &str,
-) -> Result<Option<Principal>> {
-    const BY_HANDLE: &str = "SELECT id, handle FROM agents WHERE workspace_id = $1 AND handle = $2";
-    const BY_ID: &str = "SELECT id, handle FROM agents WHERE workspace_id = $1 AND id = $2";
-    let (sql, value) = match agent.strip_prefix('@') {
-        Some(handle) => (BY_HANDLE, handle),
-        None => (BY_ID, agent),
-    };
-    Ok(maybe(c, sql, &[&workspace_id, &value])
-        .await?
-        .map(|r| Principal {
-            workspace_id: workspace_id.to_string(),
-            agent_id: r.get(0),
-            handle: r.get(1),
-        }))
-}
-
-async fn require_workspace<C: GenericClient>(c: &C, workspace_id: &str) -> Result<()> {
-    const SQL: &str = "SELECT EXISTS (SELECT 1 FROM workspaces WHERE id = $1)";
-    if one(c, SQL, &[&workspace_id]).await?.get(0) {
-        Ok(())
-    } else {
-        Err(refusals::no_such_workspace().into())
-    }
-}
-
-async fn require_agent<C: GenericClient>(
-    c: &C,
-    workspace_id: &str,
-    agent: &str,
-) -> Result<Principal> {
-    require_workspace(c, workspace_id).await?;
-    find_agent(c, workspace_id, agent)
-        .await?
-        .ok_or_else(|| refusals::no_such_agent().into())
-}
-
-// ---------------------------------------------------------------- create
-
-/// Where a create lands: the board and the parent task (id and number), if any.
-struct Placement {
-    board: Board,
-    parent: Option<(i64, i64)>,
-}
-
-/// In the group's transaction: where the create lands, with its parent
-/// locked so it cannot be deleted under the new tasks. A task scope is
-/// resolved here, from the locked task; a channel's board was found before.
-async fn lock_placement(
-    tx: &Transaction<'_>,
-    p: &Principal,
-    input: &CreateInput,
-    board: Option<&Board>,
-) -> Result<Placement> {
-    if let Some(scope) = &input.parent_task_scope {
-        const SQL: &str = "SELECT t.id, c.id, c.name, NOT c.private OR EXISTS \
-             (SELECT 1 FROM channel_members m WHERE m.channel_id = c.id AND m.agent_id = $3), \
-             t.number \
-             FROM tasks t JOIN channels c ON c.id = t.channel_id \
-             WHERE t.scope_id = $1 AND c.workspace_id = $2 AND t.deleted_at IS NULL \
-             FOR UPDATE OF t";
-        let found = maybe(tx, SQL, &[&scope.scope_id, &p.workspace_id, &p.agent_id]).await?;
-        // Unknown, deleted and other-workspace scopes are indistinguishable.
-        let row = found.ok_or_else(refusals::task_scope_not_found)?;
-        if !row.get::<_, bool>(3) {
-            return Err(refusals::not_a_member().into());
-        }
-        return Ok(Placement {
-            board: Board {
-                id: row.get(1),
-                name: row.get(2),
-            },
-            parent: Some((row.get(0), row.get(4))),
-        });
-    }
-    let Some(board) = board else {
-        return Err(refusals::no_locator().into());
-    };
-    let parent = match input.parent {
-        None => None,
-        Some(number) => Some((live_parent(tx, board, number).await?, number)),
-    };
-    Ok(Placement {
-        board: board.clone(),
-        parent,
-    })
-}
-
-/// The idempotency receipt's identity, once the callback context checks out.
-struct ReceiptKey {
-    run_id: String,
-    effect_id: String,
-    key: String,
-    callback_completed: bool,
-}
-
-impl ReceiptKey {
-    /// The receipt's primary key, as statement parameters.
-    fn identity<'p>(&'p self, p: &'p Principal) -> [&'p (dyn ToSql + Sync); 5] {
-        [
-            &p.workspace_id,
-            &p.agent_id,
-            &self.run_id,
-            &self.effect_id,
-            &self.key,
-        ]
-    }
-}
-
-/// Revalidates the responder against the callback it claims to answer.
-async fn receipt_key<C: GenericClient>(
-    c: &C,
-    p: &Principal,
-    workflow: &WorkflowContext,
-    key: &str,
-) -> Result<ReceiptKey> {
-    let (Some(run_id), Some(effect_id)) = (&workflow.workflow_run_id, &workflow.callback_effect_id)
-    else {
-        return Err(refusals::no_workflow_context().into());
-    };
-    const SQL: &str =
-        "SELECT run_id, workspace_id, agent_id, completed_at FROM callbacks WHERE effect_id = $1";
-    match maybe(c, SQL, &[effect_id]).await? {
-        Some(r)
-            if r.get::<_, &str>(0) == run_id
-                && r.get::<_, &str>(1) == p.workspace_id
-                && r.get::<_, &str>(2) == p.agent_id =>
-        {
-            Ok(ReceiptKey {
-                run_id: run_id.clone(),
-                effect_id: effect_id.clone(),
-                key: key.to_string(),
-                callback_completed: r.get::<_, Option<i64>>(3).is_some(),
-            })
-        }
-        _ => Err(refusals::no_such_callback().into()),
-    }
-}
-
-/// The receipt's stored answer: a replay of the original tasks, or a
-/// conflict when the key came with another payload.
-async fn replay<C: GenericClient>(
-    c: &C,
-    input: &CreateInput,
-    digest: &str,
-    ids: Value,
-) -> Result<Value> {
-    if digest != input.payload_digest {
-        return Err(refusals::idempotency_conflict().into());
-    }
-    // The original tasks as they are now; nothing allocated or recorded.
-    let ids: Vec<i64> = json_field(ids);
-    let tasks = load_compact(c, &ids).await?;
-    Ok(json!({"tasks": tasks, "reused": true}))
-}
-
-/// What a create found out before it joins a group: the reads that need
-/// no lock, made on a connection of its own while other requests make
-/// theirs, so a group's one connection does only locks and writes. What
-/// they find cannot go stale before the write: boards, their members and
-/// agents are never deleted, and a receipt that appears meanwhile turns
-/// the write into a replay.
-struct Prepared {
-    receipt: Option<ReceiptKey>,
-    /// The channel locator's board; a task scope's is found under lock.
-    board: Option<Board>,
-    /// Each task's assignee, or the refusal, kept for its turn: a refusal
-    /// comes in the order the SQLite store gives it (after the parent and
-    /// the target).
-    assignees: Result<Vec<Option<String>>, Failure>,
-}
-
-/// Whether a create still needs its group.
-enum Prepare {
-    /// A receipt replay (or its conflict): answered without writing.
-    Answered(Value),
-    Ready(Prepared),
-}
-
-/// The lock-free reads and checks of one `task_create`.
-async fn prepare_create(
-    c: &Object,
-    p: &Principal,
-    input: &CreateInput,
-    workflow: &WorkflowContext,
-) -> Result<Prepare, Failure> {
-    prepare(c, p, input, workflow).await.map_err(settle)
-}
-
-async fn prepare(
-    c: &Object,
-    p: &Principal,
-    input: &CreateInput,
-    workflow: &WorkflowContext,
-) -> Result<Prepare> {
-    let receipt = match &input.idempotency_key {
-        Some(key) => Some(receipt_key(c, p, workflow, key).await?),
-        None => None,
-    };
-    if let Some(r) = &receipt {
-        if let Some(row) = maybe(c, FIND_RECEIPT, &r.identity(p)).await? {
-            return replay(c, input, row.get(0), row.get(1))
-                .await
-                .map(Prepare::Answered);
-        }
-        if r.callback_completed {
-            return Err(refusals::callback_completed().into());
-        }
-    }
-    let board = match (&input.parent_task_scope, &input.channel) {
-        (Some(_), _) => None,
-        (None, Some(channel)) => Some(board(c, p, channel).await?),
-        (None, None) => return Err(refusals::no_locator().into()),
-    };
-    let mut assignees = Ok(Vec::with_capacity(input.tasks.len()));
-    for (i, task) in input.tasks.iter().enumerate() {
-        let found = match &task.assignee {
-            Some(r) => match assignee_id(c, p, r, &format!("tasks/{i}/assignee")).await {
-                Ok(id) => Some(id),
-                Err(Error::Refused(refusal)) => {
-                    assignees = Err(refusal);
-                    break;
-                }
-                Err(e) => return Err(e),
-            },
-            None => None,
-        };
-        if let Ok(ids) = &mut assignees {
-            ids.push(found);
-        }
-    }
-    Ok(Prepare::Ready(Prepared {
-        receipt,
-        board,
-        assignees,
-    }))
-}
-
-/// A `task_create` whose checks have passed: what its write needs.
-struct Checked<'a> {
-    receipt: Option<&'a ReceiptKey>,
-    placement: Placement,
-    assignees: &'a [Option<String>],
-}
-
-/// In the group's transaction: the checks that need a lock (the parent, a
-/// task scope) and the refusals due after them. A refused create has
-/// written nothing, so the creates of one group ([`group`]) need no
-/// savepoints.
-async fn lock_create<'a>(
-    tx: &Transaction<'_>,
-    p: &Principal,
-    input: &CreateInput,
-    prepared: &'a Prepared,
-) -> Result<Checked<'a>> {
-    let placement = lock_placement(tx, p, input, prepared.board.as_ref()).await?;
-    if let Some(target) = &input.target
-        && target_channel(target) != placement.board.name
-    {
-        return Err(refusals::target_conflict(target, &placement.board.name).into());
-    }
-    let assignees = prepared.assignees.as_ref().map_err(|f| f.clone())?;
-    Ok(Checked {
-        receipt: prepared.receipt.as_ref(),
-        placement,
-        assignees,
-    })
-}
-
-const FIND_RECEIPT: &str = "SELECT digest, task_ids FROM idempotency_receipts \
-     WHERE workspace_id = $1 AND agent_id = $2 AND run_id = $3 AND effect_id = $4 AND key = $5";
-
-/// The writes of a checked create: its receipt (a concurrent first use of
-/// the key that committed meanwhile makes this a replay instead), then its
-/// tasks; answers with the created tasks, built from what the create knows.
-async fn write_create(
-    tx: &Transaction<'_>,
-    p: &Principal,
-    input: &CreateInput,
-    checked: &Checked<'_>,
-    now: i64,
-) -> Result<Value> {
-    // Reserves the key: a concurrent first use of it waits here for its
-    // transaction, then finds the receipt and replays it.
-    const RESERVE: &str = "INSERT INTO idempotency_receipts (workspace_id, agent_id, run_id, \
-         effect_id, key, digest, task_ids, created_at) VALUES ($1, $2, $3, $4, $5, $6, '[]', $7) \
-         ON CONFLICT DO NOTHING";
-    if let Some(r) = checked.receipt {
-        let identity = r.identity(p);
-        let [w, a, run, effect, key] = identity;
-        if exec(
-            tx,
-            RESERVE,
-            &[w, a, run, effect, key, &input.payload_digest, &now],
-        )
-        .await?
-            == 0
-        {
-            let row = one(tx, FIND_RECEIPT, &identity).await?;
-            return replay(tx, input, row.get(0), row.get(1)).await;
-        }
-    }
-    let placement = &checked.placement;
-    let ids = insert_tasks(tx, p, input, checked, now).await?;
-    let tasks: Vec<Value> = input
-        .tasks
-        .iter()
-        .zip(&ids)
-        .map(|(task, (_, number, scope_id))| {
-            TaskRow {
-                number: *number,
-                channel: placement.board.name.clone(),
-                scope_id: scope_id.clone(),
-                title: task.title.clone(),
-                description: task.description.clone(),
-                status: task.status.clone().unwrap_or_else(|| "todo".into()),
-                priority: task.priority.clone().unwrap_or_else(|| "none".into()),
-                assignee: task.assignee.as_deref().map(|r| handle_of(r).to_string()),
-                parent_number: placement.parent.map(|(_, number)| number),
-                labels: task.labels.clone().unwrap_or_default(),
-                checklist: task.checklist.clone().unwrap_or_default(),
-                urls: task.urls.clone().unwrap_or_default(),
-                attachments: task.attachments.clone().unwrap_or_default(),
-                blocker: task.blocker.clone(),
-                source_target: input.target.clone(),
-                created_by: p.handle.clone(),
-                created_at: now,
-                updated_at: now,
-            }
-            .compact()
-        })
-        .collect();
-    Ok(json!({"tasks": tasks, "reused": false}))
-}
-
-/// The one write of a create: the board's next numbers, the tasks, a
-/// `created` activity row each and the receipt's task ids, in one
-/// statement. Returns each task's (id, number, scope id), in input order.
-async fn insert_tasks(
-    tx: &Transaction<'_>,
-    p: &Principal,
-    input: &CreateInput,
-    checked: &Checked<'_>,
-    now: i64,
-) -> Result<Vec<(i64, i64, String)>> {
-    let (placement, assignees) = (&checked.placement, &checked.assignees);
-    const SQL: &str = "WITH numbers AS ( \
-             UPDATE channels SET next_number = next_number + cardinality($2::text[]) \
-             WHERE id = $1 RETURNING next_number - cardinality($2::text[]) AS first), \
-         new AS ( \
-             INSERT INTO tasks (channel_id, number, scope_id, title, description, status, \
-                 priority, assignee_id, parent_id, labels, checklist, urls, attachments, blocker, \
-                 source_target, created_by, created_at, updated_at, search) \
-             SELECT $1, numbers.first + i.n - 1, i.scope_id, i.title, i.description, i.status, \
-                 i.priority, i.assignee_id, $3, i.labels, i.checklist, i.urls, i.attachments, \
-                 i.blocker, $4, $5, $6, $6, i.search::tsvector \
-             FROM numbers, unnest($2::text[], $7::text[], $8::text[], $9::text[], $10::text[], \
-                 $11::text[], $12::jsonb[], $13::jsonb[], $14::jsonb[], $15::jsonb[], $16::text[], \
-                 $17::text[]) WITH ORDINALITY AS i(scope_id, title, description, status, priority, \
-                 assignee_id, labels, checklist, urls, attachments, blocker, search, n) \
-             RETURNING id, number, scope_id), \
-         activity AS ( \
-             INSERT INTO task_events (task_id, kind, actor_id, at, detail) \
-             SELECT id, 'created', $5, $6, jsonb_build_object('number', number) FROM new), \
-         receipt AS ( \
-             UPDATE idempotency_receipts \
-             SET task_ids = (SELECT jsonb_agg(id ORDER BY number) FROM new) \
-             WHERE $18::text IS NOT NULL AND workspace_id = $19 AND agent_id = $5 \
-                 AND run_id = $18 AND effect_id = $20 AND key = $21) \
-         SELECT id, number, scope_id FROM new ORDER BY number";
-    let tasks = &input.tasks;
-    let column = |f: &dyn Fn(&NewTask) -> Option<String>| -> Vec<Option<String>> {
-        tasks.iter().map(f).collect()
-    };
-    let scope_ids = tasks
-        .iter()
-        .map(|_| auth::new_scope_id())
-        .collect::<Result<Vec<String>, Failure>>()?;
-    let titles = column(&|t| Some(t.title.clone()));
-    let descriptions = column(&|t| t.description.clone());
-    let statuses = column(&|t| Some(t.status.clone().unwrap_or_else(|| "todo".into())));
-    let priorities = column(&|t| Some(t.priority.clone().unwrap_or_else(|| "none".into())));
-    let blockers = column(&|t| t.blocker.clone());
-    let searches = column(&|t| Some(search_vector(&t.title, t.description.as_deref())));
-    let labels: Vec<Value> = tasks
-        .iter()
-        .map(|t| json!(t.labels.as_deref().unwrap_or_default()))
-        .collect();
-    let checklists: Vec<Value> = tasks
-        .iter()
-        .map(|t| json!(t.checklist.as_deref().unwrap_or_default()))
-        .collect();
-    let urls: Vec<Value> = tasks
-        .iter()
-        .map(|t| json!(t.urls.as_deref().unwrap_or_default()))
-        .collect();
-    let attachments: Vec<Value> = tasks
-        .iter()
-        .map(|t| json!(t.attachments.as_deref().unwrap_or_default()))
-        .collect();
-    let parent_id = placement.parent.map(|(id, _)| id);
-    let (run_id, effect_id, key) = match checked.receipt {
-        Some(r) => (
-            Some(r.run_id.as_str()),
-            Some(r.effect_id.as_str()),
-            Some(r.key.as_str()),
-        ),
-        None => (None, None, None),
-    };
-    let rows = all(
-        tx,
-        SQL,
-        &[
-            &placement.board.id,
-            &scope_ids,
-            &parent_id,
-            &input.target,
-            &p.agent_id,
-            &now,
-            &titles,
-            &descriptions,
-            &statuses,
-            &priorities,
-            &assignees,
-            &labels,
-            &checklists,
-            &urls,
-            &attachments,
-            &blockers,
-            &searches,
-            &run_id,
-            &p.workspace_id,
-            &effect_id,
-            &key,
-        ],
-    )
-    .await?;
-    let mut by_scope: HashMap<String, (i64, i64)> = rows
-        .iter()
-        .map(|r| (r.get(2), (r.get(0), r.get(1))))
-        .collect();
-    Ok(scope_ids
-        .into_iter()
-        .filter_map(|scope| {
-            by_scope
-                .remove(&scope)
-                .map(|(id, number)| (id, number, scope))
-        })
-        .collect())
-}
-
-// ---------------------------------------------------------------- list
-
-async fn list_tasks(c: &Object, p: &Principal, q: &ListQuery) -> Result<Value> {
-    let board = board(c, p, &q.channel).await?;
-    let Some((sql, args)) = list_sql(board.id, q) else {
-        // Only punctuation: nothing can match.
-        return Ok(json!({"items": []}));
-    };
-    let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(Arg::as_sql).collect();
-    let rows = all(c, &sql, &params).await?;
-    let rows = rows
-        .iter()
-        .map(|r| (task_row(r), r.get::<_, f64>(TASK_COLUMNS)))
-        .collect();
-    Ok(list_page(rows, q))
-}
-
-/// A bound value of a list query.
-enum Arg {
-    Int(i64),
-    Real(f64),
-    Text(String),
-    Texts(Vec<String>),
-    Json(Value),
-}
-
-impl Arg {
-    fn as_sql(&self) -> &(dyn ToSql + Sync) {
-        match self {
-            Arg::Int(v) => v,
-            Arg::Real(v) => v,
-            Arg::Text(v) => v,
-            Arg::Texts(v) => v,
-            Arg::Json(v) => v,
-        }
-    }
-}
-
-/// The query of one list page on board `board_id`: `q.limit + 1` rows (the
-/// extra one tells whether a next page exists), or `None` when the search
-/// text has no words. Browsing reads a board index in the page order and
-/// stops at the limit; a search finds its hits through the GIN index and
-/// ranks them by `ts_rank`, negated so that lower is better as with
-/// SQLite's bm25 (a relevance cursor holds that score).
-fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Arg>)> {
-    let mut args: Vec<Arg> = Vec::new();
-    let mut arg = |v: Arg| {
-        args.push(v);
-        format!("${}", args.len())
-    };
-    let mut conditions = vec![
-        format!("t.channel_id = {}", arg(Arg::Int(board_id))),
-        "t.deleted_at IS NULL".to_string(),
-    ];
-    let mut score = "0::float8".to_string();
-    if let Some(text) = &q.search {
-        let query = arg(Arg::Text(search_query(text)?));
-        conditions.push(format!("t.search @@ {query}::text::tsquery"));
-        score = format!(
-            "(-ts_rank('{{0.1, 0.2, 0.5, 1.0}}', t.search, {query}::text::tsquery))::float8"
-        );
-    }
-    if !q.include_subtasks {
-        conditions.push("t.parent_id IS NULL".into());
-    }
-    if let Some(statuses) = q.view.statuses() {
-        let list = statuses.iter().map(|s| (*s).to_string()).collect();
-        conditions.push(format!("t.status = ANY({})", arg(Arg::Texts(list))));
-    }
-    if let Some(member) = &q.assignee {
-        let handle = arg(Arg::Text(handle_of(member).to_string()));
-        conditions.push(format!("a.handle = {handle}"));
-    }
-    if !q.labels.is_empty() {
-        let labels = arg(Arg::Json(json!(q.labels)));
-        conditions.push(format!("t.labels @> {labels}"));
-    }
-    if let Some(after) = q.after {
-        conditions.push(after.condition(&score, |key| {
-            arg(match key {
-                Key::Int(v) => Arg::Int(v),
-                Key::Real(v) => Arg::Real(v),
-            })
-        }));
-    }
-    let order = q.sort.order_by(&score);
-    let limit = arg(Arg::Int(q.limit + 1));
-    let sql = format!(
-        "SELECT {}, {score} {} WHERE {} ORDER BY {order} LIMIT {limit}",
-        task_columns!(),
-        task_from!(),
-        conditions.join(" AND "),
-    );
-    Some((sql, args))
-}
-
-// ---------------------------------------------------------------- get
-
-/// A task detail in one round trip: the task (with whether the caller may
-/// use its board), its first subtasks and its latest checkpoints are three
-/// statements sent back to back, each finding the task by board name and
-/// number, each section counting its whole (a window count runs before
-/// `LIMIT`). Only when the task is not there does a second trip ask the
-/// board why.
-async fn get_task(c: &Object, p: &Principal, input: &TaskLocator) -> Result<Value> {
-    const TASK: &str = concat!(
-        "SELECT ",
-        task_columns!(),
-        ", NOT c.private OR EXISTS (SELECT 1 FROM channel_members m \
-         WHERE m.channel_id = c.id AND m.agent_id = $4) ",
-        task_from!(),
-        " WHERE c.workspace_id = $1 AND c.name = $2 AND t.number = $3 AND t.deleted_at IS NULL"
-    );
-    /// The id of the live task, for the sections.
-    macro_rules! the_task {
-        () => {
-            "(SELECT x.id FROM tasks x JOIN channels xc ON xc.id = x.channel_id \
-             WHERE xc.workspace_id = $1 AND xc.name = $2 AND x.number = $3 AND x.deleted_at IS NULL)"
-        };
-    }
-    const SUBTASKS: &str = concat!(
-        "SELECT ",
-        task_columns!(),
-        ", count(*) OVER () ",
-        task_from!(),
-        " WHERE t.parent_id = ",
-        the_task!(),
-        " AND t.deleted_at IS NULL ORDER BY t.number LIMIT $4"
-    );
-    const CHECKPOINTS: &str = concat!(
-        "SELECT k.id, k.summary, a.handle, k.created_at, count(*) OVER () FROM checkpoints k \
-         JOIN agents a ON a.id = k.created_by WHERE k.task_id = ",
-        the_task!(),
-        " ORDER BY k.id DESC LIMIT $4"
-    );
-    let (max_subtasks, max_checkpoints) = (MAX_SUBTASKS as i64, MAX_CHECKPOINTS as i64);
-    type Params<'a> = [&'a (dyn ToSql + Sync); 4];
-    let (channel, number) = (&input.channel, &input.number);
-    let (task, subtask_page, checkpoint_page): (Params, Params, Params) = (
-        [&p.workspace_id, channel, number, &p.agent_id],
-        [&p.workspace_id, channel, number, &max_subtasks],
-        [&p.workspace_id, channel, number, &max_checkpoints],
-    );
-    // Sent back to back on the one connection (pipelined).
-    let (found, subtasks, checkpoints) = tokio::try_join!(
-        maybe(c, TASK, &task),
-        all(c, SUBTASKS, &subtask_page),
-        all(c, CHECKPOINTS, &checkpoint_page),
-    )?;
-    let Some(row) = found else {
-        // No such board, not a member, or no such task: the board says which.
-        let board = board(c, p, &input.channel).await?;
-        return Err(refusals::task_not_found(&board.name, input.number).into());
-    };
-    if !row.get::<_, bool>(TASK_COLUMNS) {
-        return Err(refusals::not_a_member().into());
-    }
-    let total = |rows: &[Row], column: usize| rows.first().map_or(0, |r| r.get::<_, i64>(column));
-    let detail = task_row(&row).detail(
-        Section {
-            items: subtasks.iter().map(|r| task_row(r).compact()).collect(),
-            total: total(&subtasks, TASK_COLUMNS),
-        },
-        Section {
-            items: checkpoints
-                .iter()
-                .map(|r| checkpoint_value(r.get(0), r.get(1), r.get(2), r.get(3)))
-                .collect(),
-            total: total(&checkpoints, 4),
-        },
-    );
-    Ok(fit_detail(
-        detail,
-        crate::registry::task::get::ACTION.budget.bytes(),
-    ))
-}
-
-// ---------------------------------------------------------------- update
-
-/// The new values of one update, by column; `Some(None)` sets NULL.
-#[derive(Default)]
-struct UpdateSet<'a> {
-    title: Option<&'a str>,
-    description: Option<Option<&'a str>>,
-    status: Option<&'a str>,
-    priority: Option<&'a str>,
-    assignee: Option<Option<String>>,
-    labels: Option<Value>,
-    checklist: Option<Value>,
-    urls: Option<Value>,
-    attachments: Option<Value>,
-    blocker: Option<Option<&'a str>>,
-    parent: Option<Option<i64>>,
-}
-
-async fn update_task(
-    tx: &Transaction<'_>,
-    p: &Principal,
-    input: &UpdateInput,
-    now: i64,
-) -> Result<Value> {
-    let board = board(tx, p, &input.channel).await?;
-    let task = require_task(tx, &board, input.number).await?;
-    if let Some(expected) = input.expected_micros()?
-        && task.updated_at != expected
-    {
-        return Err(refusals::update_conflict(
-            &board.name,
-            input.number,
-            &clock::format(task.updated_at),
-        )
-        .into());
-    }
-    // One statement for every field: a flag says which ones change, so the
-    // statement is prepared once whatever the update names.
-    let mut set = UpdateSet::default();
-    for change in input.changes() {
-        match change {
-            Change::Title(title) => set.title = Some(title),
-            Change::Description(description) => set.description = Some(description),
-            Change::Status(status) => set.status = Some(status),
-            Change::Priority(priority) => set.priority = Some(priority),
-            Change::Assignee(assignee) => {
-                set.assignee = Some(match assignee {
-                    Some(r) => Some(assignee_id(tx, p, r, "assignee").await?),
-                    None => None,
-                })
-            }
-            Change::Labels(labels) => set.labels = Some(json!(labels)),
-            Change::Checklist(checklist) => set.checklist = Some(json!(checklist)),
-            Change::Urls(urls) => set.urls = Some(json!(urls)),
-            Change::Attachments(attachments) => set.attachments = Some(json!(attachments)),
-            Change::Blocker(blocker) => set.blocker = Some(blocker),
-            Change::Parent(parent) => {
-                set.parent = Some(match parent {
-                    Some(number) => Some(new_parent(tx, &board, task.id, number).await?),
-                    None => None,
-                })
-            }
-        }
-    }
-    const SQL: &str = "UPDATE tasks SET \
-         title = CASE WHEN $2 THEN $3 ELSE title END, \
-         description = CASE WHEN $4 THEN $5 ELSE description END, \
-         status = CASE WHEN $6 THEN $7 ELSE status END, \
-         priority = CASE WHEN $8 THEN $9 ELSE priority END, \
-         assignee_id = CASE WHEN $10 THEN $11 ELSE assignee_id END, \
-         labels = CASE WHEN $12 THEN $13 ELSE labels END, \
-         checklist = CASE WHEN $14 THEN $15 ELSE checklist END, \
-         urls = CASE WHEN $16 THEN $17 ELSE urls END, \
-         attachments = CASE WHEN $18 THEN $19 ELSE attachments END, \
-         blocker = CASE WHEN $20 THEN $21 ELSE blocker END, \
-         parent_id = CASE WHEN $22 THEN $23 ELSE parent_id END, \
-         updated_at = greatest($24, updated_at + 1) \
-         WHERE id = $1 RETURNING title, description";
-    let row = one(
-        tx,
-        SQL,
-        &[
-            &task.id,
-            &set.title.is_some(),
-            &set.title,
-            &set.description.is_some(),
-            &set.description.flatten(),
-            &set.status.is_some(),
-            &set.status,
-            &set.priority.is_some(),
-            &set.priority,
-            &set.assignee.is_some(),
-            &set.assignee.clone().flatten(),
-            &set.labels.is_some(),
-            &set.labels,
-            &set.checklist.is_some(),
-            &set.checklist,
-            &set.urls.is_some(),
-            &set.urls,
-            &set.attachments.is_some(),
-            &set.attachments,
-            &set.blocker.is_some(),
-            &set.blocker.flatten(),
-            &set.parent.is_some(),
-            &set.parent.flatten(),
-            &now,
-        ],
-    )
-    .await?;
-    if input.title.is_some() || input.description.is_some() {
-        const SEARCH: &str = "UPDATE tasks SET search = $2::text::tsvector WHERE id = $1";
-        let vector = search_vector(row.get(0), row.get::<_, Option<&str>>(1));
-        exec(tx, SEARCH, &[&task.id, &vector]).await?;
-    }
-    event(
-        tx,
-        task.id,
-        "updated",
-        p,
-        now,
-        json!({"fields": input.changed_fields()}),
-    )
-    .await?;
-    Ok(load_task(tx, task.id).await?.compact())
-}
-
-/// The id of live task `number` as the new parent of `task_id`, refusing
-/// cycles. The board's counter row is locked first, so parent changes on
-/// one board run one at a time and each sees the others' outcome.
-async fn new_parent(tx: &Transaction<'_>, board: &Board, task_id: i64, number: i64) -> Result<i64> {
-    const LOCK: &str = "SELECT 1 FROM channels WHERE id = $1 FOR UPDATE";
-    // The parent and its ancestors; UNION stops at a repeat.
-    const ANCESTRY: &str = "WITH RECURSIVE up (id, parent_id) AS ( \
-         SELECT id, parent_id FROM tasks WHERE id = $1 \
-         UNION SELECT t.id, t.parent_id FROM tasks t JOIN up ON t.id = up.parent_id) \
-         SELECT EXISTS (SELECT 1 FROM up WHERE id = $2)";
-    one(tx, LOCK, &[&board.id]).await?;
-    let parent_id = live_parent(tx, board, number).await?;
-    if one(tx, ANCESTRY, &[&parent_id, &task_id]).await?.get(0) {
-        return Err(refusals::invalid_parent(number).into());
-    }
-    Ok(parent_id)
-}
-
-// ---------------------------------------------------------------- set_claim
-
-async fn set_claim(
-    tx: &Transaction<'_>,
-    p: &Principal,
-    input: &SetClaimInput,
-    now: i64,
-) -> Result<Value> {
-    // Every task of the batch locked at once, in number order (two batches
-    // naming the same tasks lock them in the same order: no deadlock).
-    const LOCK: &str = "SELECT t.number, t.id, t.assignee_id, a.handle FROM tasks t \
-         LEFT JOIN agents a ON a.id = t.assignee_id \
-         WHERE t.channel_id = $1 AND t.number = ANY($2) AND t.deleted_at IS NULL \
-         ORDER BY t.number FOR UPDATE OF t";
-    const TAKE: &str = "UPDATE tasks SET assignee_id = $2 WHERE id = $1";
-    const RELEASE: &str = "UPDATE tasks SET assignee_id = NULL WHERE id = $1";
-    let board = board(tx, p, &input.channel).await?;
-    let live: HashMap<i64, (i64, Option<String>, Option<String>)> =
-        all(tx, LOCK, &[&board.id, &input.numbers])
-            .await?
-            .iter()
-            .map(|r| (r.get(0), (r.get(1), r.get(2), r.get(3))))
-            .collect();
-    let mut updated = 0;
-    let mut failures = Vec::new();
-    for number in &input.numbers {
-        let Some((id, assignee, holder)) = live.get(number) else {
-            failures.push(refusals::claim_not_found(*number));
-            continue;
-        };
-        match refusals::claim(input.claimed, assignee.as_deref(), &p.agent_id) {
-            Claim::Take => {
-                exec(tx, TAKE, &[id, &p.agent_id]).await?;
-                touch(tx, *id, now).await?;
-                event(tx, *id, "claimed", p, now, json!({})).await?;
-                updated += 1;
-            }
-            Claim::Release => {
-                exec(tx, RELEASE, &[id]).await?;
-                touch(tx, *id, now).await?;
-                event(tx, *id, "released", p, now, json!({})).await?;
-                updated += 1;
-            }
-            Claim::AlreadySo => updated += 1,
-            Claim::Refuse => failures.push(refusals::claim_failure(
-                input.claimed,
-                *number,
-                holder.as_deref().unwrap_or_default(),
-            )),
-        }
-    }
-    Ok(json!({"claimed": input.claimed, "updated_count": updated, "failures": failures}))
-}
-
-// ---------------------------------------------------------------- checkpoint
-
-async fn checkpoint(
-    tx: &Transaction<'_>,
-    p: &Principal,
-    input: &CheckpointInput,
-    now: i64,
-) -> Result<Value> {
-    const SQL: &str = "INSERT INTO checkpoints (task_id, summary, created_by, created_at) \
-         VALUES ($1, $2, $3, $4) RETURNING id";
-    let board = board(tx, p, &input.channel).await?;
-    let task = require_task(tx, &board, input.number).await?;
-    let checkpoint_id: i64 = one(tx, SQL, &[&task.id, &input.summary, &p.agent_id, &now])
-        .await?
-        .get(0);
-    event(
-        tx,
-        task.id,
-        "checkpointed",
-        p,
-        now,
-        json!({"checkpoint_id": checkpoint_id}),
-    )
-    .await?;
-    Ok(json!({
-        "checkpoint": checkpoint_value(checkpoint_id, &input.summary, &p.handle, now),
-        "task": load_task(tx, task.id).await?.compact(),
-    }))
-}
-
-// ---------------------------------------------------------------- delete
-
-async fn delete_task(
-    tx: &Transaction<'_>,
-    p: &Principal,
-    input: &DeleteInput,
-    now: i64,
-) -> Result<Value> {
-    const PROMOTE: &str = "UPDATE tasks SET parent_id = NULL WHERE id = $1";
-    const TOMBSTONE: &str = "UPDATE tasks SET deleted_at = $2 WHERE id = $1";
-    let board = board(tx, p, &input.channel).await?;
-    let task = require_task(tx, &board, input.number).await?;
-    if task.creator != p.agent_id {
-        return Err(refusals::not_task_creator(input.number).into());
-    }
-    let children = live_children(tx, task.id).await?;
-    let mut deleted = vec![(task.id, input.number)];
-    let mut promoted = Vec::new();
-    if !children.is_empty() {
-        match input.subtask_mode {
-            None => {
-                return Err(refusals::subtask_mode_required(input.number, children.len()).into());
-            }
-            Some(SubtaskMode::Promote) => {
-                for (child, number, _) in &children {
-                    exec(tx, PROMOTE, &[child]).await?;
-                    touch(tx, *child, now).await?;
-                    let detail = json!({"former_parent": input.number});
-                    event(tx, *child, "promoted", p, now, detail).await?;
-                    promoted.push(*number);
-                }
-            }
-            Some(SubtaskMode::Delete) => {
-                let mut descendants = Vec::new();
-                let mut frontier = children;
-                while let Some((child, number, creator)) = frontier.pop() {
-                    if creator != p.agent_id {
-                        return Err(refusals::subtask_creator_mismatch(number).into());
-                    }
-                    frontier.extend(live_children(tx, child).await?);
-                    descendants.push((child, number));
-                }
-                descendants.sort_by_key(|(_, number)| *number);
-                deleted.extend(descendants);
-            }
-        }
-    }
-    for (id, number) in &deleted {
-        exec(tx, TOMBSTONE, &[id, &now]).await?;
-        event(tx, *id, "deleted", p, now, json!({"number": number})).await?;
-    }
-    Ok(json!({
-        "deleted_numbers": deleted.iter().map(|(_, n)| n).collect::<Vec<_>>(),
-        "promoted_numbers": promoted,
-    }))
-}
-
-// ---------------------------------------------------------------- schema
-
-/// The version recorded in the database; 0 before the first migration.
-async fn schema_version<C: GenericClient>(c: &C) -> Result<u32> {
-    const EXISTS: &str = "SELECT to_regclass('agentteam_schema') IS NOT NULL";
-    const VERSION: &str = "SELECT coalesce(max(version), 0) FROM agentteam_schema";
-    if !one(c, EXISTS, &[]).await?.get::<_, bool>(0) {
-        return Ok(0);
-    }
-    let version: i32 = one(c, VERSION, &[]).await?.get(0);
-    Ok(u32::try_from(version).unwrap_or(0))
-}
-
-/// Applies the pending migrations in one transaction, under an advisory
-/// lock so replicas starting together migrate one after the other (DDL is
-/// transactional in PostgreSQL: a failed migration leaves nothing behind).
-async fn apply_pending(client: &mut Object) -> Result<Vec<u32>> {
-    const LOCK: &str = "SELECT pg_advisory_xact_lock($1)";
-    const RECORD: &str = "INSERT INTO agentteam_schema (version, name, applied_at) \
-         VALUES ($1, $2, (extract(epoch FROM clock_timestamp()) * 1000000)::bigint)";
-    let tx = client.transaction().await?;
-    one(&tx, LOCK, &[&MIGRATION_LOCK]).await?;
-    let version = schema_version(&tx).await?;
-    let pending = schema::pending(MIGRATIONS, version)?;
-    if pending.is_empty() {
-        tx.commit().await?;
-        return Ok(Vec::new());
-    }
-    tx.batch_execute(SCHEMA_TABLE).await?;
-    let mut applied = Vec::new();
-    for migration in pending {
-        tx.batch_execute(migration.sql).await?;
-        let version = i32::try_from(migration.version).unwrap_or(i32::MAX);
-        tx.execute(RECORD, &[&version, &migration.name]).await?;
-        applied.push(migration.version);
-    }
-    tx.commit().await?;
-    Ok(applied)
+    creates: writer::Creates,
 }
 
 /// Runs `$body` in one transaction, with `$tx` the transaction and `$now`
@@ -1481,8 +134,6 @@ macro_rules! read {
     }};
 }
 
-// ---------------------------------------------------------------- the store
-
 impl PgStore {
     /// Connects to `target` (once now, so a wrong password, a missing
     /// database or an unreachable server is reported here, by name) and,
@@ -1492,35 +143,8 @@ impl PgStore {
         on_open: OnOpen,
         options: PoolOptions,
     ) -> Result<PgStore, Failure> {
-        let mut config = target.config.clone();
-        config.options(match config.get_options() {
-            Some(own) => format!("{SESSION_OPTIONS} {own}"),
-            None => SESSION_OPTIONS.to_string(),
-        });
-        let manager = Manager::from_config(
-            config,
-            NoTls,
-            ManagerConfig {
-                recycling_method: RecyclingMethod::Fast,
-            },
-        );
-        let pool = Pool::builder(manager)
-            .max_size(options.size.max(1))
-            .wait_timeout(Some(options.wait))
-            .create_timeout(Some(target.connect_timeout()))
-            .recycle_timeout(Some(Duration::from_secs(5)))
-            .runtime(PoolRuntime::Tokio1)
-            .build()
-            .map_err(|e| Failure::new(code::SERVER_ERROR, format!("No connection pool: {e}.")))?;
-        let connections = Connections {
-            pool,
-            queue: options.queue,
-        };
-        let mut client = connections
-            .pool
-            .get()
-            .await
-            .map_err(|e| open_failure(target, e))?;
+        let connections = Connections::open(target, options)?;
+        let mut client = connections.first(target).await?;
         if on_open == OnOpen::Migrate {
             apply_pending(&mut client).await.map_err(settle)?;
         } else {
@@ -1529,7 +153,7 @@ impl PgStore {
         }
         drop(client);
         Ok(PgStore {
-            creates: group::Creates::start(connections.clone()),
+            creates: writer::Creates::start(connections.clone()),
             connections,
         })
     }
@@ -1539,89 +163,17 @@ impl PgStore {
     }
 }
 
-/// Why the first connection failed, naming the server and the problem
-/// (never the password).
-fn open_failure(target: &Target, e: PoolError) -> Failure {
-    let server = target.server();
-    let db_error = match &e {
-        PoolError::Backend(e) => e.as_db_error(),
-        _ => None,
-    };
-    if let Some(db) = db_error {
-        let state = db.code();
-        let (message, field) = if *state == SqlState::INVALID_PASSWORD
-            || *state == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
-        {
-            (
-                format!(
-                    "PostgreSQL at {server} refused user `{}`: {}.",
-                    target.user(),
-                    db.message()
-                ),
-                "Check the user and password (in the URI, PGPASSWORD or ~/.pgpass).",
-            )
-        } else if *state == SqlState::INVALID_CATALOG_NAME {
-            (
-                format!(
-                    "Database `{}` does not exist on PostgreSQL at {server}; create it first (createdb {}).",
-                    target.dbname(),
-                    target.dbname()
-                ),
-                "No such database.",
-            )
-        } else {
-            (
-                format!(
-                    "PostgreSQL at {server} refused the connection: {}.",
-                    db.message()
-                ),
-                "The server refused the connection.",
-            )
-        };
-        return Failure::new(code::USAGE_ERROR, message).field("db", field);
-    }
-    let why = match &e {
-        PoolError::Backend(e) => {
-            std::error::Error::source(e).map_or_else(|| e.to_string(), ToString::to_string)
-        }
-        PoolError::Timeout(_) => "timed out".to_string(),
-        other => other.to_string(),
-    };
-    Failure::unavailable(format!("Cannot reach PostgreSQL at {server}: {why}."))
-        .field("db", "Is the server running and reachable?")
-}
-
-/// A short randomised wait before a retry, growing with the attempt, so
-/// the transactions that collided do not collide again in step.
-fn backoff(attempt: u32) -> Duration {
-    let mut byte = [0u8; 1];
-    let jitter = u64::from(getrandom::fill(&mut byte).map_or(128, |()| byte[0]));
-    Duration::from_micros((500 << attempt.min(6)) * (256 + jitter) / 256)
-}
-
 impl Store for PgStore {
     async fn find_token(&self, token_hash: &[u8; 32]) -> Result<Option<TokenRecord>, Failure> {
-        const SQL: &str = "SELECT k.hash, a.workspace_id, a.id, a.handle FROM tokens k \
-             JOIN agents a ON a.id = k.agent_id WHERE k.hash = $1 AND k.revoked_at IS NULL";
-        let hash = token_hash.as_slice();
-        read!(self, |c| {
-            Ok(maybe(c, SQL, &[&hash]).await?.map(|r| TokenRecord {
-                hash: r.get(0),
-                principal: Principal {
-                    workspace_id: r.get(1),
-                    agent_id: r.get(2),
-                    handle: r.get(3),
-                },
-            }))
-        })
+        read!(self, |c| admin::find_token(c, token_hash).await)
     }
 
     async fn list(&self, principal: &Principal, query: &ListQuery) -> Result<Value, Failure> {
-        read!(self, |c| list_tasks(c, principal, query).await)
+        read!(self, |c| tasks::list_tasks(c, principal, query).await)
     }
 
     async fn get(&self, principal: &Principal, input: &TaskLocator) -> Result<Value, Failure> {
-        read!(self, |c| get_task(c, principal, input).await)
+        read!(self, |c| tasks::get_task(c, principal, input).await)
     }
 
     async fn create(
@@ -1636,7 +188,9 @@ impl Store for PgStore {
     }
 
     async fn update(&self, principal: &Principal, input: &UpdateInput) -> Result<Value, Failure> {
-        in_transaction!(self, |tx, now| update_task(tx, principal, input, now).await)
+        in_transaction!(self, |tx, now| {
+            tasks::update_task(tx, principal, input, now).await
+        })
     }
 
     async fn set_claim(
@@ -1644,7 +198,9 @@ impl Store for PgStore {
         principal: &Principal,
         input: &SetClaimInput,
     ) -> Result<Value, Failure> {
-        in_transaction!(self, |tx, now| set_claim(tx, principal, input, now).await)
+        in_transaction!(self, |tx, now| {
+            tasks::set_claim(tx, principal, input, now).await
+        })
     }
 
     async fn checkpoint(
@@ -1652,11 +208,15 @@ impl Store for PgStore {
         principal: &Principal,
         input: &CheckpointInput,
     ) -> Result<Value, Failure> {
-        in_transaction!(self, |tx, now| checkpoint(tx, principal, input, now).await)
+        in_transaction!(self, |tx, now| {
+            tasks::checkpoint(tx, principal, input, now).await
+        })
     }
 
     async fn delete(&self, principal: &Principal, input: &DeleteInput) -> Result<Value, Failure> {
-        in_transaction!(self, |tx, now| delete_task(tx, principal, input, now).await)
+        in_transaction!(self, |tx, now| {
+            tasks::delete_task(tx, principal, input, now).await
+        })
     }
 
     async fn ready(&self) -> Result<(), Failure> {
@@ -1677,19 +237,16 @@ impl Store for PgStore {
     }
 
     async fn create_workspace(&self, name: &str) -> Result<String, Failure> {
-        const SQL: &str = "INSERT INTO workspaces (id, name, created_at) VALUES ($1, $2, $3)";
         let id = auth::new_id("ws")?;
         in_transaction!(self, |tx, now| {
-            exec(tx, SQL, &[&id, &name, &now]).await?;
-            Ok(id.clone())
+            admin::create_workspace(tx, &id, name, now)
+                .await
+                .map(|()| id.clone())
         })
     }
 
     async fn find_workspace(&self, name: &str) -> Result<Option<String>, Failure> {
-        const SQL: &str = "SELECT id FROM workspaces WHERE name = $1 ORDER BY created_at LIMIT 1";
-        read!(self, |c| Ok(maybe(c, SQL, &[&name])
-            .await?
-            .map(|r| r.get(0))))
+        read!(self, |c| admin::find_workspace(c, name).await)
     }
 
     async fn create_agent(
@@ -1698,18 +255,11 @@ impl Store for PgStore {
         handle: &str,
         token_hash: &[u8; 32],
     ) -> Result<String, Failure> {
-        const AGENT: &str = "INSERT INTO agents (id, workspace_id, handle, created_at) \
-             VALUES ($1, $2, $3, $4) ON CONFLICT (workspace_id, handle) DO NOTHING";
-        const TOKEN: &str = "INSERT INTO tokens (hash, agent_id, created_at) VALUES ($1, $2, $3)";
         let id = auth::new_id("ag")?;
-        let hash = token_hash.as_slice();
         in_transaction!(self, |tx, now| {
-            require_workspace(tx, workspace_id).await?;
-            if exec(tx, AGENT, &[&id, &workspace_id, &handle, &now]).await? == 0 {
-                return Err(refusals::handle_taken().into());
-            }
-            exec(tx, TOKEN, &[&hash, &id, &now]).await?;
-            Ok(id.clone())
+            admin::create_agent(tx, &id, workspace_id, handle, token_hash, now)
+                .await
+                .map(|()| id.clone())
         })
     }
 
@@ -1718,7 +268,7 @@ impl Store for PgStore {
         workspace_id: &str,
         agent: &str,
     ) -> Result<Option<Principal>, Failure> {
-        read!(self, |c| find_agent(c, workspace_id, agent).await)
+        read!(self, |c| admin::find_agent(c, workspace_id, agent).await)
     }
 
     async fn issue_token(
@@ -1727,21 +277,14 @@ impl Store for PgStore {
         agent: &str,
         token_hash: &[u8; 32],
     ) -> Result<(), Failure> {
-        const SQL: &str = "INSERT INTO tokens (hash, agent_id, created_at) VALUES ($1, $2, $3)";
-        let hash = token_hash.as_slice();
         in_transaction!(self, |tx, now| {
-            let agent = require_agent(tx, workspace_id, agent).await?;
-            exec(tx, SQL, &[&hash, &agent.agent_id, &now]).await?;
-            Ok(())
+            admin::issue_token(tx, workspace_id, agent, token_hash, now).await
         })
     }
 
     async fn revoke_tokens(&self, workspace_id: &str, agent: &str) -> Result<u64, Failure> {
-        const SQL: &str =
-            "UPDATE tokens SET revoked_at = $1 WHERE agent_id = $2 AND revoked_at IS NULL";
         in_transaction!(self, |tx, now| {
-            let agent = require_agent(tx, workspace_id, agent).await?;
-            Ok(exec(tx, SQL, &[&now, &agent.agent_id]).await?)
+            admin::revoke_tokens(tx, workspace_id, agent, now).await
         })
     }
 
@@ -1751,58 +294,24 @@ impl Store for PgStore {
         name: &str,
         members: Option<&[String]>,
     ) -> Result<(), Failure> {
-        const CHANNEL: &str = "INSERT INTO channels (workspace_id, name, private, created_at) \
-             VALUES ($1, $2, $3, $4) ON CONFLICT (workspace_id, name) DO NOTHING RETURNING id";
-        const MEMBER: &str = "INSERT INTO channel_members (channel_id, agent_id) VALUES ($1, $2) \
-             ON CONFLICT DO NOTHING";
         in_transaction!(self, |tx, now| {
-            require_workspace(tx, workspace_id).await?;
-            let private = members.is_some();
-            let Some(row) = maybe(tx, CHANNEL, &[&workspace_id, &name, &private, &now]).await?
-            else {
-                return Err(refusals::channel_taken().into());
-            };
-            let channel_id: i64 = row.get(0);
-            for member in members.unwrap_or_default() {
-                let agent = find_agent(tx, workspace_id, member)
-                    .await?
-                    .ok_or_else(|| refusals::no_such_member(member))?;
-                exec(tx, MEMBER, &[&channel_id, &agent.agent_id]).await?;
-            }
-            Ok(())
+            admin::create_channel(tx, workspace_id, name, members, now).await
         })
     }
 
     async fn channel_exists(&self, workspace_id: &str, name: &str) -> Result<bool, Failure> {
-        const SQL: &str =
-            "SELECT EXISTS (SELECT 1 FROM channels WHERE workspace_id = $1 AND name = $2)";
-        read!(self, |c| Ok(one(c, SQL, &[&workspace_id, &name])
-            .await?
-            .get(0)))
+        read!(self, |c| admin::channel_exists(c, workspace_id, name).await)
     }
 
     async fn open_callback(&self, workspace_id: &str, agent: &str) -> Result<Callback, Failure> {
-        const SQL: &str = "INSERT INTO callbacks (effect_id, run_id, workspace_id, agent_id, \
-             opened_at) VALUES ($1, $2, $3, $4, $5)";
         let callback = Callback {
             workflow_run_id: auth::new_id("run")?,
             callback_effect_id: auth::new_id("cbe")?,
         };
         in_transaction!(self, |tx, now| {
-            let agent = require_agent(tx, workspace_id, agent).await?;
-            exec(
-                tx,
-                SQL,
-                &[
-                    &callback.callback_effect_id,
-                    &callback.workflow_run_id,
-                    &workspace_id,
-                    &agent.agent_id,
-                    &now,
-                ],
-            )
-            .await?;
-            Ok(callback.clone())
+            admin::open_callback(tx, workspace_id, agent, &callback, now)
+                .await
+                .map(|()| callback.clone())
         })
     }
 
@@ -1811,13 +320,8 @@ impl Store for PgStore {
         workspace_id: &str,
         callback_effect_id: &str,
     ) -> Result<(), Failure> {
-        const SQL: &str = "UPDATE callbacks SET completed_at = coalesce(completed_at, $1) \
-             WHERE effect_id = $2 AND workspace_id = $3";
         in_transaction!(self, |tx, now| {
-            if exec(tx, SQL, &[&now, &callback_effect_id, &workspace_id]).await? == 0 {
-                return Err(refusals::no_such_callback_effect().into());
-            }
-            Ok(())
+            admin::complete_callback(tx, workspace_id, callback_effect_id, now).await
         })
     }
 }
@@ -1828,31 +332,5 @@ impl PgStore {
     pub(crate) async fn count_events(&self, kind: &str) -> Result<i64, Failure> {
         const SQL: &str = "SELECT count(*) FROM task_events WHERE kind = $1";
         read!(self, |c| Ok(one(c, SQL, &[&kind]).await?.get(0)))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn search_literals_carry_folded_words_with_weights() {
-        assert_eq!(
-            search_vector("Fix Café", Some("the café")),
-            "'fix':1A 'cafe':2A 'the':3B 'cafe':4B"
-        );
-        assert_eq!(search_vector("x", None), "'x':1A");
-        assert_eq!(
-            search_query(" Café, déjà!").as_deref(),
-            Some("'cafe':* & 'deja':*")
-        );
-        assert_eq!(search_query("?!"), None);
-    }
-
-    #[test]
-    fn migrations_are_numbered_in_order() {
-        for (i, m) in MIGRATIONS.iter().enumerate() {
-            assert_eq!(m.version as usize, i + 1, "{}", m.name);
-        }
     }
 }

@@ -33,10 +33,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use futures_util::future::join_all;
 
-use super::{
-    ATTEMPTS, Connections, Error, Fault, NOW, Prepare, Prepared, backoff, fault, lock_create, one,
-    prepare_create, settle, write_create,
-};
+use super::connections::{ATTEMPTS, Connections, Error, Fault, NOW, backoff, fault, one, settle};
+use super::tasks::{Prepare, Prepared, lock_create, prepare_create, write_create};
 use crate::error::{Failure, code};
 use crate::runtime::store::{CreateInput, Principal};
 use crate::wire::WorkflowContext;

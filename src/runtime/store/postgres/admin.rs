@@ -1,0 +1,199 @@
+//! The admin operations on PostgreSQL: workspaces, agents and their tokens,
+//! boards and workflow callbacks, and the token lookup every request makes.
+//! A write runs inside the transaction its caller opened, at the time `now`
+//! read from the database's clock.
+
+use deadpool_postgres::{GenericClient, Object, Transaction};
+
+use super::super::refusals;
+use super::super::{Callback, Principal, TokenRecord};
+use super::connections::{Result, exec, maybe, one};
+
+pub(super) async fn find_token(c: &Object, token_hash: &[u8; 32]) -> Result<Option<TokenRecord>> {
+    const SQL: &str = "SELECT k.hash, a.workspace_id, a.id, a.handle FROM tokens k \
+         JOIN agents a ON a.id = k.agent_id WHERE k.hash = $1 AND k.revoked_at IS NULL";
+    let hash = token_hash.as_slice();
+    Ok(maybe(c, SQL, &[&hash]).await?.map(|r| TokenRecord {
+        hash: r.get(0),
+        principal: Principal {
+            workspace_id: r.get(1),
+            agent_id: r.get(2),
+            handle: r.get(3),
+        },
+    }))
+}
+
+pub(super) async fn create_workspace(
+    tx: &Transaction<'_>,
+    id: &str,
+    name: &str,
+    now: i64,
+) -> Result<()> {
+    const SQL: &str = "INSERT INTO workspaces (id, name, created_at) VALUES ($1, $2, $3)";
+    exec(tx, SQL, &[&id, &name, &now]).await?;
+    Ok(())
+}
+
+pub(super) async fn find_workspace(c: &Object, name: &str) -> Result<Option<String>> {
+    const SQL: &str = "SELECT id FROM workspaces WHERE name = $1 ORDER BY created_at LIMIT 1";
+    Ok(maybe(c, SQL, &[&name]).await?.map(|r| r.get(0)))
+}
+
+/// The agent and its first token, together.
+pub(super) async fn create_agent(
+    tx: &Transaction<'_>,
+    id: &str,
+    workspace_id: &str,
+    handle: &str,
+    token_hash: &[u8; 32],
+    now: i64,
+) -> Result<()> {
+    const AGENT: &str = "INSERT INTO agents (id, workspace_id, handle, created_at) \
+         VALUES ($1, $2, $3, $4) ON CONFLICT (workspace_id, handle) DO NOTHING";
+    const TOKEN: &str = "INSERT INTO tokens (hash, agent_id, created_at) VALUES ($1, $2, $3)";
+    let hash = token_hash.as_slice();
+    require_workspace(tx, workspace_id).await?;
+    if exec(tx, AGENT, &[&id, &workspace_id, &handle, &now]).await? == 0 {
+        return Err(refusals::handle_taken().into());
+    }
+    exec(tx, TOKEN, &[&hash, &id, &now]).await?;
+    Ok(())
+}
+
+pub(super) async fn issue_token(
+    tx: &Transaction<'_>,
+    workspace_id: &str,
+    agent: &str,
+    token_hash: &[u8; 32],
+    now: i64,
+) -> Result<()> {
+    const SQL: &str = "INSERT INTO tokens (hash, agent_id, created_at) VALUES ($1, $2, $3)";
+    let hash = token_hash.as_slice();
+    let agent = require_agent(tx, workspace_id, agent).await?;
+    exec(tx, SQL, &[&hash, &agent.agent_id, &now]).await?;
+    Ok(())
+}
+
+pub(super) async fn revoke_tokens(
+    tx: &Transaction<'_>,
+    workspace_id: &str,
+    agent: &str,
+    now: i64,
+) -> Result<u64> {
+    const SQL: &str =
+        "UPDATE tokens SET revoked_at = $1 WHERE agent_id = $2 AND revoked_at IS NULL";
+    let agent = require_agent(tx, workspace_id, agent).await?;
+    exec(tx, SQL, &[&now, &agent.agent_id]).await
+}
+
+pub(super) async fn create_channel(
+    tx: &Transaction<'_>,
+    workspace_id: &str,
+    name: &str,
+    members: Option<&[String]>,
+    now: i64,
+) -> Result<()> {
+    const CHANNEL: &str = "INSERT INTO channels (workspace_id, name, private, created_at) \
+         VALUES ($1, $2, $3, $4) ON CONFLICT (workspace_id, name) DO NOTHING RETURNING id";
+    const MEMBER: &str = "INSERT INTO channel_members (channel_id, agent_id) VALUES ($1, $2) \
+         ON CONFLICT DO NOTHING";
+    require_workspace(tx, workspace_id).await?;
+    let private = members.is_some();
+    let Some(row) = maybe(tx, CHANNEL, &[&workspace_id, &name, &private, &now]).await? else {
+        return Err(refusals::channel_taken().into());
+    };
+    let channel_id: i64 = row.get(0);
+    for member in members.unwrap_or_default() {
+        let agent = find_agent(tx, workspace_id, member)
+            .await?
+            .ok_or_else(|| refusals::no_such_member(member))?;
+        exec(tx, MEMBER, &[&channel_id, &agent.agent_id]).await?;
+    }
+    Ok(())
+}
+
+pub(super) async fn channel_exists(c: &Object, workspace_id: &str, name: &str) -> Result<bool> {
+    const SQL: &str =
+        "SELECT EXISTS (SELECT 1 FROM channels WHERE workspace_id = $1 AND name = $2)";
+    Ok(one(c, SQL, &[&workspace_id, &name]).await?.get(0))
+}
+
+pub(super) async fn open_callback(
+    tx: &Transaction<'_>,
+    workspace_id: &str,
+    agent: &str,
+    callback: &Callback,
+    now: i64,
+) -> Result<()> {
+    const SQL: &str = "INSERT INTO callbacks (effect_id, run_id, workspace_id, agent_id, \
+         opened_at) VALUES ($1, $2, $3, $4, $5)";
+    let agent = require_agent(tx, workspace_id, agent).await?;
+    exec(
+        tx,
+        SQL,
+        &[
+            &callback.callback_effect_id,
+            &callback.workflow_run_id,
+            &workspace_id,
+            &agent.agent_id,
+            &now,
+        ],
+    )
+    .await?;
+    Ok(())
+}
+
+pub(super) async fn complete_callback(
+    tx: &Transaction<'_>,
+    workspace_id: &str,
+    callback_effect_id: &str,
+    now: i64,
+) -> Result<()> {
+    const SQL: &str = "UPDATE callbacks SET completed_at = coalesce(completed_at, $1) \
+         WHERE effect_id = $2 AND workspace_id = $3";
+    if exec(tx, SQL, &[&now, &callback_effect_id, &workspace_id]).await? == 0 {
+        return Err(refusals::no_such_callback_effect().into());
+    }
+    Ok(())
+}
+
+/// An agent given as `ag_…` id or `@handle`, within the workspace.
+pub(super) async fn find_agent<C: GenericClient>(
+    c: &C,
+    workspace_id: &str,
+    agent: &str,
+) -> Result<Option<Principal>> {
+    const BY_HANDLE: &str = "SELECT id, handle FROM agents WHERE workspace_id = $1 AND handle = $2";
+    const BY_ID: &str = "SELECT id, handle FROM agents WHERE workspace_id = $1 AND id = $2";
+    let (sql, value) = match agent.strip_prefix('@') {
+        Some(handle) => (BY_HANDLE, handle),
+        None => (BY_ID, agent),
+    };
+    Ok(maybe(c, sql, &[&workspace_id, &value])
+        .await?
+        .map(|r| Principal {
+            workspace_id: workspace_id.to_string(),
+            agent_id: r.get(0),
+            handle: r.get(1),
+        }))
+}
+
+async fn require_workspace<C: GenericClient>(c: &C, workspace_id: &str) -> Result<()> {
+    const SQL: &str = "SELECT EXISTS (SELECT 1 FROM workspaces WHERE id = $1)";
+    if one(c, SQL, &[&workspace_id]).await?.get(0) {
+        Ok(())
+    } else {
+        Err(refusals::no_such_workspace().into())
+    }
+}
+
+async fn require_agent<C: GenericClient>(
+    c: &C,
+    workspace_id: &str,
+    agent: &str,
+) -> Result<Principal> {
+    require_workspace(c, workspace_id).await?;
+    find_agent(c, workspace_id, agent)
+        .await?
+        .ok_or_else(|| refusals::no_such_agent().into())
+}

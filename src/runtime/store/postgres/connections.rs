@@ -1,0 +1,279 @@
+//! The PostgreSQL connections: the pool every operation draws from and
+//! the bound on requests waiting for it, the session each connection runs,
+//! the query helpers every operation uses, how a transaction that lost to
+//! contention waits before it runs again, and how a database error reaches
+//! a client.
+
+use std::time::Duration;
+
+use deadpool_postgres::{
+    GenericClient, Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod,
+    Runtime as PoolRuntime,
+};
+use tokio_postgres::error::SqlState;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{NoTls, Row};
+
+use super::{PoolOptions, Target};
+use crate::error::{Failure, code};
+
+/// Attempts of a transaction that hits a deadlock or serialisation failure.
+pub(super) const ATTEMPTS: u32 = 8;
+/// Session settings of every pooled connection, before the URI's own
+/// `options` (which therefore win): durable commits, and no statement or
+/// abandoned transaction holding a connection (and its locks) for long.
+const SESSION_OPTIONS: &str = "-c synchronous_commit=on -c statement_timeout=15000 \
+     -c idle_in_transaction_session_timeout=60000";
+
+/// The pool and the bound on requests waiting for it; shared by the
+/// store's direct operations and its group of creates.
+#[derive(Clone)]
+pub(super) struct Connections {
+    pool: Pool,
+    queue: usize,
+}
+
+impl Connections {
+    /// The pool of connections to `target`, each opened with the session
+    /// settings above; it connects on first use.
+    pub(super) fn open(target: &Target, options: PoolOptions) -> Result<Connections, Failure> {
+        let mut config = target.config.clone();
+        config.options(match config.get_options() {
+            Some(own) => format!("{SESSION_OPTIONS} {own}"),
+            None => SESSION_OPTIONS.to_string(),
+        });
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(options.size.max(1))
+            .wait_timeout(Some(options.wait))
+            .create_timeout(Some(target.connect_timeout()))
+            .recycle_timeout(Some(Duration::from_secs(5)))
+            .runtime(PoolRuntime::Tokio1)
+            .build()
+            .map_err(|e| Failure::new(code::SERVER_ERROR, format!("No connection pool: {e}.")))?;
+        Ok(Connections {
+            pool,
+            queue: options.queue,
+        })
+    }
+
+    /// The store's first connection: a wrong password, a missing database
+    /// or an unreachable server is reported here, by name.
+    pub(super) async fn first(&self, target: &Target) -> Result<Object, Failure> {
+        self.pool.get().await.map_err(|e| open_failure(target, e))
+    }
+
+    /// A pooled connection, or 503 when none frees up in time (or too many
+    /// requests already wait for one).
+    pub(super) async fn get(&self) -> Result<Object, Failure> {
+        if self.pool.status().waiting >= self.queue {
+            return Err(Failure::unavailable(
+                "The server is saturated. Retry shortly.",
+            ));
+        }
+        self.pool.get().await.map_err(|e| match e {
+            PoolError::Backend(e) => failure(&e),
+            PoolError::Timeout(_) => {
+                Failure::unavailable("The server is saturated. Retry shortly.")
+            }
+            other => {
+                tracing::warn!(error = %other, "no store connection");
+                Failure::unavailable("The store is unavailable. Retry shortly.")
+            }
+        })
+    }
+}
+
+/// Why the first connection failed, naming the server and the problem
+/// (never the password).
+fn open_failure(target: &Target, e: PoolError) -> Failure {
+    let server = target.server();
+    let db_error = match &e {
+        PoolError::Backend(e) => e.as_db_error(),
+        _ => None,
+    };
+    if let Some(db) = db_error {
+        let state = db.code();
+        let (message, field) = if *state == SqlState::INVALID_PASSWORD
+            || *state == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
+        {
+            (
+                format!(
+                    "PostgreSQL at {server} refused user `{}`: {}.",
+                    target.user(),
+                    db.message()
+                ),
+                "Check the user and password (in the URI, PGPASSWORD or ~/.pgpass).",
+            )
+        } else if *state == SqlState::INVALID_CATALOG_NAME {
+            (
+                format!(
+                    "Database `{}` does not exist on PostgreSQL at {server}; create it first (createdb {}).",
+                    target.dbname(),
+                    target.dbname()
+                ),
+                "No such database.",
+            )
+        } else {
+            (
+                format!(
+                    "PostgreSQL at {server} refused the connection: {}.",
+                    db.message()
+                ),
+                "The server refused the connection.",
+            )
+        };
+        return Failure::new(code::USAGE_ERROR, message).field("db", field);
+    }
+    let why = match &e {
+        PoolError::Backend(e) => {
+            std::error::Error::source(e).map_or_else(|| e.to_string(), ToString::to_string)
+        }
+        PoolError::Timeout(_) => "timed out".to_string(),
+        other => other.to_string(),
+    };
+    Failure::unavailable(format!("Cannot reach PostgreSQL at {server}: {why}."))
+        .field("db", "Is the server running and reachable?")
+}
+
+/// What a store operation fails with inside this module: a refusal the
+/// caller gets as it is, or a database error still to be classified.
+pub(super) enum Error {
+    Refused(Failure),
+    Db(tokio_postgres::Error),
+}
+
+impl From<Failure> for Error {
+    fn from(f: Failure) -> Error {
+        Error::Refused(f)
+    }
+}
+
+impl From<tokio_postgres::Error> for Error {
+    fn from(e: tokio_postgres::Error) -> Error {
+        Error::Db(e)
+    }
+}
+
+pub(super) type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// How a database error is answered.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Fault {
+    /// A deadlock or serialisation failure: the transaction was rolled
+    /// back and may simply run again.
+    Contention,
+    /// The database cannot be reached, is shutting down or restarting, is
+    /// out of connections, or cancelled a statement that ran too long.
+    Unavailable,
+    /// Anything else is a bug or a broken database.
+    Broken,
+}
+
+pub(super) fn fault(e: &tokio_postgres::Error) -> Fault {
+    if let Some(state) = e.code() {
+        return match *state {
+            SqlState::T_R_DEADLOCK_DETECTED | SqlState::T_R_SERIALIZATION_FAILURE => {
+                Fault::Contention
+            }
+            SqlState::ADMIN_SHUTDOWN
+            | SqlState::CRASH_SHUTDOWN
+            | SqlState::CANNOT_CONNECT_NOW
+            | SqlState::TOO_MANY_CONNECTIONS
+            | SqlState::QUERY_CANCELED
+            | SqlState::LOCK_NOT_AVAILABLE
+            | SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT => Fault::Unavailable,
+            ref other if other.code().starts_with("08") => Fault::Unavailable,
+            _ => Fault::Broken,
+        };
+    }
+    // No SQLSTATE: the connection itself failed (closed, reset, timed out).
+    let io = std::iter::successors(std::error::Error::source(e), |s| s.source())
+        .any(|s| s.is::<std::io::Error>());
+    if e.is_closed() || io {
+        Fault::Unavailable
+    } else {
+        Fault::Broken
+    }
+}
+
+/// The answer to a database error: never its text, which goes to the log.
+fn failure(e: &tokio_postgres::Error) -> Failure {
+    match fault(e) {
+        Fault::Contention => {
+            tracing::warn!(error = %e, "store contention outlasted the retries");
+            Failure::unavailable("The store is busy. Retry shortly.")
+        }
+        Fault::Unavailable => {
+            tracing::warn!(error = %e, "store unavailable");
+            Failure::unavailable("The store is unavailable. Retry shortly.")
+        }
+        Fault::Broken => {
+            tracing::error!(error = %e, "store error");
+            Failure::new(code::SERVER_ERROR, "The store failed. Retry later.")
+        }
+    }
+}
+
+pub(super) fn settle(e: Error) -> Failure {
+    match e {
+        Error::Refused(f) => f,
+        Error::Db(e) => failure(&e),
+    }
+}
+
+/// A short randomised wait before a retry, growing with the attempt, so
+/// the transactions that collided do not collide again in step.
+pub(super) fn backoff(attempt: u32) -> Duration {
+    let mut byte = [0u8; 1];
+    let jitter = u64::from(getrandom::fill(&mut byte).map_or(128, |()| byte[0]));
+    Duration::from_micros((500 << attempt.min(6)) * (256 + jitter) / 256)
+}
+
+// ---------------------------------------------------------------- queries
+
+pub(super) async fn all<C: GenericClient>(
+    c: &C,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+) -> Result<Vec<Row>> {
+    let statement = c.prepare_cached(sql).await?;
+    Ok(c.query(&statement, params).await?)
+}
+
+pub(super) async fn one<C: GenericClient>(
+    c: &C,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+) -> Result<Row> {
+    let statement = c.prepare_cached(sql).await?;
+    Ok(c.query_one(&statement, params).await?)
+}
+
+pub(super) async fn maybe<C: GenericClient>(
+    c: &C,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+) -> Result<Option<Row>> {
+    let statement = c.prepare_cached(sql).await?;
+    Ok(c.query_opt(&statement, params).await?)
+}
+
+pub(super) async fn exec<C: GenericClient>(
+    c: &C,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+) -> Result<u64> {
+    let statement = c.prepare_cached(sql).await?;
+    Ok(c.execute(&statement, params).await?)
+}
+
+/// The database's clock in microseconds: one reading per mutation, the
+/// same for every replica.
+pub(super) const NOW: &str = "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint";

@@ -1,0 +1,72 @@
+//! The PostgreSQL schema's versioned migrations (the SQL is in
+//! `migrations/`), recorded in the `agentteam_schema` table and applied
+//! under an advisory lock, so replicas that start together migrate once.
+
+use deadpool_postgres::{GenericClient, Object};
+
+use super::super::schema::{self, Migration};
+use super::connections::{Result, one};
+
+/// The schema's versioned migrations, in order; the `agentteam_schema`
+/// table records the ones applied.
+pub(super) const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    name: "schema",
+    sql: include_str!("migrations/0001_schema.sql"),
+}];
+
+/// Where applied migrations are recorded; created by the first migration run.
+const SCHEMA_TABLE: &str = "CREATE TABLE IF NOT EXISTS agentteam_schema (\
+    version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)";
+/// The advisory lock replicas take to migrate one at a time ("agentteam").
+const MIGRATION_LOCK: i64 = 0x6167_656e_7474_6561;
+
+/// The version recorded in the database; 0 before the first migration.
+pub(super) async fn schema_version<C: GenericClient>(c: &C) -> Result<u32> {
+    const EXISTS: &str = "SELECT to_regclass('agentteam_schema') IS NOT NULL";
+    const VERSION: &str = "SELECT coalesce(max(version), 0) FROM agentteam_schema";
+    if !one(c, EXISTS, &[]).await?.get::<_, bool>(0) {
+        return Ok(0);
+    }
+    let version: i32 = one(c, VERSION, &[]).await?.get(0);
+    Ok(u32::try_from(version).unwrap_or(0))
+}
+
+/// Applies the pending migrations in one transaction, under an advisory
+/// lock so replicas starting together migrate one after the other (DDL is
+/// transactional in PostgreSQL: a failed migration leaves nothing behind).
+pub(super) async fn apply_pending(client: &mut Object) -> Result<Vec<u32>> {
+    const LOCK: &str = "SELECT pg_advisory_xact_lock($1)";
+    const RECORD: &str = "INSERT INTO agentteam_schema (version, name, applied_at) \
+         VALUES ($1, $2, (extract(epoch FROM clock_timestamp()) * 1000000)::bigint)";
+    let tx = client.transaction().await?;
+    one(&tx, LOCK, &[&MIGRATION_LOCK]).await?;
+    let version = schema_version(&tx).await?;
+    let pending = schema::pending(MIGRATIONS, version)?;
+    if pending.is_empty() {
+        tx.commit().await?;
+        return Ok(Vec::new());
+    }
+    tx.batch_execute(SCHEMA_TABLE).await?;
+    let mut applied = Vec::new();
+    for migration in pending {
+        tx.batch_execute(migration.sql).await?;
+        let version = i32::try_from(migration.version).unwrap_or(i32::MAX);
+        tx.execute(RECORD, &[&version, &migration.name]).await?;
+        applied.push(migration.version);
+    }
+    tx.commit().await?;
+    Ok(applied)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_are_numbered_in_order() {
+        for (i, m) in MIGRATIONS.iter().enumerate() {
+            assert_eq!(m.version as usize, i + 1, "{}", m.name);
+        }
+    }
+}
