@@ -1,17 +1,19 @@
 //! Every generated artifact, as pure functions over the registry: the shell
-//! completions in `completions/`, the man pages in `man/` and the README's
-//! tables. Nothing here touches the file system; `tests/generated.rs`
+//! completions in `completions/` (written by [`crate::cli::completions`],
+//! which `agentteam completions` prints), the man pages in `man/` and the
+//! README's tables. Nothing here touches the file system; `tests/generated.rs`
 //! compares these contents with the checked-in files (the drift test) and,
 //! with `AGENTTEAM_REGENERATE=1`, writes them. Output is deterministic: no
 //! dates, no paths of the build machine, registry order throughout.
 
 use clap::Command;
-use clap_complete::{Generator, Shell};
+use clap_complete::Generator;
 use clap_mangen::Man;
 // clap_mangen re-exports the `roff` version it renders with; using it keeps
 // the custom sections byte-compatible with the clap-rendered ones.
 use clap_mangen::roff::{Roff, bold, italic, line_break, roman};
 
+use crate::cli::completions::BIN_NAME;
 use crate::cli::help;
 use crate::credentials;
 use crate::env_vars;
@@ -34,15 +36,6 @@ pub const GENERATED_DIRS: &[&str] = &["completions", "man"];
 
 pub const README: &str = "README.md";
 
-/// Every shell `agentteam completions` supports, in file order.
-pub const SHELLS: [Shell; 5] = [
-    Shell::Bash,
-    Shell::Zsh,
-    Shell::Fish,
-    Shell::PowerShell,
-    Shell::Elvish,
-];
-
 /// Every artifact. `readme` is the current README; only the text between its
 /// generation markers is replaced.
 pub fn all(readme: &str) -> Result<Vec<Artifact>, String> {
@@ -57,18 +50,14 @@ pub fn all(readme: &str) -> Result<Vec<Artifact>, String> {
 
 // ---------------------------------------------------------------- completions
 
-/// The completion script for `shell`: exactly what `agentteam completions <shell>` prints.
-pub fn completion(shell: Shell) -> String {
-    let mut buf = Vec::new();
-    clap_complete::generate(shell, &mut crate::cli::command(), "agentteam", &mut buf);
-    String::from_utf8(buf).expect("clap_complete writes UTF-8")
-}
+/// The shells and scripts of `agentteam completions`, which the CLI writes.
+pub use crate::cli::completions::{SHELLS, script as completion};
 
 pub fn completions() -> Vec<Artifact> {
     SHELLS
         .iter()
         .map(|&shell| Artifact {
-            path: format!("completions/{}", shell.file_name("agentteam")),
+            path: format!("completions/{}", shell.file_name(BIN_NAME)),
             contents: completion(shell),
         })
         .collect()

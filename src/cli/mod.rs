@@ -5,6 +5,7 @@
 //! types (parse → resolve → execute).
 
 pub mod auth;
+pub mod completions;
 pub mod help;
 
 use std::ffi::OsString;
@@ -260,7 +261,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Some(("auth", m)) => run_auth(m, profile, &printer),
         Some(("completions", m)) => {
             let shell = *m.get_one::<Shell>("shell").expect("required");
-            printer.stdout(&crate::generate::completion(shell));
+            printer.stdout(&completions::script(shell));
             ExitClass::Success
         }
         _ => unreachable!("clap requires a subcommand"),
