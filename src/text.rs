@@ -3,6 +3,7 @@
 //! their own views (`Action::text`), so the renderer stays domain-free.
 
 use serde_json::Value;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// How text may be styled on this terminal.
 #[derive(Debug, Clone, Copy)]
@@ -47,13 +48,22 @@ pub fn scalar(value: &Value) -> String {
     }
 }
 
-/// Truncates to `width` characters, marking the cut with `…`.
+/// Truncates to `width` terminal columns, marking the cut with `…`.
 pub fn truncate(text: &str, width: usize) -> String {
     let one_line = text.replace(['\n', '\r', '\t'], " ");
-    if one_line.chars().count() <= width {
+    if one_line.width() <= width {
         return one_line;
     }
-    let mut out: String = one_line.chars().take(width.saturating_sub(1)).collect();
+    let room = width.saturating_sub(1);
+    let mut used = 0;
+    let mut out = String::new();
+    for c in one_line.chars() {
+        used += c.width().unwrap_or(0);
+        if used > room {
+            break;
+        }
+        out.push(c);
+    }
     out.push('…');
     out
 }
@@ -70,10 +80,10 @@ pub fn table(
         .iter()
         .map(|r| columns.iter().map(|c| scalar(&r[*c])).collect())
         .collect();
-    let mut widths: Vec<usize> = columns.iter().map(|c| c.chars().count()).collect();
+    let mut widths: Vec<usize> = columns.iter().map(|c| c.width()).collect();
     for row in &cells {
         for (i, cell) in row.iter().enumerate() {
-            widths[i] = widths[i].max(cell.chars().count());
+            widths[i] = widths[i].max(cell.width());
         }
     }
     let fixed: usize = widths[..columns.len() - 1].iter().map(|w| w + 2).sum();
@@ -106,12 +116,15 @@ pub fn table(
     out
 }
 
+/// `text` filled with spaces to `width` columns (`format!`'s `{:<width$}`
+/// counts chars, and a CJK char or an emoji takes two columns).
 fn pad(text: &str, width: usize, last: bool) -> String {
-    if last {
-        text.to_string()
+    let fill = if last {
+        0
     } else {
-        format!("{text:<width$}")
-    }
+        width.saturating_sub(text.width())
+    };
+    format!("{text}{}", " ".repeat(fill))
 }
 
 /// `label: value` lines for the scalar fields of `record`, in its order.
@@ -164,5 +177,31 @@ mod tests {
         let out = table(&rows, &["number", "title"], &style, plain);
         assert!(out.lines().all(|l| l.chars().count() <= 40), "{out}");
         assert!(out.contains('…'));
+    }
+
+    /// Wide characters take two columns each: the cut falls by columns,
+    /// and the next column starts at the same column on every line.
+    #[test]
+    fn cjk_and_emoji_cells_are_measured_in_columns() {
+        let style = Style {
+            width: 40,
+            color: false,
+        };
+        let rows = vec![
+            json!({"assignee": "ag_1", "title": "short"}),
+            json!({"assignee": "担当者", "title": "日本語のとても長いタスクのタイトルがここに入ります"}),
+            json!({"assignee": "🤖 bot", "title": "🚀 launch the rocket, then write up what happened"}),
+        ];
+        let out = table(&rows, &["assignee", "title"], &style, plain);
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines.iter().all(|l| l.width() <= 40), "{out}");
+        let title_column: Vec<usize> = lines
+            .iter()
+            .zip(["TITLE", "short", "日本語", "🚀"])
+            .map(|(line, title)| line[..line.find(title).unwrap()].width())
+            .collect();
+        assert_eq!(title_column, vec![title_column[0]; 4], "{out}");
+        assert_eq!(truncate("日本語", 5), "日本…");
+        assert_eq!(truncate("日本語", 6), "日本語");
     }
 }
