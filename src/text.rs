@@ -2,8 +2,15 @@
 //! status word, sized to the terminal. Registry entries compose these into
 //! their own views (`Action::text`), so the renderer stays domain-free.
 
+use anstyle::Effects;
+/// How a piece of text looks: its colour and effects. (anstyle calls it a
+/// `Style`; here [`Style`] is what the terminal can show.)
+pub use anstyle::Style as Look;
 use serde_json::Value;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// Table headers and record labels.
+pub const HEADING: Look = Look::new().effects(Effects::BOLD);
 
 /// How text may be styled on this terminal.
 #[derive(Debug, Clone, Copy)]
@@ -25,9 +32,10 @@ impl Style {
         Style { width, color }
     }
 
-    pub fn paint(&self, text: &str, ansi: &str) -> String {
-        if self.color && !ansi.is_empty() {
-            format!("\x1b[{ansi}m{text}\x1b[0m")
+    /// `text` in `look`, when this terminal takes colour.
+    pub fn paint(&self, text: &str, look: Look) -> String {
+        if self.color && look != Look::new() {
+            format!("{}{text}{}", look.render(), look.render_reset())
         } else {
             text.to_string()
         }
@@ -74,7 +82,7 @@ pub fn table(
     rows: &[Value],
     columns: &[&str],
     style: &Style,
-    paint: fn(&str, &str) -> &'static str,
+    paint: fn(&str, &str) -> Look,
 ) -> String {
     let cells: Vec<Vec<String>> = rows
         .iter()
@@ -94,7 +102,7 @@ pub fn table(
         .enumerate()
         .map(|(i, c)| pad(&c.to_uppercase(), widths[i], i + 1 == columns.len()))
         .collect();
-    out.push_str(&style.paint(header.join("  ").trim_end(), "1"));
+    out.push_str(&style.paint(header.join("  ").trim_end(), HEADING));
     out.push('\n');
     for row in &cells {
         let line: Vec<String> = row
@@ -149,15 +157,15 @@ pub fn record(record: &Value, skip: &[&str], style: &Style) -> String {
         );
         out.push_str(&format!(
             "{}  {text}\n",
-            style.paint(&format!("{key:<label_width$}"), "1")
+            style.paint(&format!("{key:<label_width$}"), HEADING)
         ));
     }
     out
 }
 
 /// No styling for any cell.
-pub fn plain(_column: &str, _value: &str) -> &'static str {
-    ""
+pub fn plain(_column: &str, _value: &str) -> Look {
+    Look::new()
 }
 
 #[cfg(test)]
@@ -177,6 +185,23 @@ mod tests {
         let out = table(&rows, &["number", "title"], &style, plain);
         assert!(out.lines().all(|l| l.chars().count() <= 40), "{out}");
         assert!(out.contains('…'));
+    }
+
+    #[test]
+    fn paint_writes_sgr_codes_only_when_colour_is_on() {
+        let colour = Style {
+            width: 40,
+            color: true,
+        };
+        let green = anstyle::AnsiColor::Green.on_default();
+        assert_eq!(colour.paint("done", green), "\x1b[32mdone\x1b[0m");
+        assert_eq!(colour.paint("TITLE", HEADING), "\x1b[1mTITLE\x1b[0m");
+        assert_eq!(colour.paint("todo", Look::new()), "todo");
+        let no_colour = Style {
+            color: false,
+            ..colour
+        };
+        assert_eq!(no_colour.paint("done", green), "done");
     }
 
     /// Wide characters take two columns each: the cut falls by columns,
