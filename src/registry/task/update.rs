@@ -85,7 +85,10 @@ fn input_schema() -> Value {
             ),
             (
                 "labels",
-                fields::labels("Replaces all labels, at most 20. Omitted: unchanged."),
+                fields::labels(&format!(
+                    "Replaces all labels, at most {}. Omitted: unchanged.",
+                    fields::MAX_LABELS
+                )),
             ),
             (
                 "checklist",
