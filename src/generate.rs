@@ -6,6 +6,7 @@
 //! with `AGENTTEAM_REGENERATE=1`, writes them. Output is deterministic: no
 //! dates, no paths of the build machine, registry order throughout.
 
+use anyhow::Context;
 use clap::Command;
 use clap_complete::Generator;
 use clap_mangen::Man;
@@ -38,7 +39,7 @@ pub const README: &str = "README.md";
 
 /// Every artifact. `readme` is the current README; only the text between its
 /// generation markers is replaced.
-pub fn all(readme: &str) -> Result<Vec<Artifact>, String> {
+pub fn all(readme: &str) -> anyhow::Result<Vec<Artifact>> {
     let mut out = completions();
     out.extend(man_pages());
     out.push(Artifact {
@@ -403,7 +404,7 @@ fn permission_text(action: &Action) -> String {
 // ---------------------------------------------------------------- README
 
 /// The README with every generated table replaced.
-pub fn readme_with_tables(readme: &str) -> Result<String, String> {
+pub fn readme_with_tables(readme: &str) -> anyhow::Result<String> {
     let readme = splice(readme, "actions", &actions_table())?;
     let readme = splice(&readme, "errors", &errors_table())?;
     splice(&readme, "environment", &environment_table())
@@ -476,20 +477,20 @@ fn table_cell(text: &str) -> String {
 /// Replaces the lines between `<!-- BEGIN GENERATED: name … -->` and
 /// `<!-- END GENERATED: name -->` with `body`, and rewrites the BEGIN line so
 /// it names the regeneration command.
-pub fn splice(text: &str, name: &str, body: &str) -> Result<String, String> {
+pub fn splice(text: &str, name: &str, body: &str) -> anyhow::Result<String> {
     let begin_prefix = format!("<!-- BEGIN GENERATED: {name} ");
     let end_line = format!("<!-- END GENERATED: {name} -->");
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let begin = lines
         .iter()
         .position(|l| l.starts_with(&begin_prefix))
-        .ok_or_else(|| format!("{README} has no `{begin_prefix}…-->` line"))?;
+        .with_context(|| format!("{README} has no `{begin_prefix}…-->` line"))?;
     let end = lines
         .iter()
         .skip(begin)
         .position(|l| l.trim_end() == end_line)
         .map(|i| i + begin)
-        .ok_or_else(|| format!("{README} has no `{end_line}` line after its BEGIN line"))?;
+        .with_context(|| format!("{README} has no `{end_line}` line after its BEGIN line"))?;
     let mut out: String = lines[..begin].concat();
     out.push_str(&format!(
         "{begin_prefix}(do not edit; regenerate with `{REGENERATE_COMMAND}`) -->\n"
