@@ -4,7 +4,7 @@
 //! them. Every shell must be installed (`.ci/run` installs them); a missing
 //! one fails the test with the command that installs it.
 
-// The integration-test crate sees every package dependency and uses few.
+// A test crate sees every dependency of the package and uses a few.
 #![allow(unused_crate_dependencies)]
 
 use std::collections::BTreeSet;
