@@ -5,6 +5,9 @@
 //!
 //!   cargo run --release --example storebench [-- ITERATIONS]
 
+// An example sees every dependency of the package and uses a few.
+#![allow(unused_crate_dependencies)]
+
 use std::time::Instant;
 
 use agentteam::registry::find;

@@ -6,9 +6,12 @@
 //! failures with backoff that honours `Retry-After`; non-idempotent
 //! mutations are never resent once they may have reached the server.
 
-use std::sync::Mutex;
+use std::error::Error;
+use std::io;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, RETRY_AFTER};
 
 use crate::credentials::{CredentialStore, Profile, Secret, run_credential_process};
@@ -148,7 +151,8 @@ impl Client {
             .user_agent(concat!("agentteam/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(settings.timeout.min(Duration::from_secs(10)))
             .timeout(settings.timeout)
-            .tcp_nodelay(true);
+            .tcp_nodelay(true)
+            .dns_resolver(Arc::new(SystemResolver));
         if base.starts_with("http://") {
             // Plain HTTP needs no trust store; skip loading it.
             builder = builder.tls_built_in_root_certs(false);
@@ -307,7 +311,28 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     value.parse::<u64>().ok().map(Duration::from_secs)
 }
 
-/// Classifies a transport error without echoing URLs or internals.
+/// The system resolver, as reqwest's default uses it, with a failure that
+/// says what it is: an I/O error of kind `NotFound` (the standard library's
+/// own lookup error has no kind of its own), so that [`transport_failure`]
+/// can tell a host that does not resolve from a connection that fails.
+struct SystemResolver;
+
+impl Resolve for SystemResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let host = name.as_str().to_string();
+        Box::pin(async move {
+            // Port 0: the connector puts the URL's port on every address.
+            match tokio::net::lookup_host((host, 0)).await {
+                Ok(addrs) => Ok(Box::new(addrs) as Addrs),
+                Err(e) => Err(io::Error::new(io::ErrorKind::NotFound, e).into()),
+            }
+        })
+    }
+}
+
+/// Classifies a transport error without echoing URLs or internals: by
+/// reqwest's own kinds, then by the kind of the first I/O error among its
+/// causes.
 fn transport_failure(error: reqwest::Error) -> Failure {
     if error.is_timeout() {
         return Failure::new(
@@ -315,20 +340,14 @@ fn transport_failure(error: reqwest::Error) -> Failure {
             "The Agent Runtime API did not answer within the timeout.",
         );
     }
-    let detail = root_cause(&error);
     let what = if error.is_connect() {
-        if detail.contains("refused") {
-            "the connection was refused"
-        } else if detail.contains("dns") || detail.contains("resolve") || detail.contains("lookup")
-        {
-            "its host name could not be resolved"
-        } else if detail.contains("tls")
-            || detail.contains("certificate")
-            || detail.contains("handshake")
-        {
-            "the TLS handshake failed"
-        } else {
-            "the connection failed"
+        match io_error_kind(&error) {
+            Some(io::ErrorKind::ConnectionRefused) => "the connection was refused",
+            Some(io::ErrorKind::NotFound) => "its host name could not be resolved",
+            // rustls reports a failed handshake (a certificate refused, or no
+            // TLS at all on the other end) as invalid data.
+            Some(io::ErrorKind::InvalidData) => "the TLS handshake failed",
+            _ => "the connection failed",
         }
     } else if error.is_body() || error.is_decode() {
         "the answer was cut off"
@@ -341,13 +360,98 @@ fn transport_failure(error: reqwest::Error) -> Failure {
     )
 }
 
-fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = error.to_string().to_lowercase();
-    let mut source = error.source();
-    while let Some(inner) = source {
-        text.push(' ');
-        text.push_str(&inner.to_string().to_lowercase());
-        source = inner.source();
+/// The kind of the first I/O error among `error`'s causes that says more
+/// than `Other`, a wrapper's kind (the TLS connector wraps rustls's
+/// `InvalidData` error in one). An I/O error hands on the error it wraps
+/// through `get_ref`; its `source` skips that one.
+fn io_error_kind(error: &(dyn Error + 'static)) -> Option<io::ErrorKind> {
+    let mut next = Some(error);
+    while let Some(error) = next {
+        next = match error.downcast_ref::<io::Error>() {
+            Some(io) if io.kind() != io::ErrorKind::Other => return Some(io.kind()),
+            Some(io) => io.get_ref().map(|inner| inner as &(dyn Error + 'static)),
+            None => error.source(),
+        };
     }
-    text
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+
+    use super::*;
+
+    /// A local server that answers the first connection with `reply` and closes it.
+    fn answering(reply: &'static [u8]) -> u16 {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut request = [0u8; 4096];
+            let _ = stream.read(&mut request);
+            let _ = stream.write_all(reply);
+        });
+        port
+    }
+
+    /// The failure a GET of `url` ends in, its body read in full.
+    async fn failure_of(url: &str) -> Failure {
+        let client = Client::new(
+            url,
+            ClientSettings {
+                timeout: Duration::from_secs(5),
+                retries: 0,
+            },
+        )
+        .unwrap();
+        let error = match client.http.get(url).send().await {
+            Ok(response) => response.bytes().await.expect_err("the body fails"),
+            Err(error) => error,
+        };
+        transport_failure(error)
+    }
+
+    fn assert_network_error(failure: Failure, what: &str) {
+        assert_eq!(
+            (failure.code.as_str(), failure.message.as_str()),
+            (
+                code::NETWORK_ERROR.code,
+                format!("Could not reach the Agent Runtime API: {what}.").as_str()
+            )
+        );
+    }
+
+    #[tokio::test]
+    async fn a_refused_connection_says_so() {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let failure = failure_of(&format!("http://127.0.0.1:{port}/")).await;
+        assert_network_error(failure, "the connection was refused");
+    }
+
+    #[tokio::test]
+    async fn a_host_that_does_not_resolve_says_so() {
+        // `.invalid` never resolves (RFC 6761).
+        let failure = failure_of("http://nonexistent.invalid:1/").await;
+        assert_network_error(failure, "its host name could not be resolved");
+    }
+
+    #[tokio::test]
+    async fn tls_to_a_plain_http_port_is_a_failed_handshake() {
+        let port = answering(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n");
+        let failure = failure_of(&format!("https://127.0.0.1:{port}/")).await;
+        assert_network_error(failure, "the TLS handshake failed");
+    }
+
+    #[tokio::test]
+    async fn a_body_cut_short_says_so() {
+        let port = answering(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{\"items\"");
+        let failure = failure_of(&format!("http://127.0.0.1:{port}/")).await;
+        assert_network_error(failure, "the answer was cut off");
+    }
 }

@@ -25,6 +25,9 @@ use crate::error::{Failure, code};
 
 pub const FILE_NAME: &str = "credentials.json";
 pub const DEFAULT_PROFILE: &str = "default";
+/// The store's directory and files are its owner's alone.
+const DIR_MODE: u32 = 0o700;
+const FILE_MODE: u32 = 0o600;
 
 /// A secret string: its `Debug` and `Display` never show it.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -154,7 +157,7 @@ impl CredentialStore {
     ) -> Result<T, Failure> {
         fs::DirBuilder::new()
             .recursive(true)
-            .mode(0o700)
+            .mode(DIR_MODE)
             .create(&self.dir)
             .map_err(|e| invalid(format!("Cannot create {}: {e}.", self.dir.display())))?;
         tighten_own_dir(&self.dir);
@@ -164,7 +167,7 @@ impl CredentialStore {
             .create(true)
             .truncate(false)
             .write(true)
-            .mode(0o600)
+            .mode(FILE_MODE)
             .open(&lock_path)
             .map_err(|e| invalid(format!("Cannot open {}: {e}.", lock_path.display())))?;
         lock.lock()
@@ -187,7 +190,7 @@ impl CredentialStore {
                 .create(true)
                 .truncate(true)
                 .write(true)
-                .mode(0o600)
+                .mode(FILE_MODE)
                 .open(&tmp)?;
             file.write_all(&bytes)?;
             file.sync_all()?;
@@ -294,7 +297,7 @@ fn tighten_own_dir(dir: &Path) {
         // SAFETY: geteuid(2) has no preconditions and touches no memory.
         let ours = meta.uid() == unsafe { libc::geteuid() };
         if ours && meta.mode() & 0o077 != 0 {
-            let _ = fs::set_permissions(dir, fs::Permissions::from_mode(0o700));
+            let _ = fs::set_permissions(dir, fs::Permissions::from_mode(DIR_MODE));
         }
     }
 }
@@ -307,11 +310,11 @@ fn check_private(path: &Path, mask: u32, what: &str) -> Result<(), Failure> {
 }
 
 fn insecure(path: &Path, what: &str, mode: u32) -> Failure {
-    let fix = if what == "file" { "600" } else { "700" };
+    let fix = if what == "file" { FILE_MODE } else { DIR_MODE };
     Failure::new(
         code::CREDENTIAL_STORE_INSECURE,
         format!(
-            "The credential store {what} {} has mode {:o}, open to group or others; run `chmod {fix} {}` and check who could have read or changed it.",
+            "The credential store {what} {} has mode {:o}, open to group or others; run `chmod {fix:o} {}` and check who could have read or changed it.",
             path.display(),
             mode & 0o777,
             path.display()

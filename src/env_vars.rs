@@ -2,6 +2,15 @@
 //! reads them through these constants and the man pages' ENVIRONMENT
 //! sections and the README are generated from [`ALL`].
 
+/// The default of `--timeout` and AGENTTEAM_TIMEOUT, in seconds: a literal,
+/// so that the variable's description below can state it with `concat!`.
+macro_rules! default_timeout_seconds {
+    () => {
+        30
+    };
+}
+pub(crate) use default_timeout_seconds;
+
 pub struct EnvVar {
     pub name: &'static str,
     pub binary: &'static str,
@@ -21,7 +30,11 @@ pub const PROFILE: EnvVar = EnvVar {
 pub const TIMEOUT: EnvVar = EnvVar {
     name: "AGENTTEAM_TIMEOUT",
     binary: "agentteam",
-    description: "Seconds one HTTP attempt may take when --timeout is not given. Default 30.",
+    description: concat!(
+        "Seconds one HTTP attempt may take when --timeout is not given. Default ",
+        default_timeout_seconds!(),
+        "."
+    ),
 };
 pub const WORKFLOW_RUN_ID: EnvVar = EnvVar {
     name: "AGENTTEAM_WORKFLOW_RUN_ID",

@@ -1,17 +1,20 @@
 //! Every generated artifact, as pure functions over the registry: the shell
-//! completions in `completions/`, the man pages in `man/` and the README's
-//! tables. Nothing here touches the file system; `tests/generated.rs`
+//! completions in `completions/` (written by [`crate::cli::completions`],
+//! which `agentteam completions` prints), the man pages in `man/` and the
+//! README's tables. Nothing here touches the file system; `tests/generated.rs`
 //! compares these contents with the checked-in files (the drift test) and,
 //! with `AGENTTEAM_REGENERATE=1`, writes them. Output is deterministic: no
 //! dates, no paths of the build machine, registry order throughout.
 
+use anyhow::Context;
 use clap::Command;
-use clap_complete::{Generator, Shell};
+use clap_complete::Generator;
 use clap_mangen::Man;
 // clap_mangen re-exports the `roff` version it renders with; using it keeps
 // the custom sections byte-compatible with the clap-rendered ones.
 use clap_mangen::roff::{Roff, bold, italic, line_break, roman};
 
+use crate::cli::completions::BIN_NAME;
 use crate::cli::help;
 use crate::credentials;
 use crate::env_vars;
@@ -34,18 +37,9 @@ pub const GENERATED_DIRS: &[&str] = &["completions", "man"];
 
 pub const README: &str = "README.md";
 
-/// Every shell `agentteam completions` supports, in file order.
-pub const SHELLS: [Shell; 5] = [
-    Shell::Bash,
-    Shell::Zsh,
-    Shell::Fish,
-    Shell::PowerShell,
-    Shell::Elvish,
-];
-
 /// Every artifact. `readme` is the current README; only the text between its
 /// generation markers is replaced.
-pub fn all(readme: &str) -> Result<Vec<Artifact>, String> {
+pub fn all(readme: &str) -> anyhow::Result<Vec<Artifact>> {
     let mut out = completions();
     out.extend(man_pages());
     out.push(Artifact {
@@ -57,18 +51,14 @@ pub fn all(readme: &str) -> Result<Vec<Artifact>, String> {
 
 // ---------------------------------------------------------------- completions
 
-/// The completion script for `shell`: exactly what `agentteam completions <shell>` prints.
-pub fn completion(shell: Shell) -> String {
-    let mut buf = Vec::new();
-    clap_complete::generate(shell, &mut crate::cli::command(), "agentteam", &mut buf);
-    String::from_utf8(buf).expect("clap_complete writes UTF-8")
-}
+/// The shells and scripts of `agentteam completions`, which the CLI writes.
+pub use crate::cli::completions::{SHELLS, script as completion};
 
 pub fn completions() -> Vec<Artifact> {
     SHELLS
         .iter()
         .map(|&shell| Artifact {
-            path: format!("completions/{}", shell.file_name("agentteam")),
+            path: format!("completions/{}", shell.file_name(BIN_NAME)),
             contents: completion(shell),
         })
         .collect()
@@ -414,7 +404,7 @@ fn permission_text(action: &Action) -> String {
 // ---------------------------------------------------------------- README
 
 /// The README with every generated table replaced.
-pub fn readme_with_tables(readme: &str) -> Result<String, String> {
+pub fn readme_with_tables(readme: &str) -> anyhow::Result<String> {
     let readme = splice(readme, "actions", &actions_table())?;
     let readme = splice(&readme, "errors", &errors_table())?;
     splice(&readme, "environment", &environment_table())
@@ -487,20 +477,20 @@ fn table_cell(text: &str) -> String {
 /// Replaces the lines between `<!-- BEGIN GENERATED: name … -->` and
 /// `<!-- END GENERATED: name -->` with `body`, and rewrites the BEGIN line so
 /// it names the regeneration command.
-pub fn splice(text: &str, name: &str, body: &str) -> Result<String, String> {
+pub fn splice(text: &str, name: &str, body: &str) -> anyhow::Result<String> {
     let begin_prefix = format!("<!-- BEGIN GENERATED: {name} ");
     let end_line = format!("<!-- END GENERATED: {name} -->");
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let begin = lines
         .iter()
         .position(|l| l.starts_with(&begin_prefix))
-        .ok_or_else(|| format!("{README} has no `{begin_prefix}…-->` line"))?;
+        .with_context(|| format!("{README} has no `{begin_prefix}…-->` line"))?;
     let end = lines
         .iter()
         .skip(begin)
         .position(|l| l.trim_end() == end_line)
         .map(|i| i + begin)
-        .ok_or_else(|| format!("{README} has no `{end_line}` line after its BEGIN line"))?;
+        .with_context(|| format!("{README} has no `{end_line}` line after its BEGIN line"))?;
     let mut out: String = lines[..begin].concat();
     out.push_str(&format!(
         "{begin_prefix}(do not edit; regenerate with `{REGENERATE_COMMAND}`) -->\n"

@@ -2,7 +2,15 @@
 //! status word, sized to the terminal. Registry entries compose these into
 //! their own views (`Action::text`), so the renderer stays domain-free.
 
+use anstyle::Effects;
+/// How a piece of text looks: its colour and effects. (anstyle calls it a
+/// `Style`; here [`Style`] is what the terminal can show.)
+pub use anstyle::Style as Look;
 use serde_json::Value;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// Table headers and record labels.
+pub const HEADING: Look = Look::new().effects(Effects::BOLD);
 
 /// How text may be styled on this terminal.
 #[derive(Debug, Clone, Copy)]
@@ -24,9 +32,10 @@ impl Style {
         Style { width, color }
     }
 
-    pub fn paint(&self, text: &str, ansi: &str) -> String {
-        if self.color && !ansi.is_empty() {
-            format!("\x1b[{ansi}m{text}\x1b[0m")
+    /// `text` in `look`, when this terminal takes colour.
+    pub fn paint(&self, text: &str, look: Look) -> String {
+        if self.color && look != Look::new() {
+            format!("{}{text}{}", look.render(), look.render_reset())
         } else {
             text.to_string()
         }
@@ -47,13 +56,22 @@ pub fn scalar(value: &Value) -> String {
     }
 }
 
-/// Truncates to `width` characters, marking the cut with `…`.
+/// Truncates to `width` terminal columns, marking the cut with `…`.
 pub fn truncate(text: &str, width: usize) -> String {
     let one_line = text.replace(['\n', '\r', '\t'], " ");
-    if one_line.chars().count() <= width {
+    if one_line.width() <= width {
         return one_line;
     }
-    let mut out: String = one_line.chars().take(width.saturating_sub(1)).collect();
+    let room = width.saturating_sub(1);
+    let mut used = 0;
+    let mut out = String::new();
+    for c in one_line.chars() {
+        used += c.width().unwrap_or(0);
+        if used > room {
+            break;
+        }
+        out.push(c);
+    }
     out.push('…');
     out
 }
@@ -64,16 +82,16 @@ pub fn table(
     rows: &[Value],
     columns: &[&str],
     style: &Style,
-    paint: fn(&str, &str) -> &'static str,
+    paint: fn(&str, &str) -> Look,
 ) -> String {
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| columns.iter().map(|c| scalar(&r[*c])).collect())
         .collect();
-    let mut widths: Vec<usize> = columns.iter().map(|c| c.chars().count()).collect();
+    let mut widths: Vec<usize> = columns.iter().map(|c| c.width()).collect();
     for row in &cells {
         for (i, cell) in row.iter().enumerate() {
-            widths[i] = widths[i].max(cell.chars().count());
+            widths[i] = widths[i].max(cell.width());
         }
     }
     let fixed: usize = widths[..columns.len() - 1].iter().map(|w| w + 2).sum();
@@ -84,7 +102,7 @@ pub fn table(
         .enumerate()
         .map(|(i, c)| pad(&c.to_uppercase(), widths[i], i + 1 == columns.len()))
         .collect();
-    out.push_str(&style.paint(header.join("  ").trim_end(), "1"));
+    out.push_str(&style.paint(header.join("  ").trim_end(), HEADING));
     out.push('\n');
     for row in &cells {
         let line: Vec<String> = row
@@ -106,12 +124,15 @@ pub fn table(
     out
 }
 
+/// `text` filled with spaces to `width` columns (`format!`'s `{:<width$}`
+/// counts chars, and a CJK char or an emoji takes two columns).
 fn pad(text: &str, width: usize, last: bool) -> String {
-    if last {
-        text.to_string()
+    let fill = if last {
+        0
     } else {
-        format!("{text:<width$}")
-    }
+        width.saturating_sub(text.width())
+    };
+    format!("{text}{}", " ".repeat(fill))
 }
 
 /// `label: value` lines for the scalar fields of `record`, in its order.
@@ -136,15 +157,15 @@ pub fn record(record: &Value, skip: &[&str], style: &Style) -> String {
         );
         out.push_str(&format!(
             "{}  {text}\n",
-            style.paint(&format!("{key:<label_width$}"), "1")
+            style.paint(&format!("{key:<label_width$}"), HEADING)
         ));
     }
     out
 }
 
 /// No styling for any cell.
-pub fn plain(_column: &str, _value: &str) -> &'static str {
-    ""
+pub fn plain(_column: &str, _value: &str) -> Look {
+    Look::new()
 }
 
 #[cfg(test)]
@@ -164,5 +185,48 @@ mod tests {
         let out = table(&rows, &["number", "title"], &style, plain);
         assert!(out.lines().all(|l| l.chars().count() <= 40), "{out}");
         assert!(out.contains('…'));
+    }
+
+    #[test]
+    fn paint_writes_sgr_codes_only_when_colour_is_on() {
+        let colour = Style {
+            width: 40,
+            color: true,
+        };
+        let green = anstyle::AnsiColor::Green.on_default();
+        assert_eq!(colour.paint("done", green), "\x1b[32mdone\x1b[0m");
+        assert_eq!(colour.paint("TITLE", HEADING), "\x1b[1mTITLE\x1b[0m");
+        assert_eq!(colour.paint("todo", Look::new()), "todo");
+        let no_colour = Style {
+            color: false,
+            ..colour
+        };
+        assert_eq!(no_colour.paint("done", green), "done");
+    }
+
+    /// Wide characters take two columns each: the cut falls by columns,
+    /// and the next column starts at the same column on every line.
+    #[test]
+    fn cjk_and_emoji_cells_are_measured_in_columns() {
+        let style = Style {
+            width: 40,
+            color: false,
+        };
+        let rows = vec![
+            json!({"assignee": "ag_1", "title": "short"}),
+            json!({"assignee": "担当者", "title": "日本語のとても長いタスクのタイトルがここに入ります"}),
+            json!({"assignee": "🤖 bot", "title": "🚀 launch the rocket, then write up what happened"}),
+        ];
+        let out = table(&rows, &["assignee", "title"], &style, plain);
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines.iter().all(|l| l.width() <= 40), "{out}");
+        let title_column: Vec<usize> = lines
+            .iter()
+            .zip(["TITLE", "short", "日本語", "🚀"])
+            .map(|(line, title)| line[..line.find(title).unwrap()].width())
+            .collect();
+        assert_eq!(title_column, vec![title_column[0]; 4], "{out}");
+        assert_eq!(truncate("日本語", 5), "日本…");
+        assert_eq!(truncate("日本語", 6), "日本語");
     }
 }

@@ -16,6 +16,8 @@ use crate::registry::{Action, FieldErrors, HiddenContext, Method};
 
 /// Largest request body the runtime reads, and the largest input the CLI sends.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+/// The longest workflow context id (`workflowRunId`, `callbackEffectId`), in bytes.
+const MAX_CONTEXT_ID_BYTES: usize = 128;
 
 /// Hidden workflow context (§13.1), injected by the CLI only beside an `idempotency_key`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -151,10 +153,12 @@ pub fn decode_body(bytes: &[u8]) -> Result<(Value, WorkflowContext), Failure> {
     let mut take = |name: &str| -> Result<Option<String>, Failure> {
         match object.remove(name) {
             None => Ok(None),
-            Some(Value::String(s)) if !s.is_empty() && s.len() <= 128 => Ok(Some(s)),
+            Some(Value::String(s)) if !s.is_empty() && s.len() <= MAX_CONTEXT_ID_BYTES => {
+                Ok(Some(s))
+            }
             Some(_) => Err(Failure::invalid_input(BTreeMap::from([(
                 name.to_string(),
-                "Must be a non-empty string of at most 128 bytes.".to_string(),
+                format!("Must be a non-empty string of at most {MAX_CONTEXT_ID_BYTES} bytes."),
             )]))),
         }
     };

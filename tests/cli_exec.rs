@@ -1,6 +1,9 @@
 //! The real `agentteam` binary against a recording server on 127.0.0.1:0:
 //! the exact wire request of every route, and every way a call can fail.
 
+// A test crate sees every dependency of the package and uses a few.
+#![allow(unused_crate_dependencies)]
+
 #[path = "support/cli.rs"]
 mod cli;
 #[path = "support/recorder.rs"]

@@ -9,6 +9,9 @@
 //! the whole matrix in one table and prints it (`cargo test --test
 //! cli_faults -- --nocapture`), the figure `docs/reliability.md` quotes.
 
+// A test crate sees every dependency of the package and uses a few.
+#![allow(unused_crate_dependencies)]
+
 #[path = "support/cli.rs"]
 mod cli;
 #[path = "support/recorder.rs"]

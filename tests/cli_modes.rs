@@ -1,6 +1,9 @@
 //! The exec modes beyond one request: --dry-run, --example, --format text,
 //! --batch and --paginate, against a recording server.
 
+// A test crate sees every dependency of the package and uses a few.
+#![allow(unused_crate_dependencies)]
+
 #[path = "support/cli.rs"]
 mod cli;
 #[path = "support/recorder.rs"]

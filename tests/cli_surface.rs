@@ -1,5 +1,8 @@
 //! `auth`, help, schemas, the catalog and process behaviour of the real binary.
 
+// A test crate sees every dependency of the package and uses a few.
+#![allow(unused_crate_dependencies)]
+
 #[path = "support/cli.rs"]
 mod cli;
 

@@ -2,6 +2,9 @@
 //! text is the default, colour appears only on a terminal and never with
 //! NO_COLOR, and a missing input is explained instead of awaited.
 
+// A test crate sees every dependency of the package and uses a few.
+#![allow(unused_crate_dependencies)]
+
 #[path = "support/cli.rs"]
 mod cli;
 #[path = "support/recorder.rs"]

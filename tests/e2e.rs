@@ -3,6 +3,9 @@
 //! agent sees it, through stdin, the credential store and real HTTP. Every
 //! success document is checked against the action's `--output-schema`.
 
+// A test crate sees every dependency of the package and uses a few.
+#![allow(unused_crate_dependencies)]
+
 mod common {
     pub mod postgres;
     pub mod runtime;

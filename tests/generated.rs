@@ -6,6 +6,9 @@
 //! AGENTTEAM_REGENERATE=1 cargo test --test generated
 //! ```
 
+// A test crate sees every dependency of the package and uses a few.
+#![allow(unused_crate_dependencies)]
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

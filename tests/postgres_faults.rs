@@ -5,6 +5,9 @@
 //! 503; a deadlock is retried inside the runtime and never reaches the
 //! client. Each test prints its figure (`-- --nocapture`).
 
+// A test crate sees every dependency of the package and uses a few.
+#![allow(unused_crate_dependencies)]
+
 mod common {
     pub mod postgres;
     pub mod runtime;

@@ -2,6 +2,9 @@
 //! real server: the shared cluster, databases, both URIs, stop/restart and
 //! cleanup. Run as root it exercises the `postgres`-account path.
 
+// A test crate sees every dependency of the package and uses a few.
+#![allow(unused_crate_dependencies)]
+
 mod common {
     pub mod postgres;
 }

@@ -8,6 +8,9 @@
 //! The mixed soak runs 3 s by default so CI stays quick on two cores;
 //! `AGENTTEAM_SOAK=1` runs it for 30 s (`AGENTTEAM_SOAK_SECONDS` sets any length).
 
+// A test crate sees every dependency of the package and uses a few.
+#![allow(unused_crate_dependencies)]
+
 mod common {
     pub mod postgres;
     pub mod runtime;

@@ -15,6 +15,9 @@
 //!
 //! 20 rounds of 100–300 ms of load by default; `AGENTTEAM_CRASH_ROUNDS` sets more.
 
+// A test crate sees every dependency of the package and uses a few.
+#![allow(unused_crate_dependencies)]
+
 mod common {
     pub mod postgres;
     pub mod runtime;

@@ -9,6 +9,9 @@
 //!
 //! `AGENTTEAM_FUZZ_ITERATIONS` raises the count for a longer local run.
 
+// A test crate sees every dependency of the package and uses a few.
+#![allow(unused_crate_dependencies)]
+
 #[path = "../fuzz/targets.rs"]
 mod targets;
 

@@ -10,6 +10,9 @@
 //!   `nextCursor` that continues right after its last item; a detail past the
 //!   Detail budget is cut, says so, and keeps the sections' totals.
 
+// A test crate sees every dependency of the package and uses a few.
+#![allow(unused_crate_dependencies)]
+
 mod common {
     pub mod postgres;
     pub mod runtime;

@@ -7,6 +7,9 @@
 //! `refusals_are_json_with_their_status`; the CLI's `-v` redaction is in
 //! `tests/cli_exec.rs` `tokens_never_reach_any_output`.)
 
+// A test crate sees every dependency of the package and uses a few.
+#![allow(unused_crate_dependencies)]
+
 #[path = "support/cli.rs"]
 mod cli;
 mod common {

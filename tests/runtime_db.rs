@@ -5,6 +5,9 @@
 //! password, a non-zero exit, and nothing created. `migrate` and
 //! `migrate --status` on both engines.
 
+// A test crate sees every dependency of the package and uses a few.
+#![allow(unused_crate_dependencies)]
+
 mod common {
     pub mod postgres;
     pub mod runtime;

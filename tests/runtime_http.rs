@@ -4,6 +4,9 @@
 //! that validates against the action's `--output-schema`, and an
 //! acknowledged write survives `kill -9`.
 
+// A test crate sees every dependency of the package and uses a few.
+#![allow(unused_crate_dependencies)]
+
 mod common {
     pub mod postgres;
     pub mod runtime;

@@ -9,6 +9,9 @@
 //! INSTA_UPDATE=always cargo test --test snapshots     # or: cargo insta test --accept
 //! ```
 
+// A test crate sees every dependency of the package and uses a few.
+#![allow(unused_crate_dependencies)]
+
 use std::process::{Command, Stdio};
 
 use agentteam::registry::{self, ACTIONS};

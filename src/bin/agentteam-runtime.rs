@@ -1,5 +1,8 @@
 //! The reference Agent Runtime API server (`agentteam-runtime`); see `agentteam::runtime`.
 
+// A binary sees every dependency of the package; the library uses them.
+#![allow(unused_crate_dependencies)]
+
 fn main() -> std::process::ExitCode {
     agentteam::runtime::main_entry()
 }

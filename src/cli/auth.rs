@@ -10,6 +10,9 @@ use crate::credentials::{CredentialStore, Profile, Secret, StoreFile, profile_na
 use crate::error::{ExitClass, Failure, code};
 use crate::output::Printer;
 
+/// The longest workspace or agent id, in bytes.
+const MAX_ID_LENGTH: usize = 128;
+
 pub struct LoginSettings {
     pub profile: Option<String>,
     pub api_url: String,
@@ -26,10 +29,10 @@ pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
             ("--workspace", &settings.workspace_id),
             ("--agent", &settings.agent_id),
         ] {
-            if value.trim().is_empty() || value.len() > 128 {
+            if value.trim().is_empty() || value.len() > MAX_ID_LENGTH {
                 return Err(Failure::new(
                     code::INVALID_INPUT,
-                    format!("{flag} must be 1–128 characters."),
+                    format!("{flag} must be 1–{MAX_ID_LENGTH} characters."),
                 )
                 .field(flag.trim_start_matches('-'), "Required."));
             }

@@ -5,6 +5,7 @@
 //! types (parse → resolve → execute).
 
 pub mod auth;
+pub mod completions;
 pub mod help;
 
 use std::ffi::OsString;
@@ -20,7 +21,7 @@ use crate::exec::{self, ExecSettings, InputSource, Mode};
 use crate::output::{Format, Printer};
 use crate::registry::{self, ACTIONS};
 
-const DEFAULT_TIMEOUT_SECONDS: u64 = 30;
+const DEFAULT_TIMEOUT_SECONDS: u64 = env_vars::default_timeout_seconds!();
 const DEFAULT_RETRIES: u32 = 2;
 const DEFAULT_CONCURRENCY: u16 = 4;
 
@@ -58,7 +59,9 @@ fn build(long_help: bool) -> Command {
                 .value_name("SECONDS")
                 .env(env_vars::TIMEOUT.name)
                 .value_parser(value_parser!(u64).range(1..=3600))
-                .help("Seconds one HTTP attempt may take, connection included [default: 30]"),
+                .help(format!(
+                    "Seconds one HTTP attempt may take, connection included [default: {DEFAULT_TIMEOUT_SECONDS}]"
+                )),
         )
         .arg(
             Arg::new("retries")
@@ -66,7 +69,9 @@ fn build(long_help: bool) -> Command {
                 .global(true)
                 .value_name("N")
                 .value_parser(value_parser!(u32).range(0..=10))
-                .help("Extra attempts after a transient failure, for reads, set_claim and keyed creates only [default: 2]"),
+                .help(format!(
+                    "Extra attempts after a transient failure, for reads, set_claim and keyed creates only [default: {DEFAULT_RETRIES}]"
+                )),
         )
         .arg(
             Arg::new("format")
@@ -181,7 +186,9 @@ fn action_command(action: &'static registry::Action, long_help: bool) -> Command
                 .value_name("N")
                 .requires("batch")
                 .value_parser(value_parser!(u16).range(1..=64))
-                .help("With --batch: requests in flight at once [default: 4]"),
+                .help(format!(
+                    "With --batch: requests in flight at once [default: {DEFAULT_CONCURRENCY}]"
+                )),
         );
     if !action.paginated {
         return command;
@@ -260,7 +267,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Some(("auth", m)) => run_auth(m, profile, &printer),
         Some(("completions", m)) => {
             let shell = *m.get_one::<Shell>("shell").expect("required");
-            printer.stdout(&crate::generate::completion(shell));
+            printer.stdout(&completions::script(shell));
             ExitClass::Success
         }
         _ => unreachable!("clap requires a subcommand"),

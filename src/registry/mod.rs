@@ -12,6 +12,7 @@ pub mod task;
 
 use std::collections::BTreeMap;
 
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -318,8 +319,14 @@ impl Action {
     /// The route for one workspace and agent; ids are percent-encoded.
     pub fn route_for(&self, workspace_id: &str, agent_id: &str) -> String {
         self.route_template()
-            .replace("{workspaceId}", &percent_encode(workspace_id))
-            .replace("{agentId}", &percent_encode(agent_id))
+            .replace(
+                "{workspaceId}",
+                &utf8_percent_encode(workspace_id, PATH_SEGMENT).to_string(),
+            )
+            .replace(
+                "{agentId}",
+                &utf8_percent_encode(agent_id, PATH_SEGMENT).to_string(),
+            )
     }
 
     /// May the CLI resend this request after a transient failure?
@@ -411,17 +418,12 @@ pub fn catalog() -> Value {
     })
 }
 
-fn percent_encode(segment: &str) -> String {
-    let mut out = String::with_capacity(segment.len());
-    for b in segment.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
+/// What an id keeps as it is in a route: RFC 3986's unreserved characters.
+const PATH_SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
 
 /// No canonicalisation needed.
 pub fn keep(_: &mut Value) {}

@@ -11,7 +11,7 @@
 //! does) `initdb` and `postgres` run as the unprivileged `postgres` account.
 //! Clients (`psql`, the server under test) keep running as the caller.
 //!
-//! Only std, `libc` and `tempfile` are used, so the library's own unit tests
+//! Only std, `libc`, `percent-encoding` and `tempfile` are used, so the library's own unit tests
 //! can include this file too:
 //! `#[path = "../../../tests/common/postgres.rs"] mod pg;`. Integration tests
 //! use `mod common { pub mod postgres; }`.
@@ -31,6 +31,8 @@ use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError, mpsc};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
+
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC};
 
 /// The bootstrap superuser (`initdb --username`).
 pub const SUPERUSER: &str = "agentteam";
@@ -739,15 +741,13 @@ fn free_port() -> u16 {
 /// Percent-encodes a path for a URI query value: every byte but unreserved
 /// characters and `/`.
 fn percent_encode(text: &OsStr) -> String {
-    let mut encoded = String::new();
-    for &byte in text.as_bytes() {
-        if byte.is_ascii_alphanumeric() || b"/-._~".contains(&byte) {
-            encoded.push(char::from(byte));
-        } else {
-            encoded.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    encoded
+    const PATH: &AsciiSet = &NON_ALPHANUMERIC
+        .remove(b'/')
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
+    percent_encoding::percent_encode(text.as_bytes(), PATH).to_string()
 }
 
 /// Fast shutdown: SIGINT, then SIGKILL if the postmaster has not exited

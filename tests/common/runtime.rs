@@ -15,6 +15,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::Value;
 
 use super::postgres::Cluster;
@@ -426,17 +427,14 @@ pub fn try_post(
     Some((status, body))
 }
 
-/// Percent-encodes one query component.
+/// Percent-encodes one query component: every byte but RFC 3986's unreserved ones.
 pub fn encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
+    const UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'_')
+        .remove(b'.')
+        .remove(b'~');
+    utf8_percent_encode(text, UNRESERVED).to_string()
 }
 
 impl Runtime {

@@ -168,21 +168,10 @@ fn parse_query(q: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// A query component as sent in a form: `+` is a space, `%XX` a byte.
 fn decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap();
-                out.push(u8::from_str_radix(hex, 16).unwrap());
-                i += 2;
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8(out).unwrap()
+    percent_encoding::percent_decode_str(&s.replace('+', " "))
+        .decode_utf8()
+        .expect("the client sends UTF-8 query components")
+        .into_owned()
 }

@@ -38,7 +38,10 @@ pub static ACTION: Action = Action {
 
 fn input_schema() -> Value {
     let mut summary = string(
-        "The checkpoint text, 1–4000 characters, not blank.",
+        &format!(
+            "The checkpoint text, 1–{} characters, not blank.",
+            fields::MAX_SUMMARY
+        ),
         1,
         fields::MAX_SUMMARY,
     );

@@ -69,7 +69,10 @@ fn task_item() -> Value {
             ),
             (
                 "labels",
-                fields::labels("Labels, at most 20, distinct. Default: none."),
+                fields::labels(&format!(
+                    "Labels, at most {}, distinct. Default: none.",
+                    fields::MAX_LABELS
+                )),
             ),
             ("checklist", fields::checklist("Default: none.")),
             ("urls", fields::urls("Default: none.")),
@@ -115,7 +118,10 @@ fn input_schema() -> Value {
             (
                 "tasks",
                 array(
-                    "Tasks to create, 1–50. Rich fields (anything but title) only when there is exactly one.",
+                    &format!(
+                        "Tasks to create, 1–{}. Rich fields (anything but title) only when there is exactly one.",
+                        fields::MAX_BATCH
+                    ),
                     task_item(),
                     1,
                     fields::MAX_BATCH,
@@ -132,9 +138,11 @@ fn input_schema() -> Value {
             (
                 "idempotency_key",
                 string(
-                    "Replay key for creation inside an active workflow callback: trimmed, non-blank, at most 128 UTF-8 bytes. Reusing it with the same input returns the original tasks. Default: none.",
+                    &format!(
+                        "Replay key for creation inside an active workflow callback: trimmed, non-blank, at most {MAX_IDEMPOTENCY_KEY_BYTES} UTF-8 bytes. Reusing it with the same input returns the original tasks. Default: none."
+                    ),
                     1,
-                    128,
+                    MAX_IDEMPOTENCY_KEY_BYTES as u64,
                 ),
             ),
         ],
@@ -212,7 +220,10 @@ fn check(input: &Value, errors: &mut FieldErrors) {
         if trimmed.is_empty() {
             errors.insert("idempotency_key".into(), "Must not be blank.".into());
         } else if trimmed.len() > MAX_IDEMPOTENCY_KEY_BYTES {
-            errors.insert("idempotency_key".into(), "At most 128 UTF-8 bytes.".into());
+            errors.insert(
+                "idempotency_key".into(),
+                format!("At most {MAX_IDEMPOTENCY_KEY_BYTES} UTF-8 bytes."),
+            );
         }
     }
 }

@@ -22,6 +22,13 @@ pub const MAX_DESCRIPTION: u64 = 10_000;
 pub const MAX_BLOCKER: u64 = 1_000;
 pub const MAX_SUMMARY: u64 = 4_000;
 pub const MAX_BATCH: u64 = 50;
+pub const MAX_LABELS: u64 = 20;
+pub const MAX_LABEL: u64 = 50;
+pub const MAX_CHECKLIST: u64 = 50;
+pub const MAX_CHECKLIST_TEXT: u64 = 500;
+pub const MAX_URLS: u64 = 20;
+pub const MAX_ATTACHMENTS: u64 = 20;
+pub const MAX_FILE_NAME: u64 = 200;
 
 /// Fields a created task may carry besides `title`; only in a one-item batch.
 pub const RICH_FIELDS: &[&str] = &[
@@ -50,7 +57,7 @@ pub fn number(description: &str) -> Value {
 
 pub fn title(default: &str) -> Value {
     let mut s = string(
-        &format!("Task title: 1–200 characters, not blank. {default}"),
+        &format!("Task title: 1–{MAX_TITLE} characters, not blank. {default}"),
         1,
         MAX_TITLE,
     );
@@ -81,44 +88,58 @@ pub fn member_ref(description: &str) -> Value {
 pub fn labels(description: &str) -> Value {
     unique(array(
         description,
-        string("A label, 1–50 characters.", 1, 50),
+        string(&format!("A label, 1–{MAX_LABEL} characters."), 1, MAX_LABEL),
         0,
-        20,
+        MAX_LABELS,
     ))
 }
 
 pub fn checklist(default: &str) -> Value {
     array(
-        &format!("Checklist items in order, at most 50. {default}"),
+        &format!("Checklist items in order, at most {MAX_CHECKLIST}. {default}"),
         object(
             "One checklist item.",
             vec![
-                ("text", string("What to check, 1–500 characters.", 1, 500)),
+                (
+                    "text",
+                    string(
+                        &format!("What to check, 1–{MAX_CHECKLIST_TEXT} characters."),
+                        1,
+                        MAX_CHECKLIST_TEXT,
+                    ),
+                ),
                 ("done", boolean("Whether the item is done. Default false.")),
             ],
             &["text"],
         ),
         0,
-        50,
+        MAX_CHECKLIST,
     )
 }
 
 pub fn urls(default: &str) -> Value {
     array(
-        &format!("Related http(s) URLs, at most 20. {default}"),
+        &format!("Related http(s) URLs, at most {MAX_URLS}. {default}"),
         pattern("An http or https URL.", "^https?://\\S+$", 2_000),
         0,
-        20,
+        MAX_URLS,
     )
 }
 
 pub fn attachments(default: &str) -> Value {
     array(
-        &format!("Attachment metadata (no file bytes), at most 20. {default}"),
+        &format!("Attachment metadata (no file bytes), at most {MAX_ATTACHMENTS}. {default}"),
         object(
             "One attachment's metadata.",
             vec![
-                ("name", string("File name, 1–200 characters.", 1, 200)),
+                (
+                    "name",
+                    string(
+                        &format!("File name, 1–{MAX_FILE_NAME} characters."),
+                        1,
+                        MAX_FILE_NAME,
+                    ),
+                ),
                 (
                     "url",
                     pattern(
@@ -143,13 +164,13 @@ pub fn attachments(default: &str) -> Value {
             &["name", "url"],
         ),
         0,
-        20,
+        MAX_ATTACHMENTS,
     )
 }
 
 pub fn blocker(default: &str) -> Value {
     string(
-        &format!("What blocks progress, 1–1000 characters. {default}"),
+        &format!("What blocks progress, 1–{MAX_BLOCKER} characters. {default}"),
         1,
         MAX_BLOCKER,
     )

@@ -85,7 +85,11 @@ fn input_schema() -> Value {
             ),
             (
                 "limit",
-                integer("Page size, 1–100. Default 20.", 1, MAX_LIMIT),
+                integer(
+                    &format!("Page size, 1–{MAX_LIMIT}. Default {DEFAULT_LIMIT}."),
+                    1,
+                    MAX_LIMIT,
+                ),
             ),
             (
                 "cursor",

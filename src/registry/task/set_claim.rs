@@ -51,7 +51,7 @@ fn input_schema() -> Value {
             (
                 "numbers",
                 unique(array(
-                    "Task numbers, 1–50, distinct.",
+                    &format!("Task numbers, 1–{}, distinct.", fields::MAX_BATCH),
                     fields::number("A task number."),
                     1,
                     fields::MAX_BATCH,

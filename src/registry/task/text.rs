@@ -1,20 +1,21 @@
 //! How task results read as text (`--format text`): the task domain's views,
 //! composed from the generic `text` vocabulary.
 
+use anstyle::{AnsiColor, Effects};
 use serde_json::Value;
 
-use crate::text::{Style, record, scalar, table};
+use crate::text::{HEADING, Look, Style, record, scalar, table};
 
 const COLUMNS: &[&str] = &["number", "status", "priority", "assignee", "title"];
 
-fn paint(column: &str, value: &str) -> &'static str {
+fn paint(column: &str, value: &str) -> Look {
     match (column, value) {
-        ("status", "done") => "32",
-        ("status", "in_progress") => "33",
-        ("status", "in_review") => "36",
-        ("status", "canceled") => "2",
-        ("priority", "urgent" | "high") => "31",
-        _ => "",
+        ("status", "done") => AnsiColor::Green.on_default(),
+        ("status", "in_progress") => AnsiColor::Yellow.on_default(),
+        ("status", "in_review") => AnsiColor::Cyan.on_default(),
+        ("status", "canceled") => Look::new().effects(Effects::DIMMED),
+        ("priority", "urgent" | "high") => AnsiColor::Red.on_default(),
+        _ => Look::new(),
     }
 }
 
@@ -63,7 +64,7 @@ pub fn detail(data: &Value, style: &Style) -> String {
             let shown = section["items"].as_array().map_or(0, Vec::len);
             out.push_str(&format!(
                 "\n{} ({shown} of {total})\n",
-                style.paint(name, "1")
+                style.paint(name, HEADING)
             ));
             if name == "subtasks" && shown > 0 {
                 out.push_str(&tasks(&section["items"], style));

@@ -66,7 +66,10 @@ impl Field {
             Field::Assignee => nullable(fields::member_ref(
                 "Member ref to assign, e.g. `@alice`. Omitted: unchanged; null unassigns.",
             )),
-            Field::Labels => fields::labels("Replaces all labels, at most 20. Omitted: unchanged."),
+            Field::Labels => fields::labels(&format!(
+                "Replaces all labels, at most {}. Omitted: unchanged.",
+                fields::MAX_LABELS
+            )),
             Field::Checklist => fields::checklist("Replaces the checklist. Omitted: unchanged."),
             Field::Urls => fields::urls("Replaces the URLs. Omitted: unchanged."),
             Field::Attachments => {
