@@ -40,7 +40,7 @@ use axum::response::Response;
 use axum::routing::{MethodFilter, MethodRouter};
 use serde_json::Value;
 use tokio::net::TcpListener;
-use tokio::signal::unix::{SignalKind, signal};
+use tokio::signal::unix::{Signal, SignalKind, signal};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 use tracing::Span;
@@ -190,27 +190,47 @@ async fn readyz<S: Store>(State(store): State<Arc<S>>) -> Response {
     }
 }
 
-/// Serves until SIGINT or SIGTERM, then finishes in-flight requests. Prints
-/// one JSON line `{"listen", "db"}` on stdout once bound.
-pub async fn serve<S: Store>(store: Arc<S>, listen: SocketAddr, db: &str) -> Result<(), Failure> {
+/// A socket bound for the server, with SIGINT and SIGTERM already handled:
+/// the caller announces [`Bound::address`], then [`Bound::serve`]s.
+pub struct Bound {
+    listener: TcpListener,
+    address: SocketAddr,
+    signals: Signals,
+}
+
+/// Binds `listen` and registers the shutdown signals. They are registered
+/// before the address can be announced, so a SIGTERM sent as soon as the
+/// address is read is always graceful.
+pub async fn bind(listen: SocketAddr) -> Result<Bound, Failure> {
     let listener = TcpListener::bind(listen).await.map_err(|e| {
         Failure::new(
             code::USAGE_ERROR,
             format!("Cannot listen on {listen}: {e}."),
         )
     })?;
-    let bound = listener
+    let address = listener
         .local_addr()
         .map_err(|e| Failure::new(code::SERVER_ERROR, format!("No local address: {e}.")))?;
-    // Signal handlers are registered before the address is announced, so a
-    // SIGTERM sent as soon as the caller reads it is always graceful.
-    let shutdown = shutdown_signal()?;
-    crate::runtime::cli::print_json(&serde_json::json!({"listen": bound.to_string(), "db": db}));
-    tracing::info!(listen = %bound, db, "agentteam-runtime serving");
-    let timeouts = Timeouts::default();
-    serve_on(listener, router_with(store, timeouts), timeouts, shutdown).await;
-    tracing::info!("agentteam-runtime stopped");
-    Ok(())
+    Ok(Bound {
+        listener,
+        address,
+        signals: Signals::register()?,
+    })
+}
+
+impl Bound {
+    /// The address actually bound (the port a `:0` listen picked).
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// Serves `store` until SIGINT or SIGTERM, then finishes in-flight requests.
+    pub async fn serve<S: Store>(self, store: Arc<S>) {
+        let timeouts = Timeouts::default();
+        let app = router_with(store, timeouts);
+        serve_on(self.listener, app, timeouts, self.signals.received()).await;
+        tracing::info!("agentteam-runtime stopped");
+    }
 }
 
 /// Accepts HTTP/1.1 connections on `listener` until `shutdown` resolves,
@@ -261,21 +281,33 @@ pub async fn serve_on(
     }
 }
 
-/// Registers SIGINT and SIGTERM now and returns the future that resolves on either.
-fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, Failure> {
-    let register = |kind: SignalKind| {
-        signal(kind)
-            .map_err(|e| Failure::new(code::SERVER_ERROR, format!("Cannot handle signals: {e}.")))
-    };
-    let mut interrupt = register(SignalKind::interrupt())?;
-    let mut terminate = register(SignalKind::terminate())?;
-    Ok(async move {
+/// SIGINT and SIGTERM, handled from the moment they are registered.
+struct Signals {
+    interrupt: Signal,
+    terminate: Signal,
+}
+
+impl Signals {
+    fn register() -> Result<Signals, Failure> {
+        let register = |kind: SignalKind| {
+            signal(kind).map_err(|e| {
+                Failure::new(code::SERVER_ERROR, format!("Cannot handle signals: {e}."))
+            })
+        };
+        Ok(Signals {
+            interrupt: register(SignalKind::interrupt())?,
+            terminate: register(SignalKind::terminate())?,
+        })
+    }
+
+    /// Resolves on the first of either.
+    async fn received(mut self) {
         tokio::select! {
-            _ = interrupt.recv() => {},
-            _ = terminate.recv() => {},
+            _ = self.interrupt.recv() => {},
+            _ = self.terminate.recv() => {},
         }
         tracing::info!("shutting down: finishing in-flight requests");
-    })
+    }
 }
 
 fn json_response(status: StatusCode, body: &Value) -> Response {
