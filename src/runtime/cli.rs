@@ -269,7 +269,9 @@ fn check_channel(name: &str) -> Result<(), Failure> {
 /// Threads tokio may start for blocking work. Store operations wait on
 /// their engine without a thread (SQLite's writer thread answers over a
 /// channel; PostgreSQL is network I/O), so this is only for the odd
-/// blocking call such as a host name lookup.
+/// blocking call such as a host name lookup, and owes nothing to the size
+/// of a group commit: no mutation holds one of these threads while it
+/// waits for its group.
 pub const MAX_BLOCKING_THREADS: usize = 8;
 
 /// Twice the CPUs: on 2 CPUs, 4 workers served 26k task.get/s where 2

@@ -63,12 +63,17 @@ pub struct Timeouts {
     pub shutdown_grace: Duration,
 }
 
+/// [`Timeouts::body_read`] by default.
+const BODY_READ: Duration = Duration::from_secs(30);
+
 impl Default for Timeouts {
     fn default() -> Self {
         Timeouts {
             header_read: Duration::from_secs(10),
-            body_read: Duration::from_secs(30),
-            shutdown_grace: Duration::from_secs(30),
+            body_read: BODY_READ,
+            // A request whose body is still arriving at the signal may use
+            // its whole body timeout and still be answered.
+            shutdown_grace: BODY_READ,
         }
     }
 }
