@@ -20,11 +20,11 @@ use serde_json::{Value, json};
 use crate::credentials::{CredentialStore, Profile};
 use crate::error::{Failure, code};
 use crate::registry::task::fields;
-use crate::runtime::auth;
 use crate::runtime::store::postgres::{PgStore, PoolOptions};
 use crate::runtime::store::schema::OnOpen;
 use crate::runtime::store::sqlite::SqliteStore;
 use crate::runtime::store::{Location, Store};
+use crate::runtime::{auth, server};
 
 /// The reference Agent Runtime API server for agentteam, on an embedded
 /// SQLite store or a PostgreSQL database.
@@ -194,7 +194,7 @@ fn init_logging() {
 }
 
 /// One JSON document on one line of stdout, flushed (tests and scripts read it).
-pub fn print_json(value: &Value) {
+fn print_json(value: &Value) {
     let mut out = std::io::stdout().lock();
     // A closed stdout is the reader's choice, not an error worth a panic.
     let _ = writeln!(out, "{value}");
@@ -269,7 +269,9 @@ fn check_channel(name: &str) -> Result<(), Failure> {
 /// Threads tokio may start for blocking work. Store operations wait on
 /// their engine without a thread (SQLite's writer thread answers over a
 /// channel; PostgreSQL is network I/O), so this is only for the odd
-/// blocking call such as a host name lookup.
+/// blocking call such as a host name lookup, and owes nothing to the size
+/// of a group commit: no mutation holds one of these threads while it
+/// waits for its group.
 pub const MAX_BLOCKING_THREADS: usize = 8;
 
 /// Twice the CPUs: on 2 CPUs, 4 workers served 26k task.get/s where 2
@@ -355,7 +357,11 @@ async fn run_command<S: Store>(
 ) -> Result<Option<Value>, Failure> {
     match command {
         Command::Serve { listen, .. } => {
-            crate::runtime::server::serve(Arc::new(store), listen, &location.shown()).await?;
+            let bound = server::bind(listen).await?;
+            let (address, db) = (bound.address(), location.shown());
+            print_json(&json!({"listen": address.to_string(), "db": db}));
+            tracing::info!(listen = %address, db, "agentteam-runtime serving");
+            bound.serve(Arc::new(store)).await;
             Ok(None)
         }
         Command::Migrate { status: true } => Ok(Some(json!(store.schema_status().await?))),

@@ -6,7 +6,9 @@
 //! A request, top to bottom: [`server`] routes it by the registry, checks the
 //! bearer token ([`auth`]), decodes and validates the input with the same
 //! code as the CLI (`wire`, `validate`), and hands it to the [`store`],
-//! which applies it atomically and durably before it is answered. [`cli`] is the command line.
+//! which applies it atomically and durably before it is answered. [`cli`] is
+//! the command line: it has [`server`] bind, announces the address, then
+//! has it serve; the server never writes to stdout.
 
 pub mod auth;
 pub mod cli;

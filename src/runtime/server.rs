@@ -10,6 +10,10 @@
 //! and panics, is the JSON error body with the status its code registers.
 //! The status of a success is the registry's (`Action::success`).
 //!
+//! What every request gets alike is a tower-http layer around the router,
+//! not code in the handlers: `TraceLayer` writes its one log line and
+//! `CatchPanicLayer` turns a panic into the 500 `server_error` document.
+//!
 //! Slow clients cannot hold the server: connections are served by hyper's
 //! HTTP/1 builder with a header read timeout (a client that never finishes
 //! its headers is cut off), and a body that does not arrive within the body
@@ -19,20 +23,26 @@
 //! `GET /readyz` tell a load balancer the process serves and the store
 //! answers; a 503 (store unreachable or saturated) carries `Retry-After`.
 
+use std::any::Any;
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::Router;
-use axum::body::{Body, HttpBody};
-use axum::extract::{FromRequestParts, Query, Request, State};
+use axum::body::{Body, Bytes, HttpBody};
+use axum::extract::{
+    DefaultBodyLimit, FromRequest, FromRequestParts, MatchedPath, Query, Request, State,
+};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use axum::routing::{MethodFilter, MethodRouter};
-use futures_util::FutureExt;
 use serde_json::Value;
+use tokio::net::TcpListener;
+use tokio::signal::unix::{Signal, SignalKind, signal};
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::trace::TraceLayer;
+use tracing::Span;
 
 use crate::error::{Failure, code};
 use crate::registry::{ACTIONS, Action, Method};
@@ -52,12 +62,17 @@ pub struct Timeouts {
     pub shutdown_grace: Duration,
 }
 
+/// [`Timeouts::body_read`] by default.
+const BODY_READ: Duration = Duration::from_secs(30);
+
 impl Default for Timeouts {
     fn default() -> Self {
         Timeouts {
             header_read: Duration::from_secs(10),
-            body_read: Duration::from_secs(30),
-            shutdown_grace: Duration::from_secs(30),
+            body_read: BODY_READ,
+            // A request whose body is still arriving at the signal may use
+            // its whole body timeout and still be answered.
+            shutdown_grace: BODY_READ,
         }
     }
 }
@@ -75,28 +90,8 @@ pub fn router_with<S: Store>(store: Arc<S>, timeouts: Timeouts) -> Router {
             Method::Get => MethodFilter::GET,
             Method::Post => MethodFilter::POST,
         };
-        // Formatted once here, not on every request.
-        let route: Arc<str> = action.route_template().into();
-        let handler = move |State(store): State<Arc<S>>, request: Request| async move {
-            let started = Instant::now();
-            // A panic becomes a 500 JSON answer instead of a dropped
-            // connection. Caught in place rather than by running the request
-            // on a task of its own: a spawn per request is a thread hand-off.
-            let response = match AssertUnwindSafe(handle(action, store, request, timeouts))
-                .catch_unwind()
-                .await
-            {
-                Ok(response) => response,
-                Err(_) => {
-                    tracing::error!(action = %action.name(), "handler panicked");
-                    failure_response(&Failure::new(
-                        code::SERVER_ERROR,
-                        "The server failed on this request.",
-                    ))
-                }
-            };
-            log_request(action.method.as_str(), &route, &response, started);
-            response
+        let handler = move |State(store): State<Arc<S>>, request: Request| {
+            handle(action, store, request, timeouts)
         };
         let (route, methods) = routes
             .remove(&action.route_template())
@@ -111,11 +106,9 @@ pub fn router_with<S: Store>(store: Arc<S>, timeouts: Timeouts) -> Router {
     let mut router = Router::new();
     for (path, (route, methods)) in routes {
         let allow = methods.join(", ");
-        let template = path.clone();
         router = router.route(
             &path,
-            route.fallback(move |method: axum::http::Method| async move {
-                let started = Instant::now();
+            route.fallback(move || async move {
                 let mut response = failure_response(&Failure::new(
                     code::METHOD_NOT_ALLOWED,
                     format!("This route accepts {allow}."),
@@ -123,7 +116,6 @@ pub fn router_with<S: Store>(store: Arc<S>, timeouts: Timeouts) -> Router {
                 if let Ok(value) = HeaderValue::from_str(&allow) {
                     response.headers_mut().insert(header::ALLOW, value);
                 }
-                log_request(method.as_str(), &template, &response, started);
                 response
             }),
         );
@@ -131,17 +123,56 @@ pub fn router_with<S: Store>(store: Arc<S>, timeouts: Timeouts) -> Router {
     router
         .route(HEALTHZ, axum::routing::get(healthz))
         .route(READYZ, axum::routing::get(readyz::<S>))
-        .fallback(|method: axum::http::Method| async move {
-            let started = Instant::now();
-            let response = failure_response(&Failure::new(
+        .fallback(|| async {
+            failure_response(&Failure::new(
                 code::NOT_FOUND,
                 "No such route. Agent Runtime task routes live under /api/v1/workspaces/{workspaceId}/agents/{agentId}/runtime/tasks.",
-            ));
-            // The raw path is caller-controlled noise; it is not logged.
-            log_request(method.as_str(), "<no route>", &response, started);
-            response
+            ))
         })
+        // The limit the `Bytes` extractor of `read_body` holds a body to.
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        // A panic becomes a 500 JSON answer instead of a dropped connection;
+        // caught in place, not on a task of its own (a spawn per request is
+        // a thread hand-off).
+        .layer(CatchPanicLayer::custom(panic_response))
+        // Outermost, so its line also has the status of a caught panic.
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(request_span)
+                .on_request(())
+                .on_response(|response: &Response<_>, latency: Duration, _: &Span| {
+                    tracing::info!(
+                        status = response.status().as_u16(),
+                        latency_ms = latency.as_secs_f64() * 1000.0,
+                        "request"
+                    );
+                })
+                .on_eos(())
+                .on_failure(()),
+        )
         .with_state(store)
+}
+
+/// The span of one request's log line: its method and route template.
+/// Never the path's ids, the query, a header or a body, so no token or
+/// input can reach the log; an unknown route is caller-controlled noise and
+/// is not logged either.
+fn request_span(request: &Request) -> Span {
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("<no route>", MatchedPath::as_str);
+    tracing::info_span!("request", method = %request.method(), route)
+}
+
+/// The answer to a request whose handler panicked: the 500 `server_error`
+/// document, which names nothing of the panic.
+fn panic_response(_: Box<dyn Any + Send + 'static>) -> Response {
+    tracing::error!("handler panicked");
+    failure_response(&Failure::new(
+        code::SERVER_ERROR,
+        "The server failed on this request.",
+    ))
 }
 
 /// Liveness for load balancers: the process is up and serving HTTP.
@@ -151,52 +182,66 @@ pub const READYZ: &str = "/readyz";
 
 /// `GET /healthz`: 200 with an empty body. No authentication, no data.
 async fn healthz() -> Response {
-    let started = Instant::now();
-    let response = Response::new(Body::empty());
-    log_request("GET", HEALTHZ, &response, started);
-    response
+    Response::new(Body::empty())
 }
 
 /// `GET /readyz`: 200 with an empty body when the store answers, else the
 /// 503 `server_error` document (which names nothing of the store).
 async fn readyz<S: Store>(State(store): State<Arc<S>>) -> Response {
-    let started = Instant::now();
-    let response = match store.ready().await {
+    match store.ready().await {
         Ok(()) => Response::new(Body::empty()),
         Err(failure) => failure_response(&failure),
-    };
-    log_request("GET", READYZ, &response, started);
-    response
+    }
 }
 
-/// Serves until SIGINT or SIGTERM, then finishes in-flight requests. Prints
-/// one JSON line `{"listen", "db"}` on stdout once bound.
-pub async fn serve<S: Store>(store: Arc<S>, listen: SocketAddr, db: &str) -> Result<(), Failure> {
-    let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| {
+/// A socket bound for the server, with SIGINT and SIGTERM already handled:
+/// the caller announces [`Bound::address`], then [`Bound::serve`]s.
+pub struct Bound {
+    listener: TcpListener,
+    address: SocketAddr,
+    signals: Signals,
+}
+
+/// Binds `listen` and registers the shutdown signals. They are registered
+/// before the address can be announced, so a SIGTERM sent as soon as the
+/// address is read is always graceful.
+pub async fn bind(listen: SocketAddr) -> Result<Bound, Failure> {
+    let listener = TcpListener::bind(listen).await.map_err(|e| {
         Failure::new(
             code::USAGE_ERROR,
             format!("Cannot listen on {listen}: {e}."),
         )
     })?;
-    let bound = listener
+    let address = listener
         .local_addr()
         .map_err(|e| Failure::new(code::SERVER_ERROR, format!("No local address: {e}.")))?;
-    // Signal handlers are registered before the address is announced, so a
-    // SIGTERM sent as soon as the caller reads it is always graceful.
-    let shutdown = shutdown_signal()?;
-    crate::runtime::cli::print_json(&serde_json::json!({"listen": bound.to_string(), "db": db}));
-    tracing::info!(listen = %bound, db, "agentteam-runtime serving");
-    let timeouts = Timeouts::default();
-    serve_on(listener, router_with(store, timeouts), timeouts, shutdown).await;
-    tracing::info!("agentteam-runtime stopped");
-    Ok(())
+    Ok(Bound {
+        listener,
+        address,
+        signals: Signals::register()?,
+    })
+}
+
+impl Bound {
+    /// The address actually bound (the port a `:0` listen picked).
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// Serves `store` until SIGINT or SIGTERM, then finishes in-flight requests.
+    pub async fn serve<S: Store>(self, store: Arc<S>) {
+        let timeouts = Timeouts::default();
+        let app = router_with(store, timeouts);
+        serve_on(self.listener, app, timeouts, self.signals.received()).await;
+        tracing::info!("agentteam-runtime stopped");
+    }
 }
 
 /// Accepts HTTP/1.1 connections on `listener` until `shutdown` resolves,
 /// then stops accepting and waits (at most `timeouts.shutdown_grace`) for
 /// the connections in flight to finish their current request.
 pub async fn serve_on(
-    listener: tokio::net::TcpListener,
+    listener: TcpListener,
     app: Router,
     timeouts: Timeouts,
     shutdown: impl std::future::Future<Output = ()>,
@@ -240,35 +285,33 @@ pub async fn serve_on(
     }
 }
 
-/// Registers SIGINT and SIGTERM now and returns the future that resolves on either.
-fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, Failure> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let register = |kind: SignalKind| {
-        signal(kind)
-            .map_err(|e| Failure::new(code::SERVER_ERROR, format!("Cannot handle signals: {e}.")))
-    };
-    let mut interrupt = register(SignalKind::interrupt())?;
-    let mut terminate = register(SignalKind::terminate())?;
-    Ok(async move {
-        tokio::select! {
-            _ = interrupt.recv() => {},
-            _ = terminate.recv() => {},
-        }
-        tracing::info!("shutting down: finishing in-flight requests");
-    })
+/// SIGINT and SIGTERM, handled from the moment they are registered.
+struct Signals {
+    interrupt: Signal,
+    terminate: Signal,
 }
 
-/// One log line per request: method, route template, status, latency.
-/// Never the path's ids, the query, a header or a body, so no token or
-/// input can reach the log.
-fn log_request(method: &str, route: &str, response: &Response, started: Instant) {
-    tracing::info!(
-        method,
-        route,
-        status = response.status().as_u16(),
-        latency_ms = started.elapsed().as_secs_f64() * 1000.0,
-        "request"
-    );
+impl Signals {
+    fn register() -> Result<Signals, Failure> {
+        let register = |kind: SignalKind| {
+            signal(kind).map_err(|e| {
+                Failure::new(code::SERVER_ERROR, format!("Cannot handle signals: {e}."))
+            })
+        };
+        Ok(Signals {
+            interrupt: register(SignalKind::interrupt())?,
+            terminate: register(SignalKind::terminate())?,
+        })
+    }
+
+    /// Resolves on the first of either.
+    async fn received(mut self) {
+        tokio::select! {
+            _ = self.interrupt.recv() => {},
+            _ = self.terminate.recv() => {},
+        }
+        tracing::info!("shutting down: finishing in-flight requests");
+    }
 }
 
 fn json_response(status: StatusCode, body: &Value) -> Response {
@@ -350,16 +393,7 @@ async fn run<S: Store>(
             )
         }
         Method::Post => {
-            let bytes = tokio::time::timeout(timeouts.body_read, read_body(&parts.headers, body))
-                .await
-                .map_err(|_| Failure {
-                    // 408: the CLI classifies it as a retryable `timeout`.
-                    http_status: 408,
-                    ..Failure::new(
-                        code::TIMEOUT,
-                        "The request body did not arrive within the time limit.",
-                    )
-                })??;
+            let bytes = read_body(Request::from_parts(parts, body), timeouts.body_read).await?;
             wire::decode_body(&bytes)?
         }
     };
@@ -396,37 +430,41 @@ async fn authenticate<S: Store>(store: &S, headers: &HeaderMap) -> Result<Princi
     }
 }
 
-/// Reads at most [`MAX_BODY_BYTES`]: a declared oversized body is refused
-/// before any of it is read, an undeclared one as soon as it passes the limit.
-async fn read_body(headers: &HeaderMap, body: Body) -> Result<Vec<u8>, Failure> {
+/// The whole body of `request`, at most [`MAX_BODY_BYTES`] and within
+/// `limit` of starting to read it. A declared oversized body is refused
+/// before any of it is read, an undeclared one as soon as it passes the
+/// limit. `limit` is one deadline for the whole body, not tower-http's
+/// `RequestBodyTimeoutLayer`, which bounds only the pause between two
+/// chunks: a client dribbling a byte at a time would hold its connection
+/// for as long as the body limit lets it.
+async fn read_body(request: Request, limit: Duration) -> Result<Bytes, Failure> {
     let too_large = || {
         Failure::new(
             code::INPUT_TOO_LARGE,
             format!("The request body exceeds {MAX_BODY_BYTES} bytes."),
         )
     };
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
+    // hyper gives a body with a Content-Length that length as its size.
+    if request.body().size_hint().lower() > MAX_BODY_BYTES as u64 {
         return Err(too_large());
     }
-    let mut body = body;
-    let mut bytes = Vec::new();
-    while let Some(frame) =
-        std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await
-    {
-        let frame = frame
-            .map_err(|_| Failure::new(code::INVALID_JSON, "The request body could not be read."))?;
-        if let Ok(data) = frame.into_data() {
-            if bytes.len() + data.len() > MAX_BODY_BYTES {
-                return Err(too_large());
-            }
-            bytes.extend_from_slice(&data);
+    let read = tokio::time::timeout(limit, Bytes::from_request(request, &()))
+        .await
+        .map_err(|_| Failure {
+            // 408: the CLI classifies it as a retryable `timeout`.
+            http_status: 408,
+            ..Failure::new(
+                code::TIMEOUT,
+                "The request body did not arrive within the time limit.",
+            )
+        })?;
+    read.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            too_large()
+        } else {
+            Failure::new(code::INVALID_JSON, "The request body could not be read.")
         }
-    }
-    Ok(bytes)
+    })
 }
 
 #[cfg(test)]
