@@ -1,6 +1,6 @@
 //! The Agent Runtime API adapter: sends one encoded [`WireRequest`] with the
 //! profile's bearer token and turns the answer into a [`Success`] or a
-//! classified [`Failure`]. It owns the transport rules of product.md §6: on
+//! classified [`Failure`]. It owns the transport rules (README "Credentials", "Exit status"): on
 //! a 401 it refreshes the token through the profile's credential process
 //! once and replays once; reads and idempotent setters retry transient
 //! failures with backoff that honours `Retry-After`; non-idempotent

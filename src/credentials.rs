@@ -1,4 +1,4 @@
-//! The local credential store (product.md §6): `credentials.json` in the
+//! The local credential store (README "Credentials"): `credentials.json` in the
 //! config dir, holding named profiles of hidden context — API URL, workspace,
 //! agent, and a token and/or a `credential_process`. This type is the only
 //! door to it, so an OS-keyring backend can later live behind the same API.

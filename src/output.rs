@@ -1,6 +1,6 @@
 //! The only writer to stdout and stderr for `agentteam`. In `json` format
 //! stdout carries exactly one JSON document per action — `{"data", "meta"}`
-//! or `{"error"}` (product.md §5) — or one per line in the NDJSON modes;
+//! or `{"error"}` (README "Output") — or one per line in the NDJSON modes;
 //! `text` renders the action's own view for a person. People get a short
 //! line on stderr for errors. A closed stdout pipe ends the process quietly,
 //! the way `head` users expect.

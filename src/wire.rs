@@ -1,10 +1,10 @@
 //! The Agent Runtime wire, written once and used by both ends: how the CLI
 //! encodes a validated request and how the runtime decodes it, and the
 //! reverse for answers. Model-facing names are snake_case; the wire is
-//! camelCase (product.md §4). A success body is the `data` object itself
+//! camelCase. A success body is the `data` object itself
 //! (a page also carries `nextCursor`, a cut result `truncated`); an error
 //! body is `{"error": {"code", "message", "retryable", "fieldErrors",
-//! "suggestedAction"}}` with the HTTP status that fits (product.md §5).
+//! "suggestedAction"}}` with the HTTP status its error code registers.
 
 use std::collections::BTreeMap;
 

@@ -1,5 +1,5 @@
 //! A small vocabulary for writing the registry's JSON Schemas (2020-12) so
-//! that every schema has the shape product.md §4 demands by construction:
+//! that every schema has the shape of docs/contract.md §4 by construction:
 //! closed objects, a description on every property, a bound on every string
 //! and array, no `$ref`. The task domain's shared field shapes live in
 //! `registry::task::fields`.
@@ -85,7 +85,7 @@ pub fn input_root(
     schema
 }
 
-/// The whole success document on stdout: `{"data": …, "meta": …}` (product.md §5).
+/// The whole success document on stdout: `{"data": …, "meta": …}` (README "Output").
 pub fn success_document(title: &str, data: Value, meta_properties: Vec<(&str, Value)>) -> Value {
     let mut meta = object(
         "Result metadata; always present, possibly empty.",

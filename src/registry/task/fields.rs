@@ -188,7 +188,7 @@ fn out_enum(values: &[&str], description: &str) -> Value {
     json!({"type": "string", "enum": values, "description": description})
 }
 
-/// Properties of a compact task (product.md §5).
+/// Properties of a compact task.
 fn compact_task_properties() -> Vec<(&'static str, Value)> {
     vec![
         (
