@@ -1,5 +1,5 @@
 #!/bin/sh
-# Board-size scaling (issue 6 §4): task.list latency — browsing and
+# Board-size scaling: task.list latency — browsing and
 # searching — on one board of 1,000, 10,000 and 100,000 tasks. The board is
 # filled in steps (CLI --batch, 50 titles a line) on a temp store, and each
 # query is timed at each size by wrk with one connection (a latency, not a

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Benchmark (issue 6): builds release binaries, starts agentteam-runtime on a
+# Benchmark: builds release binaries, starts agentteam-runtime on a
 # temporary store (127.0.0.1 only), seeds a board, and prints side by side:
 #
 #   (a) one `agentteam exec task get` vs the same request by curl, whole processes

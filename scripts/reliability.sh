@@ -1,5 +1,5 @@
 #!/bin/sh
-# Prints every reliability figure of docs/reliability.md (issue 5): the CLI
+# Prints every reliability figure of docs/reliability.md: the CLI
 # fault matrix, the fuzz smoke runs, the concurrency races and soak, the
 # kill -9 rounds, the security checks and the limits. CI runs the same tests
 # at their short defaults through `cargo test`; this script runs them long.

@@ -274,8 +274,8 @@ fn check_channel(name: &str) -> Result<(), Failure> {
 /// waits for its group.
 pub const MAX_BLOCKING_THREADS: usize = 8;
 
-/// Twice the CPUs: on 2 CPUs, 4 workers served 26k task.get/s where 2
-/// served 20k (docs/performance.md).
+/// Twice the CPUs: SQLite reads run on the workers, so a worker waiting on
+/// the disk should not leave a CPU idle (figures in docs/performance.md).
 fn default_workers() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get()) * 2
 }

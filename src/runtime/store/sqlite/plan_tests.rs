@@ -1,6 +1,6 @@
 //! Query plans of `task_list`, the one query whose cost could grow with the
 //! board: searches must start from the FTS index and browsing must read a
-//! board index in page order and stop at the limit (issue 6 §4). The store
+//! board index in page order and stop at the limit. The store
 //! never runs ANALYZE, so these plans, made from the schema alone, are the
 //! plans a real store uses at any size.
 

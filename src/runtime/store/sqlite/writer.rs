@@ -30,11 +30,10 @@ const MAX_GROUP: usize = 64;
 /// WAL pages after which a commit also checkpoints (copies the WAL into the
 /// database file and fsyncs it), instead of SQLite's 1,000. That commit's
 /// callers wait for the checkpoint, so smaller, more frequent ones keep the
-/// tail short: task.create p99 at concurrency 32 was 12 ms at 4,000 pages,
-/// 9.7 at 1,000, 7.0 at 250, and 7.0 at 100 with 8 % less throughput.
-/// Checkpointing from another thread instead lets the WAL grow without
-/// bound under steady writes: a log restarts only when a write begins
-/// after a complete checkpoint (docs/performance.md).
+/// tail short; fewer pages than this cost throughput. Checkpointing from
+/// another thread instead lets the WAL grow without bound under steady
+/// writes: a log restarts only when a write begins after a complete
+/// checkpoint. The figures are in docs/performance.md.
 const CHECKPOINT_PAGES: i64 = 250;
 
 /// The writer thread and the queue it reads. Dropping it finishes the queued
