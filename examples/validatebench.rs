@@ -1,7 +1,6 @@
 //! What one validation costs in-process, as the runtime validates a request
-//! body on receipt: `validate` of a task.create and a task.get input by each
-//! schema engine, the clone of the input it consumes included (timed alone
-//! too), and a refused create (every field error worded). Median of five
+//! body on receipt: `validate` of a task.create and a task.get input, the
+//! clone of the input it consumes included (timed alone too), and a refused create (every field error worded). Median of five
 //! rounds, ns per call, of the thread's CPU time (what the call costs,
 //! whatever else shares the cores) and of the wall clock.
 //!
@@ -11,7 +10,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use agentteam::registry::find;
-use agentteam::validate::{Engine, validate_with};
+use agentteam::validate::validate;
 use serde_json::{Value, json};
 
 /// This thread's CPU time, in ns.
@@ -91,26 +90,18 @@ fn main() {
             false,
         ),
     ];
-    let title = "ns per validate (CPU / wall)";
-    println!("{title:<40} {:>22} {:>22}", "compiled", "evaluator");
+    println!("{:<40} {:>22}", "ns per validate", "CPU / wall");
+    let cell = |(cpu, wall): (f64, f64)| format!("{cpu:.0} / {wall:.0}");
     for (name, action, input, valid) in cases {
-        let mut row = Vec::new();
-        for engine in [Engine::Compiled, Engine::Evaluator] {
-            assert_eq!(
-                validate_with(engine, action, input.clone()).is_ok(),
-                valid,
-                "{name}"
-            );
-            row.push(time(n, || {
-                black_box(validate_with(engine, action, black_box(input).clone()).is_ok());
-            }));
-        }
-        let cell = |(cpu, wall): (f64, f64)| format!("{cpu:.0} / {wall:.0}");
-        println!("{name:<40} {:>22} {:>22}", cell(row[0]), cell(row[1]));
+        assert_eq!(validate(action, input.clone()).is_ok(), valid, "{name}");
+        let row = time(n, || {
+            black_box(validate(action, black_box(input).clone()).is_ok());
+        });
+        println!("{name:<40} {:>22}", cell(row));
     }
-    let (cpu, wall) = time(n, || {
+    let clone = time(n, || {
         black_box(black_box(&rich).clone());
     });
     let name = "(of which the input clone, rich create)";
-    println!("{name:<40} {:>22}", format!("{cpu:.0} / {wall:.0}"));
+    println!("{name:<40} {:>22}", cell(clone));
 }
