@@ -20,7 +20,7 @@ use crate::registry::{Action, FieldErrors, HiddenContext, schema};
 use crate::schemas;
 
 /// The schema keywords the registry may use (tested), each with its
-/// 2020-12 meaning; [`Kind`] words a violation of each.
+/// 2020-12 meaning; `Kind` words a violation of each.
 pub const KEYWORDS: &[&str] = &[
     "type",
     "title",
