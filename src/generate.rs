@@ -1,7 +1,8 @@
 //! Every generated artifact, as pure functions over the registry: the shell
 //! completions in `completions/` (written by [`crate::cli::completions`],
-//! which `agentteam completions` prints), the man pages in `man/` and the
-//! README's tables. Nothing here touches the file system; `tests/generated.rs`
+//! which `agentteam completions` prints), the man pages in `man/`, the
+//! schema files in `schemas/` and the README's tables. Nothing here touches
+//! the file system; `tests/generated.rs`
 //! compares these contents with the checked-in files (the drift test) and,
 //! with `AGENTTEAM_REGENERATE=1`, writes them. Output is deterministic: no
 //! dates, no paths of the build machine, registry order throughout.
@@ -20,6 +21,7 @@ use crate::credentials;
 use crate::env_vars;
 use crate::error::ExitClass;
 use crate::registry::{self, ACTIONS, Action};
+use crate::schemas;
 
 /// The one command that rewrites every artifact below.
 pub const REGENERATE_COMMAND: &str = "AGENTTEAM_REGENERATE=1 cargo test --test generated";
@@ -33,7 +35,7 @@ pub struct Artifact {
 
 /// The directories whose every file is generated (a file there that is not
 /// generated is stale).
-pub const GENERATED_DIRS: &[&str] = &["completions", "man"];
+pub const GENERATED_DIRS: &[&str] = &["completions", "man", schemas::DIR];
 
 pub const README: &str = "README.md";
 
@@ -42,6 +44,7 @@ pub const README: &str = "README.md";
 pub fn all(readme: &str) -> anyhow::Result<Vec<Artifact>> {
     let mut out = completions();
     out.extend(man_pages());
+    out.extend(schema_files());
     out.push(Artifact {
         path: README.into(),
         contents: readme_with_tables(readme)?,
@@ -62,6 +65,28 @@ pub fn completions() -> Vec<Artifact> {
             contents: completion(shell),
         })
         .collect()
+}
+
+// ---------------------------------------------------------------- schemas
+
+/// `schemas/`: each action's input and output schema, then the error
+/// document's, pretty-printed; src/schemas.rs compiles the input ones.
+pub fn schema_files() -> Vec<Artifact> {
+    let file = |path: String, schema: &serde_json::Value| Artifact {
+        path,
+        contents: format!(
+            "{}\n",
+            serde_json::to_string_pretty(schema).expect("JSON values serialise")
+        ),
+    };
+    let mut out = Vec::new();
+    for action in ACTIONS {
+        out.push(file(schemas::input_file(action), action.schema()));
+        out.push(file(schemas::output_file(action), &action.output_schema()));
+    }
+    let error = crate::error::error_schema();
+    out.push(file(schemas::ERROR_FILE.into(), &error));
+    out
 }
 
 // ---------------------------------------------------------------- man pages

@@ -20,6 +20,7 @@ pub mod generate;
 pub mod output;
 pub mod registry;
 pub mod runtime;
+pub mod schemas;
 pub mod text;
 pub mod validate;
 pub mod wire;

@@ -1,5 +1,5 @@
-//! The drift test for every generated artifact (`completions/`, `man/`, the
-//! README's tables): the checked-in files must equal what
+//! The drift test for every generated artifact (`completions/`, `man/`,
+//! `schemas/`, the README's tables): the checked-in files must equal what
 //! `agentteam::generate` produces from the registry. To regenerate them all:
 //!
 //! ```sh
@@ -168,6 +168,49 @@ fn completions_command_prints_the_checked_in_scripts() {
             path.display()
         );
     }
+}
+
+/// The schema files are the published schemas: what `--input-schema`,
+/// `--output-schema` and `--error-schema` print, value for value.
+#[test]
+fn schema_files_are_what_the_cli_prints() {
+    use agentteam::registry::ACTIONS;
+    use agentteam::schemas;
+    if std::env::var_os("AGENTTEAM_REGENERATE").is_some() {
+        // The drift test is rewriting the files right now.
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let printed = |args: &[&str]| -> serde_json::Value {
+        let output = Command::new(env!("CARGO_BIN_EXE_agentteam"))
+            .args(args)
+            .env_clear()
+            .env("HOME", home.path())
+            .env("AGENTTEAM_CONFIG_DIR", home.path().join("config"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{args:?}: {output:?}");
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let file = |path: &str| -> serde_json::Value {
+        let text = std::fs::read_to_string(root().join(path))
+            .unwrap_or_else(|e| panic!("{path}: {e}; run {REGENERATE_COMMAND}"));
+        serde_json::from_str(&text).unwrap()
+    };
+    for action in ACTIONS {
+        for (flag, path) in [
+            ("--input-schema", schemas::input_file(action)),
+            ("--output-schema", schemas::output_file(action)),
+        ] {
+            let args = ["exec", action.domain, action.verb, flag];
+            assert_eq!(printed(&args), file(&path), "{path}");
+        }
+    }
+    assert_eq!(
+        printed(&["exec", "--error-schema"]),
+        file(schemas::ERROR_FILE)
+    );
 }
 
 fn run_with_stdin(command: &mut Command, stdin: &str) -> std::process::Output {
