@@ -1,10 +1,13 @@
 //! What one validation costs in-process, as the runtime validates a request
 //! body on receipt: `validate` of a task.create and a task.get input, the
-//! clone of the input it consumes included (timed alone too), and a refused create (every field error worded). Median of five
-//! rounds, ns per call, of the thread's CPU time (what the call costs,
+//! clone of the input it consumes included (timed alone too), and a
+//! refused create (every field error worded). Median of five rounds, ns per call, of the thread's CPU time (what the call costs,
 //! whatever else shares the cores) and of the wall clock.
 //!
 //!   cargo run --release --example validatebench [-- ITERATIONS]
+
+// An example sees every dependency of the package and uses a few.
+#![allow(unused_crate_dependencies)]
 
 use std::hint::black_box;
 use std::time::Instant;
