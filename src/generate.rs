@@ -1,6 +1,6 @@
 //! Every generated artifact, as pure functions over the registry: the shell
 //! completions in `completions/`, the man pages in `man/` and the README's
-//! tables. Nothing here touches the file system; `tests/generated.rs`
+//! tables. Nothing here touches the file system; `tests/testsuite/generated.rs`
 //! compares these contents with the checked-in files (the drift test) and,
 //! with `AGENTTEAM_REGENERATE=1`, writes them. Output is deterministic: no
 //! dates, no paths of the build machine, registry order throughout.
@@ -19,7 +19,8 @@ use crate::error::ExitClass;
 use crate::registry::{self, ACTIONS, Action};
 
 /// The one command that rewrites every artifact below.
-pub const REGENERATE_COMMAND: &str = "AGENTTEAM_REGENERATE=1 cargo test --test generated";
+pub const REGENERATE_COMMAND: &str =
+    "AGENTTEAM_REGENERATE=1 cargo test --test testsuite generated::";
 
 /// One generated file: its path relative to the package root, and its contents.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -147,7 +147,7 @@ fn check_04_catalog_and_schema_parity() {
         );
         // The catalog carries exactly what `--input-schema` and
         // `--output-schema` print (both are these functions; the binary's
-        // output is compared with them in tests/snapshots.rs).
+        // output is compared with them in tests/testsuite/snapshots.rs).
         assert_eq!(entry["input_schema"], (action.input_schema)(), "{name}");
         assert_eq!(entry["output_schema"], action.output_schema(), "{name}");
         assert_eq!(
