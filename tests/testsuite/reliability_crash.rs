@@ -1,4 +1,4 @@
-//! Crash durability (issue 5, item 4): `kill -9` of the real runtime at a
+//! Crash durability: `kill -9` of the real runtime at a
 //! random moment of a create/update/delete/keyed-create load, then the store
 //! is checked directly with SQLite and the runtime restarted on it, round
 //! after round. After every round:

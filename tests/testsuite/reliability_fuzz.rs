@@ -1,4 +1,4 @@
-//! The stable-Rust smoke run of the three fuzz targets (issue 5, item 2):
+//! The stable-Rust smoke run of the three fuzz targets:
 //! the same functions cargo-fuzz drives in `fuzz/` (see
 //! `docs/reliability.md`), each over a bounded number of inputs generated
 //! with a fixed seed from the registry's examples: byte-level mutations

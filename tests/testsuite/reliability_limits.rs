@@ -1,4 +1,4 @@
-//! Limits (issue 5, item 6), over raw HTTP against the real runtime, as a
+//! Limits, over raw HTTP against the real runtime, as a
 //! client that skips the CLI would send them:
 //!
 //! - every string and array bound in every input schema is enforced by the

@@ -1,4 +1,4 @@
-//! Security (issue 5, item 5), the parts not already proven elsewhere:
+//! Security, the parts not already proven elsewhere:
 //! tokens are only hashed at rest, slow clients cannot hold the server,
 //! secrets stay out of the runtime's log even at trace level, and 100
 //! concurrent `auth login` processes never corrupt the credential store or
