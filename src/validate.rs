@@ -579,24 +579,31 @@ mod tests {
 
     /// Every keyword of every input schema is one the evaluator implements,
     /// in the form it implements (`items` a schema, `additionalProperties`
-    /// false or a schema, `type` a name or a list of names).
+    /// false or a schema, `type` a name or a list of names), and every
+    /// `pattern` the evaluator can meet is compiled in [`patterns`], which it
+    /// indexes without a fallback.
     #[test]
     fn schemas_use_only_keywords_the_evaluator_implements() {
-        fn walk(schema: &Value, path: &str) {
+        fn walk<'s>(schema: &'s Value, path: &str, seen: &mut Vec<&'s str>) {
             let object = schema.as_object().expect("a schema is an object");
             for (key, sub) in object {
                 assert!(KEYWORDS.contains(&key.as_str()), "{path}: keyword {key}");
                 match key.as_str() {
                     "properties" => {
                         for (name, prop) in sub.as_object().unwrap() {
-                            walk(prop, &format!("{path}/{name}"));
+                            walk(prop, &format!("{path}/{name}"), seen);
                         }
                     }
-                    "items" => walk(sub, &format!("{path}/items")),
-                    "additionalProperties" => assert!(
-                        sub == &Value::Bool(false) || sub.is_object(),
-                        "{path}: additionalProperties"
-                    ),
+                    "items" => walk(sub, &format!("{path}/items"), seen),
+                    "additionalProperties" => {
+                        assert!(
+                            sub == &Value::Bool(false) || sub.is_object(),
+                            "{path}: additionalProperties"
+                        );
+                        if sub.is_object() {
+                            walk(sub, &format!("{path}/additionalProperties"), seen);
+                        }
+                    }
                     "type" => assert!(
                         sub.as_str()
                             .or_else(|| sub[0].as_str())
@@ -604,15 +611,21 @@ mod tests {
                         "{path}: type"
                     ),
                     "pattern" => {
-                        assert!(Regex::new(sub.as_str().unwrap()).is_ok(), "{path}: pattern")
+                        assert!(Regex::new(sub.as_str().unwrap()).is_ok(), "{path}: pattern");
+                        seen.push(sub.as_str().unwrap());
                     }
                     _ => {}
                 }
             }
         }
         for action in crate::registry::ACTIONS {
-            walk(action.schema(), &action.name());
-            assert!(!patterns(action).is_empty() || action.verb == "none");
+            let mut seen = Vec::new();
+            walk(action.schema(), &action.name(), &mut seen);
+            let mut compiled: Vec<&str> = patterns(action).keys().copied().collect();
+            compiled.sort_unstable();
+            seen.sort_unstable();
+            seen.dedup();
+            assert_eq!(compiled, seen, "{}: compiled patterns", action.name());
         }
     }
 
