@@ -1,7 +1,10 @@
 //! Behaviour at a terminal, under a real pseudo-terminal made by `script(1)`:
 //! text is the default, colour appears only on a terminal and never with
-//! NO_COLOR, and a missing input is explained instead of awaited.
+//! NO_COLOR, and a missing input is explained instead of awaited. Without
+//! `script` these tests fail, saying how to install it.
 
+use std::ffi::OsStr;
+use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::json;
@@ -9,17 +12,32 @@ use serde_json::json;
 use crate::support::cli::Cli;
 use crate::support::recorder::{Recorder, Reply};
 
-/// Runs `agentteam args…` on a pseudo-terminal; None when `script` is missing.
-fn on_terminal(cli: &Cli, args: &str, extra_env: &[(&str, &str)]) -> Option<(i32, String)> {
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("note: script(1) is not installed; terminal behaviour not checked");
-        return None;
-    }
+/// `script(1)` in the directories of `path` (a PATH value), or why not and
+/// how to install it.
+fn find_script(path: &OsStr) -> Result<PathBuf, String> {
+    std::env::split_paths(path)
+        .map(|dir| dir.join("script"))
+        .find(|candidate| candidate.is_file())
+        .ok_or_else(|| {
+            "script(1) is not installed, and the terminal tests need it for a pseudo-terminal: \
+             install it (Debian and Ubuntu: `apt-get install bsdutils`; elsewhere it is part \
+             of util-linux)"
+                .to_string()
+        })
+}
+
+/// Runs `agentteam args…` on a pseudo-terminal: its exit status and what
+/// the terminal showed (stdout and stderr together).
+fn on_terminal(cli: &Cli, args: &str, extra_env: &[(&str, &str)]) -> (i32, String) {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let script = find_script(&path).unwrap_or_else(|why| panic!("{why}"));
     let line = format!("{} {args}", env!("CARGO_BIN_EXE_agentteam"));
     let mut cmd = Command::new("timeout");
-    cmd.args(["10", "script", "-qec", &line, "/dev/null"])
+    cmd.arg("10")
+        .arg(script)
+        .args(["-qec", &line, "/dev/null"])
         .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("PATH", path)
         .env("HOME", cli.home.path())
         .env("AGENTTEAM_CONFIG_DIR", &cli.config)
         .env("COLUMNS", "80");
@@ -27,18 +45,25 @@ fn on_terminal(cli: &Cli, args: &str, extra_env: &[(&str, &str)]) -> Option<(i32
         cmd.env(k, v);
     }
     let out = cmd.output().unwrap();
-    Some((
+    (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n"),
-    ))
+    )
+}
+
+#[test]
+fn a_missing_script_fails_saying_how_to_install_it() {
+    let why = find_script(OsStr::new("/nonexistent:/also/nonexistent")).unwrap_err();
+    assert!(
+        why.contains("bsdutils") && why.contains("util-linux"),
+        "{why}"
+    );
 }
 
 #[test]
 fn no_input_on_a_terminal_says_how_to_give_one() {
     let cli = Cli::new();
-    let Some((code, out)) = on_terminal(&cli, "exec task list", &[]) else {
-        return;
-    };
+    let (code, out) = on_terminal(&cli, "exec task list", &[]);
     assert_eq!(code, 2, "{out}");
     assert!(
         out.contains("usage_error") && out.contains("pipe one JSON object"),
@@ -57,9 +82,7 @@ fn text_is_the_default_on_a_terminal_with_colour_unless_no_color() {
     let input = cli.home.path().join("in.json");
     std::fs::write(&input, r#"{"channel":"eng"}"#).unwrap();
     let args = format!("exec task list {}", input.display());
-    let Some((code, out)) = on_terminal(&cli, &args, &[]) else {
-        return;
-    };
+    let (code, out) = on_terminal(&cli, &args, &[]);
     assert_eq!(code, 0, "{out}");
     assert!(
         out.contains("NUMBER") && out.contains("Ship it"),
@@ -69,12 +92,12 @@ fn text_is_the_default_on_a_terminal_with_colour_unless_no_color() {
         out.contains("\x1b[32mdone"),
         "status is coloured on a terminal: {out:?}"
     );
-    let (_, plain) = on_terminal(&cli, &args, &[("NO_COLOR", "1")]).unwrap();
+    let (_, plain) = on_terminal(&cli, &args, &[("NO_COLOR", "1")]);
     assert!(
         plain.contains("Ship it") && !plain.contains("\x1b["),
         "{plain:?}"
     );
-    let (_, json_out) = on_terminal(&cli, &format!("--format json {args}"), &[]).unwrap();
+    let (_, json_out) = on_terminal(&cli, &format!("--format json {args}"), &[]);
     assert!(
         json_out.starts_with("{\n  \"data\""),
         "indented JSON on a terminal: {json_out}"
@@ -94,13 +117,11 @@ fn paginate_and_batch_show_progress_on_a_terminal() {
     cli.login(&server.url, "at_tty_token", None);
     let input = cli.home.path().join("in.json");
     std::fs::write(&input, r#"{"channel":"eng"}"#).unwrap();
-    let Some((code, out)) = on_terminal(
+    let (code, out) = on_terminal(
         &cli,
         &format!("exec task list --paginate {}", input.display()),
         &[],
-    ) else {
-        return;
-    };
+    );
     assert_eq!(code, 0, "{out}");
     assert!(
         out.contains("2 items,"),
@@ -116,8 +137,7 @@ fn paginate_and_batch_show_progress_on_a_terminal() {
         &cli,
         &format!("exec task get --batch {}", lines.display()),
         &[],
-    )
-    .unwrap();
+    );
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("2 done,"), "{out:?}");
 }
