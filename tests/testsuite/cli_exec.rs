@@ -17,7 +17,11 @@ fn ok_body() -> Reply {
 }
 
 fn setup(replies: Vec<Reply>) -> (Cli, Recorder) {
-    let server = Recorder::start(replies);
+    logged_in(Recorder::start(replies))
+}
+
+/// A CLI with a profile on `server`.
+fn logged_in(server: Recorder) -> (Cli, Recorder) {
     let cli = Cli::new();
     cli.login(&server.url, TOKEN, None);
     (cli, server)
@@ -151,7 +155,7 @@ fn workflow_context_is_injected_only_with_an_idempotency_key() {
 
 #[test]
 fn bad_input_exits_2_and_sends_nothing() {
-    let (cli, server) = setup(vec![ok_body()]);
+    let (cli, server) = logged_in(Recorder::expecting_no_request());
     let cases: &[(&str, &str, &str, &str)] = &[
         ("list", "", "invalid_json", ""),
         ("list", "{\"channel\":", "invalid_json", ""),
@@ -325,7 +329,7 @@ fn bad_input_exits_2_and_sends_nothing() {
 
 #[test]
 fn oversized_input_is_refused_without_sending() {
-    let (cli, server) = setup(vec![ok_body()]);
+    let (cli, server) = logged_in(Recorder::expecting_no_request());
     let huge = format!(
         r#"{{"channel":"eng","query":"{}"}}"#,
         "x".repeat(3 * 1024 * 1024)
@@ -362,7 +366,7 @@ fn input_can_come_from_a_file() {
 
 #[test]
 fn missing_credentials_exit_3_and_send_nothing() {
-    let server = Recorder::start(vec![ok_body()]);
+    let server = Recorder::expecting_no_request();
     let cli = Cli::new();
     let run = cli.exec("task", "get", r#"{"channel":"eng","number":1}"#, &[]);
     assert_eq!(
@@ -443,7 +447,7 @@ fn a_401_without_credential_process_exits_3_at_once() {
 #[test]
 fn failing_credential_processes_exit_3() {
     for body in ["exit 7", "echo not json", "echo '{}'", "true", "sleep 30"] {
-        let server = Recorder::start(vec![ok_body()]);
+        let server = Recorder::expecting_no_request();
         let cli = Cli::new();
         let process = cli.script("cred.sh", body);
         let run = cli.run(

@@ -295,7 +295,7 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "credential process fails",
-            server: || Server::Recorder(Recorder::start(vec![unauthorized()])),
+            server: || Server::Recorder(Recorder::expecting_no_request()),
             credential_process: Some("echo oops >&2; exit 7"),
             no_token: true,
             exit: 3,
@@ -305,7 +305,7 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "credential process hangs",
-            server: || Server::Recorder(Recorder::start(vec![unauthorized()])),
+            server: || Server::Recorder(Recorder::expecting_no_request()),
             credential_process: Some("sleep 30"),
             no_token: true,
             exit: 3,
@@ -315,7 +315,7 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "credential process prints garbage",
-            server: || Server::Recorder(Recorder::start(vec![unauthorized()])),
+            server: || Server::Recorder(Recorder::expecting_no_request()),
             credential_process: Some("echo '<html>'"),
             no_token: true,
             exit: 3,
@@ -325,7 +325,7 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "credential process prints nothing",
-            server: || Server::Recorder(Recorder::start(vec![unauthorized()])),
+            server: || Server::Recorder(Recorder::expecting_no_request()),
             credential_process: Some("true"),
             no_token: true,
             exit: 3,

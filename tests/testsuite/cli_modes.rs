@@ -10,7 +10,11 @@ use crate::support::recorder::{Recorder, Reply};
 const TOKEN: &str = "at_mode_secret_token";
 
 fn setup(replies: Vec<Reply>) -> (Cli, Recorder) {
-    let server = Recorder::start(replies);
+    logged_in(Recorder::start(replies))
+}
+
+/// A CLI with a profile on `server`.
+fn logged_in(server: Recorder) -> (Cli, Recorder) {
     let cli = Cli::new();
     cli.login(&server.url, TOKEN, None);
     (cli, server)
@@ -24,7 +28,7 @@ fn task(number: u64, title: &str) -> Value {
 
 #[test]
 fn dry_run_prints_the_request_and_sends_nothing() {
-    let (mut cli, server) = setup(vec![Reply::json(200, json!({}))]);
+    let (mut cli, server) = logged_in(Recorder::expecting_no_request());
     cli.env
         .push(("AGENTTEAM_WORKFLOW_RUN_ID".into(), "run_9".into()));
     cli.env

@@ -2,12 +2,16 @@
 //! records every request exactly as received and answers from a script, so a
 //! test can see what the client sent and inject faults (hangs, HTML, cut-off
 //! bodies). It closes every connection after one answer.
+//!
+//! It also holds the test to what it expects of the client: a server made
+//! with [`Recorder::start`] fails the test when it is dropped without having
+//! been called, one made with [`Recorder::expecting_no_request`] when it was.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone)]
 pub struct Recorded {
@@ -60,14 +64,37 @@ impl Reply {
     }
 }
 
+/// How long a dropped [`Recorder`] that saw nothing waits for a request
+/// still being read before it fails the test. Only that failure waits.
+const LATE_REQUEST_GRACE: Duration = Duration::from_secs(5);
+
 pub struct Recorder {
     pub url: String,
     requests: Arc<Mutex<Vec<Recorded>>>,
+    expects_requests: bool,
+    /// Whether [`Recorder::verdict`] has run (then dropping checks nothing).
+    judged: bool,
 }
 
 impl Recorder {
-    /// Serves `replies` in order; the last one repeats.
+    /// Serves `replies` in order; the last one repeats. The test fails if
+    /// no request has arrived when the server is dropped.
     pub fn start(replies: Vec<Reply>) -> Recorder {
+        Recorder::listen(replies, true)
+    }
+
+    /// A server the client must not call (input refused before sending, a
+    /// dry run, credentials that fail first): the test fails if a request
+    /// arrives. It answers one with a 500.
+    pub fn expecting_no_request() -> Recorder {
+        let unexpected = Reply::json(
+            500,
+            serde_json::json!({"error": {"code": "server_error", "message": "This test expects no request.", "retryable": false}}),
+        );
+        Recorder::listen(vec![unexpected], false)
+    }
+
+    fn listen(replies: Vec<Reply>, expects_requests: bool) -> Recorder {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let requests = Arc::new(Mutex::new(Vec::new()));
@@ -82,11 +109,59 @@ impl Recorder {
                 thread::spawn(move || serve(stream, reply, recorded));
             }
         });
-        Recorder { url, requests }
+        Recorder {
+            url,
+            requests,
+            expects_requests,
+            judged: false,
+        }
     }
 
     pub fn requests(&self) -> Vec<Recorded> {
         self.requests.lock().unwrap().clone()
+    }
+}
+
+impl Recorder {
+    /// Whether the client did what the test expected of it: called this
+    /// server, or not. A server that saw nothing waits up to `grace` for a
+    /// request still being read.
+    fn verdict(&mut self, grace: Duration) -> Result<(), String> {
+        self.judged = true;
+        let deadline = Instant::now() + grace;
+        while self.expects_requests
+            && self.requests.lock().unwrap().is_empty()
+            && Instant::now() < deadline
+        {
+            thread::sleep(Duration::from_millis(10));
+        }
+        let requests = self.requests();
+        match (self.expects_requests, requests.len()) {
+            (true, 0) => Err(format!(
+                "the recording server at {} was never called",
+                self.url
+            )),
+            (false, n) if n > 0 => Err(format!(
+                "the recording server at {} expected no request and got {n}: {:?}",
+                self.url,
+                requests
+                    .iter()
+                    .map(|r| format!("{} {}", r.method, r.path))
+                    .collect::<Vec<_>>()
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        if self.judged || thread::panicking() {
+            return;
+        }
+        if let Err(why) = self.verdict(LATE_REQUEST_GRACE) {
+            panic!("{why}");
+        }
     }
 }
 
@@ -182,4 +257,37 @@ fn decode(s: &str) -> String {
         i += 1;
     }
     String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn a_recorder_fails_a_test_whose_client_did_not_do_what_it_expected() {
+    fn get(url: &str) {
+        let mut stream = TcpStream::connect(url.trim_start_matches("http://")).unwrap();
+        stream
+            .write_all(b"GET /tasks HTTP/1.1\r\nhost: x\r\n\r\n")
+            .unwrap();
+        let _ = stream.read_to_end(&mut Vec::new());
+    }
+
+    let mut uncalled = Recorder::start(vec![Reply::json(200, serde_json::json!({}))]);
+    let url = uncalled.url.clone();
+    assert_eq!(
+        uncalled.verdict(Duration::ZERO),
+        Err(format!("the recording server at {url} was never called"))
+    );
+    let mut called = Recorder::start(vec![Reply::json(200, serde_json::json!({}))]);
+    get(&called.url);
+    assert_eq!(called.verdict(Duration::ZERO), Ok(()));
+
+    let mut called_anyway = Recorder::expecting_no_request();
+    get(&called_anyway.url);
+    let url = called_anyway.url.clone();
+    assert_eq!(
+        called_anyway.verdict(Duration::ZERO),
+        Err(format!(
+            "the recording server at {url} expected no request and got 1: [\"GET /tasks\"]"
+        ))
+    );
+    let mut untouched = Recorder::expecting_no_request();
+    assert_eq!(untouched.verdict(Duration::ZERO), Ok(()));
 }
