@@ -2,10 +2,11 @@
 //! PATH, a temp HOME and a temp AGENTTEAM_CONFIG_DIR, so nothing of the
 //! developer's machine leaks in and nothing leaks out.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
+use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -69,6 +70,13 @@ impl Cli {
 
     /// Runs with `stdin` piped in (None: stdin is /dev/null).
     pub fn run(&self, args: &[&str], stdin: Option<&str>) -> Run {
+        self.run_within(args, stdin, None)
+    }
+
+    /// [`Cli::run`] under a watchdog: the test fails, and the process is
+    /// killed, if it is still running after `limit`. Only for runs whose
+    /// point is that they do not hang; `None` waits for as long as it takes.
+    pub fn run_within(&self, args: &[&str], stdin: Option<&str>, limit: Option<Duration>) -> Run {
         let started = Instant::now();
         let mut cmd = self.command(args);
         cmd.stdin(if stdin.is_some() {
@@ -83,7 +91,39 @@ impl Cli {
             let mut pipe = child.stdin.take().unwrap();
             let _ = pipe.write_all(input.as_bytes());
         }
-        let out = child.wait_with_output().unwrap();
+        let out = match limit {
+            None => child.wait_with_output().unwrap(),
+            Some(limit) => {
+                let drain = |mut pipe: Box<dyn Read + Send>| {
+                    thread::spawn(move || {
+                        let mut bytes = Vec::new();
+                        let _ = pipe.read_to_end(&mut bytes);
+                        bytes
+                    })
+                };
+                let stdout = drain(Box::new(child.stdout.take().unwrap()));
+                let stderr = drain(Box::new(child.stderr.take().unwrap()));
+                let status = loop {
+                    if let Some(status) = child.try_wait().unwrap() {
+                        break status;
+                    }
+                    if started.elapsed() >= limit {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        panic!(
+                            "`agentteam {}` still ran after {limit:?}: it hangs",
+                            args.join(" ")
+                        );
+                    }
+                    thread::sleep(Duration::from_millis(20));
+                };
+                Output {
+                    status,
+                    stdout: stdout.join().unwrap(),
+                    stderr: stderr.join().unwrap(),
+                }
+            }
+        };
         Run {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -94,9 +134,21 @@ impl Cli {
 
     /// `exec <domain> <verb> -` with `input` on stdin, plus extra flags.
     pub fn exec(&self, domain: &str, verb: &str, input: &str, flags: &[&str]) -> Run {
+        self.exec_within(domain, verb, input, flags, None)
+    }
+
+    /// [`Cli::exec`] under the watchdog of [`Cli::run_within`].
+    pub fn exec_within(
+        &self,
+        domain: &str,
+        verb: &str,
+        input: &str,
+        flags: &[&str],
+        limit: Option<Duration>,
+    ) -> Run {
         let mut args = vec!["exec", domain, verb, "-"];
         args.extend_from_slice(flags);
-        self.run(&args, Some(input))
+        self.run_within(&args, Some(input), limit)
     }
 
     /// Saves a profile with a token (and optionally a credential process).

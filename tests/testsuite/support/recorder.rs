@@ -21,6 +21,8 @@ pub struct Recorded {
     pub query: Vec<(String, String)>,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+    /// When the whole request had arrived.
+    pub received: Instant,
 }
 
 impl Recorded {
@@ -227,6 +229,7 @@ fn read_request(stream: &mut TcpStream) -> Option<Recorded> {
         query,
         headers,
         body,
+        received: Instant::now(),
     })
 }
 
