@@ -1,6 +1,8 @@
 //! Snapshots of everything a model or a person reads about each action:
-//! `--help`, `--input-schema` and `--output-schema` of the real binary, so a
-//! change to any of them is a reviewed diff in `tests/testsuite/snapshots/*.snap`.
+//! `--help`, `--input-schema` and `--output-schema` of the real binary, and
+//! the `--format text` views of its results against the real runtime, so a
+//! change to any of them is a reviewed diff in
+//! `tests/testsuite/snapshots/*.snap`.
 //!
 //! After an intended change, accept the new snapshots with one command and
 //! review the diff before committing:
@@ -12,7 +14,11 @@
 use std::process::{Command, Stdio};
 
 use agentteam::registry::{self, ACTIONS};
-use serde_json::Value;
+use regex::Regex;
+use serde_json::{Value, json};
+
+use crate::support::cli::Cli;
+use crate::support::runtime::Runtime;
 
 /// Runs `agentteam` hermetically: nothing from the developer's environment,
 /// a fresh HOME and config dir, and a fixed width so help wraps the same
@@ -84,4 +90,92 @@ fn binary_schemas_are_the_catalog_schemas() {
         assert_eq!(output, entry["output_schema"], "{}", action.name());
     }
     assert_eq!(json(&["exec", "--error-schema"]), catalog["error_schema"]);
+}
+
+/// What the runtime makes up differs from run to run: times and ids become
+/// `[time]` and `[id]`, so a snapshot holds only what the views decide.
+fn normalised(text: &str) -> String {
+    let time = Regex::new(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z").unwrap();
+    let id = Regex::new(r"\b[a-z]{2,4}_[0-9a-f]{24,32}\b").unwrap();
+    let text = time.replace_all(text, "[time]");
+    id.replace_all(&text, "[id]").into_owned()
+}
+
+/// The `--format text` views of a task's detail, of what a create made (or
+/// replayed) and of a list, for a board the test fills through the CLI.
+#[test]
+fn text_views() {
+    let rt = Runtime::start();
+    let workspace = rt.workspace("acme");
+    rt.channel(&workspace, "eng");
+    let alice = rt.agent(&workspace, "alice");
+    let mut cli = Cli::new();
+    cli.env.push(("COLUMNS".into(), "100".into()));
+    cli.login_to(
+        &rt.base_url(),
+        &alice.workspace_id,
+        &alice.agent_id,
+        &alice.token,
+    );
+    let text = |cli: &Cli, verb: &str, input: Value| {
+        let run = cli.exec("task", verb, &input.to_string(), &["--format", "text"]);
+        assert_eq!(run.code, 0, "task {verb} {input}: {run:?}");
+        normalised(&run.stdout)
+    };
+
+    let created = text(
+        &cli,
+        "create",
+        json!({"channel": "eng", "tasks": [{
+            "title": "Fix the login timeout",
+            "description": "Sessions end after 5 minutes instead of 30.",
+            "status": "in_progress",
+            "priority": "high",
+            "assignee": "@alice",
+            "labels": ["auth", "web"],
+            "checklist": [{"text": "Reproduce", "done": true}, {"text": "Fix the refresh"}],
+            "urls": ["https://example.com/issues/1"]
+        }]}),
+    );
+    insta::assert_snapshot!("task_create_text", created);
+    let subtasks = text(
+        &cli,
+        "create",
+        json!({"channel": "eng", "parent": 1, "tasks": [{"title": "Write a failing test"}, {"title": "Renew the refresh token"}]}),
+    );
+    insta::assert_snapshot!("task_create_subtasks_text", subtasks);
+    text(
+        &cli,
+        "checkpoint",
+        json!({"channel": "eng", "number": 1, "summary": "Root cause: the refresh token is never renewed."}),
+    );
+    let detail = text(&cli, "get", json!({"channel": "eng", "number": 1}));
+    insta::assert_snapshot!("task_get_text", detail);
+    let list = text(
+        &cli,
+        "list",
+        json!({"channel": "eng", "include_subtasks": true, "sort": "number_asc"}),
+    );
+    insta::assert_snapshot!("task_list_text", list);
+
+    // A keyed create inside a workflow callback, then its replay.
+    let opened = rt.admin(&[
+        "callback",
+        "open",
+        "--workspace",
+        &workspace,
+        "--agent",
+        &alice.agent_id,
+    ]);
+    for (name, key) in [
+        ("AGENTTEAM_WORKFLOW_RUN_ID", "workflow_run_id"),
+        ("AGENTTEAM_CALLBACK_EFFECT_ID", "callback_effect_id"),
+    ] {
+        let value = opened[key].as_str().expect(key).to_string();
+        cli.env.push((name.into(), value));
+    }
+    let keyed = json!({"channel": "eng", "tasks": [{"title": "Announce the fix"}], "idempotency_key": "announce-1"});
+    text(&cli, "create", keyed.clone());
+    let replayed = text(&cli, "create", keyed);
+    insta::assert_snapshot!("task_create_replayed_text", replayed);
 }

@@ -171,6 +171,25 @@ impl Cli {
         assert_eq!(run.code, 0, "login failed: {run:?}");
     }
 
+    /// Saves a profile for a real agent: its workspace, agent id and token.
+    pub fn login_to(&self, api_url: &str, workspace: &str, agent: &str, token: &str) {
+        let run = self.run(
+            &[
+                "auth",
+                "login",
+                "--api-url",
+                api_url,
+                "--workspace",
+                workspace,
+                "--agent",
+                agent,
+                "--token-stdin",
+            ],
+            Some(token),
+        );
+        assert_eq!(run.code, 0, "login failed: {run:?}");
+    }
+
     /// A credential process script printing `stdout` and exiting with `code`.
     pub fn script(&self, name: &str, body: &str) -> String {
         let path = self.home.path().join(name);
