@@ -1,6 +1,6 @@
 //! The three fuzz targets of issue 5, item 2, as plain functions over bytes,
 //! shared by the cargo-fuzz harnesses in `fuzz/fuzz_targets/` and the
-//! stable-Rust smoke test `tests/reliability_fuzz.rs` (which CI runs). Each
+//! stable-Rust smoke test `tests/testsuite/reliability_fuzz.rs` (which CI runs). Each
 //! function panics when an invariant breaks; returning means the input was
 //! handled as documented.
 //!

@@ -22,6 +22,6 @@ for test in cli_faults reliability_fuzz reliability_concurrency reliability_cras
     reliability_security reliability_limits; do
     echo "== $test"
     # The figures are the tests' stderr lines; the harness noise is dropped.
-    cargo test $profile --quiet --test "$test" -- --nocapture --test-threads=1 2>&1 |
+    cargo test $profile --quiet --test testsuite "$test::" -- --nocapture --test-threads=1 2>&1 |
         grep -v -e '^running ' -e '^test ' -e '^$' -e '^test result'
 done

@@ -2,7 +2,7 @@
 //! completions in `completions/` (written by [`crate::cli::completions`],
 //! which `agentteam completions` prints), the man pages in `man/`, the
 //! schema files in `schemas/` and the README's tables. Nothing here touches
-//! the file system; `tests/generated.rs`
+//! the file system; `tests/testsuite/generated.rs`
 //! compares these contents with the checked-in files (the drift test) and,
 //! with `AGENTTEAM_REGENERATE=1`, writes them. Output is deterministic: no
 //! dates, no paths of the build machine, registry order throughout.
@@ -24,7 +24,8 @@ use crate::registry::{self, ACTIONS, Action};
 use crate::schemas;
 
 /// The one command that rewrites every artifact below.
-pub const REGENERATE_COMMAND: &str = "AGENTTEAM_REGENERATE=1 cargo test --test generated";
+pub const REGENERATE_COMMAND: &str =
+    "AGENTTEAM_REGENERATE=1 cargo test --test testsuite generated::";
 
 /// One generated file: its path relative to the package root, and its contents.
 #[derive(Debug, Clone, PartialEq, Eq)]

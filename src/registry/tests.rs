@@ -60,17 +60,126 @@ fn check_02_model_fields_are_snake_case() {
     }
 }
 
+/// Every second name the default surface offers for an action or a field
+/// (§11.3): catalog entries other than the registered actions, once each in
+/// registry order; `exec` commands other than the registered domains and
+/// verbs, or with aliases; two properties of one input object that differ
+/// only in case or underscores (`assignee_ref`, `assigneeRef`).
+fn alias_problems(catalog: &Value, cli: &clap::Command) -> Vec<String> {
+    let mut problems = Vec::new();
+    let registered: Vec<String> = ACTIONS.iter().map(|a| a.name()).collect();
+    let entries = catalog["actions"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let listed: Vec<&str> = entries
+        .iter()
+        .map(|e| e["name"].as_str().unwrap_or_default())
+        .collect();
+    if listed != registered {
+        problems.push(format!(
+            "the catalog lists {listed:?}, the registry {registered:?}"
+        ));
+    }
+
+    let exec = cli.find_subcommand("exec").expect("an exec command");
+    let mut routes: Vec<String> = Vec::new();
+    let mut commands = vec![exec];
+    for domain in exec.get_subcommands() {
+        commands.push(domain);
+        for verb in domain.get_subcommands() {
+            commands.push(verb);
+            routes.push(format!("{}_{}", domain.get_name(), verb.get_name()));
+        }
+    }
+    let mut sorted = registered.clone();
+    sorted.sort();
+    routes.sort();
+    if routes != sorted {
+        problems.push(format!("`exec` offers {routes:?}, the registry {sorted:?}"));
+    }
+    for command in commands {
+        let aliases: Vec<&str> = command.get_all_aliases().collect();
+        if !aliases.is_empty() {
+            problems.push(format!("`{}` has aliases {aliases:?}", command.get_name()));
+        }
+    }
+
+    for entry in entries {
+        let action = entry["name"].as_str().unwrap_or_default();
+        let mut objects = Vec::new();
+        walk_objects(&entry["input_schema"], &mut objects);
+        for object in objects {
+            let mut seen: Vec<(String, &str)> = Vec::new();
+            for name in object["properties"]
+                .as_object()
+                .into_iter()
+                .flat_map(|p| p.keys())
+            {
+                let folded = name.replace('_', "").to_lowercase();
+                if let Some((_, first)) = seen.iter().find(|(f, _)| *f == folded) {
+                    problems.push(format!("{action}: `{first}` and `{name}`"));
+                }
+                seen.push((folded, name));
+            }
+        }
+    }
+    problems
+}
+
 #[test]
 fn check_03_no_deprecated_aliases_in_the_default_surface() {
-    for action in ACTIONS {
-        assert_eq!(action.deprecation, Deprecation::Active, "{}", action.name());
-    }
+    // `Deprecation` has the one state `Active`, so a deprecated action
+    // cannot be registered at all; what can still reach the default surface
+    // is an alias.
+    assert_eq!(
+        alias_problems(&catalog(), &crate::cli::command()),
+        Vec::<String>::new()
+    );
     for (old, _) in MIGRATIONS {
         assert!(
             find_by_name(old).is_none(),
             "old name {old} is still registered"
         );
     }
+
+    // The rules bite: each alias below is reported.
+    let mut aliased = catalog();
+    let entries = aliased["actions"].as_array_mut().unwrap();
+    let mut second_name = entries[0].clone();
+    second_name["name"] = json!("task_find");
+    entries.push(second_name);
+    entries[1]["input_schema"]["properties"]["channelId"] = json!({"type": "string"});
+    entries[1]["input_schema"]["properties"]["channel_id"] = json!({"type": "string"});
+    let cli = crate::cli::command().mut_subcommand("exec", |exec| {
+        exec.mut_subcommand("task", |task| {
+            task.mut_subcommand("get", |get| get.alias("show"))
+                .subcommand(clap::Command::new("find"))
+        })
+    });
+    let problems = alias_problems(&aliased, &cli);
+    let names = ACTIONS.iter().map(|a| a.name()).collect::<Vec<_>>();
+    let with_find = |names: &[String]| {
+        let mut all = names.to_vec();
+        all.push("task_find".into());
+        all
+    };
+    let mut sorted = names.clone();
+    sorted.sort();
+    let mut routes = with_find(&names);
+    routes.sort();
+    assert_eq!(
+        problems,
+        [
+            format!(
+                "the catalog lists {:?}, the registry {names:?}",
+                with_find(&names)
+            ),
+            format!("`exec` offers {routes:?}, the registry {sorted:?}"),
+            "`get` has aliases [\"show\"]".to_string(),
+            format!("{}: `channelId` and `channel_id`", names[1]),
+        ]
+    );
 }
 
 /// A property of an input schema as the catalog declares it, with the path
@@ -147,7 +256,7 @@ fn check_04_catalog_and_schema_parity() {
         );
         // The catalog carries exactly what `--input-schema` and
         // `--output-schema` print (both are these functions; the binary's
-        // output is compared with them in tests/snapshots.rs).
+        // output is compared with them in tests/testsuite/snapshots.rs).
         assert_eq!(entry["input_schema"], (action.input_schema)(), "{name}");
         assert_eq!(entry["output_schema"], action.output_schema(), "{name}");
         assert_eq!(
@@ -316,18 +425,73 @@ fn check_08_mutations_declare_idempotency_and_concurrency() {
     }
 }
 
+/// Why an action's hidden context is wrong, if it is: it must be what the
+/// action depends on, the workspace and agent its route names, the token
+/// that authenticates the agent and, for a keyed replay (a key is valid only
+/// inside a workflow callback), the workflow run and callback effect.
+fn hidden_context_problems(action: &Action) -> Vec<String> {
+    let route = action.route_template();
+    let keyed = action.idempotency == Idempotency::KeyedReplay;
+    let mut problems = Vec::new();
+    for (context, needed) in [
+        (HiddenContext::WorkspaceId, route.contains("{workspaceId}")),
+        (HiddenContext::AgentId, route.contains("{agentId}")),
+        (HiddenContext::AgentToken, true),
+        (HiddenContext::WorkflowRunId, keyed),
+        (HiddenContext::CallbackEffectId, keyed),
+    ] {
+        if action.hidden_context.contains(&context) != needed {
+            let verb = if needed { "lacks" } else { "needlessly has" };
+            problems.push(format!(
+                "{}: {verb} hidden context {context:?}",
+                action.name()
+            ));
+        }
+    }
+    problems
+}
+
 #[test]
 fn check_09_every_action_is_classified() {
+    // `Exposure` and `Deprecation` are typed with one state each, so every
+    // action has both; what can go wrong is what the catalog publishes and
+    // the hidden context (§9.1).
     for action in ACTIONS {
-        assert!(domains().contains(&action.domain), "{}", action.name());
-        assert_eq!(action.exposure, Exposure::Exec);
-        assert!(!action.hidden_context.is_empty(), "{}", action.name());
-        assert_eq!(
-            action.destructive(),
-            action.permission == Permission::Destructive
-        );
+        let name = action.name();
+        let entry = action.catalog_entry();
+        assert_eq!(entry["owner"], json!(action.domain), "{name}");
+        assert_eq!(entry["exposure"], json!("exec"), "{name}");
+        assert_eq!(entry["deprecation"], json!("active"), "{name}");
+        assert_eq!(hidden_context_problems(action), Vec::<String>::new());
     }
     assert!(find("task", "delete").unwrap().destructive());
+
+    // The rules bite: a keyed create without its workflow context, and a
+    // read that claims one.
+    let create = find("task", "create").unwrap();
+    let unkeyed = Action {
+        hidden_context: task::AGENT_CONTEXT,
+        ..*create
+    };
+    assert_eq!(
+        hidden_context_problems(&unkeyed),
+        [
+            "task_create: lacks hidden context WorkflowRunId",
+            "task_create: lacks hidden context CallbackEffectId",
+        ]
+    );
+    let get = find("task", "get").unwrap();
+    let in_a_callback = Action {
+        hidden_context: create.hidden_context,
+        ..*get
+    };
+    assert_eq!(
+        hidden_context_problems(&in_a_callback),
+        [
+            "task_get: needlessly has hidden context WorkflowRunId",
+            "task_get: needlessly has hidden context CallbackEffectId",
+        ]
+    );
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! (registry validation → typed input → [`dispatch`] → [`Store`]) on every
 //! engine: each test is written once, generic over [`Engine`], and run on a
 //! real SQLite file and on a real PostgreSQL database (the tests' own
-//! server, `tests/common/postgres.rs`).
+//! server, `tests/testsuite/support/postgres.rs`).
 
 use std::future::Future;
 
@@ -14,7 +14,7 @@ use super::sqlite::SqliteStore;
 use super::*;
 use crate::registry::find;
 
-#[path = "../../../tests/common/postgres.rs"]
+#[path = "../../../tests/testsuite/support/postgres.rs"]
 mod cluster;
 
 /// Runs a store future to completion on this test thread's runtime.

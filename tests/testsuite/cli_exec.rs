@@ -1,0 +1,715 @@
+//! The real `agentteam` binary against a recording server on 127.0.0.1:0:
+//! the exact wire request of every route, and every way a call can fail.
+
+use std::time::Duration;
+
+use agentteam::case;
+use agentteam::registry::{ACTIONS, Method};
+use serde_json::{Value, json};
+
+use crate::support::cli::Cli;
+use crate::support::recorder::{Recorder, Reply};
+
+const TOKEN: &str = "at_test_secret_token_value";
+
+fn ok_body() -> Reply {
+    Reply::json(200, json!({"items": [], "nextCursor": "c2"}))
+}
+
+fn setup(replies: Vec<Reply>) -> (Cli, Recorder) {
+    logged_in(Recorder::start(replies))
+}
+
+/// A CLI with a profile on `server`.
+fn logged_in(server: Recorder) -> (Cli, Recorder) {
+    let cli = Cli::new();
+    cli.login(&server.url, TOKEN, None);
+    (cli, server)
+}
+
+#[test]
+fn every_route_sends_its_exact_wire_request() {
+    for action in ACTIONS {
+        let (cli, server) = setup(vec![ok_body()]);
+        let example = action.examples.last().unwrap().input;
+        let input: Value = serde_json::from_str(example).unwrap();
+        let run = cli.exec(action.domain, action.verb, example, &[]);
+        assert_eq!(run.code, 0, "{}: {run:?}", action.name());
+        let requests = server.requests();
+        assert_eq!(requests.len(), 1, "{}", action.name());
+        let r = &requests[0];
+        assert_eq!(r.method, action.method.as_str(), "{}", action.name());
+        assert_eq!(
+            r.path,
+            action
+                .route_template()
+                .replace("{workspaceId}", "ws_test")
+                .replace("{agentId}", "ag_test")
+        );
+        assert_eq!(
+            r.header("authorization"),
+            Some(format!("Bearer {TOKEN}").as_str())
+        );
+        let mut expected = case::to_wire(input.clone());
+        if let Some(key) = expected.get_mut("idempotencyKey") {
+            *key = json!(key.as_str().unwrap().trim());
+        }
+        match action.method {
+            Method::Get => {
+                assert!(r.body.is_empty());
+                let sent: serde_json::Map<String, Value> = r
+                    .query
+                    .iter()
+                    .map(|(k, v)| {
+                        let typed = if expected[k].is_string() {
+                            json!(v)
+                        } else {
+                            serde_json::from_str(v).unwrap()
+                        };
+                        (k.clone(), typed)
+                    })
+                    .collect();
+                assert_eq!(Value::Object(sent), expected, "{}", action.name());
+            }
+            Method::Post => {
+                assert_eq!(r.header("content-type"), Some("application/json"));
+                assert_eq!(r.json(), expected, "{}", action.name());
+            }
+        }
+        // The answer comes back normalised inside the envelope.
+        let out = run.json();
+        assert_eq!(out["meta"]["next_cursor"], "c2");
+        assert_eq!(out["data"], json!({"items": []}));
+    }
+}
+
+#[test]
+fn list_parameters_travel_in_the_query_string_in_camel_case() {
+    let (cli, server) = setup(vec![ok_body()]);
+    let run = cli.exec(
+        "task",
+        "list",
+        r#"{"channel":"eng","include_subtasks":true,"limit":5,"filters":{"assigned_to_me":true}}"#,
+        &[],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let q = &server.requests()[0].query;
+    assert!(q.contains(&("channel".into(), "eng".into())));
+    assert!(q.contains(&("includeSubtasks".into(), "true".into())));
+    assert!(q.contains(&("limit".into(), "5".into())));
+    assert!(q.contains(&("filters".into(), r#"{"assignedToMe":true}"#.into())));
+}
+
+#[test]
+fn responses_are_normalised_to_snake_case() {
+    let body = json!({"tasks": [{"number": 1, "scopeId": "tsk_1", "parentNumber": null, "createdBy": "@a"}], "reused": false});
+    let (cli, _server) = setup(vec![Reply::json(200, body)]);
+    let run = cli.exec(
+        "task",
+        "create",
+        r#"{"channel":"eng","tasks":[{"title":"x"}]}"#,
+        &[],
+    );
+    assert_eq!(
+        run.json(),
+        json!({"data": {"tasks": [{"number": 1, "scope_id": "tsk_1", "parent_number": null, "created_by": "@a"}], "reused": false}, "meta": {}})
+    );
+}
+
+#[test]
+fn workflow_context_is_injected_only_with_an_idempotency_key() {
+    let (mut cli, server) = setup(vec![ok_body()]);
+    cli.env
+        .push(("AGENTTEAM_WORKFLOW_RUN_ID".into(), "run_1".into()));
+    cli.env
+        .push(("AGENTTEAM_CALLBACK_EFFECT_ID".into(), "cbe_1".into()));
+    cli.exec(
+        "task",
+        "create",
+        r#"{"channel":"eng","tasks":[{"title":"x"}]}"#,
+        &[],
+    );
+    cli.exec(
+        "task",
+        "create",
+        r#"{"channel":"eng","tasks":[{"title":"x"}],"idempotency_key":" k1 "}"#,
+        &[],
+    );
+    cli.exec(
+        "task",
+        "update",
+        r#"{"channel":"eng","number":1,"title":"y"}"#,
+        &[],
+    );
+    let r = server.requests();
+    assert_eq!(
+        r[0].json(),
+        json!({"channel": "eng", "tasks": [{"title": "x"}]})
+    );
+    assert_eq!(
+        r[1].json(),
+        json!({"channel": "eng", "tasks": [{"title": "x"}], "idempotencyKey": "k1", "workflowRunId": "run_1", "callbackEffectId": "cbe_1"})
+    );
+    assert!(r[2].json().get("workflowRunId").is_none());
+}
+
+#[test]
+fn bad_input_exits_2_and_sends_nothing() {
+    let (cli, server) = logged_in(Recorder::expecting_no_request());
+    let cases: &[(&str, &str, &str, &str)] = &[
+        ("list", "", "invalid_json", ""),
+        ("list", "{\"channel\":", "invalid_json", ""),
+        ("list", "[1]", "invalid_json", ""),
+        ("list", "{} {}", "invalid_json", ""),
+        (
+            "list",
+            r#"{"channel":"eng","bogus":1}"#,
+            "invalid_input",
+            "bogus",
+        ),
+        (
+            "list",
+            r#"{"channel":"eng","includeSubtasks":true}"#,
+            "invalid_input",
+            "includeSubtasks",
+        ),
+        (
+            "list",
+            r#"{"channel":"eng","workspace_id":"w"}"#,
+            "invalid_input",
+            "workspace_id",
+        ),
+        (
+            "list",
+            r#"{"channel":"eng","agent_id":"a"}"#,
+            "invalid_input",
+            "agent_id",
+        ),
+        (
+            "list",
+            r#"{"channel":"eng","token":"t"}"#,
+            "invalid_input",
+            "token",
+        ),
+        (
+            "list",
+            r#"{"channel":"eng","status":"all"}"#,
+            "invalid_input",
+            "status",
+        ),
+        (
+            "list",
+            r#"{"channel":"eng","sort":"relevance"}"#,
+            "invalid_input",
+            "sort",
+        ),
+        (
+            "list",
+            r#"{"channel":"eng","limit":101}"#,
+            "invalid_input",
+            "limit",
+        ),
+        ("list", r#"{}"#, "invalid_input", "channel"),
+        (
+            "get",
+            r#"{"channel":"eng","number":0}"#,
+            "invalid_input",
+            "number",
+        ),
+        (
+            "create",
+            r#"{"tasks":[{"title":"a"}]}"#,
+            "invalid_input",
+            "channel",
+        ),
+        (
+            "create",
+            r#"{"channel":"eng","parent_task_scope":{"kind":"task","scope_id":"t"},"tasks":[{"title":"a"}]}"#,
+            "invalid_input",
+            "parent_task_scope",
+        ),
+        (
+            "create",
+            r#"{"channel":"eng","tasks":[{"title":"a"},{"title":"b","priority":"high"}]}"#,
+            "invalid_input",
+            "tasks/1/priority",
+        ),
+        (
+            "create",
+            r#"{"channel":"eng","tasks":[]}"#,
+            "invalid_input",
+            "tasks",
+        ),
+        (
+            "create",
+            r#"{"channel":"eng","parent":-1,"tasks":[{"title":"a"}]}"#,
+            "invalid_input",
+            "parent",
+        ),
+        (
+            "create",
+            r#"{"channel":"eng","tasks":[{"title":"a"}],"idempotency_key":"  "}"#,
+            "invalid_input",
+            "idempotency_key",
+        ),
+        (
+            "create",
+            r#"{"channel":"eng","tasks":[{"title":"a"}],"workflow_run_id":"r"}"#,
+            "invalid_input",
+            "workflow_run_id",
+        ),
+        (
+            "create",
+            r#"{"parent_task_scope":{"kind":"channel","scope_id":"x"},"tasks":[{"title":"a"}]}"#,
+            "invalid_input",
+            "parent_task_scope/kind",
+        ),
+        (
+            "update",
+            r#"{"channel":"eng","number":1}"#,
+            "invalid_input",
+            "patch",
+        ),
+        (
+            "update",
+            r#"{"channel":"eng","number":1,"title":null}"#,
+            "invalid_input",
+            "title",
+        ),
+        (
+            "update",
+            r#"{"channel":"eng","number":1,"status":"x","expected_updated_at":"yesterday"}"#,
+            "invalid_input",
+            "expected_updated_at",
+        ),
+        (
+            "set_claim",
+            r#"{"channel":"eng","numbers":[1,1],"claimed":true}"#,
+            "invalid_input",
+            "numbers",
+        ),
+        (
+            "set_claim",
+            r#"{"channel":"eng","numbers":[1]}"#,
+            "invalid_input",
+            "claimed",
+        ),
+        (
+            "checkpoint",
+            r#"{"channel":"eng","number":1,"summary":"   "}"#,
+            "invalid_input",
+            "summary",
+        ),
+        (
+            "delete",
+            r#"{"channel":"eng","number":1,"subtask_mode":"orphan"}"#,
+            "invalid_input",
+            "subtask_mode",
+        ),
+    ];
+    for (verb, input, code, field) in cases {
+        let run = cli.exec("task", verb, input, &[]);
+        assert_eq!(run.code, 2, "{verb} {input}: {run:?}");
+        assert_eq!(run.error_code(), *code, "{verb} {input}");
+        if !field.is_empty() {
+            assert!(
+                run.json()["error"]["field_errors"].get(*field).is_some(),
+                "{verb} {input}: {}",
+                run.stdout
+            );
+        }
+        assert!(
+            run.stderr.starts_with("error: "),
+            "{verb} {input}: {}",
+            run.stderr
+        );
+    }
+    assert_eq!(server.requests().len(), 0);
+}
+
+#[test]
+fn oversized_input_is_refused_without_sending() {
+    let (cli, server) = logged_in(Recorder::expecting_no_request());
+    let huge = format!(
+        r#"{{"channel":"eng","query":"{}"}}"#,
+        "x".repeat(3 * 1024 * 1024)
+    );
+    let run = cli.exec("task", "list", &huge, &[]);
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (2, "input_too_large")
+    );
+    let path = cli.home.path().join("big.json");
+    std::fs::write(&path, &huge).unwrap();
+    let run = cli.run(&["exec", "task", "list", path.to_str().unwrap()], None);
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (2, "input_too_large")
+    );
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn input_can_come_from_a_file() {
+    let (cli, server) = setup(vec![ok_body()]);
+    let path = cli.home.path().join("in.json");
+    std::fs::write(&path, r#"{"channel":"eng","number":3}"#).unwrap();
+    let run = cli.run(&["exec", "task", "get", path.to_str().unwrap()], None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        server.requests()[0].json(),
+        json!({"channel": "eng", "number": 3})
+    );
+    let run = cli.run(&["exec", "task", "get", "/nonexistent/in.json"], None);
+    assert_eq!((run.code, run.error_code().as_str()), (2, "usage_error"));
+}
+
+#[test]
+fn missing_credentials_exit_3_and_send_nothing() {
+    let server = Recorder::expecting_no_request();
+    let cli = Cli::new();
+    let run = cli.exec("task", "get", r#"{"channel":"eng","number":1}"#, &[]);
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (3, "credentials_missing")
+    );
+    let run = cli.exec(
+        "task",
+        "get",
+        r#"{"channel":"eng","number":1}"#,
+        &["--profile", "other"],
+    );
+    assert_eq!(run.code, 3);
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn a_401_refreshes_once_and_replays_the_same_request() {
+    let server = Recorder::start(vec![
+        Reply::json(
+            401,
+            json!({"error": {"code": "unauthorized", "message": "expired", "retryable": false}}),
+        ),
+        ok_body(),
+    ]);
+    let cli = Cli::new();
+    let process = cli.script(
+        "cred.sh",
+        r#"echo '{"token": "at_fresh_token", "expires_at": "2099-01-01T00:00:00Z"}'"#,
+    );
+    cli.login(&server.url, TOKEN, Some(&process));
+    let run = cli.exec(
+        "task",
+        "update",
+        r#"{"channel":"eng","number":1,"title":"t"}"#,
+        &[],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let r = server.requests();
+    assert_eq!(r.len(), 2);
+    assert_eq!(
+        r[0].header("authorization"),
+        Some(format!("Bearer {TOKEN}").as_str())
+    );
+    assert_eq!(r[1].header("authorization"), Some("Bearer at_fresh_token"));
+    assert_eq!(r[0].body, r[1].body);
+    assert!(
+        cli.store_text().contains("at_fresh_token"),
+        "the refreshed token is stored"
+    );
+}
+
+#[test]
+fn a_second_401_gives_up_with_exit_3() {
+    let server = Recorder::start(vec![Reply::json(
+        401,
+        json!({"error": {"code": "unauthorized", "message": "no", "retryable": false}}),
+    )]);
+    let cli = Cli::new();
+    let process = cli.script("cred.sh", r#"echo '{"token": "at_fresh_token"}'"#);
+    cli.login(&server.url, TOKEN, Some(&process));
+    let run = cli.exec("task", "get", r#"{"channel":"eng","number":1}"#, &[]);
+    assert_eq!((run.code, run.error_code().as_str()), (3, "unauthorized"));
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
+fn a_401_without_credential_process_exits_3_at_once() {
+    let (cli, server) = setup(vec![Reply::json(
+        401,
+        json!({"error": {"code": "unauthorized", "message": "no", "retryable": false}}),
+    )]);
+    let run = cli.exec("task", "get", r#"{"channel":"eng","number":1}"#, &[]);
+    assert_eq!((run.code, run.error_code().as_str()), (3, "unauthorized"));
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn failing_credential_processes_exit_3() {
+    for body in ["exit 7", "echo not json", "echo '{}'", "true", "sleep 30"] {
+        let server = Recorder::expecting_no_request();
+        let cli = Cli::new();
+        let process = cli.script("cred.sh", body);
+        let run = cli.run(
+            &[
+                "auth",
+                "login",
+                "--api-url",
+                &server.url,
+                "--workspace",
+                "w",
+                "--agent",
+                "a",
+                "--credential-process",
+                &process,
+            ],
+            None,
+        );
+        assert_eq!(run.code, 0, "{run:?}");
+        let run = cli.exec(
+            "task",
+            "get",
+            r#"{"channel":"eng","number":1}"#,
+            &["--timeout", "1"],
+        );
+        assert_eq!(
+            (run.code, run.error_code().as_str()),
+            (3, "credential_process_failed"),
+            "{body}"
+        );
+        assert!(run.elapsed < Duration::from_secs(10), "{body}");
+        assert!(server.requests().is_empty());
+    }
+}
+
+#[test]
+fn server_errors_are_transient_and_html_never_leaks() {
+    let html = Reply::text(
+        502,
+        "text/html",
+        "<html><body><h1>502 Bad Gateway</h1>nginx/1.2 at 10.1.2.3</body></html>",
+    );
+    let (cli, server) = setup(vec![html.clone()]);
+    let run = cli.exec(
+        "task",
+        "get",
+        r#"{"channel":"eng","number":1}"#,
+        &["--retries", "2"],
+    );
+    assert_eq!((run.code, run.error_code().as_str()), (5, "server_error"));
+    assert_eq!(run.json()["error"]["retryable"], true);
+    assert!(!run.stdout.contains("nginx") && !run.stderr.contains("nginx"));
+    assert_eq!(
+        server.requests().len(),
+        3,
+        "a read retries transient failures"
+    );
+
+    let (cli, server) = setup(vec![html]);
+    let run = cli.exec(
+        "task",
+        "update",
+        r#"{"channel":"eng","number":1,"title":"t"}"#,
+        &["--retries", "2"],
+    );
+    assert_eq!(run.code, 5);
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "a non-idempotent mutation is never resent"
+    );
+}
+
+#[test]
+fn keyed_creates_and_claims_retry_but_plain_creates_do_not() {
+    let fail = Reply::json(
+        503,
+        json!({"error": {"code": "server_error", "message": "busy", "retryable": true}}),
+    );
+    let (cli, server) = setup(vec![fail.clone(), ok_body()]);
+    assert_eq!(
+        cli.exec(
+            "task",
+            "create",
+            r#"{"channel":"eng","tasks":[{"title":"a"}],"idempotency_key":"k"}"#,
+            &[]
+        )
+        .code,
+        0
+    );
+    assert_eq!(server.requests().len(), 2);
+    let (cli, server) = setup(vec![fail.clone(), ok_body()]);
+    assert_eq!(
+        cli.exec(
+            "task",
+            "set_claim",
+            r#"{"channel":"eng","numbers":[1],"claimed":true}"#,
+            &[]
+        )
+        .code,
+        0
+    );
+    assert_eq!(server.requests().len(), 2);
+    let (cli, server) = setup(vec![fail, ok_body()]);
+    assert_eq!(
+        cli.exec(
+            "task",
+            "create",
+            r#"{"channel":"eng","tasks":[{"title":"a"}]}"#,
+            &[]
+        )
+        .code,
+        5
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn rate_limits_honour_retry_after() {
+    let limited = Reply::Full(
+        429,
+        vec![("retry-after", "1".into())],
+        br#"{"error":{"code":"rate_limited","message":"slow down","retryable":true}}"#.to_vec(),
+    );
+    let (cli, server) = setup(vec![limited.clone(), ok_body()]);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(server.requests().len(), 2);
+    assert!(
+        run.elapsed >= Duration::from_millis(950),
+        "waited {:?}",
+        run.elapsed
+    );
+
+    let no_header = Reply::json(
+        429,
+        json!({"error": {"code": "rate_limited", "message": "slow down", "retryable": true}}),
+    );
+    let (cli, server) = setup(vec![no_header]);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &["--retries", "1"]);
+    assert_eq!((run.code, run.error_code().as_str()), (5, "rate_limited"));
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
+fn a_hanging_server_times_out() {
+    let (cli, _server) = setup(vec![Reply::Hang]);
+    let run = cli.exec(
+        "task",
+        "update",
+        r#"{"channel":"eng","number":1,"title":"t"}"#,
+        &["--timeout", "1"],
+    );
+    assert_eq!((run.code, run.error_code().as_str()), (5, "timeout"));
+    assert!(run.elapsed < Duration::from_secs(5), "{:?}", run.elapsed);
+}
+
+#[test]
+fn connection_refused_is_a_network_error() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let cli = Cli::new();
+    cli.login(&format!("http://127.0.0.1:{port}"), TOKEN, None);
+    let run = cli.exec(
+        "task",
+        "get",
+        r#"{"channel":"eng","number":1}"#,
+        &["--retries", "0"],
+    );
+    assert_eq!((run.code, run.error_code().as_str()), (5, "network_error"));
+    assert!(
+        run.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("refused")
+    );
+}
+
+#[test]
+fn non_json_and_cut_off_answers_are_invalid_responses() {
+    let (cli, _s) = setup(vec![Reply::text(200, "text/plain", "OK")]);
+    let run = cli.exec(
+        "task",
+        "update",
+        r#"{"channel":"eng","number":1,"title":"t"}"#,
+        &[],
+    );
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (5, "invalid_response")
+    );
+
+    let (cli, _s) = setup(vec![Reply::Raw(
+        b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{\"items\"".to_vec(),
+    )]);
+    let run = cli.exec(
+        "task",
+        "update",
+        r#"{"channel":"eng","number":1,"title":"t"}"#,
+        &[],
+    );
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (5, "network_error"),
+        "{run:?}"
+    );
+
+    let (cli, _s) = setup(vec![Reply::text(
+        404,
+        "text/html",
+        "<html>Not Found</html>",
+    )]);
+    let run = cli.exec(
+        "task",
+        "update",
+        r#"{"channel":"eng","number":1,"title":"t"}"#,
+        &[],
+    );
+    assert_eq!((run.code, run.error_code().as_str()), (4, "not_found"));
+}
+
+#[test]
+fn server_rejections_exit_4_with_the_servers_error() {
+    let conflict = json!({"error": {"code": "task_update_conflict", "message": "The task changed.", "retryable": false,
+        "fieldErrors": {"expected_updated_at": "stale"}, "suggestedAction": {"tool": "task_get", "arguments": {"channel": "eng", "number": 1}}}});
+    let (cli, _s) = setup(vec![Reply::json(409, conflict)]);
+    let run = cli.exec(
+        "task",
+        "update",
+        r#"{"channel":"eng","number":1,"title":"t"}"#,
+        &[],
+    );
+    assert_eq!(run.code, 4);
+    assert_eq!(
+        run.json(),
+        json!({"error": {"code": "task_update_conflict", "message": "The task changed.", "retryable": false,
+            "field_errors": {"expected_updated_at": "stale"}, "suggested_action": {"tool": "task_get", "arguments": {"channel": "eng", "number": 1}}}})
+    );
+}
+
+#[test]
+fn tokens_never_reach_any_output() {
+    let (cli, _s) = setup(vec![Reply::json(
+        500,
+        json!({"error": {"code": "server_error", "message": "boom", "retryable": true}}),
+    )]);
+    let run = cli.exec(
+        "task",
+        "get",
+        r#"{"channel":"eng","number":1}"#,
+        &["-v", "--retries", "0"],
+    );
+    assert!(
+        run.stderr.contains("authorization: Bearer <redacted>"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stdout.contains(TOKEN) && !run.stderr.contains(TOKEN));
+    let status = cli.run(&["auth", "status"], None);
+    assert_eq!(status.code, 0);
+    assert!(!status.stdout.contains(TOKEN));
+    assert_eq!(status.json()["data"]["token"], "<redacted>");
+}

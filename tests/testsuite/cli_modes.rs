@@ -1,0 +1,299 @@
+//! The exec modes beyond one request: --dry-run, --example, --format text,
+//! --batch and --paginate, against a recording server.
+
+use agentteam::registry::ACTIONS;
+use serde_json::{Value, json};
+
+use crate::support::cli::Cli;
+use crate::support::recorder::{Recorder, Reply};
+
+const TOKEN: &str = "at_mode_secret_token";
+
+fn setup(replies: Vec<Reply>) -> (Cli, Recorder) {
+    logged_in(Recorder::start(replies))
+}
+
+/// A CLI with a profile on `server`.
+fn logged_in(server: Recorder) -> (Cli, Recorder) {
+    let cli = Cli::new();
+    cli.login(&server.url, TOKEN, None);
+    (cli, server)
+}
+
+fn task(number: u64, title: &str) -> Value {
+    json!({"number": number, "channel": "eng", "scopeId": format!("tsk_{number}"), "title": title, "status": "todo",
+           "priority": "high", "assignee": null, "parentNumber": null, "labels": [], "createdBy": "@a",
+           "createdAt": "2026-11-30T00:00:00Z", "updatedAt": "2026-11-30T00:00:00Z"})
+}
+
+#[test]
+fn dry_run_prints_the_request_and_sends_nothing() {
+    let (mut cli, server) = logged_in(Recorder::expecting_no_request());
+    cli.env
+        .push(("AGENTTEAM_WORKFLOW_RUN_ID".into(), "run_9".into()));
+    cli.env
+        .push(("AGENTTEAM_CALLBACK_EFFECT_ID".into(), "cbe_9".into()));
+    let run = cli.exec(
+        "task",
+        "create",
+        r#"{"channel":"eng","tasks":[{"title":"x"}],"idempotency_key":"k"}"#,
+        &["--dry-run"],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let data = &run.json()["data"];
+    assert_eq!(data["method"], "POST");
+    assert_eq!(
+        data["url"],
+        format!(
+            "{}/api/v1/workspaces/ws_test/agents/ag_test/runtime/tasks",
+            server.url
+        )
+    );
+    assert_eq!(data["headers"]["authorization"], "Bearer <redacted>");
+    assert_eq!(
+        data["body"],
+        json!({"channel": "eng", "tasks": [{"title": "x"}], "idempotencyKey": "k", "workflowRunId": "run_9", "callbackEffectId": "cbe_9"})
+    );
+    assert!(!run.stdout.contains(TOKEN));
+
+    let run = cli.exec(
+        "task",
+        "list",
+        r#"{"channel":"eng","query":"a b"}"#,
+        &["--dry-run"],
+    );
+    assert_eq!(
+        run.json()["data"]["url"],
+        format!(
+            "{}/api/v1/workspaces/ws_test/agents/ag_test/runtime/tasks?channel=eng&query=a+b",
+            server.url
+        )
+    );
+    assert_eq!(run.json()["data"]["body"], Value::Null);
+    assert!(server.requests().is_empty());
+
+    let run = cli.exec(
+        "task",
+        "list",
+        r#"{"channel":"eng","status":"all"}"#,
+        &["--dry-run"],
+    );
+    assert_eq!(run.code, 2, "invalid input still fails a dry run");
+}
+
+#[test]
+fn dry_run_without_credentials_says_what_is_missing() {
+    let cli = Cli::new();
+    let run = cli.exec(
+        "task",
+        "get",
+        r#"{"channel":"eng","number":1}"#,
+        &["--dry-run"],
+    );
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (3, "credentials_missing")
+    );
+    assert!(
+        run.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Dry run")
+    );
+    // A profile without a token: the missing piece is named.
+    let run = cli.run(
+        &[
+            "auth",
+            "login",
+            "--api-url",
+            "http://127.0.0.1:9",
+            "--workspace",
+            " ",
+            "--agent",
+            "a",
+            "--token-stdin",
+        ],
+        Some("t"),
+    );
+    assert_eq!(run.code, 2);
+}
+
+#[test]
+fn example_prints_a_valid_input() {
+    let cli = Cli::new();
+    for action in ACTIONS {
+        let run = cli.run(&["exec", action.domain, action.verb, "--example"], None);
+        assert_eq!(run.code, 0);
+        let example = run.json();
+        assert!(
+            agentteam::validate::validate(action, example).is_ok(),
+            "{}",
+            action.name()
+        );
+    }
+}
+
+#[test]
+fn text_format_renders_a_table_and_one_line_errors() {
+    let page = json!({"items": [task(1, "Fix login"), task(2, "Write docs")], "nextCursor": "c"});
+    let (cli, _s) = setup(vec![Reply::json(200, page)]);
+    let run = cli.exec(
+        "task",
+        "list",
+        r#"{"channel":"eng"}"#,
+        &["--format", "text"],
+    );
+    assert_eq!(run.code, 0);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("NUMBER") && lines[0].contains("TITLE"),
+        "{}",
+        run.stdout
+    );
+    assert!(lines[1].starts_with('1') && lines[1].contains("Fix login"));
+    assert!(run.stdout.contains("cursor"));
+    assert!(!run.stdout.contains("\x1b["), "no colour when piped");
+
+    let (cli, _s) = setup(vec![Reply::json(
+        404,
+        json!({"error": {"code": "task_not_found", "message": "No task 9.", "retryable": false}}),
+    )]);
+    let run = cli.exec(
+        "task",
+        "get",
+        r#"{"channel":"eng","number":9}"#,
+        &["--format", "text"],
+    );
+    assert_eq!(run.code, 4);
+    assert_eq!(run.stdout, "");
+    assert_eq!(run.stderr, "error: task_not_found: No task 9.\n");
+}
+
+#[test]
+fn piped_output_is_compact_json_by_default() {
+    let (cli, _s) = setup(vec![Reply::json(200, json!({"items": []}))]);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[]);
+    assert_eq!(run.stdout, "{\"data\":{\"items\":[]},\"meta\":{}}\n");
+}
+
+#[test]
+fn batch_answers_each_line_in_order_and_a_bad_line_fails_alone() {
+    let (cli, server) = setup(vec![Reply::json(200, json!({"items": []}))]);
+    let input = "{\"channel\":\"eng\",\"number\":1}\n\n{\"channel\":\"eng\"}\nnot json\n{\"channel\":\"eng\",\"number\":2}\n";
+    let run = cli.run(
+        &["exec", "task", "get", "--batch", "-", "--concurrency", "2"],
+        Some(input),
+    );
+    assert_eq!(run.code, 2, "the worst class seen: {run:?}");
+    let lines: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4, "blank lines are skipped: {}", run.stdout);
+    assert_eq!(
+        lines
+            .iter()
+            .map(|l| l["line"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        vec![1, 3, 4, 5]
+    );
+    assert!(lines[0]["data"].is_object());
+    assert_eq!(lines[1]["error"]["code"], "invalid_input");
+    assert_eq!(lines[2]["error"]["code"], "invalid_json");
+    assert!(lines[3]["data"].is_object());
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
+fn batch_of_valid_lines_exits_0() {
+    let (cli, server) = setup(vec![Reply::json(200, json!({"items": []}))]);
+    let input: String = (1..=20)
+        .map(|n| format!("{{\"channel\":\"eng\",\"number\":{n}}}\n"))
+        .collect();
+    let run = cli.run(&["exec", "task", "get", "--batch", "-"], Some(&input));
+    assert_eq!(run.code, 0, "{run:?}");
+    let numbers: Vec<u64> = run
+        .stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["line"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(numbers, (1..=20).collect::<Vec<_>>());
+    assert_eq!(server.requests().len(), 20);
+}
+
+#[test]
+fn paginate_follows_cursors_and_streams_items() {
+    let pages = vec![
+        Reply::json(
+            200,
+            json!({"items": [task(1, "a"), task(2, "b")], "nextCursor": "p2"}),
+        ),
+        Reply::json(200, json!({"items": [task(3, "c")]})),
+    ];
+    let (cli, server) = setup(pages);
+    let run = cli.exec(
+        "task",
+        "list",
+        r#"{"channel":"eng","limit":2}"#,
+        &["--paginate"],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let numbers: Vec<u64> = run
+        .stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["number"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(numbers, vec![1, 2, 3]);
+    let r = server.requests();
+    assert_eq!(r.len(), 2);
+    assert!(r[1].query.contains(&("cursor".into(), "p2".into())));
+    assert_eq!(run.stderr, "", "no progress when stderr is not a terminal");
+}
+
+#[test]
+fn paginate_stops_at_max_items() {
+    let (cli, server) = setup(vec![Reply::json(
+        200,
+        json!({"items": [task(1, "a"), task(2, "b")], "nextCursor": "more"}),
+    )]);
+    let run = cli.exec(
+        "task",
+        "list",
+        r#"{"channel":"eng"}"#,
+        &["--paginate", "--max-items", "3"],
+    );
+    assert_eq!(run.stdout.lines().count(), 3);
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
+fn paginate_ends_a_failing_stream_with_the_error_line() {
+    let pages = vec![
+        Reply::json(200, json!({"items": [task(1, "a")], "nextCursor": "p2"})),
+        Reply::json(
+            400,
+            json!({"error": {"code": "cursor_invalid", "message": "Stale cursor.", "retryable": false}}),
+        ),
+    ];
+    let (cli, _server) = setup(pages);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &["--paginate"]);
+    assert_eq!(run.code, 4, "{run:?}");
+    let lines: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["number"], 1);
+    assert_eq!(lines[1]["error"]["code"], "cursor_invalid");
+    assert_eq!(run.stderr, "error: cursor_invalid: Stale cursor.\n");
+}

@@ -1,0 +1,299 @@
+//! The PostgreSQL engine when its database misbehaves, each on a server of
+//! the test's own that it stops, starts and locks at will: a restart under
+//! load is a prompt, retryable 503 with no internals and heals without
+//! restarting the runtime; an exhausted pool queues briefly, then answers
+//! 503; a deadlock is retried inside the runtime and never reaches the
+//! client. Each test prints its figure (`-- --nocapture`).
+
+use std::io::Write;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use agentteam::registry::find;
+use serde_json::{Value, json};
+
+use crate::support::postgres::Cluster;
+use crate::support::runtime::{Agent, Engine, Runtime, try_post};
+
+/// A runtime on a fresh database of `cluster`, with a workspace, one agent
+/// and board `eng` holding tasks 1 and 2.
+fn runtime_on(cluster: &Cluster, serve_args: &[&str]) -> (Runtime, Agent) {
+    let rt = Runtime::serve(Engine::Postgres, &cluster.create_database(), serve_args);
+    let ws = rt.workspace("w");
+    rt.channel(&ws, "eng");
+    let agent = rt.agent(&ws, "a");
+    let created = rt.call(
+        &agent,
+        find("task", "create").unwrap(),
+        &json!({"channel": "eng", "tasks": [{"title": "one"}, {"title": "two"}]}),
+    );
+    assert_eq!(created.status, 201);
+    (rt, agent)
+}
+
+/// A psql session of the test's own running `script` on `db` in the
+/// background; it stops at the first error.
+fn session(cluster: &Cluster, db: &str, script: &str) -> std::process::Child {
+    let mut psql = cluster
+        .client_command("psql")
+        .arg("-h")
+        .arg(cluster.socket_dir())
+        .arg("-p")
+        .arg(cluster.port().to_string())
+        .args([
+            "-U",
+            crate::support::postgres::SUPERUSER,
+            "-d",
+            db,
+            "-X",
+            "-q",
+        ])
+        .args(["-v", "ON_ERROR_STOP=1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("psql");
+    psql.stdin
+        .take()
+        .expect("psql's stdin")
+        .write_all(script.as_bytes())
+        .expect("the script reaches psql");
+    psql
+}
+
+/// An answer that tells nothing of the store: the `server_error` document
+/// with nothing but its generic message.
+fn assert_opaque_503(status: u16, body: &Value) {
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["error"]["code"], "server_error", "{body}");
+    assert_eq!(body["error"]["retryable"], true, "{body}");
+    let text = body.to_string().to_lowercase();
+    for internal in [
+        "postgres",
+        "sql",
+        "socket",
+        "db error",
+        "connection",
+        "/tmp",
+    ] {
+        assert!(!text.contains(internal), "{internal} leaked: {body}");
+    }
+}
+
+#[test]
+fn a_database_restart_under_load_is_a_prompt_503_and_heals_by_itself() {
+    let cluster = Cluster::start();
+    let (rt, agent) = runtime_on(&cluster, &[]);
+    let addr = rt.addr;
+    let stop = Arc::new(AtomicBool::new(false));
+    // (when, status, body, how long it took) of every answer.
+    type Seen = Vec<(Instant, u16, Value, Duration)>;
+    let seen: Arc<Mutex<Seen>> = Arc::default();
+    let clients: Vec<_> = (0..3)
+        .map(|i| {
+            let (stop, seen, agent) = (stop.clone(), seen.clone(), agent.clone());
+            thread::spawn(move || {
+                let mut n = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    n += 1;
+                    let (route, body) = if (n + i) % 2 == 0 {
+                        ("/tasks/get", json!({"channel": "eng", "number": 1}))
+                    } else {
+                        (
+                            "/tasks",
+                            json!({"channel": "eng", "tasks": [{"title": format!("c{i} {n}")}]}),
+                        )
+                    };
+                    let sent = Instant::now();
+                    let (status, body) =
+                        try_post(addr, &agent, route, &body).expect("the runtime answers");
+                    seen.lock()
+                        .unwrap()
+                        .push((sent, status, body, sent.elapsed()));
+                    thread::sleep(Duration::from_millis(5));
+                }
+            })
+        })
+        .collect();
+    thread::sleep(Duration::from_millis(500));
+    let stopped = Instant::now();
+    cluster.stop();
+    thread::sleep(Duration::from_millis(500));
+    let readyz_down = rt.http("GET", "/readyz", None, None);
+    let healthz_down = rt.http("GET", "/healthz", None, None);
+    thread::sleep(Duration::from_millis(1000));
+    let restarted = Instant::now();
+    cluster.restart();
+    // Recovery: the next successes come without restarting the runtime.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let healed = loop {
+        let recent = seen
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(at, status, _, _)| *at > restarted && (200..300).contains(status))
+            .count();
+        if recent >= 10 {
+            break true;
+        }
+        if Instant::now() > deadline {
+            break false;
+        }
+        thread::sleep(Duration::from_millis(50));
+    };
+    let readyz_up = rt.http("GET", "/readyz", None, None);
+    stop.store(true, Ordering::Relaxed);
+    clients.into_iter().for_each(|c| c.join().unwrap());
+    let seen = seen.lock().unwrap();
+
+    assert!(healed, "no successes within 15 s of the database's return");
+    assert_eq!((readyz_down.status, healthz_down.status), (503, 200));
+    assert_eq!(readyz_down.header("retry-after"), Some("1"));
+    assert!(readyz_down.body.len() < 200 && healthz_down.body.is_empty());
+    assert_eq!(readyz_up.status, 200);
+    assert!(readyz_up.body.is_empty());
+    let outage: Vec<_> = seen
+        .iter()
+        .filter(|(at, ..)| *at > stopped + Duration::from_millis(100) && *at < restarted)
+        .collect();
+    assert!(!outage.is_empty());
+    let slowest = seen.iter().map(|(.., took)| *took).max().unwrap();
+    for (_, status, body, took) in outage.iter() {
+        assert_opaque_503(*status, body);
+        assert!(*took < Duration::from_secs(3), "a hang of {took:?}");
+    }
+    for (_, status, body, _) in seen.iter() {
+        if !(200..300).contains(status) {
+            assert_opaque_503(*status, body);
+        }
+    }
+    eprintln!(
+        "database restart: {} answers, {} during the outage (all 503), slowest {:.0} ms, healed without a runtime restart",
+        seen.len(),
+        outage.len(),
+        slowest.as_secs_f64() * 1000.0
+    );
+}
+
+#[test]
+fn an_exhausted_pool_queues_briefly_then_answers_503() {
+    let cluster = Cluster::start();
+    let (rt, agent) = runtime_on(&cluster, &["--pool-size", "1", "--pool-wait-ms", "300"]);
+    let db = crate::support::runtime::dbname(&rt.db);
+    // A session that holds the tasks table, so a read of a task keeps the
+    // runtime's one connection busy until it lets go.
+    let mut holder = session(
+        &cluster,
+        &db,
+        "BEGIN;\nLOCK TABLE tasks IN ACCESS EXCLUSIVE MODE;\nSELECT pg_sleep(2);\nCOMMIT;\n",
+    );
+    let locked = Instant::now() + Duration::from_secs(10);
+    while cluster
+        .psql(
+            &db,
+            "SELECT count(*) FROM pg_locks WHERE relation = 'tasks'::regclass AND mode = 'AccessExclusiveLock' AND granted",
+        )
+        .trim()
+        != "1"
+    {
+        assert!(Instant::now() < locked, "the lock was never taken");
+        thread::sleep(Duration::from_millis(20));
+    }
+    let (addr, first_agent) = (rt.addr, agent.clone());
+    let first = thread::spawn(move || {
+        try_post(
+            addr,
+            &first_agent,
+            "/tasks/get",
+            &json!({"channel": "eng", "number": 1}),
+        )
+    });
+    thread::sleep(Duration::from_millis(200));
+    let sent = Instant::now();
+    let (status, body) = try_post(
+        rt.addr,
+        &agent,
+        "/tasks/get",
+        &json!({"channel": "eng", "number": 2}),
+    )
+    .expect("an answer");
+    let waited = sent.elapsed();
+    assert_opaque_503(status, &body);
+    assert!(
+        waited >= Duration::from_millis(250) && waited < Duration::from_secs(2),
+        "waited {waited:?} for a connection"
+    );
+    let (status, body) = first.join().unwrap().expect("an answer");
+    assert_eq!(
+        status, 200,
+        "the queued-behind-the-lock read completes: {body}"
+    );
+    assert!(holder.wait().unwrap().success());
+    let (status, _) = try_post(
+        rt.addr,
+        &agent,
+        "/tasks/get",
+        &json!({"channel": "eng", "number": 2}),
+    )
+    .expect("an answer");
+    assert_eq!(status, 200);
+    eprintln!(
+        "pool of 1 held by a locked read: the next request waited {:.0} ms, then 503",
+        waited.as_secs_f64() * 1000.0
+    );
+}
+
+#[test]
+fn a_deadlock_is_retried_inside_the_runtime() {
+    let cluster = Cluster::start();
+    let (rt, agent) = runtime_on(&cluster, &[]);
+    let db = crate::support::runtime::dbname(&rt.db);
+    let deadlocks = || -> i64 {
+        cluster
+            .psql(
+                &db,
+                "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()",
+            )
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    let before = deadlocks();
+    // A session that locks task 2, then (while the runtime holds task 1 and
+    // waits for task 2) asks for task 1: a deadlock. Its own deadlock check
+    // waits 10 s, so the runtime's (after 1 s) finds it and is the victim.
+    let mut other = session(
+        &cluster,
+        &db,
+        "SET deadlock_timeout = '10s';\nBEGIN;\nSELECT 1 FROM tasks WHERE number = 2 FOR UPDATE;\n\
+         SELECT pg_sleep(0.8);\nSELECT 1 FROM tasks WHERE number = 1 FOR UPDATE;\nCOMMIT;\n",
+    );
+    thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    let reply = rt.call(
+        &agent,
+        find("task", "set_claim").unwrap(),
+        &json!({"channel": "eng", "numbers": [1, 2], "claimed": true}),
+    );
+    let took = started.elapsed();
+    assert_eq!(
+        reply.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    let data = agentteam::wire::decode_success(&reply.body).unwrap().data;
+    assert_eq!(data["updated_count"], 2, "{data}");
+    assert!(
+        other.wait().unwrap().success(),
+        "the other session was not the deadlock's victim"
+    );
+    assert!(deadlocks() > before, "no deadlock happened");
+    eprintln!(
+        "deadlock: the runtime was the victim, retried, and answered 200 after {:.0} ms",
+        took.as_secs_f64() * 1000.0
+    );
+}

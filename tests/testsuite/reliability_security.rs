@@ -1,0 +1,353 @@
+//! Security, the parts not already proven elsewhere:
+//! tokens are only hashed at rest, slow clients cannot hold the server,
+//! secrets stay out of the runtime's log even at trace level, and 100
+//! concurrent `auth login` processes never corrupt the credential store or
+//! lose a profile. (Cross-workspace/agent 403, missing/garbage/revoked 401
+//! and the 413 body limit are in `runtime_http`
+//! `refusals_are_json_with_their_status`; the CLI's `-v` redaction is in
+//! `cli_exec` `tokens_never_reach_any_output`.)
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agentteam::runtime::auth;
+use agentteam::runtime::server::{Timeouts, router_with, serve_on};
+use agentteam::runtime::store::Store;
+use agentteam::runtime::store::schema::OnOpen;
+use agentteam::runtime::store::sqlite::SqliteStore;
+use serde_json::{Value, json};
+
+use crate::support::runtime::Runtime;
+
+#[test]
+fn tokens_are_only_hashed_at_rest() {
+    let rt = Runtime::start();
+    let ws = rt.workspace("w");
+    rt.channel(&ws, "eng");
+    let agent = rt.agent(&ws, "alice");
+    let issued = rt.admin(&["token", "issue", "--workspace", &ws, "--agent", "@alice"]);
+    let issued = issued["token"].as_str().unwrap().to_string();
+    for token in [&agent.token, &issued] {
+        let mut who = agent.clone();
+        who.token = token.clone();
+        let reply = rt.post(
+            &who,
+            "/tasks",
+            &json!({"channel": "eng", "tasks": [{"title": "t"}]}),
+        );
+        assert_eq!(reply.status, 201);
+    }
+    // Every file of the store (database, WAL, shared memory) and the log.
+    let mut scanned = 0;
+    for entry in std::fs::read_dir(rt.dir.path()).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        scanned += bytes.len();
+        for token in [&agent.token, &issued] {
+            let secret = token.trim_start_matches(auth::TOKEN_PREFIX).as_bytes();
+            assert!(
+                !bytes.windows(secret.len()).any(|w| w == secret),
+                "{} holds a raw token",
+                path.display()
+            );
+        }
+    }
+    // The hash is what is stored.
+    let conn = rusqlite::Connection::open(&rt.db).unwrap();
+    let hash = auth::hash_token(&agent.token);
+    let found: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM tokens WHERE hash = ?1",
+            [hash.as_slice()],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(found, 1);
+    eprintln!(
+        "tokens at rest: 2 live tokens, {scanned} bytes of store and log scanned, 0 raw tokens, SHA-256 only"
+    );
+}
+
+#[test]
+fn secrets_stay_out_of_the_log_even_at_trace_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("runtime.db");
+    let admin = |args: &[&str]| -> Value {
+        let out = std::process::Command::new(crate::support::runtime::BIN)
+            .arg("--db")
+            .arg(&db)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let ws = admin(&["workspace", "create", "--name", "w"])["workspace_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    admin(&["channel", "create", "--workspace", &ws, "--name", "eng"]);
+    let agent = admin(&["agent", "create", "--workspace", &ws, "--handle", "a"]);
+    let token = agent["token"].as_str().unwrap();
+    let agent_id = agent["agent_id"].as_str().unwrap();
+    let mut child = std::process::Command::new(crate::support::runtime::BIN)
+        .arg("--db")
+        .arg(&db)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("RUST_LOG", "trace")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let addr: std::net::SocketAddr = serde_json::from_str::<Value>(&line).unwrap()["listen"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let path = format!("/api/v1/workspaces/{ws}/agents/{agent_id}/runtime/tasks");
+    let body = json!({"channel": "eng", "tasks": [{"title": "secret title 7f3a"}]}).to_string();
+    for auth in [format!("Bearer {token}"), "Bearer at_wrong".into()] {
+        let headers = vec![
+            ("Authorization".to_string(), auth),
+            ("Content-Length".to_string(), body.len().to_string()),
+        ];
+        crate::support::runtime::raw_http(addr, "POST", &path, &headers, body.as_bytes());
+    }
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let out = child.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(log.contains("status=201"), "{log}");
+    for secret in [token, "at_wrong", "Bearer", "secret title 7f3a"] {
+        assert!(!log.contains(secret), "the trace log shows {secret:?}");
+    }
+    eprintln!(
+        "runtime log at RUST_LOG=trace: {} lines, no token, no Authorization, no body",
+        log.lines().count()
+    );
+}
+
+/// An in-process runtime with short timeouts, for the slow-client tests.
+struct Server {
+    addr: std::net::SocketAddr,
+    path: String,
+    token: String,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    done: std::sync::mpsc::Receiver<()>,
+    _dir: tempfile::TempDir,
+}
+
+fn server(timeouts: Timeouts) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&dir.path().join("runtime.db"), OnOpen::Migrate).unwrap();
+    let setup = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let ws = setup.block_on(store.create_workspace("w")).unwrap();
+    let (token, hash) = auth::new_token().unwrap();
+    let agent = setup.block_on(store.create_agent(&ws, "a", &hash)).unwrap();
+    setup
+        .block_on(store.create_channel(&ws, "eng", None))
+        .unwrap();
+    let store = Arc::new(store);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let (finished, done) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            serve_on(listener, router_with(store, timeouts), timeouts, async {
+                let _ = stopped.await;
+            })
+            .await;
+        });
+        let _ = finished.send(());
+    });
+    Server {
+        addr,
+        path: format!("/api/v1/workspaces/{ws}/agents/{agent}/runtime/tasks/get"),
+        token,
+        stop: Some(stop),
+        done,
+        _dir: dir,
+    }
+}
+
+/// Reads until the server closes; how long after `opened` that was, and what came.
+fn read_until_closed(
+    stream: &mut TcpStream,
+    opened: Instant,
+    limit: Duration,
+) -> (Duration, Vec<u8>) {
+    stream.set_read_timeout(Some(limit)).unwrap();
+    let mut out = Vec::new();
+    let _ = stream.read_to_end(&mut out);
+    (opened.elapsed(), out)
+}
+
+#[test]
+fn slow_clients_are_cut_off_while_others_are_served() {
+    let timeouts = Timeouts {
+        header_read: Duration::from_secs(1),
+        body_read: Duration::from_secs(1),
+        shutdown_grace: Duration::from_secs(5),
+    };
+    let mut srv = server(timeouts);
+    // 1. Connects and never sends a byte; 2. dribbles a header byte every 100 ms.
+    let opened = Instant::now();
+    let mut silent = TcpStream::connect(srv.addr).unwrap();
+    let mut dribbler = TcpStream::connect(srv.addr).unwrap();
+    let dribble = std::thread::spawn(move || {
+        let started = Instant::now();
+        let head = b"POST /x HTTP/1.1\r\nHost: a\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n";
+        for byte in head.iter().cycle() {
+            if dribbler.write_all(&[*byte]).is_err() || started.elapsed() > Duration::from_secs(10)
+            {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        started.elapsed()
+    });
+    // 3. Sends its headers, then 10 of the 100 body bytes it announced, then stalls.
+    let mut stalled = TcpStream::connect(srv.addr).unwrap();
+    let head = format!(
+        "POST {} HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer {}\r\nContent-Length: 100\r\n\r\n{{\"channel\"",
+        srv.path, srv.token
+    );
+    stalled.write_all(head.as_bytes()).unwrap();
+    // Meanwhile a normal client is served at once, repeatedly.
+    let started = Instant::now();
+    let mut served = 0;
+    while started.elapsed() < Duration::from_millis(600) {
+        let reply = crate::support::runtime::raw_http(
+            srv.addr,
+            "POST",
+            &srv.path,
+            &[
+                ("Authorization".into(), format!("Bearer {}", srv.token)),
+                ("Content-Length".into(), "31".into()),
+            ],
+            br#"{"channel": "eng", "number": 9}"#,
+        );
+        assert_eq!(reply.status, 404, "{reply:?}");
+        served += 1;
+    }
+    let (silent_after, silent_bytes) =
+        read_until_closed(&mut silent, opened, Duration::from_secs(10));
+    let (stalled_after, stalled_bytes) =
+        read_until_closed(&mut stalled, opened, Duration::from_secs(10));
+    let dribbled_for = dribble.join().unwrap();
+    let stalled_text = String::from_utf8_lossy(&stalled_bytes);
+    assert!(
+        silent_after < Duration::from_secs(3),
+        "a silent connection was held {silent_after:?}"
+    );
+    assert!(
+        silent_bytes.is_empty()
+            || String::from_utf8_lossy(&silent_bytes).starts_with("HTTP/1.1 408"),
+        "{:?}",
+        String::from_utf8_lossy(&silent_bytes)
+    );
+    assert!(
+        dribbled_for < Duration::from_secs(4),
+        "a dribbling client was held {dribbled_for:?}"
+    );
+    assert!(
+        stalled_text.starts_with("HTTP/1.1 408") && stalled_text.contains("\"code\":\"timeout\""),
+        "{stalled_text}"
+    );
+    assert!(stalled_after < Duration::from_secs(3));
+    // Shutdown stays graceful with the custom accept loop.
+    let stop_started = Instant::now();
+    let _ = srv.stop.take().unwrap().send(());
+    srv.done
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the server stops");
+    eprintln!(
+        "slow clients (header and body timeouts 1 s): silent cut after {:.1} s, dribbler after {:.1} s, stalled body 408 after {:.1} s; {served} normal requests served meanwhile; shutdown in {:.0} ms",
+        silent_after.as_secs_f64(),
+        dribbled_for.as_secs_f64(),
+        stalled_after.as_secs_f64(),
+        stop_started.elapsed().as_secs_f64() * 1000.0
+    );
+}
+
+#[test]
+fn a_hundred_concurrent_logins_lose_no_profile() {
+    let cli = crate::support::cli::Cli::new();
+    let started = Instant::now();
+    let children: Vec<_> = (0..100)
+        .map(|i| {
+            let mut child = cli
+                .command(&[
+                    "auth",
+                    "login",
+                    "--profile",
+                    &format!("p{i}"),
+                    "--api-url",
+                    "http://127.0.0.1:9",
+                    "--workspace",
+                    "ws_1",
+                    "--agent",
+                    &format!("ag_{i}"),
+                    "--token-stdin",
+                ])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(format!("at_token_{i}").as_bytes())
+                .unwrap();
+            child
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let elapsed = started.elapsed();
+    let file: Value = serde_json::from_str(&cli.store_text()).expect("the store parses");
+    let profiles = file["profiles"].as_object().unwrap();
+    assert_eq!(profiles.len(), 100, "profiles lost");
+    for i in 0..100 {
+        assert_eq!(profiles[&format!("p{i}")]["agent_id"], format!("ag_{i}"));
+        assert_eq!(profiles[&format!("p{i}")]["token"], format!("at_token_{i}"));
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(cli.config_dir().join("credentials.json"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    eprintln!(
+        "credential store: 100 concurrent `auth login` processes in {:.1} s, 100 profiles, file parses, mode 0600",
+        elapsed.as_secs_f64()
+    );
+}

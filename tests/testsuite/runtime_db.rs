@@ -1,0 +1,336 @@
+//! `--db` as a user types it: a file path or a PostgreSQL URI, chosen by
+//! the scheme alone. Each mistake (a bad URI, another scheme, a server that
+//! is not there, a wrong password, a missing database, a schema newer than
+//! the binary) is one error document that names the problem and never the
+//! password, a non-zero exit, and nothing created. `migrate` and
+//! `migrate --status` on both engines.
+
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+use crate::support::postgres::{Cluster, PASSWORD, SUPERUSER};
+use crate::support::runtime::{BIN, Engine, Runtime, admin_output, dbname, fresh_db};
+
+/// `agentteam-runtime ARGS…` in `dir`, with `--db` only from the arguments.
+fn runtime_in(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("AGENTTEAM_RUNTIME_DB")
+        .env_remove("PGPASSWORD")
+        .env("PGPASSFILE", dir.join("no-pgpass"))
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run agentteam-runtime")
+}
+
+/// The one JSON document a successful command prints.
+fn succeeded(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON document")
+}
+
+/// The one error document a refused command prints, after checking the
+/// exit status and that no stream carries `secret`.
+fn refused(out: &Output, exit: i32, secret: &str) -> Value {
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(exit), "{stdout}\n{stderr}");
+    assert!(
+        !stdout.contains(secret) && !stderr.contains(secret),
+        "the password leaked:\n{stdout}\n{stderr}"
+    );
+    let doc: Value = serde_json::from_str(stdout.trim()).expect("one JSON document");
+    assert!(doc["error"]["message"].is_string(), "{doc}");
+    doc
+}
+
+fn message(doc: &Value) -> String {
+    doc["error"]["message"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_uri_is_never_taken_for_a_path() {
+    let dir = tempfile::tempdir().unwrap();
+    for (db, names) in [
+        // A URI tokio-postgres cannot read: it says what is wrong.
+        (
+            "postgres://al:s3cret@db.example/tasks?sslmode=sometimes",
+            "sslmode",
+        ),
+        // Another engine's scheme.
+        ("mysql://al:s3cret@db.example/tasks", "mysql://"),
+        ("sqlite://al:s3cret@x/tasks", "sqlite://"),
+    ] {
+        for command in [vec!["serve"], vec!["workspace", "create", "--name", "w"]] {
+            let mut args = vec!["--db", db];
+            args.extend(&command);
+            let doc = refused(&runtime_in(dir.path(), &args), 2, "s3cret");
+            assert_eq!(doc["error"]["code"], "usage_error", "{doc}");
+            assert!(message(&doc).contains(names), "{doc}");
+            assert!(doc["error"]["field_errors"]["db"].is_string(), "{doc}");
+        }
+    }
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "created {left:?}");
+}
+
+#[test]
+fn an_unreachable_server_is_named_and_transient() {
+    let dir = tempfile::tempdir().unwrap();
+    // Port 1 on loopback: nothing listens there.
+    let uri = "postgres://al:s3cret@127.0.0.1:1/tasks";
+    let doc = refused(
+        &runtime_in(
+            dir.path(),
+            &[
+                "--db",
+                uri,
+                "token",
+                "issue",
+                "--workspace",
+                "w",
+                "--agent",
+                "@a",
+            ],
+        ),
+        5,
+        "s3cret",
+    );
+    assert_eq!(doc["error"]["code"], "server_error");
+    assert_eq!(doc["error"]["retryable"], true);
+    let text = message(&doc);
+    assert!(
+        text.contains("Cannot reach PostgreSQL at al@127.0.0.1:1/tasks"),
+        "{text}"
+    );
+    assert!(text.to_lowercase().contains("refused"), "{text}");
+}
+
+#[test]
+fn a_wrong_password_or_a_missing_database_is_named_and_nothing_is_created() {
+    let cluster = Cluster::shared();
+    let db = cluster.new_database();
+    let dir = tempfile::tempdir().unwrap();
+    let wrong = format!(
+        "postgres://{SUPERUSER}:not-the-password@127.0.0.1:{}/{db}",
+        cluster.port()
+    );
+    let doc = refused(
+        &runtime_in(
+            dir.path(),
+            &["--db", &wrong, "workspace", "create", "--name", "w"],
+        ),
+        2,
+        "not-the-password",
+    );
+    assert_eq!(doc["error"]["code"], "usage_error");
+    assert!(
+        message(&doc).contains(&format!("refused user `{SUPERUSER}`")),
+        "{doc}"
+    );
+    assert_eq!(
+        cluster
+            .psql(
+                &db,
+                "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"
+            )
+            .trim(),
+        "0",
+        "a refused connection created nothing"
+    );
+    // The right password works, from the URI or from PGPASSWORD.
+    let right = cluster.tcp_uri(&db);
+    let out = runtime_in(
+        dir.path(),
+        &["--db", &right, "workspace", "create", "--name", "w"],
+    );
+    succeeded(&out);
+    let bare = format!("postgres://{SUPERUSER}@127.0.0.1:{}/{db}", cluster.port());
+    let out = Command::new(BIN)
+        .args(["--db", &bare, "workspace", "create", "--name", "w2"])
+        .env("PGPASSWORD", PASSWORD)
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    succeeded(&out);
+
+    let missing = format!("{}_missing", db);
+    let doc = refused(
+        &runtime_in(
+            dir.path(),
+            &[
+                "--db",
+                &cluster.tcp_uri(&missing),
+                "workspace",
+                "create",
+                "--name",
+                "w",
+            ],
+        ),
+        2,
+        PASSWORD,
+    );
+    assert!(
+        message(&doc).contains(&format!("Database `{missing}` does not exist")),
+        "{doc}"
+    );
+}
+
+#[test]
+fn a_schema_newer_than_the_binary_is_refused_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    // PostgreSQL: a version this binary does not know.
+    let cluster = Cluster::shared();
+    let uri = cluster.create_database();
+    let db = dbname(&uri);
+    let out = admin_output(&uri, &["migrate"]);
+    assert!(out.status.success());
+    cluster.psql(
+        &db,
+        "INSERT INTO agentteam_schema (version, name, applied_at) VALUES (999, 'future', 0)",
+    );
+    let doc = refused(
+        &admin_output(&uri, &["workspace", "create", "--name", "w"]),
+        2,
+        "\u{0}",
+    );
+    assert!(message(&doc).contains("version 999"), "{doc}");
+    assert_eq!(
+        cluster.psql(&db, "SELECT count(*) FROM workspaces").trim(),
+        "0"
+    );
+    // SQLite: the same through `PRAGMA user_version`.
+    let file = dir.path().join("runtime.db");
+    let path = file.to_str().unwrap();
+    assert!(admin_output(path, &["migrate"]).status.success());
+    rusqlite::Connection::open(&file)
+        .unwrap()
+        .pragma_update(None, "user_version", 999)
+        .unwrap();
+    let doc = refused(&admin_output(path, &["serve"]), 2, "\u{0}");
+    assert!(message(&doc).contains("version 999"), "{doc}");
+    // The status still reports it, so an operator can see why.
+    let out = admin_output(path, &["migrate", "--status"]);
+    assert!(out.status.success());
+    let status: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(status["version"], 999);
+}
+
+fn migrate_reports_and_applies(engine: Engine) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(engine, dir.path());
+    let name = if engine == Engine::Sqlite {
+        "sqlite"
+    } else {
+        "postgres"
+    };
+    if engine == Engine::Sqlite {
+        // No store yet: the status says so and creates nothing.
+        let out = admin_output(&db, &["migrate", "--status"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(!std::path::Path::new(&db).exists());
+    } else {
+        let out = admin_output(&db, &["migrate", "--status"]);
+        assert!(out.status.success());
+        let status: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(status["version"], 0, "{status}");
+        assert!(
+            status["migrations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|m| m["applied"] == false)
+        );
+    }
+    let out = admin_output(&db, &["migrate"]);
+    let applied = succeeded(&out);
+    assert_eq!(applied["engine"], name);
+    let latest = applied["version"].as_u64().unwrap();
+    assert!(latest >= 1);
+    assert_eq!(
+        applied["applied"].as_array().unwrap().len() as u64,
+        latest,
+        "{applied}"
+    );
+    let out = admin_output(&db, &["migrate"]);
+    let again: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        again,
+        json!({"engine": name, "applied": [], "version": latest})
+    );
+    let out = admin_output(&db, &["migrate", "--status"]);
+    let status: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (status["engine"].clone(), status["version"].clone()),
+        (json!(name), json!(latest))
+    );
+    assert_eq!(status["latest"], latest);
+    assert!(
+        status["migrations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["applied"] == true)
+    );
+    // A server on the migrated store serves.
+    let rt = Runtime::serve(engine, &db, &[]);
+    assert_eq!(rt.http("GET", "/readyz", None, None).status, 200);
+}
+
+#[test]
+fn migrate_reports_and_applies_on_sqlite() {
+    migrate_reports_and_applies(Engine::Sqlite);
+}
+
+#[test]
+fn migrate_reports_and_applies_on_postgres() {
+    migrate_reports_and_applies(Engine::Postgres);
+}
+
+#[test]
+fn the_log_and_the_quickstart_never_carry_the_password() {
+    let cluster = Cluster::shared();
+    let db = cluster.new_database();
+    let uri = cluster.tcp_uri(&db);
+    let rt = Runtime::serve(Engine::Postgres, &uri, &[]);
+    let log = std::fs::read_to_string(rt.dir.path().join("runtime.log")).unwrap();
+    assert!(!log.contains(PASSWORD), "{log}");
+    let stdout_db = format!("postgres://{SUPERUSER}@127.0.0.1:{}/{db}", cluster.port());
+    // The quickstart's credential process never carries the password.
+    let config = rt.dir.path().join("config");
+    let out = Command::new(BIN)
+        .args(["--db", &uri, "quickstart", "--api-url", &rt.base_url()])
+        .env("AGENTTEAM_CONFIG_DIR", &config)
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    let answer = succeeded(&out);
+    assert_eq!(answer["db"], stdout_db);
+    assert!(answer["note"].as_str().unwrap().contains("pgpass"));
+    let stored = std::fs::read_to_string(config.join("credentials.json")).unwrap();
+    assert!(
+        !stored.contains(PASSWORD)
+            && !out
+                .stdout
+                .windows(PASSWORD.len())
+                .any(|w| w == PASSWORD.as_bytes())
+    );
+    // With the password in PGPASSWORD, that credential process issues a token.
+    let argv: Vec<String> = serde_json::from_value(answer["credential_process"].clone()).unwrap();
+    let out = Command::new(&argv[0])
+        .args(&argv[1..])
+        .env("PGPASSWORD", PASSWORD)
+        .output()
+        .unwrap();
+    let token = succeeded(&out);
+    assert!(token["token"].as_str().unwrap().starts_with("at_"));
+}

@@ -1,0 +1,612 @@
+//! The real `agentteam-runtime` over real HTTP: every registry route is
+//! served, every refusal is the JSON error body with its status, every
+//! success body decodes (through the CLI's own wire decoder) to a document
+//! that validates against the action's `--output-schema`, and an
+//! acknowledged write survives `kill -9`.
+
+use agentteam::registry::{ACTIONS, Action, find};
+use serde_json::{Value, json};
+
+use crate::support::runtime::{Agent, Engine, Reply, Runtime, raw_http};
+
+on_every_engine!(
+    every_registry_route_is_served_and_the_session_validates_against_the_schemas,
+    refusals_are_json_with_their_status,
+    admin_commands_print_one_json_object,
+    acknowledged_writes_survive_kill_9,
+    sigterm_shuts_down_gracefully,
+    quickstart_writes_a_profile_whose_credential_process_works_and_is_rerunnable,
+);
+
+/// A runtime with workspace `w` (agents alice, bob; open board `eng`,
+/// board `secret` for alice only) and workspace `x` (agent xavier).
+struct Fixture {
+    rt: Runtime,
+    alice: Agent,
+    bob: Agent,
+    xavier: Agent,
+}
+
+fn fixture(engine: Engine) -> Fixture {
+    let rt = Runtime::start_on(engine);
+    let w = rt.workspace("w");
+    let alice = rt.agent(&w, "alice");
+    let bob = rt.agent(&w, "bob");
+    rt.channel(&w, "eng");
+    rt.admin(&[
+        "channel",
+        "create",
+        "--workspace",
+        &w,
+        "--name",
+        "secret",
+        "--members",
+        "@alice",
+    ]);
+    let x = rt.workspace("x");
+    let xavier = rt.agent(&x, "xavier");
+    rt.channel(&x, "eng");
+    Fixture {
+        rt,
+        alice,
+        bob,
+        xavier,
+    }
+}
+
+/// Decodes a success the way the CLI does and checks the whole document
+/// against the action's output schema; returns `data`.
+fn success(action: &Action, reply: &Reply) -> Value {
+    assert!(
+        (200..300).contains(&reply.status),
+        "{} answered {}: {}",
+        action.name(),
+        reply.status,
+        String::from_utf8_lossy(&reply.body)
+    );
+    let decoded = agentteam::wire::decode_success(&reply.body).expect("a JSON object");
+    let document = json!({"data": decoded.data, "meta": decoded.meta});
+    let validator = jsonschema::draft202012::options()
+        .should_validate_formats(false)
+        .build(&action.output_schema())
+        .expect("output schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&document)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{} output breaks its schema: {errors:?}\n{document}",
+        action.name()
+    );
+    document["data"].clone()
+}
+
+fn call(rt: &Runtime, who: &Agent, verb: &str, input: Value) -> Reply {
+    rt.call(who, find("task", verb).expect("registered"), &input)
+}
+
+fn ok(rt: &Runtime, who: &Agent, verb: &str, input: Value) -> Value {
+    success(
+        find("task", verb).expect("registered"),
+        &call(rt, who, verb, input),
+    )
+}
+
+fn assert_error(reply: &Reply, status: u16, code: &str) -> Value {
+    assert_eq!(
+        (reply.status, reply.code().as_str()),
+        (status, code),
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    reply.json()
+}
+
+fn every_registry_route_is_served_and_the_session_validates_against_the_schemas(engine: Engine) {
+    let Fixture { rt, alice, bob, .. } = fixture(engine);
+    // A full session, every answer checked against its output schema.
+    let created = call(
+        &rt,
+        &alice,
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "Fix login timeout", "description": "hangs",
+            "labels": ["auth"], "checklist": [{"text": "repro"}],
+            "attachments": [{"name": "log.txt", "url": "https://e.x/log.txt"}]}]}),
+    );
+    assert_eq!(created.status, 201, "a fresh create is 201 Created");
+    let created = success(find("task", "create").unwrap(), &created);
+    assert_eq!(created["tasks"][0]["number"], 1);
+    ok(
+        &rt,
+        &alice,
+        "create",
+        json!({"channel": "eng", "parent": 1, "tasks": [{"title": "a"}, {"title": "b"}, {"title": "c"}]}),
+    );
+    let page = ok(
+        &rt,
+        &alice,
+        "list",
+        json!({"channel": "eng", "include_subtasks": true, "limit": 2, "filters": {"labels": ["auth"]}}),
+    );
+    assert_eq!(page["items"].as_array().unwrap().len(), 1);
+    let decoded = agentteam::wire::decode_success(
+        &call(
+            &rt,
+            &alice,
+            "list",
+            json!({"channel": "eng", "include_subtasks": true, "limit": 2}),
+        )
+        .body,
+    )
+    .unwrap();
+    let cursor = decoded.meta["next_cursor"]
+        .as_str()
+        .expect("a next page")
+        .to_string();
+    let rest = ok(
+        &rt,
+        &alice,
+        "list",
+        json!({"channel": "eng", "include_subtasks": true, "limit": 2, "cursor": cursor}),
+    );
+    assert_eq!(rest["items"].as_array().unwrap().len(), 2);
+    let found = ok(
+        &rt,
+        &alice,
+        "list",
+        json!({"channel": "eng", "query": "login hang", "status": "all"}),
+    );
+    assert_eq!(found["items"][0]["number"], 1);
+    let claim = ok(
+        &rt,
+        &bob,
+        "set_claim",
+        json!({"channel": "eng", "numbers": [1, 2], "claimed": true}),
+    );
+    assert_eq!(claim["updated_count"], 2);
+    let cp = ok(
+        &rt,
+        &bob,
+        "checkpoint",
+        json!({"channel": "eng", "number": 1, "summary": "Root cause found."}),
+    );
+    assert_eq!(cp["checkpoint"]["created_by"], "@bob");
+    let updated = ok(
+        &rt,
+        &alice,
+        "update",
+        json!({"channel": "eng", "number": 1, "status": "in_review", "description": null,
+               "expected_updated_at": cp["task"]["updated_at"]}),
+    );
+    assert_eq!(updated["status"], "in_review");
+    let detail = ok(&rt, &alice, "get", json!({"channel": "eng", "number": 1}));
+    assert_eq!(detail["subtasks"]["total"], 3);
+    assert_eq!(
+        detail["checkpoints"]["items"][0]["summary"],
+        "Root cause found."
+    );
+    assert!(detail["description"].is_null());
+    let conflict = call(
+        &rt,
+        &alice,
+        "update",
+        json!({"channel": "eng", "number": 1, "title": "x", "expected_updated_at": cp["task"]["updated_at"]}),
+    );
+    let body = assert_error(&conflict, 409, "task_update_conflict");
+    assert_eq!(body["error"]["suggestedAction"]["tool"], "task_get");
+    let deleted = ok(
+        &rt,
+        &alice,
+        "delete",
+        json!({"channel": "eng", "number": 1, "subtask_mode": "delete"}),
+    );
+    assert_eq!(deleted["deleted_numbers"], json!([1, 2, 3, 4]));
+    // Each route answers with a product answer, never the router's own refusals.
+    for action in ACTIONS {
+        let input = serde_json::from_str(action.examples[0].input).expect("example");
+        let reply = call(&rt, &alice, action.verb, input);
+        assert!(
+            !["not_found", "method_not_allowed"].contains(&reply.code().as_str()),
+            "{} is not served: {}",
+            action.name(),
+            String::from_utf8_lossy(&reply.body)
+        );
+    }
+}
+
+fn refusals_are_json_with_their_status(engine: Engine) {
+    let Fixture {
+        rt, alice, xavier, ..
+    } = fixture(engine);
+    let get = alice.path("/tasks/get");
+    let input = br#"{"channel": "eng", "number": 1}"#;
+    // 401: missing, garbage, unknown; never data.
+    assert_error(
+        &rt.http("POST", &get, None, Some(input)),
+        401,
+        "unauthorized",
+    );
+    let reply = rt.http("POST", &get, Some("garbage"), Some(input));
+    assert_error(&reply, 401, "unauthorized");
+    assert_eq!(reply.header("www-authenticate"), Some("Bearer"));
+    assert_error(
+        &rt.http(
+            "POST",
+            &get,
+            Some("at_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"),
+            Some(input),
+        ),
+        401,
+        "unauthorized",
+    );
+    // 403: a valid token on another workspace's or agent's path.
+    for path in [xavier.path("/tasks/get"), {
+        let mut other = alice.clone();
+        other.agent_id = "ag_someone_else".into();
+        other.path("/tasks/get")
+    }] {
+        let body = assert_error(
+            &rt.http("POST", &path, Some(&alice.token), Some(input)),
+            403,
+            "forbidden",
+        );
+        assert_eq!(
+            body.as_object().unwrap().len(),
+            1,
+            "nothing but the error: {body}"
+        );
+    }
+    let reply = rt.post(
+        &alice,
+        "/tasks",
+        &json!({"channel": "secret", "tasks": [{"title": "t"}]}),
+    );
+    assert_eq!(reply.status, 201);
+    let scope = reply.json()["tasks"][0]["scopeId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // xavier's workspace cannot see alice's scope: 404, no data.
+    let reply = rt.post(
+        &xavier,
+        "/tasks",
+        &json!({"parentTaskScope": {"kind": "task", "scopeId": scope}, "tasks": [{"title": "t"}]}),
+    );
+    assert_error(&reply, 404, "task_scope_not_found");
+    // 404 and 405 from the router.
+    assert_error(&rt.http("GET", "/nope", None, None), 404, "not_found");
+    let reply = rt.http("DELETE", &get, Some(&alice.token), None);
+    assert_error(&reply, 405, "method_not_allowed");
+    assert_eq!(reply.header("allow"), Some("POST"));
+    // 400: malformed JSON, a non-object, a bad query value.
+    assert_error(
+        &rt.http("POST", &get, Some(&alice.token), Some(b"{\"channel\":")),
+        400,
+        "invalid_json",
+    );
+    assert_error(
+        &rt.http("POST", &get, Some(&alice.token), Some(b"[1]")),
+        400,
+        "invalid_json",
+    );
+    let body = assert_error(
+        &rt.http(
+            "GET",
+            &format!("{}?channel=eng&limit=lots", alice.path("/tasks")),
+            Some(&alice.token),
+            None,
+        ),
+        422,
+        "invalid_input",
+    );
+    assert!(body["error"]["fieldErrors"]["limit"].is_string());
+    // 422: unknown fields, hidden context, a 10 MB-class title caught by the shared validation.
+    let body = assert_error(
+        &rt.post(
+            &alice,
+            "/tasks",
+            &json!({"channel": "eng", "tasks": [{"title": "x".repeat(5000)}], "workspaceId": "w"}),
+        ),
+        422,
+        "invalid_input",
+    );
+    assert!(
+        body["error"]["fieldErrors"]["tasks/0/title"].is_string(),
+        "{body}"
+    );
+    assert!(
+        body["error"]["fieldErrors"]["workspaceId"].is_string(),
+        "{body}"
+    );
+    // 413: a declared oversized body is refused before it is sent.
+    let headers = vec![
+        (
+            "Authorization".to_string(),
+            format!("Bearer {}", alice.token),
+        ),
+        ("Content-Length".to_string(), (2 * 1024 * 1024).to_string()),
+    ];
+    assert_error(
+        &raw_http(rt.addr, "POST", &get, &headers, b""),
+        413,
+        "input_too_large",
+    );
+    // 413: an undeclared (chunked) oversized body is refused at the limit.
+    let chunk = vec![b' '; 256 * 1024];
+    let mut chunked = Vec::new();
+    for _ in 0..5 {
+        chunked.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
+        chunked.extend_from_slice(&chunk);
+        chunked.extend_from_slice(b"\r\n");
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    let headers = vec![
+        (
+            "Authorization".to_string(),
+            format!("Bearer {}", alice.token),
+        ),
+        ("Transfer-Encoding".to_string(), "chunked".to_string()),
+    ];
+    assert_error(
+        &raw_http(rt.addr, "POST", &get, &headers, &chunked),
+        413,
+        "input_too_large",
+    );
+    // A revoked token stops working at once.
+    let out = rt.admin(&[
+        "token",
+        "revoke",
+        "--workspace",
+        &alice.workspace_id,
+        "--agent",
+        &alice.agent_id,
+    ]);
+    assert_eq!(out["revoked"], 1);
+    assert_error(
+        &rt.http("POST", &get, Some(&alice.token), Some(input)),
+        401,
+        "unauthorized",
+    );
+    // The log never carries a token.
+    let log = std::fs::read_to_string(rt.dir.path().join("runtime.log")).unwrap();
+    assert!(log.contains("status=401") && !log.contains(&alice.token) && !log.contains("Bearer"));
+}
+
+fn admin_commands_print_one_json_object(engine: Engine) {
+    let rt = Runtime::start_on(engine);
+    let ws = rt.workspace("w");
+    let agent = rt.agent(&ws, "@ann");
+    rt.channel(&ws, "eng");
+    // token issue is what a credential_process prints: a usable token.
+    let issued = rt.admin(&["token", "issue", "--workspace", &ws, "--agent", "@ann"]);
+    assert_eq!(issued.as_object().unwrap().len(), 1);
+    let fresh = Agent {
+        token: issued["token"].as_str().unwrap().to_string(),
+        ..agent.clone()
+    };
+    assert_eq!(
+        call(&rt, &fresh, "list", json!({"channel": "eng"})).status,
+        200
+    );
+    assert_eq!(
+        call(&rt, &agent, "list", json!({"channel": "eng"})).status,
+        200
+    );
+    let callback = rt.admin(&[
+        "callback",
+        "open",
+        "--workspace",
+        &ws,
+        "--agent",
+        &agent.agent_id,
+    ]);
+    let effect = callback["callback_effect_id"].as_str().unwrap();
+    assert!(effect.starts_with("cbe_"));
+    assert!(
+        callback["workflow_run_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("run_")
+    );
+    let done = rt.admin(&[
+        "callback",
+        "complete",
+        "--workspace",
+        &ws,
+        "--callback-effect",
+        effect,
+    ]);
+    assert_eq!(
+        done,
+        json!({"callback_effect_id": effect, "status": "completed"})
+    );
+    // The longest names the registry's fields allow are accepted.
+    rt.admin(&[
+        "agent",
+        "create",
+        "--workspace",
+        &ws,
+        "--handle",
+        &"h".repeat(39),
+    ]);
+    rt.admin(&[
+        "channel",
+        "create",
+        "--workspace",
+        &ws,
+        "--name",
+        &"c".repeat(80),
+    ]);
+    let (long_handle, long_channel) = ("h".repeat(40), "c".repeat(81));
+    // Refusals: one error document on stdout, a non-zero exit.
+    for args in [
+        vec![
+            "agent",
+            "create",
+            "--workspace",
+            &ws,
+            "--handle",
+            "Bad Handle",
+        ],
+        vec!["agent", "create", "--workspace", &ws, "--handle", "ann"],
+        vec![
+            "agent",
+            "create",
+            "--workspace",
+            "ws_nope",
+            "--handle",
+            "zed",
+        ],
+        vec!["channel", "create", "--workspace", &ws, "--name", "eng"],
+        vec![
+            "channel",
+            "create",
+            "--workspace",
+            &ws,
+            "--name",
+            "p",
+            "--members",
+            "@ghost",
+        ],
+        vec!["token", "issue", "--workspace", &ws, "--agent", "@ghost"],
+        // Names follow the registry's own fields: member ref ≤ 40 with the
+        // `@`, channel ≤ 80, their patterns.
+        vec![
+            "agent",
+            "create",
+            "--workspace",
+            &ws,
+            "--handle",
+            &long_handle,
+        ],
+        vec!["channel", "create", "--workspace", &ws, "--name", "Eng"],
+        vec![
+            "channel",
+            "create",
+            "--workspace",
+            &ws,
+            "--name",
+            &long_channel,
+        ],
+    ] {
+        let out = rt.admin_output(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let doc: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+        assert_eq!(doc["error"]["code"], "invalid_input", "{args:?}");
+    }
+    // A bad flag is refused by the argument parser before anything starts.
+    let out = rt.admin_output(&["serve", "--listen", "127.0.0.1:0", "--workers", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--workers"));
+}
+
+// Concurrent claims, keyed replays and gapless numbering under concurrent
+// writers are tested at scale in `reliability_concurrency`.
+
+fn acknowledged_writes_survive_kill_9(engine: Engine) {
+    let mut rt = Runtime::start_on(engine);
+    let ws = rt.workspace("w");
+    rt.channel(&ws, "eng");
+    let agent = rt.agent(&ws, "a");
+    for i in 0..5 {
+        ok(
+            &rt,
+            &agent,
+            "create",
+            json!({"channel": "eng", "tasks": [{"title": format!("durable {i}")}]}),
+        );
+    }
+    ok(
+        &rt,
+        &agent,
+        "checkpoint",
+        json!({"channel": "eng", "number": 5, "summary": "acked"}),
+    );
+    rt.kill9_and_restart();
+    let detail = ok(&rt, &agent, "get", json!({"channel": "eng", "number": 5}));
+    assert_eq!(detail["title"], "durable 4");
+    assert_eq!(detail["checkpoints"]["total"], 1);
+    let next = ok(
+        &rt,
+        &agent,
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "after"}]}),
+    );
+    assert_eq!(next["tasks"][0]["number"], 6);
+}
+
+fn sigterm_shuts_down_gracefully(engine: Engine) {
+    let mut rt = Runtime::start_on(engine);
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &rt.child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let exit = rt.child.wait().expect("wait");
+    assert!(exit.success(), "{exit:?}");
+    let log = std::fs::read_to_string(rt.dir.path().join("runtime.log")).unwrap();
+    assert!(log.contains("shutting down"), "{log}");
+}
+
+fn quickstart_writes_a_profile_whose_credential_process_works_and_is_rerunnable(engine: Engine) {
+    let rt = Runtime::start_on(engine);
+    let config = rt.dir.path().join("config");
+    let quickstart = |profile: &str| -> Value {
+        let out = std::process::Command::new(crate::support::runtime::BIN)
+            .arg("--db")
+            .arg(&rt.db)
+            .args([
+                "quickstart",
+                "--api-url",
+                &rt.base_url(),
+                "--profile",
+                profile,
+            ])
+            .env("AGENTTEAM_CONFIG_DIR", &config)
+            .output()
+            .expect("quickstart");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("one JSON object")
+    };
+    let first = quickstart("default");
+    assert_eq!(first["created"].as_array().unwrap().len(), 4, "{first}");
+    assert!(
+        first["next"][1]
+            .as_str()
+            .unwrap()
+            .contains("agentteam exec task list -")
+    );
+    let again = quickstart("second");
+    assert_eq!(again["created"], json!([]), "a rerun reuses everything");
+    assert_eq!(again["agent_id"], first["agent_id"]);
+
+    let file: Value =
+        serde_json::from_slice(&std::fs::read(config.join("credentials.json")).unwrap()).unwrap();
+    assert_eq!(file["default_profile"], "default");
+    let profile = &file["profiles"]["default"];
+    assert_eq!(profile["api_url"], rt.base_url());
+    assert!(
+        profile.get("token").is_none(),
+        "tokens come from the credential process"
+    );
+    let argv: Vec<String> = serde_json::from_value(profile["credential_process"].clone()).unwrap();
+    let out = std::process::Command::new(&argv[0])
+        .args(&argv[1..])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let token: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let agent = Agent {
+        workspace_id: profile["workspace_id"].as_str().unwrap().to_string(),
+        agent_id: profile["agent_id"].as_str().unwrap().to_string(),
+        token: token["token"].as_str().unwrap().to_string(),
+    };
+    let listed = ok(&rt, &agent, "list", json!({"channel": "demo"}));
+    assert_eq!(listed["items"], json!([]));
+}

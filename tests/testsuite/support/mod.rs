@@ -1,0 +1,7 @@
+//! What the test modules share. Each submodule owns one kind of fixture.
+
+pub mod cli;
+pub mod postgres;
+pub mod recorder;
+#[macro_use]
+pub mod runtime;
