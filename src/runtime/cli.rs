@@ -41,27 +41,39 @@ struct Cli {
     command: Command,
 }
 
+/// Where `serve` listens, and `quickstart`'s profile points, by default.
+macro_rules! default_listen {
+    () => {
+        "127.0.0.1:8787"
+    };
+}
+
+/// The longest workspace name, in bytes.
+const MAX_WORKSPACE_NAME: usize = 100;
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve the Agent Runtime API until SIGINT or SIGTERM.
     Serve {
         /// Address to listen on; port 0 picks a free port (printed on stdout).
-        #[arg(long, default_value = "127.0.0.1:8787", value_name = "ADDR")]
+        #[arg(long, default_value = default_listen!(), value_name = "ADDR")]
         listen: SocketAddr,
         /// Async worker threads [default: twice the CPUs]. Reads run in place
         /// on these workers and may briefly wait on the store's locks, so
         /// more workers than CPUs keep other connections moving meanwhile.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
         workers: Option<u16>,
-        /// PostgreSQL only: connections this server keeps at most [default: 16].
-        /// Every replica has its own pool; keep their sum under the server's
+        /// PostgreSQL only: connections this server keeps at most. Every
+        /// replica has its own pool; keep their sum under the server's
         /// max_connections.
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
-        pool_size: Option<u16>,
+        #[arg(long, value_name = "N", default_value_t = PoolOptions::DEFAULT_SIZE,
+              value_parser = clap::value_parser!(u16).range(1..=1024))]
+        pool_size: u16,
         /// PostgreSQL only: how long a request waits for a free connection
-        /// before it is answered 503 [default: 2000].
-        #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=600_000))]
-        pool_wait_ms: Option<u64>,
+        /// before it is answered 503.
+        #[arg(long, value_name = "MS", default_value_t = PoolOptions::DEFAULT_WAIT_MS,
+              value_parser = clap::value_parser!(u64).range(1..=600_000))]
+        pool_wait_ms: u64,
     },
     /// Apply the store's pending schema migrations; prints {"engine", "applied", "version"}.
     /// Every other command also applies them when it opens the store.
@@ -88,7 +100,7 @@ enum Command {
     /// Create or reuse a demo workspace, agents and channel, and write an agentteam profile.
     Quickstart {
         /// The API URL the profile points at.
-        #[arg(long, default_value = "http://127.0.0.1:8787", value_name = "URL")]
+        #[arg(long, default_value = concat!("http://", default_listen!()), value_name = "URL")]
         api_url: String,
         /// The agentteam profile to write.
         #[arg(long, default_value = "default", value_name = "NAME")]
@@ -330,14 +342,11 @@ async fn execute_on(location: Location, command: Command) -> Result<Option<Value
                     pool_size,
                     pool_wait_ms,
                     ..
-                } => {
-                    let default = PoolOptions::default();
-                    PoolOptions {
-                        size: pool_size.map_or(default.size, usize::from),
-                        wait: pool_wait_ms.map_or(default.wait, Duration::from_millis),
-                        ..default
-                    }
-                }
+                } => PoolOptions {
+                    size: usize::from(*pool_size),
+                    wait: Duration::from_millis(*pool_wait_ms),
+                    ..PoolOptions::default()
+                },
                 // One command, one connection at a time.
                 _ => PoolOptions {
                     size: 1,
@@ -376,8 +385,9 @@ async fn run_command<S: Store>(
         }
         Command::Workspace(WorkspaceCommand::Create { name }) => {
             let name = name.trim();
-            if name.is_empty() || name.len() > 100 {
-                return Err(usage("name", "1–100 characters, not blank."));
+            if name.is_empty() || name.len() > MAX_WORKSPACE_NAME {
+                let rule = format!("1–{MAX_WORKSPACE_NAME} characters, not blank.");
+                return Err(usage("name", &rule));
             }
             Ok(Some(
                 json!({"workspace_id": store.create_workspace(name).await?}),

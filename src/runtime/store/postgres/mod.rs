@@ -61,11 +61,18 @@ pub struct PoolOptions {
     pub queue: usize,
 }
 
+impl PoolOptions {
+    /// `serve --pool-size`'s default.
+    pub const DEFAULT_SIZE: u16 = 16;
+    /// `serve --pool-wait-ms`'s default.
+    pub const DEFAULT_WAIT_MS: u64 = 2000;
+}
+
 impl Default for PoolOptions {
     fn default() -> Self {
         PoolOptions {
-            size: 16,
-            wait: Duration::from_secs(2),
+            size: usize::from(Self::DEFAULT_SIZE),
+            wait: Duration::from_millis(Self::DEFAULT_WAIT_MS),
             queue: 512,
         }
     }
