@@ -514,3 +514,41 @@ fn a_json_failure_is_one_document_and_one_short_line() {
         }
     }
 }
+
+/// The examples name the board `agentteam-runtime quickstart` creates, so a
+/// newcomer can pipe one into its action on a fresh setup.
+#[test]
+fn the_examples_run_on_the_quickstart_board() {
+    let rt = Runtime::start();
+    let cli = Cli::new();
+    let out = std::process::Command::new(crate::support::runtime::BIN)
+        .arg("--db")
+        .arg(&rt.db)
+        .args(["quickstart", "--api-url", &rt.base_url()])
+        .env("AGENTTEAM_CONFIG_DIR", cli.config_dir())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let board =
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["channel"].clone();
+    for action in ACTIONS {
+        for example in action.examples {
+            let input: serde_json::Value = serde_json::from_str(example.input).unwrap();
+            if let Some(channel) = input.get("channel") {
+                assert_eq!(channel, &board, "{}: {}", action.name(), example.input);
+            }
+        }
+    }
+    for verb in ["list", "create"] {
+        let example = cli.run(&["exec", "task", verb, "--example"], None);
+        let run = cli.run(&["exec", "task", verb, "-"], Some(&example.stdout));
+        assert_eq!(
+            run.code, 0,
+            "task {verb} --example | task {verb} -: {run:?}"
+        );
+    }
+}
