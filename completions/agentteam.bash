@@ -455,7 +455,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__exec)
-            opts="-v -h --catalog --error-schema --profile --timeout --retries --format --debug --verbose --help task help"
+            opts="-v -h --catalog --full --error-schema --profile --timeout --retries --format --debug --verbose --help task help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -655,7 +655,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__exec__subcmd__task__subcmd__checkpoint)
-            opts="-v -h --input-schema --output-schema --example --dry-run --batch --concurrency --profile --timeout --retries --format --debug --verbose --help"
+            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --profile --timeout --retries --format --debug --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -689,7 +689,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__exec__subcmd__task__subcmd__create)
-            opts="-v -h --input-schema --output-schema --example --dry-run --batch --concurrency --profile --timeout --retries --format --debug --verbose --help"
+            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --profile --timeout --retries --format --debug --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -723,7 +723,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__exec__subcmd__task__subcmd__delete)
-            opts="-v -h --input-schema --output-schema --example --dry-run --batch --concurrency --profile --timeout --retries --format --debug --verbose --help"
+            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --profile --timeout --retries --format --debug --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -757,7 +757,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__exec__subcmd__task__subcmd__get)
-            opts="-v -h --input-schema --output-schema --example --dry-run --batch --concurrency --profile --timeout --retries --format --debug --verbose --help"
+            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --profile --timeout --retries --format --debug --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -917,7 +917,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__exec__subcmd__task__subcmd__list)
-            opts="-v -h --input-schema --output-schema --example --dry-run --batch --concurrency --paginate --max-items --profile --timeout --retries --format --debug --verbose --help"
+            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --paginate --max-items --profile --timeout --retries --format --debug --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -955,7 +955,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__exec__subcmd__task__subcmd__set_claim)
-            opts="-v -h --input-schema --output-schema --example --dry-run --batch --concurrency --profile --timeout --retries --format --debug --verbose --help"
+            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --profile --timeout --retries --format --debug --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -989,7 +989,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__exec__subcmd__task__subcmd__update)
-            opts="-v -h --input-schema --output-schema --example --dry-run --batch --concurrency --profile --timeout --retries --format --debug --verbose --help"
+            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --profile --timeout --retries --format --debug --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

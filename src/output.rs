@@ -72,20 +72,30 @@ impl Printer {
         ExitClass::Success
     }
 
-    /// Prints the error: in `json` the document on stdout and a human line on
-    /// stderr; in `text` only the human line. Returns the exit class.
+    /// Prints the error: in `json` the document on stdout and one short line
+    /// on stderr (the document holds the details, so an agent reading both
+    /// streams does not pay for them twice); in `text` only the human view.
+    /// Returns the exit class.
     pub fn failure(&self, failure: &Failure) -> ExitClass {
         if self.format == Format::Json {
             self.json(&failure.to_document());
+            self.stderr(&stderr_line(&format!(
+                "error: {}: {}",
+                failure.code, failure.message
+            )));
+        } else {
+            self.stderr(&human_error(failure));
         }
-        self.stderr(&human_error(failure));
         failure.class
     }
 
-    /// The error as the last NDJSON line of a stream, plus the human line.
+    /// The error as the last NDJSON line of a stream, plus one short line.
     pub fn failure_line(&self, failure: &Failure) -> ExitClass {
         self.line(&failure.to_document());
-        self.stderr(&human_error(failure));
+        self.stderr(&stderr_line(&format!(
+            "error: {}: {}",
+            failure.code, failure.message
+        )));
         failure.class
     }
 
@@ -140,6 +150,24 @@ impl Printer {
     }
 }
 
+/// The most a JSON-mode failure adds on stderr, newline included.
+pub const STDERR_LINE_BYTES: usize = 200;
+
+/// `text` as one line of at most [`STDERR_LINE_BYTES`]: line breaks become
+/// spaces, and a longer text is cut at a character boundary and ends in `…`.
+pub fn stderr_line(text: &str) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.len() < STDERR_LINE_BYTES {
+        return format!("{flat}\n");
+    }
+    let room = STDERR_LINE_BYTES - "…\n".len();
+    let mut end = room;
+    while !flat.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…\n", &flat[..end])
+}
+
 fn human_error(failure: &Failure) -> String {
     let mut line = format!("error: {}: {}\n", failure.code, failure.message);
     if failure.field_errors.len() > 1 {
@@ -162,4 +190,18 @@ fn exit_on_closed_pipe(error: io::Error) {
     }
     let _ = writeln!(io::stderr(), "error: cannot write to stdout: {error}");
     std::process::exit(ExitClass::Internal.code());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{STDERR_LINE_BYTES, stderr_line};
+
+    #[test]
+    fn a_stderr_line_is_one_bounded_line() {
+        assert_eq!(stderr_line("error: x: short"), "error: x: short\n");
+        assert_eq!(stderr_line("a\n  b\nc"), "a b c\n");
+        let long = stderr_line(&format!("error: x: {}", "é".repeat(300)));
+        assert!(long.len() <= STDERR_LINE_BYTES, "{}", long.len());
+        assert!(long.ends_with("…\n") && long.lines().count() == 1);
+    }
 }

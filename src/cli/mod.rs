@@ -36,13 +36,18 @@ fn build(long_help: bool) -> Command {
     Command::new("agentteam")
         .version(env!("CARGO_PKG_VERSION"))
         .about("The AgentTeam Exec CLI: act on a team's task board from agents, scripts and pipelines.")
-        .long_about(
+        .long_about(help::wrap(
             "The AgentTeam Exec CLI: act on a team's task board from agents, scripts and pipelines.\n\n\
              `agentteam exec <domain> <action> -` reads one JSON object on stdin, validates it against the \
              action's schema, adds the workspace and agent credentials of the selected profile, calls the \
-             Agent Runtime API and prints one JSON document on stdout.",
-        )
+             Agent Runtime API and prints one JSON document on stdout. The options below apply to every \
+             command; an action's `--help` lists only its own.",
+            "",
+        ))
         .after_long_help(format!("Exit status:\n{}", help::exit_statuses()))
+        // Clap would wrap example command lines, which then break when
+        // copied; the help text is wrapped where it is written instead.
+        .term_width(0)
         .subcommand_required(true)
         .arg_required_else_help(true)
         .arg(
@@ -102,17 +107,26 @@ fn build(long_help: bool) -> Command {
 fn exec_command(long_help: bool) -> Command {
     let mut exec = Command::new("exec")
         .about("Run a registered action: `agentteam exec <domain> <action> -`")
-        .long_about(
+        .long_about(help::wrap(
             "Run a registered action. Input is one JSON object on stdin (`-`) or in a file; output is one \
-             JSON document on stdout. `--catalog` prints every action with its metadata and schemas.",
-        )
-        .after_long_help(format!("Exit status:\n{}", help::exit_statuses()))
+             JSON document on stdout. `--catalog` prints every action with its metadata and input schema; \
+             `--catalog --full` adds the output and error schemas.",
+            "",
+        ))
+        .after_long_help(help::SHARED)
         .arg(
             Arg::new("catalog")
                 .long("catalog")
                 .action(ArgAction::SetTrue)
-                .exclusive(true)
-                .help("Print the whole registry as JSON: every action, its metadata and both schemas"),
+                .conflicts_with("error_schema")
+                .help("Print the registry as JSON: every action, its metadata, examples and input schema"),
+        )
+        .arg(
+            Arg::new("full")
+                .long("full")
+                .action(ArgAction::SetTrue)
+                .requires("catalog")
+                .help("With --catalog: also each action's output schema and the error schema (the whole registry)"),
         )
         .arg(
             Arg::new("error_schema")
@@ -165,7 +179,14 @@ fn action_command(action: &'static registry::Action, long_help: bool) -> Command
                 .long("example")
                 .action(ArgAction::SetTrue)
                 .conflicts_with_all(["input", "input_schema", "output_schema"])
-                .help("Print a valid example input and exit"),
+                .help("Print a valid example input (the first) and exit"),
+        )
+        .arg(
+            Arg::new("examples")
+                .long("examples")
+                .action(ArgAction::SetTrue)
+                .conflicts_with_all(["input", "input_schema", "output_schema", "example"])
+                .help("Print every example as a JSON array of {description, input, command} and exit"),
         )
         .arg(
             Arg::new("dry_run")
@@ -191,9 +212,9 @@ fn action_command(action: &'static registry::Action, long_help: bool) -> Command
                 )),
         );
     if !action.paginated {
-        return command;
+        return with_option_table(command);
     }
-    command
+    let command = command
         .arg(
             Arg::new("paginate")
                 .long("paginate")
@@ -208,7 +229,51 @@ fn action_command(action: &'static registry::Action, long_help: bool) -> Command
                 .requires("paginate")
                 .value_parser(value_parser!(u64).range(1..))
                 .help("With --paginate: stop after N items [default: no limit]"),
-        )
+        );
+    with_option_table(command)
+}
+
+/// An action's `-h` ends with its own options, one line each; its `--help`
+/// names them in one line, since that page's size budget goes to the
+/// fields and examples. Both point to the global options.
+fn with_option_table(command: Command) -> Command {
+    let rows: Vec<(String, String)> = command
+        .get_arguments()
+        .map(|arg| {
+            let value = arg
+                .get_value_names()
+                .map(|names| names.iter().map(|n| format!(" <{n}>")).collect::<String>())
+                .unwrap_or_default();
+            let spec = match arg.get_long() {
+                Some(long) => format!("--{long}{value}"),
+                None => format!("[{}]", value.trim().trim_matches(['<', '>'])),
+            };
+            (
+                spec,
+                arg.get_help().map(ToString::to_string).unwrap_or_default(),
+            )
+        })
+        .collect();
+    let width = rows.iter().map(|(spec, _)| spec.len()).max().unwrap_or(0);
+    let mut table = String::from("Options:\n");
+    for (spec, text) in &rows {
+        table.push_str(&format!("  {spec:<width$}  {text}\n"));
+    }
+    table.push_str(&format!(
+        "  {:<width$}  Print help\n\n{}",
+        "-h, --help",
+        help::SHARED
+    ));
+    let names: Vec<&str> = rows.iter().map(|(spec, _)| spec.as_str()).collect();
+    let line = format!(
+        "Options: {} (`-h` explains each; `-` reads stdin).\n{}",
+        names.join(", "),
+        help::SHARED
+    );
+    command
+        .help_template("{about-with-newline}\n{usage-heading} {usage}{after-help}")
+        .after_help(table)
+        .after_long_help(line)
 }
 
 fn auth_command() -> Command {
@@ -246,6 +311,27 @@ fn auth_command() -> Command {
         .subcommand(Command::new("logout").about("Remove the selected profile"))
 }
 
+/// The global options are listed once, in `agentteam --help`: the help of
+/// `exec`, a domain or an action keeps only its own options and a line
+/// pointing there. Done on the built tree (where clap has copied the globals
+/// into each route) and only for help, so completions still offer the
+/// globals everywhere.
+fn hide_globals_in_exec(command: &mut Command) {
+    fn hide(route: Command) -> Command {
+        route
+            .mut_args(|a| if a.is_global_set() { a.hide(true) } else { a })
+            .mut_subcommands(hide)
+    }
+    command.build();
+    *command = std::mem::take(command).mut_subcommands(|sc| {
+        if sc.get_name() == "exec" {
+            hide(sc)
+        } else {
+            sc
+        }
+    });
+}
+
 /// Parses `args`, runs the command, and returns the process exit status.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     let args: Vec<OsString> = args.into_iter().collect();
@@ -253,7 +339,11 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         .iter()
         .skip(1)
         .any(|a| a == "--help" || a == "-h" || a == "help");
-    let matches = match build(wants_help).try_get_matches_from(args) {
+    let mut command = build(wants_help);
+    if wants_help {
+        hide_globals_in_exec(&mut command);
+    }
+    let matches = match command.try_get_matches_from(args) {
         Ok(matches) => matches,
         Err(e) => return clap_failure(e),
     };
@@ -277,7 +367,11 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
 
 fn run_exec(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitClass {
     if m.get_flag("catalog") {
-        printer.json(&registry::catalog());
+        printer.json(&if m.get_flag("full") {
+            registry::catalog()
+        } else {
+            registry::compact_catalog()
+        });
         return ExitClass::Success;
     }
     if m.get_flag("error_schema") {
@@ -309,6 +403,10 @@ fn run_exec(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
             &serde_json::from_str(example.input)
                 .expect("registry examples are valid JSON (tested)"),
         );
+        return ExitClass::Success;
+    }
+    if am.get_flag("examples") {
+        printer.json(&help::examples(action));
         return ExitClass::Success;
     }
     let mode = if am.get_flag("dry_run") {
@@ -379,7 +477,7 @@ fn run_auth(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
 }
 
 /// Help and version go to stdout with status 0; every other parse error is a
-/// usage failure: the JSON document on stdout, clap's explanation on stderr.
+/// usage failure: the JSON document on stdout, one short line on stderr.
 fn clap_failure(error: clap::Error) -> i32 {
     use clap::error::ErrorKind;
     let printer = Printer::new(Some(Format::Json), false);
@@ -396,9 +494,9 @@ fn clap_failure(error: clap::Error) -> i32 {
                 .unwrap_or("invalid command line")
                 .trim_start_matches("error: ")
                 .to_string();
-            printer.json(&Failure::new(code::USAGE_ERROR, first).to_document());
-            printer.stderr(&rendered);
-            ExitClass::Usage.code()
+            printer
+                .failure(&Failure::new(code::USAGE_ERROR, first))
+                .code()
         }
     }
 }

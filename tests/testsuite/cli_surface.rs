@@ -6,6 +6,7 @@ use agentteam::registry::ACTIONS;
 use serde_json::json;
 
 use crate::support::cli::Cli;
+use crate::support::runtime::Runtime;
 
 #[test]
 fn login_status_logout_round_trip() {
@@ -180,8 +181,9 @@ fn every_route_has_help_and_schemas() {
         for needle in [
             action.summary,
             "Input fields",
-            "Examples:",
-            "Exit status:",
+            "Example",
+            "--examples",
+            agentteam::cli::help::SHARED,
             "--input-schema",
             "--output-schema",
         ] {
@@ -214,12 +216,161 @@ fn every_route_has_help_and_schemas() {
     }
 }
 
+/// An action's help fits a model's context: at most 3 KB, its field list
+/// kept, and the global options and exit statuses said once, in
+/// `agentteam --help`.
+#[test]
+fn action_help_fits_its_budget_and_leaves_globals_to_the_top() {
+    let cli = Cli::new();
+    let top = cli.run(&["--help"], None);
+    for needle in [
+        "--profile",
+        "--timeout",
+        "--retries",
+        "--format",
+        "--verbose",
+        "Exit status:",
+    ] {
+        assert!(
+            top.stdout.contains(needle),
+            "agentteam --help lacks {needle}"
+        );
+    }
+    for action in ACTIONS {
+        let help = cli.run(&["exec", action.domain, action.verb, "--help"], None);
+        assert_eq!(help.code, 0);
+        assert!(
+            help.stdout.len() <= 3 * 1024,
+            "{} --help is {} bytes:\n{}",
+            action.name(),
+            help.stdout.len(),
+            help.stdout
+        );
+        for (path, ..) in agentteam::cli::help::input_fields(action) {
+            assert!(
+                help.stdout.contains(&format!("  {path} (")),
+                "{} --help lacks the field {path}",
+                action.name()
+            );
+        }
+        for global in [
+            "--profile <NAME>",
+            "--timeout <SECONDS>",
+            "--retries <N>",
+            "--format <FORMAT>",
+            "--verbose\n",
+        ] {
+            assert!(
+                !help.stdout.contains(global),
+                "{} --help repeats {global}",
+                action.name()
+            );
+        }
+        assert!(!help.stdout.contains("Exit status:"), "{}", action.name());
+        assert!(
+            !help.stdout.contains("[env: AGENTTEAM_TIMEOUT"),
+            "{}",
+            action.name()
+        );
+    }
+}
+
+/// Example lines survive copy and paste whatever the terminal's width: each
+/// is a registry example on one line, in order, and its JSON parses.
+#[test]
+fn help_examples_are_whole_lines() {
+    let mut cli = Cli::new();
+    cli.env.push(("COLUMNS".into(), "40".into()));
+    for action in ACTIONS {
+        let help = cli.run(&["exec", action.domain, action.verb, "--help"], None);
+        let lines: Vec<String> = help
+            .stdout
+            .lines()
+            .map(str::trim_start)
+            .filter(|l| l.starts_with("echo '"))
+            .map(str::to_string)
+            .collect();
+        let expected: Vec<String> = action
+            .examples
+            .iter()
+            .map(|e| agentteam::cli::help::example_command(action, e.input))
+            .collect();
+        // A page over its budget shows the first example and points to
+        // `--examples` for the rest.
+        assert!(
+            !lines.is_empty() && expected.starts_with(&lines),
+            "{}: {lines:#?}",
+            action.name()
+        );
+        for line in lines {
+            let json = line
+                .strip_prefix("echo '")
+                .and_then(|l| l.split_once("' | agentteam exec "))
+                .map(|(json, _)| json)
+                .unwrap();
+            serde_json::from_str::<serde_json::Value>(json)
+                .unwrap_or_else(|e| panic!("{line}: {e}"));
+        }
+    }
+}
+
+/// `--example` prints the first example; `--examples` prints all of them,
+/// each with its description and the line that runs it.
+#[test]
+fn examples_prints_every_example() {
+    let cli = Cli::new();
+    for action in ACTIONS {
+        let one = cli.run(&["exec", action.domain, action.verb, "--example"], None);
+        assert_eq!(
+            one.json(),
+            serde_json::from_str::<serde_json::Value>(action.examples[0].input).unwrap()
+        );
+        let all = cli.run(&["exec", action.domain, action.verb, "--examples"], None);
+        assert_eq!(all.code, 0, "{all:?}");
+        let all = all.json();
+        let all = all.as_array().unwrap();
+        assert_eq!(all.len(), action.examples.len(), "{}", action.name());
+        for (shown, example) in all.iter().zip(action.examples) {
+            assert_eq!(shown["description"], example.description);
+            assert_eq!(
+                shown["input"],
+                serde_json::from_str::<serde_json::Value>(example.input).unwrap()
+            );
+            assert_eq!(
+                shown["command"],
+                agentteam::cli::help::example_command(action, example.input)
+            );
+        }
+    }
+}
+
+/// The default catalog fits the definitions' budget (24 KB) and names the
+/// commands for what it leaves out; `--catalog --full` is the whole registry.
 #[test]
 fn catalog_and_error_schema() {
     let cli = Cli::new();
-    let catalog = cli.run(&["exec", "--catalog"], None).json();
+    let run = cli.run(&["exec", "--catalog"], None);
+    assert!(
+        run.stdout.len() <= 24 * 1024,
+        "--catalog is {} bytes",
+        run.stdout.len()
+    );
+    let catalog = run.json();
+    assert_eq!(catalog, agentteam::registry::compact_catalog());
     assert_eq!(catalog["actions"].as_array().unwrap().len(), ACTIONS.len());
     assert_eq!(catalog["actions"][0]["action_id"], "task.list");
+    assert!(catalog.get("error_schema").is_none());
+    assert_eq!(catalog["full_command"], "agentteam exec --catalog --full");
+    for (action, entry) in ACTIONS.iter().zip(catalog["actions"].as_array().unwrap()) {
+        assert_eq!(entry["input_schema"], action.schema().clone());
+        assert!(entry["examples"].as_array().unwrap().len() == action.examples.len());
+    }
+    let full = cli.run(&["exec", "--catalog", "--full"], None).json();
+    assert_eq!(full, agentteam::registry::catalog());
+    assert!(full["error_schema"]["x-error-codes"].is_array());
+    assert!(full["actions"][0]["output_schema"].is_object());
+    let run = cli.run(&["exec", "--full"], None);
+    assert_eq!((run.code, run.error_code().as_str()), (2, "usage_error"));
     let errors = cli.run(&["exec", "--error-schema"], None).json();
     assert!(
         errors["x-error-codes"]
@@ -273,4 +424,131 @@ fn a_closed_stdout_pipe_exits_quietly() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// In JSON mode a failure costs an agent reading both streams one JSON
+/// document on stdout and at most one stderr line of 200 bytes, which does
+/// not repeat the field details: from the command line, the validator and
+/// the real runtime.
+#[test]
+fn a_json_failure_is_one_document_and_one_short_line() {
+    let rt = Runtime::start();
+    let workspace = rt.workspace("acme");
+    rt.channel(&workspace, "eng");
+    let alice = rt.agent(&workspace, "alice");
+    let cli = Cli::new();
+    cli.login_to(
+        &rt.base_url(),
+        &alice.workspace_id,
+        &alice.agent_id,
+        &alice.token,
+    );
+    let long = "x".repeat(400);
+    let cases: Vec<(Vec<&str>, String, &str)> = vec![
+        (
+            vec!["exec", "task", "frobnicate", "-"],
+            String::new(),
+            "usage_error",
+        ),
+        (
+            vec!["exec", "task", "list", "-", "--nope"],
+            String::new(),
+            "usage_error",
+        ),
+        (
+            vec!["exec", "task", "get", "-"],
+            "{not json".into(),
+            "invalid_json",
+        ),
+        (
+            vec!["exec", "task", "get", "-"],
+            format!(r#"{{"channel":"{long}","number":"one","bogus":1}}"#),
+            "invalid_input",
+        ),
+        (
+            vec!["exec", "task", "create", "-"],
+            r#"{"channel":"eng","tasks":[{"title":""},{"title":"ok","labels":["a","a"]}]}"#.into(),
+            "invalid_input",
+        ),
+        (
+            vec!["exec", "task", "get", "-"],
+            r#"{"channel":"eng","number":9}"#.into(),
+            "task_not_found",
+        ),
+        (
+            vec!["exec", "task", "get", "-"],
+            r#"{"channel":"nope","number":1}"#.into(),
+            "channel_not_found",
+        ),
+    ];
+    for (args, input, code) in cases {
+        let run = cli.run(&args, Some(&input));
+        assert_ne!(run.code, 0, "{args:?}");
+        assert_eq!(run.error_code(), code, "{args:?}: {run:?}");
+        assert_eq!(
+            run.stdout.lines().count(),
+            1,
+            "{args:?}: one document: {run:?}"
+        );
+        assert!(
+            run.stderr.lines().count() <= 1 && run.stderr.len() <= 200,
+            "{args:?}: stderr is {} bytes: {:?}",
+            run.stderr.len(),
+            run.stderr
+        );
+        let doc = run.json();
+        // One bad field is the message itself; more are listed only in the
+        // document.
+        if let Some(fields) = doc["error"]["field_errors"]
+            .as_object()
+            .filter(|f| f.len() > 1)
+        {
+            for (field, problem) in fields {
+                let problem = problem.as_str().unwrap_or_default();
+                assert!(
+                    !run.stderr.contains(problem),
+                    "{args:?}: stderr repeats {field}'s detail: {:?}",
+                    run.stderr
+                );
+            }
+        }
+    }
+}
+
+/// The examples name the board `agentteam-runtime quickstart` creates, so a
+/// newcomer can pipe one into its action on a fresh setup.
+#[test]
+fn the_examples_run_on_the_quickstart_board() {
+    let rt = Runtime::start();
+    let cli = Cli::new();
+    let out = std::process::Command::new(crate::support::runtime::BIN)
+        .arg("--db")
+        .arg(&rt.db)
+        .args(["quickstart", "--api-url", &rt.base_url()])
+        .env("AGENTTEAM_CONFIG_DIR", cli.config_dir())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let board =
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["channel"].clone();
+    for action in ACTIONS {
+        for example in action.examples {
+            let input: serde_json::Value = serde_json::from_str(example.input).unwrap();
+            if let Some(channel) = input.get("channel") {
+                assert_eq!(channel, &board, "{}: {}", action.name(), example.input);
+            }
+        }
+    }
+    for verb in ["list", "create"] {
+        let example = cli.run(&["exec", "task", verb, "--example"], None);
+        let run = cli.run(&["exec", "task", verb, "-"], Some(&example.stdout));
+        assert_eq!(
+            run.code, 0,
+            "task {verb} --example | task {verb} -: {run:?}"
+        );
+    }
 }

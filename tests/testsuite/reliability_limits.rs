@@ -107,14 +107,14 @@ fn set_path(value: &mut Value, path: &str, new: Value) {
 fn every_schema_bound_is_enforced_by_the_runtime(engine: Engine) {
     let rt = Runtime::start_on(engine);
     let ws = rt.workspace("w");
-    rt.channel(&ws, "eng");
+    rt.channel(&ws, "demo");
     let alice = rt.agent(&ws, "alice");
-    // Tasks the examples refer to (numbers 1..12, a parent with subtasks).
+    // The board and tasks the examples refer to (numbers 1..12, a parent with subtasks).
     for i in 0..12 {
         let reply = rt.post(
             &alice,
             "/tasks",
-            &json!({"channel": "eng", "tasks": [{"title": format!("seed {i}")}]}),
+            &json!({"channel": "demo", "tasks": [{"title": format!("seed {i}")}]}),
         );
         assert_eq!(reply.status, 201);
     }

@@ -31,7 +31,7 @@ pub static ACTION: Action = Action {
     canonicalize: keep,
     examples: &[Example {
         description: "Record a decision on task 12",
-        input: r#"{"channel": "eng", "number": 12, "summary": "Root cause: token refresh raced logout. Fix merged behind a flag."}"#,
+        input: r#"{"channel": "demo", "number": 12, "summary": "Root cause: token refresh raced logout. Fix merged behind a flag."}"#,
     }],
     text: super::text::checkpoint,
 };

@@ -41,15 +41,15 @@ pub static ACTION: Action = Action {
     examples: &[
         Example {
             description: "Create one task with details",
-            input: r#"{"channel": "eng", "tasks": [{"title": "Fix login timeout", "priority": "high", "labels": ["auth"], "assignee": "@alice"}]}"#,
+            input: r#"{"channel": "demo", "tasks": [{"title": "Fix login timeout", "priority": "high", "labels": ["auth"], "assignee": "@demo-peer"}]}"#,
         },
         Example {
             description: "Create three subtasks under task 12",
-            input: r#"{"channel": "eng", "parent": 12, "tasks": [{"title": "Reproduce"}, {"title": "Fix"}, {"title": "Add a test"}]}"#,
+            input: r#"{"channel": "demo", "parent": 12, "tasks": [{"title": "Reproduce"}, {"title": "Fix"}, {"title": "Add a test"}]}"#,
         },
         Example {
             description: "Create a subtask under an exact task scope, from a thread, replay-safe inside a workflow callback",
-            input: r##"{"parent_task_scope": {"kind": "task", "scope_id": "tsk_0123456789abcdef0123456789abcdef"}, "target": "#eng:th_42", "tasks": [{"title": "Write the migration"}], "idempotency_key": "migration-subtask-1"}"##,
+            input: r##"{"parent_task_scope": {"kind": "task", "scope_id": "tsk_0123456789abcdef0123456789abcdef"}, "target": "#demo:th_42", "tasks": [{"title": "Write the migration"}], "idempotency_key": "migration-subtask-1"}"##,
         },
     ],
     text: super::text::created,

@@ -33,11 +33,11 @@ pub static ACTION: Action = Action {
     examples: &[
         Example {
             description: "Delete leaf task 14",
-            input: r#"{"channel": "eng", "number": 14}"#,
+            input: r#"{"channel": "demo", "number": 14}"#,
         },
         Example {
             description: "Delete task 12 but keep its subtasks as top-level tasks",
-            input: r#"{"channel": "eng", "number": 12, "subtask_mode": "promote"}"#,
+            input: r#"{"channel": "demo", "number": 12, "subtask_mode": "promote"}"#,
         },
     ],
     text: super::text::deleted,

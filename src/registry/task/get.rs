@@ -32,8 +32,8 @@ pub static ACTION: Action = Action {
     check: no_branch_rules,
     canonicalize: keep,
     examples: &[Example {
-        description: "Read task 12 of the eng board",
-        input: r#"{"channel": "eng", "number": 12}"#,
+        description: "Read task 12 of the demo board",
+        input: r#"{"channel": "demo", "number": 12}"#,
     }],
     text: super::text::detail,
 };

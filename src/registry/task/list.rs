@@ -43,16 +43,16 @@ pub static ACTION: Action = Action {
     canonicalize: keep,
     examples: &[
         Example {
-            description: "Browse the active tasks of the eng board",
-            input: r#"{"channel": "eng"}"#,
+            description: "Browse the active tasks of the demo board",
+            input: r#"{"channel": "demo"}"#,
         },
         Example {
             description: "Search every status for tasks about login before creating a duplicate",
-            input: r#"{"channel": "eng", "query": "login timeout", "status": "all"}"#,
+            input: r#"{"channel": "demo", "query": "login timeout", "status": "all"}"#,
         },
         Example {
             description: "My open tasks, subtasks included",
-            input: r#"{"channel": "eng", "include_subtasks": true, "filters": {"assigned_to_me": true}}"#,
+            input: r#"{"channel": "demo", "include_subtasks": true, "filters": {"assigned_to_me": true}}"#,
         },
     ],
     text: super::text::page,

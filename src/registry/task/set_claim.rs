@@ -32,11 +32,11 @@ pub static ACTION: Action = Action {
     examples: &[
         Example {
             description: "Claim tasks 12 and 13",
-            input: r#"{"channel": "eng", "numbers": [12, 13], "claimed": true}"#,
+            input: r#"{"channel": "demo", "numbers": [12, 13], "claimed": true}"#,
         },
         Example {
             description: "Release task 12",
-            input: r#"{"channel": "eng", "numbers": [12], "claimed": false}"#,
+            input: r#"{"channel": "demo", "numbers": [12], "claimed": false}"#,
         },
     ],
     text: super::text::claim,

@@ -110,11 +110,11 @@ pub static ACTION: Action = Action {
     examples: &[
         Example {
             description: "Move task 12 to review",
-            input: r#"{"channel": "eng", "number": 12, "status": "in_review"}"#,
+            input: r#"{"channel": "demo", "number": 12, "status": "in_review"}"#,
         },
         Example {
             description: "Raise priority and clear the assignee, only if nobody changed the task meanwhile",
-            input: r#"{"channel": "eng", "number": 12, "priority": "urgent", "assignee": null, "expected_updated_at": "2026-11-30T09:15:00.123456Z"}"#,
+            input: r#"{"channel": "demo", "number": 12, "priority": "urgent", "assignee": null, "expected_updated_at": "2026-11-30T09:15:00.123456Z"}"#,
         },
     ],
     text: super::text::detail,
