@@ -392,8 +392,9 @@ pub struct UpdateInput {
 }
 
 impl UpdateInput {
-    /// `expected_updated_at` as microseconds; the schema's pattern admits
-    /// impossible dates (month 13), which are refused here.
+    /// `expected_updated_at` as microseconds in UTC, whatever its offset;
+    /// the schema's pattern admits impossible dates (month 13), which are
+    /// refused here.
     pub fn expected_micros(&self) -> Result<Option<i64>, Failure> {
         match &self.expected_updated_at {
             None => Ok(None),
@@ -401,11 +402,39 @@ impl UpdateInput {
                 Failure::invalid_input(
                     [(
                         "expected_updated_at".to_string(),
-                        "Must be a real RFC3339 UTC time.".to_string(),
+                        "Must be a real RFC3339 time.".to_string(),
                     )]
                     .into(),
                 )
             }),
+        }
+    }
+
+    /// Checks `expected_updated_at` against the task's `current` updated_at
+    /// on `board`. `updated_at` only grows and is always shown with
+    /// microseconds, so a value that differs and is later than the current
+    /// one, or has fewer than six fractional digits, was never the task's:
+    /// that is refused as a value to copy exactly, not as a change since.
+    /// Any other difference is a change since.
+    pub fn guard(&self, board: &str, current: i64) -> Result<(), Failure> {
+        let (Some(expected), Some(text)) = (self.expected_micros()?, &self.expected_updated_at)
+        else {
+            return Ok(());
+        };
+        if expected == current {
+            Ok(())
+        } else if expected > current || !clock::is_exact(text) {
+            Err(refusals::inexact_expected(
+                board,
+                self.number,
+                &clock::format(current),
+            ))
+        } else {
+            Err(refusals::update_conflict(
+                board,
+                self.number,
+                &clock::format(current),
+            ))
         }
     }
 

@@ -705,6 +705,45 @@ fn update_clears_guards_and_refuses_cycles<E: Engine>() {
         (suggestion.tool.as_str(), suggestion.arguments),
         ("task_get", json!({"channel": "eng", "number": 1}))
     );
+    // The conflict carries the current updated_at as a field: retrying
+    // with it needs no read.
+    assert_eq!(f.details["current_updated_at"], updated["updated_at"]);
+    assert!(f.message.contains("changed at"));
+    let current = updated["updated_at"].as_str().unwrap().to_string();
+    // A value cut to seconds (or later than any updated_at) was never the
+    // task's: it asks for the exact value and says nothing changed.
+    for inexact in [
+        format!("{}Z", &current[..19]),
+        format!("{}Z", &current[..23]),
+        "2999-01-01T00:00:00.000000Z".to_string(),
+    ] {
+        let f = w.err(
+            &w.alice,
+            "update",
+            json!({"channel": "eng", "number": 1, "status": "done", "expected_updated_at": inexact}),
+        );
+        assert_eq!(f.code, "task_update_conflict", "{inexact}");
+        assert!(
+            f.message.contains("exact updated_at from task_get") && !f.message.contains("changed"),
+            "{inexact}: {}",
+            f.message
+        );
+        assert_eq!(f.details["current_updated_at"], json!(current));
+    }
+    // Any RFC3339 offset names the same instant: +02:00 is read as UTC.
+    let at = crate::runtime::clock::parse(&current).unwrap();
+    let shifted = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000)
+        .unwrap()
+        .to_offset(time::macros::offset!(+2))
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    assert!(shifted.ends_with("+02:00"), "{shifted}");
+    let updated = w.ok(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 1, "title": "T3", "expected_updated_at": shifted}),
+    );
+    assert_eq!(updated["title"], "T3");
     // Parent moves: onto 1, then 1 under 2 would be a cycle.
     let moved = w.ok(
         &w.alice,
@@ -752,7 +791,7 @@ fn update_clears_guards_and_refuses_cycles<E: Engine>() {
         assert!(now.as_str() > last.as_str());
         last = now;
     }
-    assert_eq!(w.store.events("updated"), 8);
+    assert_eq!(w.store.events("updated"), 9);
 }
 
 fn set_claim_is_a_desired_state_with_per_task_failures<E: Engine>() {
@@ -763,12 +802,16 @@ fn set_claim_is_a_desired_state_with_per_task_failures<E: Engine>() {
         "set_claim",
         json!({"channel": "eng", "numbers": [1, 2], "claimed": true}),
     );
-    assert_eq!(
-        r,
-        json!({"claimed": true, "updated_count": 2, "failures": []})
-    );
     let before =
         w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}))["updated_at"].clone();
+    let second =
+        w.ok(&w.alice, "get", json!({"channel": "eng", "number": 2}))["updated_at"].clone();
+    // Each task carries the updated_at it has now, ready for a guarded update.
+    assert_eq!(
+        r,
+        json!({"claimed": true, "updated_count": 2, "failures": [],
+               "tasks": [{"number": 1, "updated_at": before}, {"number": 2, "updated_at": second}]})
+    );
     // Claiming again is already the state: counted, not changed.
     let r = w.ok(
         &w.alice,
@@ -776,6 +819,7 @@ fn set_claim_is_a_desired_state_with_per_task_failures<E: Engine>() {
         json!({"channel": "eng", "numbers": [1], "claimed": true}),
     );
     assert_eq!(r["updated_count"], 1);
+    assert_eq!(r["tasks"], json!([{"number": 1, "updated_at": before}]));
     assert_eq!(
         w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}))["updated_at"],
         before
@@ -786,6 +830,8 @@ fn set_claim_is_a_desired_state_with_per_task_failures<E: Engine>() {
         json!({"channel": "eng", "numbers": [1, 3, 9], "claimed": true}),
     );
     assert_eq!(r["updated_count"], 1);
+    assert_eq!(r["tasks"].as_array().unwrap().len(), 1);
+    assert_eq!(r["tasks"][0]["number"], 3);
     let codes: Vec<(i64, &str)> = r["failures"]
         .as_array()
         .unwrap()
@@ -808,6 +854,13 @@ fn set_claim_is_a_desired_state_with_per_task_failures<E: Engine>() {
     assert_eq!(r["updated_count"], 1);
     let got = w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}));
     assert!(got["assignee"].is_null() && got["updated_at"].as_str() > before.as_str());
+    assert_eq!(r["tasks"][0]["updated_at"], got["updated_at"]);
+    // That updated_at guards the next update as is.
+    w.ok(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 1, "status": "done", "expected_updated_at": r["tasks"][0]["updated_at"]}),
+    );
 }
 
 fn delete_rules<E: Engine>() {
