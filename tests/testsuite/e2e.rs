@@ -394,6 +394,23 @@ fn list_browses_searches_filters_and_pages(engine: Engine) {
         json!({"channel": "eng", "filters": {"assignee": "@bob"}, "sort": "number_asc"}),
     );
     assert_eq!(numbers(bobs["items"].as_array().unwrap()), vec![1, 2]);
+    // The mine view includes the subtasks the caller holds.
+    b.alice
+        .create(json!({"channel": "eng", "parent": 3, "tasks": [{"title": "sub"}]}));
+    b.bob.ok(
+        "set_claim",
+        json!({"channel": "eng", "numbers": [27], "claimed": true}),
+    );
+    let mine = b.bob.ok(
+        "list",
+        json!({"channel": "eng", "filters": {"assigned_to_me": true}, "sort": "number_asc"}),
+    );
+    assert_eq!(numbers(mine["items"].as_array().unwrap()), vec![1, 2, 27]);
+    let top = b.bob.ok(
+        "list",
+        json!({"channel": "eng", "include_subtasks": false, "filters": {"assigned_to_me": true}, "sort": "number_asc"}),
+    );
+    assert_eq!(numbers(top["items"].as_array().unwrap()), vec![1, 2]);
     let labelled = b.alice.ok(
         "list",
         json!({"channel": "eng", "status": "done", "filters": {"labels": ["auth"]}}),

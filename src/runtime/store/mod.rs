@@ -638,7 +638,8 @@ impl ListQuery {
             .map(|q| q.trim().to_string())
             .filter(|q| !q.is_empty());
         let filters = input.filters.unwrap_or_default();
-        let assignee = if filters.assigned_to_me == Some(true) {
+        let mine = filters.assigned_to_me == Some(true);
+        let assignee = if mine {
             Some(principal.member_ref())
         } else {
             filters.assignee
@@ -651,7 +652,9 @@ impl ListQuery {
             Sort::UpdatedDesc
         });
         let view = input.status.unwrap_or(View::Active);
-        let include_subtasks = input.include_subtasks.unwrap_or(false);
+        // The mine view answers "what do I hold", and an agent may hold
+        // only subtasks: it lists them unless the caller says otherwise.
+        let include_subtasks = input.include_subtasks.unwrap_or(mine);
         let bound = json!({
             "workspace": principal.workspace_id,
             "channel": input.channel,

@@ -550,6 +550,34 @@ fn list_browses_searches_filters_sorts_and_pages<E: Engine>() {
         )),
         Vec::<i64>::new()
     );
+    // The mine view lists the subtasks the caller holds, unless it asks
+    // for top-level tasks only; an assignee filter keeps the default.
+    w.ok(
+        &w.bob,
+        "set_claim",
+        json!({"channel": "eng", "numbers": [4], "claimed": true}),
+    );
+    assert_eq!(
+        items_of(&list(
+            &w.bob,
+            json!({"channel": "eng", "filters": {"assigned_to_me": true}})
+        )),
+        [4, 2]
+    );
+    assert_eq!(
+        items_of(&list(
+            &w.bob,
+            json!({"channel": "eng", "include_subtasks": false, "filters": {"assigned_to_me": true}})
+        )),
+        [2]
+    );
+    assert_eq!(
+        items_of(&list(
+            &w.alice,
+            json!({"channel": "eng", "filters": {"assignee": "@bob"}})
+        )),
+        [2]
+    );
     // status=all without a query is refused before the store.
     assert_eq!(
         w.err(&w.alice, "list", json!({"channel": "eng", "status": "all"}))
