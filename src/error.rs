@@ -227,7 +227,12 @@ impl Failure {
         let message = match field_errors.len() {
             1 => {
                 let (field, problem) = field_errors.iter().next().expect("one entry");
-                format!("Invalid input at `{field}`: {problem}")
+                if field.is_empty() {
+                    // The input as a whole, e.g. an update that changes nothing.
+                    format!("Invalid input: {problem}")
+                } else {
+                    format!("Invalid input at `{field}`: {problem}")
+                }
             }
             n => format!("Invalid input: {n} fields are wrong; see field_errors."),
         };

@@ -143,8 +143,9 @@ fn input_schema() -> Value {
 fn check(input: &Value, errors: &mut FieldErrors) {
     if !Field::ALL.iter().any(|f| input.get(f.name()).is_some()) {
         let names: Vec<&str> = Field::ALL.map(Field::name).to_vec();
+        // Keyed on the input root (the `""` path): no one field is wrong.
         errors.insert(
-            "patch".into(),
+            String::new(),
             format!("Give at least one field to change: {}.", names.join(", ")),
         );
     }
