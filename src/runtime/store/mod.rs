@@ -355,6 +355,10 @@ impl CreateInput {
     /// Reads validated create input and digests its canonical payload: the
     /// whole input minus `idempotency_key`, locator and target included, as
     /// JSON with sorted keys, so a replay matches only the same intent.
+    /// Semantically identical inputs digest alike (§7.2): a field written
+    /// with its default is left out, and labels (a set) are sorted. An input
+    /// that wrote neither digests exactly as before this rule, so its stored
+    /// receipts still replay; one that did now digests as its canonical form.
     pub fn from_input(input: Value) -> Result<CreateInput, Failure> {
         // Validation already wrote an integral `1.0` as `1`, so the two are
         // the same intent and digest alike.
@@ -362,9 +366,54 @@ impl CreateInput {
         if let Some(object) = payload.as_object_mut() {
             object.remove("idempotency_key");
         }
+        if let Some(tasks) = payload.get_mut("tasks").and_then(Value::as_array_mut) {
+            tasks.iter_mut().for_each(canonical_new_task);
+        }
         let mut create: CreateInput = typed(input)?;
         create.payload_digest = hex(&Sha256::digest(canonical_json(&payload).as_bytes()));
         Ok(create)
+    }
+}
+
+/// One `tasks` item of a create as the digest sees it: the fields written
+/// with the value the store would default them to left out, labels sorted.
+fn canonical_new_task(task: &mut Value) {
+    use crate::registry::task::fields::{PRIORITIES, STATUSES};
+    let Some(task) = task.as_object_mut() else {
+        return;
+    };
+    task.retain(|field, value| match field.as_str() {
+        "status" => value.as_str() != Some(STATUSES[0]),
+        "priority" => value.as_str() != Some(PRIORITIES[0]),
+        "labels" | "checklist" | "urls" | "attachments" => {
+            !value.as_array().is_some_and(Vec::is_empty)
+        }
+        _ => !value.is_null(),
+    });
+    if let Some(labels) = task.get_mut("labels").and_then(Value::as_array_mut) {
+        labels.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+    }
+    for item in task
+        .get_mut("checklist")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(item) = item.as_object_mut()
+            && item.get("done") == Some(&Value::Bool(false))
+        {
+            item.remove("done");
+        }
+    }
+    for attachment in task
+        .get_mut("attachments")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(attachment) = attachment.as_object_mut() {
+            attachment.retain(|_, value| !value.is_null());
+        }
     }
 }
 

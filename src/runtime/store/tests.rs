@@ -428,6 +428,40 @@ fn idempotency_receipts<E: Engine>() {
             ("idempotency_conflict", 409)
         );
     }
+    // Semantically identical inputs are one intent: defaults written out or
+    // left out, labels in any order, a key padded past its length limit.
+    let key = format!(" {} ", "r".repeat(128));
+    let rich = w
+        .call_with(
+            &w.alice,
+            "create",
+            json!({"channel": "eng", "idempotency_key": key, "tasks": [{"title": "r", "labels": ["b", "a"],
+                   "checklist": [{"text": "x"}]}]}),
+            &ctx,
+        )
+        .unwrap();
+    for same in [
+        json!({"channel": "eng", "idempotency_key": key, "tasks": [{"title": "r", "labels": ["a", "b"],
+               "status": "todo", "priority": "none", "urls": [], "checklist": [{"text": "x", "done": false}]}]}),
+        json!({"channel": "eng", "idempotency_key": key.trim(), "tasks": [{"title": "r", "attachments": [],
+               "labels": ["a", "b"], "checklist": [{"text": "x"}]}]}),
+    ] {
+        let replay = w.call_with(&w.alice, "create", same, &ctx).unwrap();
+        assert_eq!(
+            (&replay["reused"], &replay["tasks"]),
+            (&json!(true), &rich["tasks"])
+        );
+    }
+    let f = w
+        .call_with(
+            &w.alice,
+            "create",
+            json!({"channel": "eng", "idempotency_key": key, "tasks": [{"title": "r", "labels": ["a", "b"],
+                   "status": "in_progress", "checklist": [{"text": "x"}]}]}),
+            &ctx,
+        )
+        .unwrap_err();
+    assert_eq!(f.code, "idempotency_conflict");
     // After completion: replay still works, a new key does not.
     block(w.store.complete_callback(ws, &cb.callback_effect_id)).unwrap();
     let late = w
@@ -446,8 +480,8 @@ fn idempotency_receipts<E: Engine>() {
         "callback_not_active"
     );
     // Replays allocated nothing and recorded nothing.
-    assert_eq!(w.store.events("created"), 2);
-    assert_eq!(w.titles(&w.alice, "eng", &["c"]), [3]);
+    assert_eq!(w.store.events("created"), 3);
+    assert_eq!(w.titles(&w.alice, "eng", &["c"]), [4]);
 }
 
 fn list_browses_searches_filters_sorts_and_pages<E: Engine>() {
