@@ -129,7 +129,7 @@ fn input_schema() -> Value {
     properties.push((
         "expected_updated_at",
         timestamp(
-            "Apply only if the task's updated_at is still this time; otherwise fail with task_update_conflict, whose details.current_updated_at is the time now. Pass updated_at exactly as task_get, task_list or task_set_claim shows it (microseconds); any RFC3339 offset is read as the same instant in UTC. Default: no check.",
+            "Apply only if the task's updated_at is still this time (copy it exactly; any RFC3339 offset); otherwise fail with task_update_conflict, which carries details.current_updated_at. Default: no check.",
         ),
     ));
     input_root(
