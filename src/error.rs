@@ -186,6 +186,9 @@ pub struct Failure {
     /// Boxed: it is rare, and a `Failure` travels in every `Result` of the
     /// product, where its size is paid on the success path too.
     pub suggested_action: Option<Box<SuggestedAction>>,
+    /// Structured facts about the failure a caller can act on without
+    /// parsing the message, e.g. a conflict's `current_updated_at`.
+    pub details: BTreeMap<String, Value>,
     /// Exit class for the CLI.
     pub class: ExitClass,
     /// HTTP status for the runtime.
@@ -200,6 +203,7 @@ impl Failure {
             retryable: code.retryable,
             field_errors: BTreeMap::new(),
             suggested_action: None,
+            details: BTreeMap::new(),
             class: code.class,
             http_status: if code.http_status == 0 {
                 500
@@ -223,7 +227,12 @@ impl Failure {
         let message = match field_errors.len() {
             1 => {
                 let (field, problem) = field_errors.iter().next().expect("one entry");
-                format!("Invalid input at `{field}`: {problem}")
+                if field.is_empty() {
+                    // The input as a whole, e.g. an update that changes nothing.
+                    format!("Invalid input: {problem}")
+                } else {
+                    format!("Invalid input at `{field}`: {problem}")
+                }
             }
             n => format!("Invalid input: {n} fields are wrong; see field_errors."),
         };
@@ -246,6 +255,11 @@ impl Failure {
         self
     }
 
+    pub fn detail(mut self, key: &str, value: Value) -> Self {
+        self.details.insert(key.to_string(), value);
+        self
+    }
+
     /// The model-facing error document (§8.2), snake_case.
     pub fn to_document(&self) -> Value {
         let mut error = json!({
@@ -258,6 +272,9 @@ impl Failure {
         }
         if let Some(action) = &self.suggested_action {
             error["suggested_action"] = json!(action);
+        }
+        if !self.details.is_empty() {
+            error["details"] = json!(self.details);
         }
         json!({ "error": error })
     }
@@ -305,6 +322,10 @@ pub fn error_schema() -> Value {
                         "type": "object",
                         "description": "Input path (`tasks/0/title`) to the problem with that field.",
                         "additionalProperties": {"type": "string"}
+                    },
+                    "details": {
+                        "type": "object",
+                        "description": "Structured facts about the failure, by name; e.g. task_update_conflict's `current_updated_at`, the task's updated_at now."
                     },
                     "suggested_action": {
                         "type": "object",

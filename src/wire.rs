@@ -4,7 +4,7 @@
 //! camelCase. A success body is the `data` object itself
 //! (a page also carries `nextCursor`, a cut result `truncated`); an error
 //! body is `{"error": {"code", "message", "retryable", "fieldErrors",
-//! "suggestedAction"}}` with the HTTP status its error code registers.
+//! "suggestedAction", "details"}}` with the HTTP status its error code registers.
 
 use std::collections::BTreeMap;
 
@@ -295,6 +295,15 @@ fn parse_error_document(bytes: &[u8]) -> Option<Failure> {
     {
         failure.suggested_action = Some(Box::new(action));
     }
+    // Bounded like field_errors: a server's answer never grows the
+    // document past what a known failure carries.
+    if let Some(details) = error.get("details").and_then(Value::as_object) {
+        for (k, v) in details.iter().take(20) {
+            if k.len() <= 64 && serde_json::to_vec(v).is_ok_and(|b| b.len() <= 2_000) {
+                failure.details.insert(k.clone(), v.clone());
+            }
+        }
+    }
     Some(failure)
 }
 
@@ -366,10 +375,18 @@ mod tests {
 
     #[test]
     fn documented_error_bodies_are_normalised() {
-        let body = br#"{"error": {"code": "task_update_conflict", "message": "Changed.", "retryable": false, "fieldErrors": {"expected_updated_at": "stale"}, "suggestedAction": {"tool": "task_get", "arguments": {"channel": "eng", "number": 3}}}}"#;
+        let body = br#"{"error": {"code": "task_update_conflict", "message": "Changed.", "retryable": false, "fieldErrors": {"expected_updated_at": "stale"}, "suggestedAction": {"tool": "task_get", "arguments": {"channel": "eng", "number": 3}}, "details": {"currentUpdatedAt": "2026-11-30T09:15:00.123456Z"}}}"#;
         let f = decode_error(409, body, None);
         assert_eq!(f.code, "task_update_conflict");
         assert_eq!(f.class, crate::error::ExitClass::Rejected);
+        assert_eq!(
+            f.details["current_updated_at"],
+            "2026-11-30T09:15:00.123456Z"
+        );
+        assert_eq!(
+            case::to_wire(f.to_document())["error"]["details"]["currentUpdatedAt"],
+            "2026-11-30T09:15:00.123456Z"
+        );
         assert_eq!(f.suggested_action.unwrap().tool, "task_get");
     }
 

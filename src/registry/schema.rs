@@ -28,10 +28,11 @@ pub fn boolean(description: &str) -> Value {
 }
 
 pub fn timestamp(description: &str) -> Value {
-    // RFC3339 UTC; `format` is an annotation only in 2020-12, so the pattern enforces it.
+    // RFC3339 with `Z` or a numeric offset; `format` is an annotation only
+    // in 2020-12, so the pattern enforces it.
     pattern(
         description,
-        r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?Z$",
+        r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$",
         40,
     )
 }

@@ -1,7 +1,7 @@
 //! Time as the runtime stores and shows it: integer microseconds since the
 //! Unix epoch in storage (exact comparison, no float or text ordering), and
 //! RFC3339 UTC with exactly six fractional digits on the wire, e.g.
-//! `2026-11-30T09:15:00.123456Z`.
+//! `2026-11-30T09:15:00.123456Z`. Input times may carry any offset.
 
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
@@ -35,10 +35,20 @@ pub fn format(micros: i64) -> String {
     )
 }
 
-/// Parses an RFC3339 time to microseconds, truncating finer digits, so a
+/// Parses an RFC3339 time with any offset (`Z`, `+02:00`, …) to
+/// microseconds since the epoch in UTC, truncating finer digits, so a
 /// caller echoing `updated_at` back compares equal to the stored instant.
 pub fn parse(text: &str) -> Option<i64> {
     OffsetDateTime::parse(text, &Rfc3339).ok().map(micros)
+}
+
+/// Whether an RFC3339 time carries at least microsecond precision (six or
+/// more fractional digits), as every time the runtime shows does. A shorter
+/// one was cut from a shown time or written by hand, and can name the
+/// stored instant only by chance.
+pub fn is_exact(text: &str) -> bool {
+    let fraction = text.split_once('.').map_or("", |(_, rest)| rest);
+    fraction.bytes().take_while(u8::is_ascii_digit).count() >= 6
 }
 
 #[cfg(test)]
@@ -55,6 +65,13 @@ mod tests {
             "2026-11-30T09:15:00.000000Z"
         );
         assert_eq!(parse("2026-13-30T09:15:00Z"), None);
+        // Any offset names the same instant in UTC.
+        assert_eq!(parse("2026-11-30T11:15:00.123456+02:00"), Some(t));
+        assert_eq!(parse("2026-11-30T04:45:00.123456-04:30"), Some(t));
+        assert!(is_exact("2026-11-30T09:15:00.123456Z"));
+        assert!(is_exact("2026-11-30T11:15:00.1234567+02:00"));
+        assert!(!is_exact("2026-11-30T09:15:00Z"));
+        assert!(!is_exact("2026-11-30T09:15:00.123+02:00"));
         assert!(after(i64::MAX - 1) == i64::MAX);
         let now = now();
         assert!(after(now + 10) == now + 11);

@@ -268,7 +268,7 @@ fn bad_input_exits_2_and_sends_nothing() {
             "update",
             r#"{"channel":"eng","number":1}"#,
             "invalid_input",
-            "patch",
+            "",
         ),
         (
             "update",

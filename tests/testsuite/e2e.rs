@@ -394,6 +394,23 @@ fn list_browses_searches_filters_and_pages(engine: Engine) {
         json!({"channel": "eng", "filters": {"assignee": "@bob"}, "sort": "number_asc"}),
     );
     assert_eq!(numbers(bobs["items"].as_array().unwrap()), vec![1, 2]);
+    // The mine view includes the subtasks the caller holds.
+    b.alice
+        .create(json!({"channel": "eng", "parent": 3, "tasks": [{"title": "sub"}]}));
+    b.bob.ok(
+        "set_claim",
+        json!({"channel": "eng", "numbers": [27], "claimed": true}),
+    );
+    let mine = b.bob.ok(
+        "list",
+        json!({"channel": "eng", "filters": {"assigned_to_me": true}, "sort": "number_asc"}),
+    );
+    assert_eq!(numbers(mine["items"].as_array().unwrap()), vec![1, 2, 27]);
+    let top = b.bob.ok(
+        "list",
+        json!({"channel": "eng", "include_subtasks": false, "filters": {"assigned_to_me": true}, "sort": "number_asc"}),
+    );
+    assert_eq!(numbers(top["items"].as_array().unwrap()), vec![1, 2]);
     let labelled = b.alice.ok(
         "list",
         json!({"channel": "eng", "status": "done", "filters": {"labels": ["auth"]}}),
@@ -439,10 +456,37 @@ fn update_clears_nullable_fields_and_guards_stale_writes(engine: Engine) {
         conflict["suggested_action"]["arguments"],
         json!({"channel": "eng", "number": 1})
     );
+    // The current updated_at is a field of the error: the retry needs no read.
+    let current = conflict["details"]["current_updated_at"].clone();
+    assert_eq!(current, updated["updated_at"]);
+    // A value cut to seconds never was the task's: the error asks for the
+    // exact value instead of claiming a change.
+    let cut = format!("{}Z", &current.as_str().unwrap()[..19]);
+    let inexact = b.bob.fails(
+        "update",
+        json!({"channel": "eng", "number": 1, "title": "x", "expected_updated_at": cut}),
+        "task_update_conflict",
+        4,
+    );
+    let message = inexact["message"].as_str().unwrap();
+    assert!(
+        message.contains("exact updated_at from task_get") && !message.contains("changed"),
+        "{message}"
+    );
+    assert_eq!(inexact["details"]["current_updated_at"], current);
+    // Any RFC3339 offset is the same instant: the UTC time written as +00:00.
+    let offset = current.as_str().unwrap().replace('Z', "+00:00");
+    assert_eq!(
+        b.bob.ok(
+            "update",
+            json!({"channel": "eng", "number": 1, "title": "fresh", "expected_updated_at": offset})
+        )["title"],
+        "fresh"
+    );
     assert_eq!(
         b.alice.ok("get", json!({"channel": "eng", "number": 1}))["title"],
-        "t",
-        "the stale write changed nothing"
+        "fresh",
+        "the stale writes changed nothing; the guarded retry did"
     );
     b.alice
         .create(json!({"channel": "eng", "parent": 1, "tasks": [{"title": "child"}]}));
@@ -503,10 +547,15 @@ fn set_claim_is_a_desired_state_with_per_task_failures(engine: Engine) {
         "set_claim",
         json!({"channel": "eng", "numbers": [1, 2], "claimed": true}),
     );
+    let at =
+        |n: u64| b.alice.ok("get", json!({"channel": "eng", "number": n}))["updated_at"].clone();
+    // Each claimed task's updated_at comes back, ready for a guarded update.
     assert_eq!(
         out,
-        json!({"claimed": true, "updated_count": 2, "failures": []})
+        json!({"claimed": true, "updated_count": 2, "failures": [],
+               "tasks": [{"number": 1, "updated_at": at(1)}, {"number": 2, "updated_at": at(2)}]})
     );
+    b.alice.ok("update", json!({"channel": "eng", "number": 2, "priority": "high", "expected_updated_at": out["tasks"][1]["updated_at"]}));
     assert_eq!(
         b.alice.ok(
             "set_claim",

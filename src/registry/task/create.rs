@@ -7,6 +7,8 @@ use crate::registry::schema::*;
 use crate::registry::*;
 
 pub const MAX_IDEMPOTENCY_KEY_BYTES: usize = 128;
+/// The schema's bound on the untrimmed key, in characters.
+const MAX_PADDED_IDEMPOTENCY_KEY: u64 = 4 * MAX_IDEMPOTENCY_KEY_BYTES as u64;
 
 pub static ACTION: Action = Action {
     domain: "task",
@@ -142,7 +144,10 @@ fn input_schema() -> Value {
                         "Replay key for creation inside an active workflow callback: trimmed, non-blank, at most {MAX_IDEMPOTENCY_KEY_BYTES} UTF-8 bytes. Reusing it with the same input returns the original tasks. Default: none."
                     ),
                     1,
-                    MAX_IDEMPOTENCY_KEY_BYTES as u64,
+                    // Whitespace around the key does not count: the schema
+                    // bounds the raw text loosely and `check` holds the
+                    // trimmed key to its byte limit.
+                    MAX_PADDED_IDEMPOTENCY_KEY,
                 ),
             ),
         ],

@@ -81,7 +81,9 @@ fn input_schema() -> Value {
             ),
             (
                 "include_subtasks",
-                boolean("Also list subtasks. Default false: top-level tasks only."),
+                boolean(
+                    "Also list subtasks. Default false (top-level tasks only), but true with filters.assigned_to_me.",
+                ),
             ),
             (
                 "limit",
@@ -120,7 +122,7 @@ fn input_schema() -> Value {
                         (
                             "assigned_to_me",
                             boolean(
-                                "Only tasks assigned to the calling agent (the `mine` view). Default false.",
+                                "Only tasks assigned to the calling agent (the `mine` view), subtasks included unless include_subtasks is false. Default false.",
                             ),
                         ),
                         (

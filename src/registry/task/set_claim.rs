@@ -78,6 +78,17 @@ fn data_schema() -> Value {
                 json!({"type": "integer", "description": "Tasks now in the requested state (already-held ones included)."}),
             ),
             (
+                "tasks",
+                json!({"type": "array", "description": "Tasks now in the requested state, in request order.", "items": object(
+                    "One task.",
+                    vec![
+                        ("number", json!({"type": "integer", "description": "The task number."})),
+                        ("updated_at", json!({"type": "string", "description": "Its updated_at now; pass it as expected_updated_at."})),
+                    ],
+                    &["number", "updated_at"],
+                )}),
+            ),
+            (
                 "failures",
                 json!({"type": "array", "description": "Tasks not brought to the requested state.", "items": object(
                     "One per-task failure.",
@@ -90,6 +101,6 @@ fn data_schema() -> Value {
                 )}),
             ),
         ],
-        &["claimed", "updated_count", "failures"],
+        &["claimed", "updated_count", "tasks", "failures"],
     )
 }

@@ -129,7 +129,7 @@ fn input_schema() -> Value {
     properties.push((
         "expected_updated_at",
         timestamp(
-            "Apply only if the task's updated_at is still this RFC3339 UTC time; otherwise fail with task_update_conflict. Default: no check.",
+            "Apply only if the task's updated_at is still this time (copy it exactly; any RFC3339 offset); otherwise fail with task_update_conflict, which carries details.current_updated_at. Default: no check.",
         ),
     ));
     input_root(
@@ -143,8 +143,9 @@ fn input_schema() -> Value {
 fn check(input: &Value, errors: &mut FieldErrors) {
     if !Field::ALL.iter().any(|f| input.get(f.name()).is_some()) {
         let names: Vec<&str> = Field::ALL.map(Field::name).to_vec();
+        // Keyed on the input root (the `""` path): no one field is wrong.
         errors.insert(
-            "patch".into(),
+            String::new(),
             format!("Give at least one field to change: {}.", names.join(", ")),
         );
     }

@@ -355,6 +355,10 @@ impl CreateInput {
     /// Reads validated create input and digests its canonical payload: the
     /// whole input minus `idempotency_key`, locator and target included, as
     /// JSON with sorted keys, so a replay matches only the same intent.
+    /// Semantically identical inputs digest alike (§7.2): a field written
+    /// with its default is left out, and labels (a set) are sorted. An input
+    /// that wrote neither digests exactly as before this rule, so its stored
+    /// receipts still replay; one that did now digests as its canonical form.
     pub fn from_input(input: Value) -> Result<CreateInput, Failure> {
         // Validation already wrote an integral `1.0` as `1`, so the two are
         // the same intent and digest alike.
@@ -362,9 +366,54 @@ impl CreateInput {
         if let Some(object) = payload.as_object_mut() {
             object.remove("idempotency_key");
         }
+        if let Some(tasks) = payload.get_mut("tasks").and_then(Value::as_array_mut) {
+            tasks.iter_mut().for_each(canonical_new_task);
+        }
         let mut create: CreateInput = typed(input)?;
         create.payload_digest = hex(&Sha256::digest(canonical_json(&payload).as_bytes()));
         Ok(create)
+    }
+}
+
+/// One `tasks` item of a create as the digest sees it: the fields written
+/// with the value the store would default them to left out, labels sorted.
+fn canonical_new_task(task: &mut Value) {
+    use crate::registry::task::fields::{PRIORITIES, STATUSES};
+    let Some(task) = task.as_object_mut() else {
+        return;
+    };
+    task.retain(|field, value| match field.as_str() {
+        "status" => value.as_str() != Some(STATUSES[0]),
+        "priority" => value.as_str() != Some(PRIORITIES[0]),
+        "labels" | "checklist" | "urls" | "attachments" => {
+            !value.as_array().is_some_and(Vec::is_empty)
+        }
+        _ => !value.is_null(),
+    });
+    if let Some(labels) = task.get_mut("labels").and_then(Value::as_array_mut) {
+        labels.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+    }
+    for item in task
+        .get_mut("checklist")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(item) = item.as_object_mut()
+            && item.get("done") == Some(&Value::Bool(false))
+        {
+            item.remove("done");
+        }
+    }
+    for attachment in task
+        .get_mut("attachments")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(attachment) = attachment.as_object_mut() {
+            attachment.retain(|_, value| !value.is_null());
+        }
     }
 }
 
@@ -392,8 +441,9 @@ pub struct UpdateInput {
 }
 
 impl UpdateInput {
-    /// `expected_updated_at` as microseconds; the schema's pattern admits
-    /// impossible dates (month 13), which are refused here.
+    /// `expected_updated_at` as microseconds in UTC, whatever its offset;
+    /// the schema's pattern admits impossible dates (month 13), which are
+    /// refused here.
     pub fn expected_micros(&self) -> Result<Option<i64>, Failure> {
         match &self.expected_updated_at {
             None => Ok(None),
@@ -401,11 +451,39 @@ impl UpdateInput {
                 Failure::invalid_input(
                     [(
                         "expected_updated_at".to_string(),
-                        "Must be a real RFC3339 UTC time.".to_string(),
+                        "Must be a real RFC3339 time.".to_string(),
                     )]
                     .into(),
                 )
             }),
+        }
+    }
+
+    /// Checks `expected_updated_at` against the task's `current` updated_at
+    /// on `board`. `updated_at` only grows and is always shown with
+    /// microseconds, so a value that differs and is later than the current
+    /// one, or has fewer than six fractional digits, was never the task's:
+    /// that is refused as a value to copy exactly, not as a change since.
+    /// Any other difference is a change since.
+    pub fn guard(&self, board: &str, current: i64) -> Result<(), Failure> {
+        let (Some(expected), Some(text)) = (self.expected_micros()?, &self.expected_updated_at)
+        else {
+            return Ok(());
+        };
+        if expected == current {
+            Ok(())
+        } else if expected > current || !clock::is_exact(text) {
+            Err(refusals::inexact_expected(
+                board,
+                self.number,
+                &clock::format(current),
+            ))
+        } else {
+            Err(refusals::update_conflict(
+                board,
+                self.number,
+                &clock::format(current),
+            ))
         }
     }
 
@@ -609,7 +687,8 @@ impl ListQuery {
             .map(|q| q.trim().to_string())
             .filter(|q| !q.is_empty());
         let filters = input.filters.unwrap_or_default();
-        let assignee = if filters.assigned_to_me == Some(true) {
+        let mine = filters.assigned_to_me == Some(true);
+        let assignee = if mine {
             Some(principal.member_ref())
         } else {
             filters.assignee
@@ -622,7 +701,9 @@ impl ListQuery {
             Sort::UpdatedDesc
         });
         let view = input.status.unwrap_or(View::Active);
-        let include_subtasks = input.include_subtasks.unwrap_or(false);
+        // The mine view answers "what do I hold", and an agent may hold
+        // only subtasks: it lists them unless the caller says otherwise.
+        let include_subtasks = input.include_subtasks.unwrap_or(mine);
         let bound = json!({
             "workspace": principal.workspace_id,
             "channel": input.channel,

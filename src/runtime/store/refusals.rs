@@ -110,12 +110,32 @@ pub fn idempotency_conflict() -> Failure {
     )
 }
 
+/// `expected_updated_at` was an earlier `updated_at` of the task: it changed since.
 pub fn update_conflict(board: &str, number: i64, current: &str) -> Failure {
     Failure::new(
         code::TASK_UPDATE_CONFLICT,
         format!("Task #{number} changed at {current} after expected_updated_at; read it again."),
     )
     .field("expected_updated_at", "Stale: the task changed since.")
+    .detail("current_updated_at", json!(current))
+    .suggest("task_get", json!({"channel": board, "number": number}))
+}
+
+/// `expected_updated_at` cannot be any `updated_at` the task had (it lacks
+/// microseconds, or is later than the current one): nothing is known to
+/// have changed, so the message does not say so.
+pub fn inexact_expected(board: &str, number: i64, current: &str) -> Failure {
+    Failure::new(
+        code::TASK_UPDATE_CONFLICT,
+        format!(
+            "expected_updated_at matches no updated_at of task #{number}; pass the exact updated_at from task_get (now {current}), all six fractional digits."
+        ),
+    )
+    .field(
+        "expected_updated_at",
+        "Not a time the task had: copy updated_at exactly.",
+    )
+    .detail("current_updated_at", json!(current))
     .suggest("task_get", json!({"channel": board, "number": number}))
 }
 
@@ -219,6 +239,18 @@ pub fn claim_failure(claimed: bool, number: i64, holder: &str) -> Value {
         json!({"number": number, "code": code::NOT_ASSIGNEE.code,
             "message": format!("Task #{number} is held by @{holder}, not by this agent.")})
     }
+}
+
+/// A task `task_set_claim` left in the requested state, with the
+/// `updated_at` it has now, so a guarded `task_update` needs no read first.
+pub fn claimed_task(number: i64, updated_at: i64) -> Value {
+    json!({"number": number, "updated_at": crate::runtime::clock::format(updated_at)})
+}
+
+/// The `task_set_claim` answer: `tasks` in the requested state (in request
+/// order), `failures` for the rest.
+pub fn claim_result(claimed: bool, tasks: Vec<Value>, failures: Vec<Value>) -> Value {
+    json!({"claimed": claimed, "updated_count": tasks.len(), "tasks": tasks, "failures": failures})
 }
 
 /// The per-task failure of a claim of a task that is not live on the board.

@@ -428,6 +428,40 @@ fn idempotency_receipts<E: Engine>() {
             ("idempotency_conflict", 409)
         );
     }
+    // Semantically identical inputs are one intent: defaults written out or
+    // left out, labels in any order, a key padded past its length limit.
+    let key = format!(" {} ", "r".repeat(128));
+    let rich = w
+        .call_with(
+            &w.alice,
+            "create",
+            json!({"channel": "eng", "idempotency_key": key, "tasks": [{"title": "r", "labels": ["b", "a"],
+                   "checklist": [{"text": "x"}]}]}),
+            &ctx,
+        )
+        .unwrap();
+    for same in [
+        json!({"channel": "eng", "idempotency_key": key, "tasks": [{"title": "r", "labels": ["a", "b"],
+               "status": "todo", "priority": "none", "urls": [], "checklist": [{"text": "x", "done": false}]}]}),
+        json!({"channel": "eng", "idempotency_key": key.trim(), "tasks": [{"title": "r", "attachments": [],
+               "labels": ["a", "b"], "checklist": [{"text": "x"}]}]}),
+    ] {
+        let replay = w.call_with(&w.alice, "create", same, &ctx).unwrap();
+        assert_eq!(
+            (&replay["reused"], &replay["tasks"]),
+            (&json!(true), &rich["tasks"])
+        );
+    }
+    let f = w
+        .call_with(
+            &w.alice,
+            "create",
+            json!({"channel": "eng", "idempotency_key": key, "tasks": [{"title": "r", "labels": ["a", "b"],
+                   "status": "in_progress", "checklist": [{"text": "x"}]}]}),
+            &ctx,
+        )
+        .unwrap_err();
+    assert_eq!(f.code, "idempotency_conflict");
     // After completion: replay still works, a new key does not.
     block(w.store.complete_callback(ws, &cb.callback_effect_id)).unwrap();
     let late = w
@@ -446,8 +480,8 @@ fn idempotency_receipts<E: Engine>() {
         "callback_not_active"
     );
     // Replays allocated nothing and recorded nothing.
-    assert_eq!(w.store.events("created"), 2);
-    assert_eq!(w.titles(&w.alice, "eng", &["c"]), [3]);
+    assert_eq!(w.store.events("created"), 3);
+    assert_eq!(w.titles(&w.alice, "eng", &["c"]), [4]);
 }
 
 fn list_browses_searches_filters_sorts_and_pages<E: Engine>() {
@@ -549,6 +583,34 @@ fn list_browses_searches_filters_sorts_and_pages<E: Engine>() {
             json!({"channel": "eng", "filters": {"labels": ["bug", "docs"]}})
         )),
         Vec::<i64>::new()
+    );
+    // The mine view lists the subtasks the caller holds, unless it asks
+    // for top-level tasks only; an assignee filter keeps the default.
+    w.ok(
+        &w.bob,
+        "set_claim",
+        json!({"channel": "eng", "numbers": [4], "claimed": true}),
+    );
+    assert_eq!(
+        items_of(&list(
+            &w.bob,
+            json!({"channel": "eng", "filters": {"assigned_to_me": true}})
+        )),
+        [4, 2]
+    );
+    assert_eq!(
+        items_of(&list(
+            &w.bob,
+            json!({"channel": "eng", "include_subtasks": false, "filters": {"assigned_to_me": true}})
+        )),
+        [2]
+    );
+    assert_eq!(
+        items_of(&list(
+            &w.alice,
+            json!({"channel": "eng", "filters": {"assignee": "@bob"}})
+        )),
+        [2]
     );
     // status=all without a query is refused before the store.
     assert_eq!(
@@ -705,6 +767,45 @@ fn update_clears_guards_and_refuses_cycles<E: Engine>() {
         (suggestion.tool.as_str(), suggestion.arguments),
         ("task_get", json!({"channel": "eng", "number": 1}))
     );
+    // The conflict carries the current updated_at as a field: retrying
+    // with it needs no read.
+    assert_eq!(f.details["current_updated_at"], updated["updated_at"]);
+    assert!(f.message.contains("changed at"));
+    let current = updated["updated_at"].as_str().unwrap().to_string();
+    // A value cut to seconds (or later than any updated_at) was never the
+    // task's: it asks for the exact value and says nothing changed.
+    for inexact in [
+        format!("{}Z", &current[..19]),
+        format!("{}Z", &current[..23]),
+        "2999-01-01T00:00:00.000000Z".to_string(),
+    ] {
+        let f = w.err(
+            &w.alice,
+            "update",
+            json!({"channel": "eng", "number": 1, "status": "done", "expected_updated_at": inexact}),
+        );
+        assert_eq!(f.code, "task_update_conflict", "{inexact}");
+        assert!(
+            f.message.contains("exact updated_at from task_get") && !f.message.contains("changed"),
+            "{inexact}: {}",
+            f.message
+        );
+        assert_eq!(f.details["current_updated_at"], json!(current));
+    }
+    // Any RFC3339 offset names the same instant: +02:00 is read as UTC.
+    let at = crate::runtime::clock::parse(&current).unwrap();
+    let shifted = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000)
+        .unwrap()
+        .to_offset(time::macros::offset!(+2))
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    assert!(shifted.ends_with("+02:00"), "{shifted}");
+    let updated = w.ok(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 1, "title": "T3", "expected_updated_at": shifted}),
+    );
+    assert_eq!(updated["title"], "T3");
     // Parent moves: onto 1, then 1 under 2 would be a cycle.
     let moved = w.ok(
         &w.alice,
@@ -752,7 +853,7 @@ fn update_clears_guards_and_refuses_cycles<E: Engine>() {
         assert!(now.as_str() > last.as_str());
         last = now;
     }
-    assert_eq!(w.store.events("updated"), 8);
+    assert_eq!(w.store.events("updated"), 9);
 }
 
 fn set_claim_is_a_desired_state_with_per_task_failures<E: Engine>() {
@@ -763,12 +864,16 @@ fn set_claim_is_a_desired_state_with_per_task_failures<E: Engine>() {
         "set_claim",
         json!({"channel": "eng", "numbers": [1, 2], "claimed": true}),
     );
-    assert_eq!(
-        r,
-        json!({"claimed": true, "updated_count": 2, "failures": []})
-    );
     let before =
         w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}))["updated_at"].clone();
+    let second =
+        w.ok(&w.alice, "get", json!({"channel": "eng", "number": 2}))["updated_at"].clone();
+    // Each task carries the updated_at it has now, ready for a guarded update.
+    assert_eq!(
+        r,
+        json!({"claimed": true, "updated_count": 2, "failures": [],
+               "tasks": [{"number": 1, "updated_at": before}, {"number": 2, "updated_at": second}]})
+    );
     // Claiming again is already the state: counted, not changed.
     let r = w.ok(
         &w.alice,
@@ -776,6 +881,7 @@ fn set_claim_is_a_desired_state_with_per_task_failures<E: Engine>() {
         json!({"channel": "eng", "numbers": [1], "claimed": true}),
     );
     assert_eq!(r["updated_count"], 1);
+    assert_eq!(r["tasks"], json!([{"number": 1, "updated_at": before}]));
     assert_eq!(
         w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}))["updated_at"],
         before
@@ -786,6 +892,8 @@ fn set_claim_is_a_desired_state_with_per_task_failures<E: Engine>() {
         json!({"channel": "eng", "numbers": [1, 3, 9], "claimed": true}),
     );
     assert_eq!(r["updated_count"], 1);
+    assert_eq!(r["tasks"].as_array().unwrap().len(), 1);
+    assert_eq!(r["tasks"][0]["number"], 3);
     let codes: Vec<(i64, &str)> = r["failures"]
         .as_array()
         .unwrap()
@@ -808,6 +916,13 @@ fn set_claim_is_a_desired_state_with_per_task_failures<E: Engine>() {
     assert_eq!(r["updated_count"], 1);
     let got = w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}));
     assert!(got["assignee"].is_null() && got["updated_at"].as_str() > before.as_str());
+    assert_eq!(r["tasks"][0]["updated_at"], got["updated_at"]);
+    // That updated_at guards the next update as is.
+    w.ok(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 1, "status": "done", "expected_updated_at": r["tasks"][0]["updated_at"]}),
+    );
 }
 
 fn delete_rules<E: Engine>() {

@@ -18,7 +18,7 @@ use super::super::*;
 use super::connections::{Error, Result, all, exec, maybe, one, settle};
 use crate::error::Failure;
 use crate::registry::task::get::{MAX_CHECKPOINTS, MAX_SUBTASKS};
-use crate::runtime::{auth, clock};
+use crate::runtime::auth;
 
 /// The columns [`task_row`] reads, in order, and the joins they need (`t`
 /// the task, `a` its assignee, `p` its parent, `cb` its creator).
@@ -206,10 +206,11 @@ async fn assignee_id<C: GenericClient>(
 }
 
 /// Moves the task's `updated_at` strictly forward from `now`.
-async fn touch(tx: &Transaction<'_>, task_id: i64, now: i64) -> Result<()> {
-    const SQL: &str = "UPDATE tasks SET updated_at = greatest($2, updated_at + 1) WHERE id = $1";
-    exec(tx, SQL, &[&task_id, &now]).await?;
-    Ok(())
+/// Moves the task's `updated_at` on; returns the new value.
+async fn touch(tx: &Transaction<'_>, task_id: i64, now: i64) -> Result<i64> {
+    const SQL: &str = "UPDATE tasks SET updated_at = greatest($2, updated_at + 1) WHERE id = $1 \
+         RETURNING updated_at";
+    Ok(one(tx, SQL, &[&task_id, &now]).await?.get(0))
 }
 
 async fn event(
@@ -854,16 +855,7 @@ pub(super) async fn update_task(
 ) -> Result<Value> {
     let board = board(tx, p, &input.channel).await?;
     let task = require_task(tx, &board, input.number).await?;
-    if let Some(expected) = input.expected_micros()?
-        && task.updated_at != expected
-    {
-        return Err(refusals::update_conflict(
-            &board.name,
-            input.number,
-            &clock::format(task.updated_at),
-        )
-        .into());
-    }
+    input.guard(&board.name, task.updated_at)?;
     // One statement for every field: a flag says which ones change, so the
     // statement is prepared once whatever the update names.
     let mut set = UpdateSet::default();
@@ -982,40 +974,40 @@ pub(super) async fn set_claim(
 ) -> Result<Value> {
     // Every task of the batch locked at once, in number order (two batches
     // naming the same tasks lock them in the same order: no deadlock).
-    const LOCK: &str = "SELECT t.number, t.id, t.assignee_id, a.handle FROM tasks t \
+    const LOCK: &str = "SELECT t.number, t.id, t.assignee_id, a.handle, t.updated_at FROM tasks t \
          LEFT JOIN agents a ON a.id = t.assignee_id \
          WHERE t.channel_id = $1 AND t.number = ANY($2) AND t.deleted_at IS NULL \
          ORDER BY t.number FOR UPDATE OF t";
     const TAKE: &str = "UPDATE tasks SET assignee_id = $2 WHERE id = $1";
     const RELEASE: &str = "UPDATE tasks SET assignee_id = NULL WHERE id = $1";
     let board = board(tx, p, &input.channel).await?;
-    let live: HashMap<i64, (i64, Option<String>, Option<String>)> =
+    let live: HashMap<i64, (i64, Option<String>, Option<String>, i64)> =
         all(tx, LOCK, &[&board.id, &input.numbers])
             .await?
             .iter()
-            .map(|r| (r.get(0), (r.get(1), r.get(2), r.get(3))))
+            .map(|r| (r.get(0), (r.get(1), r.get(2), r.get(3), r.get(4))))
             .collect();
-    let mut updated = 0;
+    let mut tasks = Vec::new();
     let mut failures = Vec::new();
     for number in &input.numbers {
-        let Some((id, assignee, holder)) = live.get(number) else {
+        let Some((id, assignee, holder, updated_at)) = live.get(number) else {
             failures.push(refusals::claim_not_found(*number));
             continue;
         };
         match refusals::claim(input.claimed, assignee.as_deref(), &p.agent_id) {
             Claim::Take => {
                 exec(tx, TAKE, &[id, &p.agent_id]).await?;
-                touch(tx, *id, now).await?;
+                let at = touch(tx, *id, now).await?;
                 event(tx, *id, "claimed", p, now, json!({})).await?;
-                updated += 1;
+                tasks.push(refusals::claimed_task(*number, at));
             }
             Claim::Release => {
                 exec(tx, RELEASE, &[id]).await?;
-                touch(tx, *id, now).await?;
+                let at = touch(tx, *id, now).await?;
                 event(tx, *id, "released", p, now, json!({})).await?;
-                updated += 1;
+                tasks.push(refusals::claimed_task(*number, at));
             }
-            Claim::AlreadySo => updated += 1,
+            Claim::AlreadySo => tasks.push(refusals::claimed_task(*number, *updated_at)),
             Claim::Refuse => failures.push(refusals::claim_failure(
                 input.claimed,
                 *number,
@@ -1023,7 +1015,7 @@ pub(super) async fn set_claim(
             )),
         }
     }
-    Ok(json!({"claimed": input.claimed, "updated_count": updated, "failures": failures}))
+    Ok(refusals::claim_result(input.claimed, tasks, failures))
 }
 
 // ---------------------------------------------------------------- checkpoint

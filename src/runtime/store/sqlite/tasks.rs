@@ -591,18 +591,12 @@ pub(super) fn update_task(
 ) -> Result<Value, Failure> {
     let board = board(c, p, &input.channel)?;
     let id = require_task(c, &board, input.number)?;
-    if let Some(expected) = input.expected_micros()? {
+    if input.expected_updated_at.is_some() {
         let current: i64 =
             c.row_cached("SELECT updated_at FROM tasks WHERE id = ?1", [id], |r| {
                 r.get(0)
             })?;
-        if current != expected {
-            return Err(refusals::update_conflict(
-                &board.name,
-                input.number,
-                &clock::format(current),
-            ));
-        }
+        input.guard(&board.name, current)?;
     }
     let text = |s: Option<&str>| s.map_or(Sql::Null, |s| Sql::Text(s.to_string()));
     let mut sets: Vec<(&str, Sql)> = Vec::new();
@@ -682,7 +676,7 @@ pub(super) fn set_claim(
     input: &SetClaimInput,
 ) -> Result<Value, Failure> {
     let board = board(c, p, &input.channel)?;
-    let mut updated = 0;
+    let mut tasks = Vec::new();
     let mut failures = Vec::new();
     for &number in &input.numbers {
         let Some((id, assignee, _)) = live_task(c, &board, number)? else {
@@ -695,17 +689,22 @@ pub(super) fn set_claim(
                     "UPDATE tasks SET assignee_id = ?1 WHERE id = ?2",
                     params![p.agent_id, id],
                 )?;
-                touch(c, id)?;
+                let at = touch(c, id)?;
                 event(c, id, "claimed", p, json!({}))?;
-                updated += 1;
+                tasks.push(refusals::claimed_task(number, at));
             }
             Claim::Release => {
                 c.exec_cached("UPDATE tasks SET assignee_id = NULL WHERE id = ?1", [id])?;
-                touch(c, id)?;
+                let at = touch(c, id)?;
                 event(c, id, "released", p, json!({}))?;
-                updated += 1;
+                tasks.push(refusals::claimed_task(number, at));
             }
-            Claim::AlreadySo => updated += 1,
+            Claim::AlreadySo => {
+                let at = c.row_cached("SELECT updated_at FROM tasks WHERE id = ?1", [id], |r| {
+                    r.get(0)
+                })?;
+                tasks.push(refusals::claimed_task(number, at));
+            }
             Claim::Refuse => {
                 let holder: String = c.row_cached(
                     "SELECT handle FROM agents WHERE id = ?1",
@@ -716,7 +715,7 @@ pub(super) fn set_claim(
             }
         }
     }
-    Ok(json!({"claimed": input.claimed, "updated_count": updated, "failures": failures}))
+    Ok(refusals::claim_result(input.claimed, tasks, failures))
 }
 
 // ---------------------------------------------------------------- checkpoint
