@@ -339,7 +339,7 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
                 }
                 Err(failure) => {
                     let mut doc = json!({"line": line_no});
-                    doc["error"] = failure.to_document()["error"].take();
+                    doc["error"] = crate::output::error_document(&failure)["error"].take();
                     printer.line(&doc);
                     failure.class
                 }

@@ -1,0 +1,119 @@
+//! Recovery from mistakes: every error the CLI prints for a wrong route,
+//! a wrong field or a bad token says what to run instead, and what it says
+//! runs. The real CLI against the real runtime where a server answers.
+
+use serde_json::{Value, json};
+
+use crate::support::cli::{Cli, Run};
+use crate::support::runtime::Runtime;
+
+/// A CLI logged in as a member of a workspace with the board `eng`.
+fn member(runtime: &Runtime) -> Cli {
+    let workspace = runtime.workspace("acme");
+    runtime.channel(&workspace, "eng");
+    let agent = runtime.agent(&workspace, "alice");
+    let cli = Cli::new();
+    cli.login_to(
+        &runtime.base_url(),
+        &agent.workspace_id,
+        &agent.agent_id,
+        &agent.token,
+    );
+    cli
+}
+
+/// Runs a suggested `command` (`agentteam exec task get -`) with `input` on stdin.
+fn run_command(cli: &Cli, command: &Value, input: &Value) -> Run {
+    let words: Vec<&str> = command
+        .as_str()
+        .expect("a command string")
+        .split_whitespace()
+        .collect();
+    assert_eq!(words[0], "agentteam", "{command}");
+    cli.run(&words[1..], Some(&input.to_string()))
+}
+
+#[test]
+fn a_suggested_action_carries_the_command_that_runs_it() {
+    let runtime = Runtime::start();
+    let cli = member(&runtime);
+    let created = cli.exec(
+        "task",
+        "create",
+        r#"{"channel":"eng","tasks":[{"title":"t"}]}"#,
+        &[],
+    );
+    let updated_at = created.json()["data"]["tasks"][0]["updated_at"].clone();
+    let first =
+        json!({"channel": "eng", "number": 1, "title": "u", "expected_updated_at": updated_at});
+    assert_eq!(cli.exec("task", "update", &first.to_string(), &[]).code, 0);
+    let stale = cli.exec("task", "update", &first.to_string(), &[]);
+    assert_eq!(stale.error_code(), "task_update_conflict", "{stale:?}");
+    let suggestion = stale.json()["error"]["suggested_action"].clone();
+    assert_eq!(suggestion["command"], "agentteam exec task get -");
+    let run = run_command(&cli, &suggestion["command"], &suggestion["arguments"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["data"]["title"], "u");
+    assert!(
+        stale.stderr.contains("| agentteam exec task get -"),
+        "{}",
+        stale.stderr
+    );
+}
+
+#[test]
+fn a_wrong_route_names_the_right_one() {
+    let cli = Cli::new();
+    for (args, tool, says) in [
+        (&["exec", "task_get", "-"][..], "task_get", ""),
+        (&["exec", "task.get", "-"], "task_get", ""),
+        (
+            &["exec", "task", "claim", "-"],
+            "task_set_claim",
+            "\"claimed\": true",
+        ),
+        (&["exec", "task", "set-claim", "-"], "task_set_claim", ""),
+        (&["exec", "task", "search", "-"], "task_list", "`query`"),
+        (&["task", "list", "-"], "task_list", ""),
+        (&["--format", "json", "task", "claim"], "task_set_claim", ""),
+        // clap's spelling tip, made runnable.
+        (
+            &["exec", "task", "lsit", "-"],
+            "task_list",
+            "similar subcommand exists: 'list'",
+        ),
+        (
+            &["exec", "tsk", "get", "-"],
+            "task_get",
+            "similar subcommand exists: 'task'",
+        ),
+    ] {
+        let run = cli.run(args, None);
+        assert_eq!(
+            (run.code, run.error_code().as_str()),
+            (2, "usage_error"),
+            "{args:?}"
+        );
+        let error = run.json()["error"].clone();
+        let message = error["message"].as_str().unwrap();
+        assert_eq!(error["suggested_action"]["tool"], tool, "{args:?}: {error}");
+        let command = error["suggested_action"]["command"].as_str().unwrap();
+        assert!(message.contains(command), "{message}");
+        assert!(message.contains(says), "{args:?}: {message}");
+        // The command names a real route.
+        let words: Vec<&str> = command.split_whitespace().skip(1).collect();
+        let schema = cli.run(
+            &[&words[..words.len() - 1], &["--input-schema"]].concat(),
+            None,
+        );
+        assert_eq!(schema.code, 0, "{command}: {schema:?}");
+    }
+}
+
+#[test]
+fn clap_tips_reach_the_json_error() {
+    let run = Cli::new().run(&["exec", "task", "list", "--pagnate"], None);
+    assert_eq!(run.error_code(), "usage_error");
+    let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(message.contains("'--paginate'"), "{message}");
+}
