@@ -117,3 +117,35 @@ fn clap_tips_reach_the_json_error() {
     let message = run.json()["error"]["message"].as_str().unwrap().to_string();
     assert!(message.contains("'--paginate'"), "{message}");
 }
+
+#[test]
+fn unknown_fields_and_a_hashed_channel_get_a_fix_from_both_ends() {
+    let runtime = Runtime::start();
+    let workspace = runtime.workspace("acme");
+    runtime.channel(&workspace, "eng");
+    let agent = runtime.agent(&workspace, "alice");
+    let cli = Cli::new();
+    cli.login_to(
+        &runtime.base_url(),
+        &agent.workspace_id,
+        &agent.agent_id,
+        &agent.token,
+    );
+    let input =
+        json!({"channel": "#eng", "tasks": [{"title": "a", "assigne": "@alice", "tags": ["x"]}]});
+    let expected = json!({
+        "channel": "Drop the leading `#`: the name is written without it.",
+        "tasks/0/assigne": "Unknown field; did you mean `assignee`?",
+        "tasks/0/tags": "Unknown field; use `labels`.",
+    });
+    let run = cli.exec("task", "create", &input.to_string(), &[]);
+    assert_eq!(run.error_code(), "invalid_input", "{run:?}");
+    assert_eq!(run.json()["error"]["field_errors"], expected);
+    // The runtime validates the same way for any client.
+    let reply = runtime.post(&agent, "/tasks", &input);
+    assert_eq!(reply.json()["error"]["fieldErrors"], expected, "{reply:?}");
+    // The retry built from those messages succeeds.
+    let fixed =
+        json!({"channel": "eng", "tasks": [{"title": "a", "assignee": "@alice", "labels": ["x"]}]});
+    assert_eq!(cli.exec("task", "create", &fixed.to_string(), &[]).code, 0);
+}
