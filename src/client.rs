@@ -84,6 +84,29 @@ impl<'a> Session<'a> {
         self.refresh_locked(&mut state, timeout)
     }
 
+    /// A 401 that stands: says which profile's token was refused and the
+    /// login that replaces it (no secret in it: the token is a placeholder).
+    fn explain_unauthorized(&self, failure: Failure, refreshed: bool) -> Failure {
+        let state = self.lock();
+        let profile = &state.profile;
+        let refresh = if refreshed {
+            " even after its credential process refreshed it"
+        } else {
+            ""
+        };
+        let message = format!(
+            "{} The token of profile `{}` was refused{refresh} (invalid, expired or revoked). \
+             Log in again: `printf %s \"$TOKEN\" | agentteam --profile {} auth login --api-url {} --workspace {} --agent {} --token-stdin`.",
+            failure.message.trim_end(),
+            self.profile_name,
+            shlex::try_quote(&self.profile_name).unwrap_or_default(),
+            shlex::try_quote(&profile.api_url).unwrap_or_default(),
+            shlex::try_quote(&profile.workspace_id).unwrap_or_default(),
+            shlex::try_quote(&profile.agent_id).unwrap_or_default(),
+        );
+        Failure { message, ..failure }
+    }
+
     fn can_refresh(&self) -> bool {
         self.lock().profile.credential_process.is_some()
     }
@@ -225,7 +248,11 @@ impl Client {
                 Err(failure) => failure,
             };
             if failure.class != ExitClass::Transient || retries_left == 0 {
-                return Err(failure);
+                return Err(if failure.code == code::UNAUTHORIZED.code {
+                    session.explain_unauthorized(failure, refreshed)
+                } else {
+                    failure
+                });
             }
             retries_left -= 1;
             printer.diagnostic(&format!(

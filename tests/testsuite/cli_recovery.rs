@@ -149,3 +149,68 @@ fn unknown_fields_and_a_hashed_channel_get_a_fix_from_both_ends() {
         json!({"channel": "eng", "tasks": [{"title": "a", "assignee": "@alice", "labels": ["x"]}]});
     assert_eq!(cli.exec("task", "create", &fixed.to_string(), &[]).code, 0);
 }
+
+#[test]
+fn login_refuses_a_json_document_and_a_refused_token_names_the_fix() {
+    let runtime = Runtime::start();
+    let workspace = runtime.workspace("acme");
+    runtime.channel(&workspace, "eng");
+    let agent = runtime.agent(&workspace, "alice");
+    let cli = Cli::new();
+    let login = |token: &str| {
+        cli.run(
+            &[
+                "--profile",
+                "work",
+                "auth",
+                "login",
+                "--api-url",
+                &runtime.base_url(),
+                "--workspace",
+                &agent.workspace_id,
+                "--agent",
+                &agent.agent_id,
+                "--token-stdin",
+            ],
+            Some(token),
+        )
+    };
+    // What `agentteam-runtime token issue` prints, piped as it is.
+    let document = json!({"token": agent.token}).to_string();
+    let run = login(&document);
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (2, "usage_error"),
+        "{run:?}"
+    );
+    assert!(run.stdout.contains("jq -r .token"), "{run:?}");
+    assert!(!run.stdout.contains(&agent.token) && !run.stderr.contains(&agent.token));
+    assert!(!cli.store_text().contains("work"), "nothing was saved");
+    for bad in ["two words", "a{b}"] {
+        assert_eq!(login(bad).error_code(), "usage_error", "{bad}");
+    }
+    // A well-shaped token the server does not know: the 401 says which
+    // profile and how to log in again.
+    assert_eq!(login("at_not_a_real_token").code, 0);
+    let run = cli.run(
+        &["--profile", "work", "exec", "task", "list", "-"],
+        Some(r#"{"channel":"eng"}"#),
+    );
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (3, "unauthorized"),
+        "{run:?}"
+    );
+    let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(message.contains("profile `work`"), "{message}");
+    assert!(
+        message.contains(&format!(
+            "agentteam --profile work auth login --api-url {} --workspace {} --agent {} --token-stdin",
+            runtime.base_url(),
+            agent.workspace_id,
+            agent.agent_id
+        )),
+        "{message}"
+    );
+    assert!(!message.contains("at_not_a_real_token"));
+}
