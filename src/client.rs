@@ -250,6 +250,8 @@ impl Client {
             if failure.class != ExitClass::Transient || retries_left == 0 {
                 return Err(if failure.code == code::UNAUTHORIZED.code {
                     session.explain_unauthorized(failure, refreshed)
+                } else if failure.code == code::NETWORK_ERROR.code {
+                    self.explain_unreachable(failure)
                 } else {
                     failure
                 });
@@ -266,6 +268,18 @@ impl Client {
     }
 
     /// The full URL of `request`, query string included.
+    /// A server that cannot be reached: names the base URL tried (the
+    /// profile's api_url, which carries no credentials) and the two usual
+    /// causes, a stopped server and a wrong URL.
+    fn explain_unreachable(&self, failure: Failure) -> Failure {
+        let message = format!(
+            "{} Tried {}: is the server running (`agentteam-runtime serve`), and is this the profile's api_url (`agentteam auth status`)?",
+            failure.message.trim_end(),
+            self.base
+        );
+        Failure { message, ..failure }
+    }
+
     pub fn url(&self, request: &WireRequest) -> String {
         let url = format!("{}{}", self.base, request.path);
         match reqwest::Url::parse_with_params(&url, &request.query) {

@@ -214,3 +214,35 @@ fn login_refuses_a_json_document_and_a_refused_token_names_the_fix() {
     );
     assert!(!message.contains("at_not_a_real_token"));
 }
+
+#[test]
+fn first_hour_errors_name_the_way_out() {
+    let cli = Cli::new();
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[]);
+    assert_eq!(run.error_code(), "credentials_missing", "{run:?}");
+    assert!(
+        run.stdout.contains("agentteam-runtime quickstart"),
+        "{run:?}"
+    );
+
+    // Nothing listens on the discard port.
+    cli.login("http://127.0.0.1:9", "t", None);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &["--retries", "0"]);
+    assert_eq!(run.error_code(), "network_error", "{run:?}");
+    let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(message.contains("Tried http://127.0.0.1:9"), "{message}");
+    assert!(message.contains("`agentteam-runtime serve`"), "{message}");
+
+    // A bad second line of a batch is reported as line 2.
+    let run = cli.exec(
+        "task",
+        "list",
+        "{\"channel\":\"eng\"}\n{\"channel\":\n",
+        &["--batch", "--retries", "0"],
+    );
+    let second: Value = serde_json::from_str(run.stdout.lines().nth(1).unwrap()).unwrap();
+    assert_eq!(second["line"], 2, "{run:?}");
+    assert_eq!(second["error"]["code"], "invalid_json");
+    let message = second["error"]["message"].as_str().unwrap();
+    assert!(message.contains("(line 2, column"), "{message}");
+}
