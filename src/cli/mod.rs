@@ -426,7 +426,30 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                 }
             }
             let mut failure = Failure::new(code::USAGE_ERROR, message);
-            if let Some(hint) = hint {
+            // An action's flag written before the route (`agentteam --dry-run
+            // exec task list`): say where it goes.
+            let misplaced = (kind == ErrorKind::UnknownArgument)
+                .then(|| context_string(&error, ContextKind::InvalidArg))
+                .flatten()
+                .and_then(|arg| {
+                    let flag = arg.split('=').next().unwrap_or_default().to_string();
+                    let action = registry::synonyms::route(&words)?.action;
+                    action_command(action, false)
+                        .get_arguments()
+                        .any(|a| a.get_long().is_some_and(|l| format!("--{l}") == flag))
+                        .then_some((flag, action))
+                });
+            if let Some((flag, action)) = misplaced {
+                let command = format!("agentteam exec {} {} {flag} -", action.domain, action.verb);
+                failure.message = format!(
+                    "{}. `{flag}` belongs to the action and goes after it: `{command}`.",
+                    failure.message
+                );
+                failure = failure.suggest(&action.name(), json!({}));
+                if let Some(suggested) = failure.suggested_action.as_mut() {
+                    suggested.command = Some(command);
+                }
+            } else if let Some(hint) = hint {
                 let how = if hint.how.is_empty() {
                     String::new()
                 } else {

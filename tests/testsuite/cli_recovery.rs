@@ -246,3 +246,26 @@ fn first_hour_errors_name_the_way_out() {
     let message = second["error"]["message"].as_str().unwrap();
     assert!(message.contains("(line 2, column"), "{message}");
 }
+
+#[test]
+fn an_action_flag_before_the_route_is_told_where_it_goes() {
+    let cli = Cli::new();
+    for args in [
+        &["--dry-run", "exec", "task", "list", "-"][..],
+        &["exec", "--dry-run", "task", "list", "-"],
+    ] {
+        let run = cli.run(args, None);
+        assert_eq!(
+            (run.code, run.error_code().as_str()),
+            (2, "usage_error"),
+            "{args:?}"
+        );
+        let error = run.json()["error"].clone();
+        let command = "agentteam exec task list --dry-run -";
+        assert_eq!(error["suggested_action"]["command"], command, "{error}");
+        assert!(
+            error["message"].as_str().unwrap().contains(command),
+            "{error}"
+        );
+    }
+}
