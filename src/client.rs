@@ -84,6 +84,29 @@ impl<'a> Session<'a> {
         self.refresh_locked(&mut state, timeout)
     }
 
+    /// A 401 that stands: says which profile's token was refused and the
+    /// login that replaces it (no secret in it: the token is a placeholder).
+    fn explain_unauthorized(&self, failure: Failure, refreshed: bool) -> Failure {
+        let state = self.lock();
+        let profile = &state.profile;
+        let refresh = if refreshed {
+            " even after its credential process refreshed it"
+        } else {
+            ""
+        };
+        let message = format!(
+            "{} The token of profile `{}` was refused{refresh} (invalid, expired or revoked). \
+             Log in again: `printf %s \"$TOKEN\" | agentteam --profile {} auth login --api-url {} --workspace {} --agent {} --token-stdin`.",
+            failure.message.trim_end(),
+            self.profile_name,
+            shlex::try_quote(&self.profile_name).unwrap_or_default(),
+            shlex::try_quote(&profile.api_url).unwrap_or_default(),
+            shlex::try_quote(&profile.workspace_id).unwrap_or_default(),
+            shlex::try_quote(&profile.agent_id).unwrap_or_default(),
+        );
+        Failure { message, ..failure }
+    }
+
     fn can_refresh(&self) -> bool {
         self.lock().profile.credential_process.is_some()
     }
@@ -225,7 +248,13 @@ impl Client {
                 Err(failure) => failure,
             };
             if failure.class != ExitClass::Transient || retries_left == 0 {
-                return Err(failure);
+                return Err(if failure.code == code::UNAUTHORIZED.code {
+                    session.explain_unauthorized(failure, refreshed)
+                } else if failure.code == code::NETWORK_ERROR.code {
+                    self.explain_unreachable(failure)
+                } else {
+                    failure
+                });
             }
             retries_left -= 1;
             printer.diagnostic(&format!(
@@ -239,6 +268,18 @@ impl Client {
     }
 
     /// The full URL of `request`, query string included.
+    /// A server that cannot be reached: names the base URL tried (the
+    /// profile's api_url, which carries no credentials) and the two usual
+    /// causes, a stopped server and a wrong URL.
+    fn explain_unreachable(&self, failure: Failure) -> Failure {
+        let message = format!(
+            "{} Tried {}: is the server running (`agentteam-runtime serve`), and is this the profile's api_url (`agentteam auth status`)?",
+            failure.message.trim_end(),
+            self.base
+        );
+        Failure { message, ..failure }
+    }
+
     pub fn url(&self, request: &WireRequest) -> String {
         let url = format!("{}{}", self.base, request.path);
         match reqwest::Url::parse_with_params(&url, &request.query) {

@@ -174,6 +174,10 @@ pub fn lookup(code: &str) -> Option<&'static ErrorCode> {
 pub struct SuggestedAction {
     pub tool: String,
     pub arguments: Value,
+    /// The exact command line that runs `tool`, input on stdin. The CLI
+    /// writes it when it prints the error; the runtime leaves it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
 }
 
 /// An expected product failure, as both binaries report it.
@@ -251,6 +255,7 @@ impl Failure {
         self.suggested_action = Some(Box::new(SuggestedAction {
             tool: tool.to_string(),
             arguments,
+            command: None,
         }));
         self
     }
@@ -333,8 +338,9 @@ pub fn error_schema() -> Value {
                         "additionalProperties": false,
                         "required": ["tool", "arguments"],
                         "properties": {
-                            "tool": {"type": "string"},
-                            "arguments": {"type": "object"}
+                            "tool": {"type": "string", "description": "The canonical tool name, e.g. `task_get`."},
+                            "arguments": {"type": "object", "description": "Its input, as far as the error can tell."},
+                            "command": {"type": "string", "description": "In CLI output: the command that runs the tool; pipe `arguments` to it as JSON."}
                         }
                     }
                 }

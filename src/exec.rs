@@ -79,7 +79,7 @@ impl Context {
             Failure::new(
                 code::CREDENTIALS_MISSING,
                 format!(
-                    "No profile `{name}` in {}; run `agentteam auth login`.",
+                    "No profile `{name}` in {}; run `agentteam auth login`, or `agentteam-runtime quickstart` for a local server and profile.",
                     store.path().display()
                 ),
             )
@@ -100,7 +100,7 @@ impl Context {
             return Err(Failure::new(
                 code::CREDENTIALS_MISSING,
                 format!(
-                    "Profile `{name}` lacks {}; run `agentteam auth login`.",
+                    "Profile `{name}` lacks {}; run `agentteam auth login`, or `agentteam-runtime quickstart` for a local server and profile.",
                     missing.join(", ")
                 ),
             ));
@@ -158,6 +158,12 @@ fn async_runtime() -> Result<tokio::runtime::Runtime, Failure> {
 /// Reads, parses and validates one input document.
 fn prepare(action: &Action, raw: &[u8]) -> Result<Value, Failure> {
     validate(action, parse_input(raw)?)
+}
+
+/// [`prepare`] for line `line_no` of a batch: a JSON error names that line,
+/// not line 1 of the one-line document.
+fn prepare_line(action: &Action, raw: &[u8], line_no: u64) -> Result<Value, Failure> {
+    validate(action, parse_json(raw, Some(line_no))?)
 }
 
 fn single(settings: &ExecSettings, printer: &Printer) -> Result<ExitClass, Failure> {
@@ -301,7 +307,7 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
         let session = &session;
         async move {
             let result = async {
-                let input = prepare(action, &raw?)?;
+                let input = prepare_line(action, &raw?, line_no)?;
                 let context = context.as_ref().map_err(Clone::clone)?;
                 let client = client
                     .as_ref()
@@ -339,7 +345,7 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
                 }
                 Err(failure) => {
                     let mut doc = json!({"line": line_no});
-                    doc["error"] = failure.to_document()["error"].take();
+                    doc["error"] = crate::output::error_document(&failure)["error"].take();
                     printer.line(&doc);
                     failure.class
                 }
@@ -485,13 +491,19 @@ fn read_input(source: &InputSource) -> Result<Vec<u8>, Failure> {
 
 /// Exactly one JSON object.
 pub fn parse_input(raw: &[u8]) -> Result<Value, Failure> {
+    parse_json(raw, None)
+}
+
+/// Exactly one JSON object; `line_no` is the batch line `raw` came from,
+/// which a syntax error names instead of the document's own line.
+fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
     let value: Value = serde_json::from_slice(raw).map_err(|e| {
         let message = if e.is_eof() && raw.iter().all(u8::is_ascii_whitespace) {
             "The input is empty; send one JSON object.".to_string()
         } else {
+            let line = line_no.unwrap_or(e.line() as u64);
             format!(
-                "The input is not valid JSON (line {}, column {}): {}.",
-                e.line(),
+                "The input is not valid JSON (line {line}, column {}): {}.",
                 e.column(),
                 classify(&e)
             )

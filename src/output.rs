@@ -10,7 +10,7 @@ use std::io::{self, IsTerminal, Write};
 use serde_json::{Map, Value, json};
 
 use crate::error::{ExitClass, Failure};
-use crate::registry::Action;
+use crate::registry::{Action, find_by_name};
 use crate::text::Style;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -78,7 +78,7 @@ impl Printer {
     /// Returns the exit class.
     pub fn failure(&self, failure: &Failure) -> ExitClass {
         if self.format == Format::Json {
-            self.json(&failure.to_document());
+            self.json(&error_document(failure));
             self.stderr(&stderr_line(&format!(
                 "error: {}: {}",
                 failure.code, failure.message
@@ -91,7 +91,7 @@ impl Printer {
 
     /// The error as the last NDJSON line of a stream, plus one short line.
     pub fn failure_line(&self, failure: &Failure) -> ExitClass {
-        self.line(&failure.to_document());
+        self.line(&error_document(failure));
         self.stderr(&stderr_line(&format!(
             "error: {}: {}",
             failure.code, failure.message
@@ -168,6 +168,18 @@ pub fn stderr_line(text: &str) -> String {
     format!("{}…\n", &flat[..end])
 }
 
+/// The error document as the CLI prints it: a suggested action also names
+/// the command that runs it, since a tool name (`task_get`) is not a route.
+pub fn error_document(failure: &Failure) -> Value {
+    let mut failure = failure.clone();
+    if let Some(action) = failure.suggested_action.as_mut()
+        && action.command.is_none()
+    {
+        action.command = find_by_name(&action.tool).map(|a| a.cli_command());
+    }
+    failure.to_document()
+}
+
 fn human_error(failure: &Failure) -> String {
     let mut line = format!("error: {}: {}\n", failure.code, failure.message);
     if failure.field_errors.len() > 1 {
@@ -176,10 +188,14 @@ fn human_error(failure: &Failure) -> String {
         }
     }
     if let Some(action) = &failure.suggested_action {
-        line.push_str(&format!(
-            "hint: try {} with {}\n",
-            action.tool, action.arguments
-        ));
+        let arguments = action.arguments.to_string();
+        match find_by_name(&action.tool) {
+            // Single quotes keep the JSON intact in a POSIX shell, unless it holds one.
+            Some(a) if !arguments.contains('\'') => {
+                line.push_str(&format!("hint: echo '{arguments}' | {}\n", a.cli_command()));
+            }
+            _ => line.push_str(&format!("hint: try {} with {arguments}\n", action.tool)),
+        }
     }
     line
 }

@@ -8,7 +8,8 @@
 //! one `is_valid` pass; invalid input is checked again for every error, and
 //! each error (instance path and keyword) becomes one field error worded
 //! here. Rules a flat schema cannot state live in the registry (each
-//! action's `check`); the snake_case hints for unknown fields and the
+//! action's `check`); the hints for unknown fields (snake_case, the
+//! registry's synonyms, the nearest name), the `#` hint and the
 //! rewrite of integral numbers (`42.0` → `42`) are here, over the schema.
 
 use jsonschema::ValidationError;
@@ -16,7 +17,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Number, Value};
 
 use crate::error::Failure;
-use crate::registry::{Action, FieldErrors, HiddenContext, schema};
+use crate::registry::{Action, FieldErrors, HiddenContext, find_by_name, schema, synonyms};
 use crate::schemas;
 
 /// The schema keywords the registry may use (tested), each with its
@@ -51,7 +52,7 @@ pub fn validate(action: &Action, mut input: Value) -> Result<Value, Failure> {
     }
     let mut errors = FieldErrors::new();
     for violation in &violations(action, &input) {
-        record(violation, action, &mut errors);
+        record(violation, action, &input, &mut errors);
     }
     (action.check)(&input, &mut errors);
     if !errors.is_empty() {
@@ -230,9 +231,14 @@ fn integers(schema: &Value, value: &mut Value) {
     }
 }
 
-fn record(violation: &Violation, action: &Action, errors: &mut FieldErrors) {
+fn record(violation: &Violation, action: &Action, input: &Value, errors: &mut FieldErrors) {
     let path = violation.path.as_str();
     match &violation.kind {
+        Kind::Pattern(pattern) if hash_prefixed(pattern, input, path) => {
+            errors.entry(path.to_string()).or_insert_with(|| {
+                "Drop the leading `#`: the name is written without it.".to_string()
+            });
+        }
         Kind::Additional(unexpected) => {
             for name in unexpected {
                 errors.insert(join(path, name), unknown_field_message(name, path, action));
@@ -266,7 +272,73 @@ fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> Stri
     if snake != name && props.iter().any(|(p, _)| *p == sibling_path) {
         return format!("Unknown field; fields are snake_case: use `{snake}`.");
     }
+    // The fields beside the unknown one: same parent in the schema walk.
+    let parent = &sibling_path[..sibling_path.len() - snake.len()];
+    let siblings: Vec<&str> = props
+        .iter()
+        .filter_map(|(p, _)| p.strip_prefix(parent))
+        .filter(|rest| !rest.contains('/'))
+        .collect();
+    let lower = snake.to_ascii_lowercase();
+    if let Some((_, field, elsewhere)) = synonyms::FIELDS.iter().find(|(w, _, _)| *w == lower) {
+        if siblings.contains(field) {
+            return format!("Unknown field; use `{field}`.");
+        }
+        if let Some(other) = elsewhere.and_then(find_by_name) {
+            return format!(
+                "Unknown field; it is `{field}` of {} (`{}`).",
+                other.name(),
+                other.cli_command()
+            );
+        }
+    }
+    // The nearest sibling by edit distance, if close enough to be a typo.
+    let nearest = siblings
+        .iter()
+        .map(|s| (edit_distance(&lower, s), *s))
+        .filter(|(d, s)| *d <= (s.len() / 3).clamp(1, 3))
+        .min();
+    if let Some((_, field)) = nearest {
+        return format!("Unknown field; did you mean `{field}`?");
+    }
     "Unknown field.".into()
+}
+
+/// Levenshtein distance over chars: insertions, deletions, substitutions.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// Whether the string at `path` breaks `pattern` only by a leading `#`
+/// (a channel written `#eng`), so the message can say so instead of
+/// printing the regex.
+fn hash_prefixed(pattern: &str, input: &Value, path: &str) -> bool {
+    let pointer = if path.is_empty() {
+        String::new()
+    } else {
+        format!("/{path}")
+    };
+    let Some(rest) = input
+        .pointer(&pointer)
+        .and_then(Value::as_str)
+        .and_then(|s| s.strip_prefix('#'))
+    else {
+        return false;
+    };
+    regex::Regex::new(pattern).is_ok_and(|re| re.is_match(rest))
 }
 
 /// The schema-walk path of a field whose parent sits at input path `parent`
@@ -368,6 +440,59 @@ mod tests {
         );
         assert!(e["parent_task_scope/scopeId"].contains("scope_id"), "{e:?}");
         assert_eq!(e["parent_task_scope/scope_id"], "Required.");
+    }
+
+    #[test]
+    fn unknown_fields_get_the_nearest_name_or_the_registry_synonym() {
+        let e = errors(
+            "task",
+            "create",
+            json!({"channel": "eng", "tasks": [{"title": "a", "assigne": "@b", "tags": ["x"], "frobnicate": 1}]}),
+        );
+        assert_eq!(
+            e["tasks/0/assigne"],
+            "Unknown field; did you mean `assignee`?"
+        );
+        assert_eq!(e["tasks/0/tags"], "Unknown field; use `labels`.");
+        assert_eq!(e["tasks/0/frobnicate"], "Unknown field.");
+        let e = errors(
+            "task",
+            "update",
+            json!({"channel": "eng", "number": 1, "comment": "c"}),
+        );
+        assert_eq!(
+            e["comment"],
+            "Unknown field; it is `summary` of task_checkpoint (`agentteam exec task checkpoint -`)."
+        );
+        let e = errors(
+            "task",
+            "checkpoint",
+            json!({"channel": "eng", "number": 1, "comment": "c"}),
+        );
+        assert_eq!(e["comment"], "Unknown field; use `summary`.");
+        let e = errors(
+            "task",
+            "list",
+            json!({"channel": "eng", "filters": {"asignee": "@b"}}),
+        );
+        assert_eq!(
+            e["filters/asignee"],
+            "Unknown field; did you mean `assignee`?"
+        );
+    }
+
+    #[test]
+    fn a_channel_with_a_hash_is_told_to_drop_it() {
+        let e = errors("task", "get", json!({"channel": "#eng", "number": 1}));
+        assert_eq!(
+            e["channel"],
+            "Drop the leading `#`: the name is written without it."
+        );
+        let e = errors("task", "get", json!({"channel": "#Eng!", "number": 1}));
+        assert!(e["channel"].starts_with("Must match"), "{e:?}");
+        assert_eq!(edit_distance("assigne", "assignee"), 1);
+        assert_eq!(edit_distance("", "ab"), 2);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 
     #[test]
@@ -578,14 +703,14 @@ mod tests {
             .map(|e| Violation::from_error(&e))
             .collect();
         violations.sort_by_key(|v| v.kind.rank());
-        field_errors(action, &violations)
+        field_errors(action, input, &violations)
     }
 
-    fn field_errors(action: &Action, violations: &[Violation]) -> FieldErrors {
+    fn field_errors(action: &Action, input: &Value, violations: &[Violation]) -> FieldErrors {
         let mut errors = FieldErrors::new();
         for violation in violations {
             assert_ne!(violation.kind, Kind::Other, "{}", action.name());
-            record(violation, action, &mut errors);
+            record(violation, action, input, &mut errors);
         }
         errors
     }
@@ -595,7 +720,7 @@ mod tests {
     fn assert_agrees(action: &Action, input: &Value) -> bool {
         let reference = reference_errors(action, input);
         assert_eq!(
-            field_errors(action, &violations(action, input)),
+            field_errors(action, input, &violations(action, input)),
             reference,
             "{}: {input}",
             action.name()

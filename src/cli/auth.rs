@@ -10,6 +10,10 @@ use crate::credentials::{CredentialStore, Profile, Secret, StoreFile, profile_na
 use crate::error::{ExitClass, Failure, code};
 use crate::output::Printer;
 
+/// The longest token login accepts, in bytes: far above any issued token,
+/// far below a pasted document.
+const MAX_TOKEN_LENGTH: usize = 4096;
+
 /// The longest workspace or agent id, in bytes.
 const MAX_ID_LENGTH: usize = 128;
 
@@ -178,11 +182,66 @@ fn read_token() -> Result<Secret, Failure> {
             )
         })?;
     let token = text.trim();
-    if token.is_empty() || token.chars().any(char::is_whitespace) {
-        return Err(Failure::new(
-            code::USAGE_ERROR,
-            "stdin must hold exactly one non-empty token.",
+    check_token_shape(token).map_err(|why| Failure::new(code::USAGE_ERROR, why))?;
+    Ok(Secret::new(token.to_string()))
+}
+
+/// A token is one printable word: visible ASCII, no whitespace, braces or
+/// quotes, at most [`MAX_TOKEN_LENGTH`] bytes. Checked at login, so a pasted
+/// JSON document or a stray line fails here and not as a bare 401 on the
+/// next call. The messages never echo the token.
+fn check_token_shape(token: &str) -> Result<(), String> {
+    if token.is_empty() {
+        return Err("stdin holds no token; pipe exactly one token.".into());
+    }
+    if token.starts_with('{')
+        && serde_json::from_str::<Value>(token).is_ok_and(|v| v.get("token").is_some())
+    {
+        return Err("stdin holds a JSON document, not a token; pipe only its token, e.g. \
+             `agentteam-runtime token issue … | jq -r .token | agentteam auth login … --token-stdin`."
+            .into());
+    }
+    if token.chars().any(char::is_whitespace) {
+        return Err("stdin must hold exactly one token, without spaces or several lines.".into());
+    }
+    if let Some(bad) = token
+        .chars()
+        .find(|c| !c.is_ascii_graphic() || matches!(c, '{' | '}' | '"'))
+    {
+        let what = if bad.is_ascii_graphic() {
+            format!("`{bad}`")
+        } else {
+            "a non-printable or non-ASCII character".to_string()
+        };
+        return Err(format!(
+            "The token holds {what}; a token is printable ASCII without braces or quotes. Pipe the bare token (from a JSON document: `jq -r .token`)."
         ));
     }
-    Ok(Secret::new(token.to_string()))
+    if token.len() > MAX_TOKEN_LENGTH {
+        return Err(format!(
+            "The token is longer than {MAX_TOKEN_LENGTH} bytes; pipe only the token."
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_token_shape;
+
+    #[test]
+    fn login_takes_one_printable_word() {
+        assert!(check_token_shape("at_abc-DEF.123~_/+=").is_ok());
+        let json = check_token_shape(r#"{"token": "at_x", "expires_at": null}"#).unwrap_err();
+        assert!(
+            json.contains("jq -r .token") && !json.contains("at_x"),
+            "{json}"
+        );
+        for bad in ["", "a b", "a\nb", "a{b", "a\"b", "é", "a\u{7}"] {
+            let why = check_token_shape(bad).unwrap_err();
+            assert!(!why.is_empty(), "{bad:?}");
+        }
+        assert!(check_token_shape(&"a".repeat(4097)).is_err());
+        assert!(check_token_shape(&"a".repeat(4096)).is_ok());
+    }
 }

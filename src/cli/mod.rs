@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 use clap_complete::Shell;
+use serde_json::json;
 
 use crate::env_vars;
 use crate::error::{self, ExitClass, Failure, code};
@@ -343,9 +344,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     if wants_help {
         hide_globals_in_exec(&mut command);
     }
-    let matches = match command.try_get_matches_from(args) {
+    let matches = match command.try_get_matches_from(&args) {
         Ok(matches) => matches,
-        Err(e) => return clap_failure(e),
+        Err(e) => return clap_failure(e, &args),
     };
     let printer = Printer::new(
         matches.get_one::<Format>("format").copied(),
@@ -478,27 +479,123 @@ fn run_auth(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
 
 /// Help and version go to stdout with status 0; every other parse error is a
 /// usage failure: the JSON document on stdout, one short line on stderr.
-fn clap_failure(error: clap::Error) -> i32 {
-    use clap::error::ErrorKind;
+/// The document carries clap's tip, and a route the registry recognises
+/// (`exec task_get`, a synonym of a verb) as a suggested action naming the
+/// right command.
+fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
+    use clap::error::{ContextKind, ErrorKind};
     let printer = Printer::new(Some(Format::Json), false);
     match error.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             printer.stdout(&error.render().to_string());
             ExitClass::Success.code()
         }
-        _ => {
+        kind => {
             let rendered = error.render().to_string();
             let first = rendered
                 .lines()
                 .next()
                 .unwrap_or("invalid command line")
-                .trim_start_matches("error: ")
-                .to_string();
-            printer
-                .failure(&Failure::new(code::USAGE_ERROR, first))
-                .code()
+                .trim_start_matches("error: ");
+            let tips: Vec<&str> = rendered
+                .lines()
+                .filter_map(|l| l.trim().strip_prefix("tip: "))
+                .collect();
+            let words = route_words(args);
+            // The registry's reading of the route beats clap's spelling tip
+            // (`task_get` is not a misspelt `task`); failing that, clap's
+            // suggestion is tried in place of the word it corrects.
+            let direct = (kind == ErrorKind::InvalidSubcommand)
+                .then(|| registry::synonyms::route(&words))
+                .flatten();
+            let hint = direct.or_else(|| {
+                let invalid = context_string(&error, ContextKind::InvalidSubcommand)?;
+                let suggested = context_string(&error, ContextKind::SuggestedSubcommand)?;
+                let corrected: Vec<&str> = words
+                    .iter()
+                    .map(|w| if *w == invalid { suggested.as_str() } else { w })
+                    .collect();
+                registry::synonyms::route(&corrected)
+            });
+            let mut message = first.to_string();
+            if direct.is_none() {
+                for tip in tips {
+                    message.push_str(&format!("; {tip}"));
+                }
+            }
+            let mut failure = Failure::new(code::USAGE_ERROR, message);
+            // An action's flag written before the route (`agentteam --dry-run
+            // exec task list`): say where it goes.
+            let misplaced = (kind == ErrorKind::UnknownArgument)
+                .then(|| context_string(&error, ContextKind::InvalidArg))
+                .flatten()
+                .and_then(|arg| {
+                    let flag = arg.split('=').next().unwrap_or_default().to_string();
+                    let action = registry::synonyms::route(&words)?.action;
+                    action_command(action, false)
+                        .get_arguments()
+                        .any(|a| a.get_long().is_some_and(|l| format!("--{l}") == flag))
+                        .then_some((flag, action))
+                });
+            if let Some((flag, action)) = misplaced {
+                let command = format!("agentteam exec {} {} {flag} -", action.domain, action.verb);
+                failure.message = format!(
+                    "{}. `{flag}` belongs to the action and goes after it: `{command}`.",
+                    failure.message
+                );
+                failure = failure.suggest(&action.name(), json!({}));
+                if let Some(suggested) = failure.suggested_action.as_mut() {
+                    suggested.command = Some(command);
+                }
+            } else if let Some(hint) = hint {
+                let how = if hint.how.is_empty() {
+                    String::new()
+                } else {
+                    format!(", and {}", hint.how)
+                };
+                failure.message = format!(
+                    "{}. The route is `{}`{how}.",
+                    failure.message,
+                    hint.action.cli_command()
+                );
+                failure = failure.suggest(&hint.action.name(), json!({}));
+            }
+            printer.failure(&failure).code()
         }
     }
+}
+
+/// A string that clap's error carries under `kind` (the first, if several).
+fn context_string(error: &clap::Error, kind: clap::error::ContextKind) -> Option<String> {
+    use clap::error::ContextValue;
+    match error.get(kind)? {
+        ContextValue::String(s) => Some(s.clone()),
+        ContextValue::Strings(v) => v.first().cloned(),
+        _ => None,
+    }
+}
+
+/// The words that name a route: those after `exec`, or from the first word
+/// that is a domain when `exec` was left out. Flags and their values are
+/// skipped; a flag value is never a domain, so it cannot start the route.
+fn route_words(args: &[OsString]) -> Vec<&str> {
+    let words: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .filter_map(|a| a.to_str())
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let domains = registry::domains();
+    let start = words
+        .iter()
+        .position(|w| *w == "exec")
+        .map(|i| i + 1)
+        .or_else(|| {
+            words
+                .iter()
+                .position(|w| domains.contains(w) || registry::synonyms::route(&[w]).is_some())
+        });
+    start.map(|i| words[i..].to_vec()).unwrap_or_default()
 }
 
 #[cfg(test)]

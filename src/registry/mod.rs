@@ -8,6 +8,7 @@
 //! and `GET …/runtime/tasks` its Agent Runtime operation (§13.3).
 
 pub mod schema;
+pub mod synonyms;
 pub mod task;
 
 use std::collections::BTreeMap;
@@ -280,6 +281,11 @@ impl Action {
         format!("{}_{}", self.domain, self.verb)
     }
 
+    /// The command line that runs it, input on stdin: `agentteam exec task set_claim -`.
+    pub fn cli_command(&self) -> String {
+        format!("agentteam exec {} {} -", self.domain, self.verb)
+    }
+
     /// Exec action id (§3.3): `task.set_claim`.
     pub fn id(&self) -> String {
         format!("{}.{}", self.domain, self.verb)
@@ -363,7 +369,7 @@ impl Action {
         json!({
             "name": self.name(),
             "action_id": self.id(),
-            "cli": format!("agentteam exec {} {} -", self.domain, self.verb),
+            "cli": self.cli_command(),
             "owner": self.domain,
             "summary": self.summary,
             "description": self.description,

@@ -686,7 +686,7 @@ fn server_rejections_exit_4_with_the_servers_error() {
     assert_eq!(
         run.json(),
         json!({"error": {"code": "task_update_conflict", "message": "The task changed.", "retryable": false,
-            "field_errors": {"expected_updated_at": "stale"}, "suggested_action": {"tool": "task_get", "arguments": {"channel": "eng", "number": 1}}}})
+            "field_errors": {"expected_updated_at": "stale"}, "suggested_action": {"tool": "task_get", "arguments": {"channel": "eng", "number": 1}, "command": "agentteam exec task get -"}}})
     );
 }
 

@@ -34,6 +34,7 @@ mod cli_completions;
 mod cli_exec;
 mod cli_faults;
 mod cli_modes;
+mod cli_recovery;
 mod cli_surface;
 mod cli_terminal;
 mod e2e;

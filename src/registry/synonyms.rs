@@ -1,0 +1,139 @@
+//! The words people and models try that are not in the registry, and what
+//! they meant: route words (`task claim`) and field names (`tags`). The CLI
+//! and validation read these tables without knowing any domain; a new
+//! domain adds its own rows here. Kept small on purpose: only mistakes seen
+//! in use, each with one clear meaning.
+
+use super::{ACTIONS, Action, find};
+
+/// A route word that is not an action: `(domain, word, verb it meant, how
+/// to use that action for it)`.
+pub static VERBS: &[(&str, &str, &str, &str)] = &[
+    ("task", "claim", "set_claim", "pass `\"claimed\": true`"),
+    ("task", "unclaim", "set_claim", "pass `\"claimed\": false`"),
+    ("task", "release", "set_claim", "pass `\"claimed\": false`"),
+    ("task", "search", "list", "pass the words as `query`"),
+    ("task", "find", "list", "pass the words as `query`"),
+    ("task", "ls", "list", ""),
+    ("task", "show", "get", ""),
+    ("task", "view", "get", ""),
+    ("task", "add", "create", ""),
+    ("task", "new", "create", ""),
+    ("task", "edit", "update", ""),
+    (
+        "task",
+        "comment",
+        "checkpoint",
+        "pass the text as `summary`",
+    ),
+    ("task", "remove", "delete", ""),
+    ("task", "rm", "delete", ""),
+];
+
+/// A field name that means another field: `(word, field, action)`. The hint
+/// applies where `field` is a sibling of the unknown word; when it is not
+/// and `action` is set, the hint points at that action's field instead.
+pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
+    ("tags", "labels", None),
+    ("tag", "labels", None),
+    ("label", "labels", None),
+    ("comment", "summary", Some("task_checkpoint")),
+    ("note", "summary", Some("task_checkpoint")),
+    ("message", "summary", Some("task_checkpoint")),
+    ("body", "description", None),
+    ("name", "title", None),
+    ("assigned_to", "assignee", None),
+    ("owner", "assignee", None),
+    ("board", "channel", None),
+    ("search", "query", None),
+    ("q", "query", None),
+    ("id", "number", None),
+    ("task_id", "number", None),
+    ("task_number", "number", None),
+    ("claim", "claimed", None),
+    ("state", "status", None),
+    ("page_size", "limit", None),
+];
+
+/// A route the CLI could not parse, resolved to the action it meant.
+#[derive(Clone, Copy)]
+pub struct RouteHint {
+    pub action: &'static Action,
+    /// How to use that action for what was asked; may be empty.
+    pub how: &'static str,
+}
+
+/// The action meant by `words`, the route words after `exec`: an action's
+/// name or id in one word (`task_get`, `task.get`), a verb with dashes
+/// (`set-claim`), or a synonym from [`VERBS`].
+pub fn route(words: &[&str]) -> Option<RouteHint> {
+    let hint = |action| RouteHint { action, how: "" };
+    let first = *words.first()?;
+    if let Some(action) = ACTIONS
+        .iter()
+        .copied()
+        .find(|a| a.name() == first || a.id() == first)
+    {
+        return Some(hint(action));
+    }
+    let verb = words.get(1)?.replace('-', "_");
+    if let Some(action) = find(first, &verb) {
+        return Some(hint(action));
+    }
+    VERBS
+        .iter()
+        .find(|(domain, word, _, _)| *domain == first && *word == verb)
+        .and_then(|(domain, _, meant, how)| {
+            find(domain, meant).map(|action| RouteHint { action, how })
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::find_by_name;
+
+    #[test]
+    fn every_synonym_names_a_real_route_or_field() {
+        for (domain, word, meant, _) in VERBS {
+            assert!(find(domain, meant).is_some(), "{domain} {meant}");
+            assert!(find(domain, word).is_none(), "{word} is a real verb");
+        }
+        for (word, field, action) in FIELDS {
+            let mut names = Vec::new();
+            for a in ACTIONS {
+                let mut props = Vec::new();
+                super::super::schema::walk_properties(a.schema(), "", &mut props);
+                names.extend(props.into_iter().map(|(p, _)| p));
+            }
+            // A word never shadows a real field beside its target.
+            let targets: Vec<&String> = names
+                .iter()
+                .filter(|p| p.rsplit('/').next() == Some(*field))
+                .collect();
+            assert!(!targets.is_empty(), "{field}");
+            for target in targets {
+                let sibling = format!("{}{word}", &target[..target.len() - field.len()]);
+                assert!(!names.contains(&sibling), "{sibling} is a real field");
+            }
+            if let Some(action) = action {
+                assert!(find_by_name(action).is_some(), "{action}");
+            }
+        }
+    }
+
+    #[test]
+    fn resolves_names_ids_dashes_and_synonyms() {
+        let name = |words: &[&str]| route(words).map(|h| h.action.name());
+        assert_eq!(name(&["task_get"]).as_deref(), Some("task_get"));
+        assert_eq!(name(&["task.set_claim"]).as_deref(), Some("task_set_claim"));
+        assert_eq!(
+            name(&["task", "set-claim"]).as_deref(),
+            Some("task_set_claim")
+        );
+        assert_eq!(name(&["task", "claim"]).as_deref(), Some("task_set_claim"));
+        assert_eq!(name(&["task", "search"]).as_deref(), Some("task_list"));
+        assert_eq!(name(&["task", "frobnicate"]), None);
+        assert_eq!(name(&[]), None);
+    }
+}

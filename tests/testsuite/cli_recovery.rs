@@ -1,0 +1,273 @@
+//! Recovery from mistakes: every error the CLI prints for a wrong route,
+//! a wrong field or a bad token says what to run instead, and what it says
+//! runs. The real CLI against the real runtime where a server answers.
+
+use serde_json::{Value, json};
+
+use crate::support::cli::{Cli, Run};
+use crate::support::runtime::Runtime;
+
+/// A CLI logged in as a member of a workspace with the board `eng`.
+fn member(runtime: &Runtime) -> Cli {
+    let workspace = runtime.workspace("acme");
+    runtime.channel(&workspace, "eng");
+    let agent = runtime.agent(&workspace, "alice");
+    let cli = Cli::new();
+    cli.login_to(
+        &runtime.base_url(),
+        &agent.workspace_id,
+        &agent.agent_id,
+        &agent.token,
+    );
+    cli
+}
+
+/// Runs a suggested `command` (`agentteam exec task get -`) with `input` on stdin.
+fn run_command(cli: &Cli, command: &Value, input: &Value) -> Run {
+    let words: Vec<&str> = command
+        .as_str()
+        .expect("a command string")
+        .split_whitespace()
+        .collect();
+    assert_eq!(words[0], "agentteam", "{command}");
+    cli.run(&words[1..], Some(&input.to_string()))
+}
+
+#[test]
+fn a_suggested_action_carries_the_command_that_runs_it() {
+    let runtime = Runtime::start();
+    let cli = member(&runtime);
+    let created = cli.exec(
+        "task",
+        "create",
+        r#"{"channel":"eng","tasks":[{"title":"t"}]}"#,
+        &[],
+    );
+    let updated_at = created.json()["data"]["tasks"][0]["updated_at"].clone();
+    let first =
+        json!({"channel": "eng", "number": 1, "title": "u", "expected_updated_at": updated_at});
+    assert_eq!(cli.exec("task", "update", &first.to_string(), &[]).code, 0);
+    let stale = cli.exec("task", "update", &first.to_string(), &[]);
+    assert_eq!(stale.error_code(), "task_update_conflict", "{stale:?}");
+    let suggestion = stale.json()["error"]["suggested_action"].clone();
+    assert_eq!(suggestion["command"], "agentteam exec task get -");
+    let run = run_command(&cli, &suggestion["command"], &suggestion["arguments"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["data"]["title"], "u");
+    // In JSON mode the document carries the command; stderr stays one
+    // short line (the runnable pipeline is the text view's hint).
+    assert!(
+        stale.stderr.lines().count() <= 1 && stale.stderr.len() <= 200,
+        "{}",
+        stale.stderr
+    );
+}
+
+#[test]
+fn a_wrong_route_names_the_right_one() {
+    let cli = Cli::new();
+    for (args, tool, says) in [
+        (&["exec", "task_get", "-"][..], "task_get", ""),
+        (&["exec", "task.get", "-"], "task_get", ""),
+        (
+            &["exec", "task", "claim", "-"],
+            "task_set_claim",
+            "\"claimed\": true",
+        ),
+        (&["exec", "task", "set-claim", "-"], "task_set_claim", ""),
+        (&["exec", "task", "search", "-"], "task_list", "`query`"),
+        (&["task", "list", "-"], "task_list", ""),
+        (&["--format", "json", "task", "claim"], "task_set_claim", ""),
+        // clap's spelling tip, made runnable.
+        (
+            &["exec", "task", "lsit", "-"],
+            "task_list",
+            "similar subcommand exists: 'list'",
+        ),
+        (
+            &["exec", "tsk", "get", "-"],
+            "task_get",
+            "similar subcommand exists: 'task'",
+        ),
+    ] {
+        let run = cli.run(args, None);
+        assert_eq!(
+            (run.code, run.error_code().as_str()),
+            (2, "usage_error"),
+            "{args:?}"
+        );
+        let error = run.json()["error"].clone();
+        let message = error["message"].as_str().unwrap();
+        assert_eq!(error["suggested_action"]["tool"], tool, "{args:?}: {error}");
+        let command = error["suggested_action"]["command"].as_str().unwrap();
+        assert!(message.contains(command), "{message}");
+        assert!(message.contains(says), "{args:?}: {message}");
+        // The command names a real route.
+        let words: Vec<&str> = command.split_whitespace().skip(1).collect();
+        let schema = cli.run(
+            &[&words[..words.len() - 1], &["--input-schema"]].concat(),
+            None,
+        );
+        assert_eq!(schema.code, 0, "{command}: {schema:?}");
+    }
+}
+
+#[test]
+fn clap_tips_reach_the_json_error() {
+    let run = Cli::new().run(&["exec", "task", "list", "--pagnate"], None);
+    assert_eq!(run.error_code(), "usage_error");
+    let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(message.contains("'--paginate'"), "{message}");
+}
+
+#[test]
+fn unknown_fields_and_a_hashed_channel_get_a_fix_from_both_ends() {
+    let runtime = Runtime::start();
+    let workspace = runtime.workspace("acme");
+    runtime.channel(&workspace, "eng");
+    let agent = runtime.agent(&workspace, "alice");
+    let cli = Cli::new();
+    cli.login_to(
+        &runtime.base_url(),
+        &agent.workspace_id,
+        &agent.agent_id,
+        &agent.token,
+    );
+    let input =
+        json!({"channel": "#eng", "tasks": [{"title": "a", "assigne": "@alice", "tags": ["x"]}]});
+    let expected = json!({
+        "channel": "Drop the leading `#`: the name is written without it.",
+        "tasks/0/assigne": "Unknown field; did you mean `assignee`?",
+        "tasks/0/tags": "Unknown field; use `labels`.",
+    });
+    let run = cli.exec("task", "create", &input.to_string(), &[]);
+    assert_eq!(run.error_code(), "invalid_input", "{run:?}");
+    assert_eq!(run.json()["error"]["field_errors"], expected);
+    // The runtime validates the same way for any client.
+    let reply = runtime.post(&agent, "/tasks", &input);
+    assert_eq!(reply.json()["error"]["fieldErrors"], expected, "{reply:?}");
+    // The retry built from those messages succeeds.
+    let fixed =
+        json!({"channel": "eng", "tasks": [{"title": "a", "assignee": "@alice", "labels": ["x"]}]});
+    assert_eq!(cli.exec("task", "create", &fixed.to_string(), &[]).code, 0);
+}
+
+#[test]
+fn login_refuses_a_json_document_and_a_refused_token_names_the_fix() {
+    let runtime = Runtime::start();
+    let workspace = runtime.workspace("acme");
+    runtime.channel(&workspace, "eng");
+    let agent = runtime.agent(&workspace, "alice");
+    let cli = Cli::new();
+    let login = |token: &str| {
+        cli.run(
+            &[
+                "--profile",
+                "work",
+                "auth",
+                "login",
+                "--api-url",
+                &runtime.base_url(),
+                "--workspace",
+                &agent.workspace_id,
+                "--agent",
+                &agent.agent_id,
+                "--token-stdin",
+            ],
+            Some(token),
+        )
+    };
+    // What `agentteam-runtime token issue` prints, piped as it is.
+    let document = json!({"token": agent.token}).to_string();
+    let run = login(&document);
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (2, "usage_error"),
+        "{run:?}"
+    );
+    assert!(run.stdout.contains("jq -r .token"), "{run:?}");
+    assert!(!run.stdout.contains(&agent.token) && !run.stderr.contains(&agent.token));
+    assert!(!cli.store_text().contains("work"), "nothing was saved");
+    for bad in ["two words", "a{b}"] {
+        assert_eq!(login(bad).error_code(), "usage_error", "{bad}");
+    }
+    // A well-shaped token the server does not know: the 401 says which
+    // profile and how to log in again.
+    assert_eq!(login("at_not_a_real_token").code, 0);
+    let run = cli.run(
+        &["--profile", "work", "exec", "task", "list", "-"],
+        Some(r#"{"channel":"eng"}"#),
+    );
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (3, "unauthorized"),
+        "{run:?}"
+    );
+    let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(message.contains("profile `work`"), "{message}");
+    assert!(
+        message.contains(&format!(
+            "agentteam --profile work auth login --api-url {} --workspace {} --agent {} --token-stdin",
+            runtime.base_url(),
+            agent.workspace_id,
+            agent.agent_id
+        )),
+        "{message}"
+    );
+    assert!(!message.contains("at_not_a_real_token"));
+}
+
+#[test]
+fn first_hour_errors_name_the_way_out() {
+    let cli = Cli::new();
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[]);
+    assert_eq!(run.error_code(), "credentials_missing", "{run:?}");
+    assert!(
+        run.stdout.contains("agentteam-runtime quickstart"),
+        "{run:?}"
+    );
+
+    // Nothing listens on the discard port.
+    cli.login("http://127.0.0.1:9", "t", None);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &["--retries", "0"]);
+    assert_eq!(run.error_code(), "network_error", "{run:?}");
+    let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(message.contains("Tried http://127.0.0.1:9"), "{message}");
+    assert!(message.contains("`agentteam-runtime serve`"), "{message}");
+
+    // A bad second line of a batch is reported as line 2.
+    let run = cli.exec(
+        "task",
+        "list",
+        "{\"channel\":\"eng\"}\n{\"channel\":\n",
+        &["--batch", "--retries", "0"],
+    );
+    let second: Value = serde_json::from_str(run.stdout.lines().nth(1).unwrap()).unwrap();
+    assert_eq!(second["line"], 2, "{run:?}");
+    assert_eq!(second["error"]["code"], "invalid_json");
+    let message = second["error"]["message"].as_str().unwrap();
+    assert!(message.contains("(line 2, column"), "{message}");
+}
+
+#[test]
+fn an_action_flag_before_the_route_is_told_where_it_goes() {
+    let cli = Cli::new();
+    for args in [
+        &["--dry-run", "exec", "task", "list", "-"][..],
+        &["exec", "--dry-run", "task", "list", "-"],
+    ] {
+        let run = cli.run(args, None);
+        assert_eq!(
+            (run.code, run.error_code().as_str()),
+            (2, "usage_error"),
+            "{args:?}"
+        );
+        let error = run.json()["error"].clone();
+        let command = "agentteam exec task list --dry-run -";
+        assert_eq!(error["suggested_action"]["command"], command, "{error}");
+        assert!(
+            error["message"].as_str().unwrap().contains(command),
+            "{error}"
+        );
+    }
+}
