@@ -209,8 +209,11 @@ pub async fn bind(listen: SocketAddr) -> Result<Bound, Failure> {
     let listener = TcpListener::bind(listen).await.map_err(|e| {
         Failure::new(
             code::USAGE_ERROR,
-            format!("Cannot listen on {listen}: {e}."),
+            format!(
+                "Cannot listen on {listen}: {e}. Choose another address with --listen (port 0 picks a free one)."
+            ),
         )
+        .field("listen", "An address this process can bind, e.g. 127.0.0.1:0.")
     })?;
     let address = listener
         .local_addr()

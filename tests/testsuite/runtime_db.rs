@@ -334,3 +334,20 @@ fn the_log_and_the_quickstart_never_carry_the_password() {
     let token = succeeded(&out);
     assert!(token["token"].as_str().unwrap().starts_with("at_"));
 }
+
+/// `serve` on an address already taken says which flag picks another.
+#[test]
+fn serve_on_a_busy_port_names_the_listen_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap().to_string();
+    let db = dir.path().join("rt.db");
+    let out = runtime_in(
+        dir.path(),
+        &["--db", db.to_str().unwrap(), "serve", "--listen", &address],
+    );
+    let doc = refused(&out, 2, "no secret here");
+    assert_eq!(doc["error"]["code"], "usage_error", "{doc}");
+    assert!(message(&doc).contains("--listen"), "{doc}");
+    assert!(message(&doc).contains(&address), "{doc}");
+}
