@@ -5,10 +5,11 @@
 use serde_json::{Value, json};
 
 use crate::support::cli::{Cli, Run};
-use crate::support::runtime::Runtime;
+use crate::support::runtime::{Agent, Runtime};
 
-/// A CLI logged in as a member of a workspace with the board `eng`.
-fn member(runtime: &Runtime) -> Cli {
+/// A CLI logged in as a member of a workspace with the board `eng`, and
+/// that member.
+fn member(runtime: &Runtime) -> (Cli, Agent) {
     let workspace = runtime.workspace("acme");
     runtime.channel(&workspace, "eng");
     let agent = runtime.agent(&workspace, "alice");
@@ -19,7 +20,7 @@ fn member(runtime: &Runtime) -> Cli {
         &agent.agent_id,
         &agent.token,
     );
-    cli
+    (cli, agent)
 }
 
 /// Runs a suggested `command` (`agentteam exec task get -`) with `input` on stdin.
@@ -36,7 +37,7 @@ fn run_command(cli: &Cli, command: &Value, input: &Value) -> Run {
 #[test]
 fn a_suggested_action_carries_the_command_that_runs_it() {
     let runtime = Runtime::start();
-    let cli = member(&runtime);
+    let (cli, _) = member(&runtime);
     let created = cli.exec(
         "task",
         "create",
@@ -123,16 +124,7 @@ fn clap_tips_reach_the_json_error() {
 #[test]
 fn unknown_fields_and_a_hashed_channel_get_a_fix_from_both_ends() {
     let runtime = Runtime::start();
-    let workspace = runtime.workspace("acme");
-    runtime.channel(&workspace, "eng");
-    let agent = runtime.agent(&workspace, "alice");
-    let cli = Cli::new();
-    cli.login_to(
-        &runtime.base_url(),
-        &agent.workspace_id,
-        &agent.agent_id,
-        &agent.token,
-    );
+    let (cli, agent) = member(&runtime);
     let input =
         json!({"channel": "#eng", "tasks": [{"title": "a", "assigne": "@alice", "tags": ["x"]}]});
     let expected = json!({
