@@ -228,14 +228,16 @@ impl Failure {
 
     /// An `invalid_input` failure naming each bad field.
     pub fn invalid_input(field_errors: BTreeMap<String, String>) -> Self {
+        // The problems are said once, in field_errors: the message names
+        // where to look, so a caller reading both pays for them once.
         let message = match field_errors.len() {
             1 => {
-                let (field, problem) = field_errors.iter().next().expect("one entry");
+                let (field, _) = field_errors.iter().next().expect("one entry");
                 if field.is_empty() {
                     // The input as a whole, e.g. an update that changes nothing.
-                    format!("Invalid input: {problem}")
+                    "Invalid input as a whole; see field_errors.".to_string()
                 } else {
-                    format!("Invalid input at `{field}`: {problem}")
+                    format!("Invalid input at `{field}`; see field_errors.")
                 }
             }
             n => format!("Invalid input: {n} fields are wrong; see field_errors."),

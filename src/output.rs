@@ -73,16 +73,14 @@ impl Printer {
     }
 
     /// Prints the error: in `json` the document on stdout and one short line
-    /// on stderr (the document holds the details, so an agent reading both
-    /// streams does not pay for them twice); in `text` only the human view.
-    /// Returns the exit class.
+    /// on stderr that names the code and points at the document (which
+    /// holds the message and the details, so an agent reading both streams
+    /// pays for them once); in `text` only the human view. Returns the exit
+    /// class.
     pub fn failure(&self, failure: &Failure) -> ExitClass {
         if self.format == Format::Json {
             self.json(&error_document(failure));
-            self.stderr(&stderr_line(&format!(
-                "error: {}: {}",
-                failure.code, failure.message
-            )));
+            self.stderr(&json_mode_line(failure));
         } else {
             self.stderr(&human_error(failure));
         }
@@ -92,10 +90,7 @@ impl Printer {
     /// The error as the last NDJSON line of a stream, plus one short line.
     pub fn failure_line(&self, failure: &Failure) -> ExitClass {
         self.line(&error_document(failure));
-        self.stderr(&stderr_line(&format!(
-            "error: {}: {}",
-            failure.code, failure.message
-        )));
+        self.stderr(&json_mode_line(failure));
         failure.class
     }
 
@@ -150,6 +145,12 @@ impl Printer {
     }
 }
 
+/// The one stderr line of a JSON-mode failure: the code, and where the
+/// rest is.
+fn json_mode_line(failure: &Failure) -> String {
+    stderr_line(&format!("error: {}; details on stdout", failure.code))
+}
+
 /// The most a JSON-mode failure adds on stderr, newline included.
 pub const STDERR_LINE_BYTES: usize = 200;
 
@@ -182,10 +183,9 @@ pub fn error_document(failure: &Failure) -> Value {
 
 fn human_error(failure: &Failure) -> String {
     let mut line = format!("error: {}: {}\n", failure.code, failure.message);
-    if failure.field_errors.len() > 1 {
-        for (field, problem) in &failure.field_errors {
-            line.push_str(&format!("  {field}: {problem}\n"));
-        }
+    for (field, problem) in &failure.field_errors {
+        let field = if field.is_empty() { "input" } else { field };
+        line.push_str(&format!("  {field}: {problem}\n"));
     }
     if let Some(action) = &failure.suggested_action {
         let arguments = action.arguments.to_string();

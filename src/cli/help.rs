@@ -141,57 +141,36 @@ fn hanging(text: &str, indent: &str) -> String {
     out
 }
 
+/// How [`action_long_help`] prints a field path of [`input_fields`]: the
+/// indent that shows its depth, and its own name.
+pub fn nested(path: &str) -> (String, &str) {
+    let depth = path.matches('.').count();
+    let name = path.rsplit('.').next().unwrap_or(path);
+    ("  ".repeat(depth + 1), name)
+}
+
 /// The one line that sends an action's reader to the options and exit
 /// statuses every route shares, which `agentteam --help` lists once.
-pub const SHARED: &str = "Global options (--profile, --timeout, --retries, --format, --verbose) and exit statuses: see `agentteam --help`.";
+pub const SHARED: &str = "Global options and exit statuses: `agentteam --help`.";
 
 /// The most an action's `--help` may print, all of it: what a model reads
 /// to learn one action must leave room for the work.
 pub const HELP_BUDGET: usize = 3 * 1024;
 
-/// What clap adds after the text below: the usage line and the one-line
-/// option list (tested with the whole page against [`HELP_BUDGET`]).
-const CLAP_PART: usize = 400;
-
 /// The long help of `agentteam exec <domain> <action>`, within
-/// [`HELP_BUDGET`]. Every field is always listed; when the page would be
-/// too long, the fields keep only the first sentence of their description
-/// (the rules are in `--input-schema`), and then only the first example is
-/// shown (all of them with `--examples`).
+/// [`HELP_BUDGET`]: a model pays for every byte it reads, so the page says
+/// each thing once. Every field is listed with the first sentence of its
+/// description; its rules and default are in `--input-schema`, and an
+/// error names a broken rule. One example is shown, the rest are a flag
+/// away (`--examples`).
 pub fn action_long_help(action: &Action) -> String {
-    let full = render_help(action, false, action.examples.len());
-    if full.len() + CLAP_PART <= HELP_BUDGET {
-        return full;
-    }
-    let short = render_help(action, true, action.examples.len());
-    if short.len() + CLAP_PART <= HELP_BUDGET {
-        return short;
-    }
-    render_help(action, true, 1)
-}
-
-/// A description's first sentence: up to the first `. ` or `; ` that does
-/// not end an abbreviation (`e.g. `).
-fn first_sentence(description: &str) -> String {
-    let cut = description
-        .match_indices(". ")
-        .chain(description.match_indices("; "))
-        .map(|(at, _)| at)
-        .filter(|&at| !description[..at].ends_with("e.g") && !description[..at].ends_with("i.e"))
-        .min();
-    match cut {
-        Some(at) => format!("{}.", &description[..at]),
-        None => description.to_string(),
-    }
-}
-
-fn render_help(action: &Action, first_sentences: bool, examples: usize) -> String {
     let mut out = wrap(action.summary, "");
+
     out.push('\n');
     out.push_str(&wrap(action.description, ""));
     out.push('\n');
     out.push_str(&format!(
-        "Canonical tool: {}    Action id: {}    Permission: {}{}\nIdempotency: {}\n\n",
+        "Tool {} (action {}), permission {}{}; {}.\n\n",
         action.name(),
         action.id(),
         serde_json::to_value(action.permission)
@@ -199,41 +178,35 @@ fn render_help(action: &Action, first_sentences: bool, examples: usize) -> Strin
             .as_str()
             .unwrap_or_default(),
         if action.destructive() {
-            " (destructive, permanent)"
+            " (permanent)"
         } else {
             ""
         },
         action.idempotency.describe(),
     ));
-    out.push_str(if first_sentences {
-        "Input fields (one JSON object; each field's rules and default: --input-schema):\n"
-    } else {
-        "Input fields (one JSON object; see --input-schema):\n"
-    });
+    out.push_str(
+        "Input fields (one JSON object; each field's rules and default: --input-schema):\n",
+    );
     for (path, ty, required, description) in input_fields(action) {
         let req = if required { ", required" } else { "" };
-        let description = if first_sentences {
-            first_sentence(&description)
-        } else {
-            description
-        };
-        out.push_str("  ");
+        let description = first_sentence(&description);
+        // A nested field is indented under its parent by its own name:
+        // `tasks[].checklist[].text` prints as `text`, two levels in.
+        let (indent, name) = nested(&path);
+        out.push_str(&indent);
         out.push_str(&hanging(
-            &format!("{path} ({ty}{req}): {description}"),
-            "      ",
+            &format!("{name} ({ty}{req}): {description}"),
+            &format!("{indent}    "),
         ));
     }
-    out.push_str("\nOutput: {\"data\": …, \"meta\": {…}}; see --output-schema. Errors: `agentteam exec --error-schema`.\n\n");
-    let shown = examples.min(action.examples.len());
-    if shown < action.examples.len() {
-        out.push_str(&format!(
-            "Example ({} more: --examples):\n",
-            action.examples.len() - shown
-        ));
+    out.push_str("\nOutput: {\"data\", \"meta\"} (--output-schema); errors: `agentteam exec --error-schema`.\n\n");
+    let more = action.examples.len().saturating_sub(1);
+    if more > 0 {
+        out.push_str(&format!("Example ({more} more: --examples):\n"));
     } else {
-        out.push_str("Examples (all of them as JSON: --examples):\n");
+        out.push_str("Example (as JSON: --examples):\n");
     }
-    for example in &action.examples[..shown] {
+    for example in action.examples.iter().take(1) {
         out.push_str(&format!(
             "  # {}\n  {}\n",
             example.description,
@@ -241,4 +214,24 @@ fn render_help(action: &Action, first_sentences: bool, examples: usize) -> Strin
         ));
     }
     out
+}
+
+/// A description's first sentence: up to the first `. ` or `; ` outside
+/// parentheses that does not end an abbreviation (`e.g. `).
+fn first_sentence(description: &str) -> String {
+    let cut = description
+        .match_indices(". ")
+        .chain(description.match_indices("; "))
+        .map(|(at, _)| at)
+        .filter(|&at| {
+            let before = &description[..at];
+            !before.ends_with("e.g")
+                && !before.ends_with("i.e")
+                && before.matches('(').count() == before.matches(')').count()
+        })
+        .min();
+    match cut {
+        Some(at) => format!("{}.", &description[..at]),
+        None => description.to_string(),
+    }
 }

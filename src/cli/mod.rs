@@ -265,10 +265,14 @@ fn with_option_table(command: Command) -> Command {
         "-h, --help",
         help::SHARED
     ));
-    let names: Vec<&str> = rows.iter().map(|(spec, _)| spec.as_str()).collect();
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|(spec, _)| spec.as_str())
+        .filter(|spec| spec.starts_with("--"))
+        .collect();
     let line = format!(
-        "Options: {} (`-h` explains each; `-` reads stdin).\n{}",
-        names.join(", "),
+        "Flags (`-h` explains each): {}. {}",
+        names.join(" "),
         help::SHARED
     );
     command

@@ -326,7 +326,8 @@ fn check_05_permission_and_annotations_agree() {
             "{name}: a destructive action says it is permanent; nothing else does"
         );
         assert_eq!(
-            crate::cli::help::action_long_help(action).contains("(destructive, permanent)"),
+            crate::cli::help::action_long_help(action)
+                .contains("permission destructive (permanent)"),
             destructive,
             "{name}: --help"
         );

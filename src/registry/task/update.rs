@@ -88,10 +88,9 @@ pub static ACTION: Action = Action {
     verb: "update",
     operation: Operation::Task(super::Operation::Update),
     summary: "Change a task's fields or status.",
-    description: "Change a task's title, description, status, priority, assignee, labels, checklist, URLs, \
-        attachments, blocker or parent; omitted fields stay unchanged, null clears a nullable one. Use \
-        task_set_claim to take or release a task yourself and task_checkpoint to record progress. \
-        Guard against stale overwrites with expected_updated_at.",
+    description: "Change any of a task's fields below; omitted fields stay unchanged, null clears a \
+        nullable one. Use task_set_claim to take or release a task yourself and task_checkpoint to \
+        record progress. Guard against stale overwrites with expected_updated_at.",
     permission: Permission::AgentMutation,
     idempotency: Idempotency::None,
     concurrency: Concurrency::ExpectedUpdatedAt,

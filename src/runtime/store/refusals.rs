@@ -114,7 +114,7 @@ pub fn idempotency_conflict() -> Failure {
 pub fn update_conflict(board: &str, number: i64, current: &str) -> Failure {
     Failure::new(
         code::TASK_UPDATE_CONFLICT,
-        format!("Task #{number} changed at {current} after expected_updated_at; read it again."),
+        format!("Task #{number} changed after expected_updated_at; read it again."),
     )
     .field("expected_updated_at", "Stale: the task changed since.")
     .detail("current_updated_at", json!(current))
@@ -128,7 +128,7 @@ pub fn inexact_expected(board: &str, number: i64, current: &str) -> Failure {
     Failure::new(
         code::TASK_UPDATE_CONFLICT,
         format!(
-            "expected_updated_at matches no updated_at of task #{number}; pass the exact updated_at from task_get (now {current}), all six fractional digits."
+            "expected_updated_at is no updated_at task #{number} had; pass the exact updated_at from task_get, all six fractional digits (the current one is in details)."
         ),
     )
     .field(

@@ -770,7 +770,7 @@ fn update_clears_guards_and_refuses_cycles<E: Engine>() {
     // The conflict carries the current updated_at as a field: retrying
     // with it needs no read.
     assert_eq!(f.details["current_updated_at"], updated["updated_at"]);
-    assert!(f.message.contains("changed at"));
+    assert!(f.message.contains("changed after"));
     let current = updated["updated_at"].as_str().unwrap().to_string();
     // A value cut to seconds (or later than any updated_at) was never the
     // task's: it asks for the exact value and says nothing changed.
