@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use crate::case;
-use crate::error::{Failure, SuggestedAction, code};
+use crate::error::{Candidate, Failure, SuggestedAction, code};
 use crate::registry::{Action, FieldErrors, HiddenContext, Method};
 
 /// Largest request body the runtime reads, and the largest input the CLI sends.
@@ -303,6 +303,15 @@ fn parse_error_document(bytes: &[u8]) -> Option<Failure> {
                 failure.details.insert(k.clone(), v.clone());
             }
         }
+    }
+    if let Some(candidates) = error.get("candidates").and_then(Value::as_array) {
+        let kept: Vec<Candidate> = candidates
+            .iter()
+            .filter(|c| serde_json::to_vec(c).is_ok_and(|b| b.len() <= 1_000))
+            .filter_map(|c| serde_json::from_value::<Candidate>(c.clone()).ok())
+            .take(crate::error::MAX_CANDIDATES)
+            .collect();
+        failure.candidates = (!kept.is_empty()).then(|| Box::new(kept));
     }
     Some(failure)
 }
