@@ -117,15 +117,15 @@ error_codes! {
     METHOD_NOT_ALLOWED = "method_not_allowed", Rejected, 405, false,
         "The route does not accept this HTTP method.";
     CHANNEL_NOT_FOUND = "channel_not_found", Rejected, 404, false,
-        "No board with that channel name in the workspace. Check the name.";
+        "No board with that channel name in the workspace. `candidates` lists the boards this agent may use, nearest first.";
     TASK_NOT_FOUND = "task_not_found", Rejected, 404, false,
         "No live task with that number on the board (it may have been deleted). List the board.";
     PARENT_NOT_FOUND = "parent_not_found", Rejected, 404, false,
-        "The parent task does not exist on the board or is deleted.";
+        "The parent task does not exist on the board or is deleted. `candidates` lists the nearest live task numbers.";
     TASK_SCOPE_NOT_FOUND = "task_scope_not_found", Rejected, 404, false,
-        "parent_task_scope names no live task in this workspace.";
+        "parent_task_scope names no live task in this workspace. `candidates` lists boards to find the parent's scope_id on.";
     ASSIGNEE_NOT_FOUND = "assignee_not_found", Rejected, 422, false,
-        "The member ref names no agent in this workspace.";
+        "The member ref names no agent in this workspace. `candidates` lists the nearest member refs.";
     TARGET_CONFLICT = "target_conflict", Rejected, 422, false,
         "target resolves to a different board than the create locator.";
     INVALID_PARENT = "invalid_parent", Rejected, 422, false,

@@ -318,6 +318,18 @@ fn lookup_failures_name_candidates_and_a_command_that_runs() {
     let run = run_suggestion(&cli, &failed);
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(run.json()["data"]["items"][0]["title"], "one");
+    // The text view names them on stderr.
+    let text = cli.exec(
+        "task",
+        "list",
+        r#"{"channel": "egn"}"#,
+        &["--format", "text"],
+    );
+    assert!(
+        text.stderr.contains("channel candidates: eng, ops"),
+        "{}",
+        text.stderr
+    );
 
     // A mistyped member: the same create with the member meant.
     let failed = exec(
