@@ -322,6 +322,29 @@ mod tests {
     use crate::registry::find;
 
     #[test]
+    fn candidates_travel_bounded_and_typed() {
+        let many: Vec<Value> = (0..30)
+            .map(|i| json!({"field": "channel", "value": format!("b{i}")}))
+            .chain([
+                json!({"field": "x"}),
+                json!({"field": "parent", "value": 3, "title": "t"}),
+            ])
+            .collect();
+        let body = json!({"error": {"code": "channel_not_found", "message": "No board.", "retryable": false, "candidates": many}});
+        let f = decode_error(404, body.to_string().as_bytes(), None);
+        assert_eq!(f.candidate_list().len(), crate::error::MAX_CANDIDATES);
+        assert_eq!(f.candidate_list()[0].value, json!("b0"));
+        // A malformed one is dropped, not the document.
+        let body = json!({"error": {"code": "parent_not_found", "message": "No parent.", "retryable": false,
+            "candidates": [{"field": "x"}, {"field": "parent", "value": 3, "title": "t"}]}});
+        let f = decode_error(404, body.to_string().as_bytes(), None);
+        assert_eq!(
+            f.to_document()["error"]["candidates"],
+            json!([{"field": "parent", "value": 3, "title": "t"}])
+        );
+    }
+
+    #[test]
     fn list_travels_as_a_typed_query_string() {
         let list = find("task", "list").unwrap();
         let input = json!({"channel": "eng", "include_subtasks": true, "limit": 5, "query": "a b", "filters": {"assigned_to_me": true}});

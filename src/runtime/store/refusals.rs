@@ -341,3 +341,21 @@ pub fn claim_not_found(number: i64) -> Value {
     json!({"number": number, "code": code::TASK_NOT_FOUND.code,
         "message": format!("No live task #{number} on this board.")})
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_ranks_by_edit_distance_then_name_and_keeps_ten() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            nearest("Eng", names(&["ops", "eng", "design", "engine"])),
+            ["eng", "engine", "ops", "design"]
+        );
+        let many: Vec<String> = (0..30).map(|i| format!("b{i:02}")).collect();
+        assert_eq!(nearest("b", many).len(), MAX_CANDIDATES);
+        assert!(is_typo_of("enng", "eng") && is_typo_of("alicee", "alice"));
+        assert!(!is_typo_of("zzz", "eng") && !is_typo_of("bbo", "bob"));
+    }
+}
