@@ -213,7 +213,6 @@ pub struct Failure {
     /// [`MAX_CANDIDATES`]; read them with [`Failure::candidate_list`].
     /// Behind one thin pointer, absent when empty: a `Failure` travels in
     /// every `Result`, so it stays small (see `suggested_action`).
-    #[allow(clippy::box_collection)]
     pub candidates: Option<Box<Vec<Candidate>>>,
     /// Exit class for the CLI.
     pub class: ExitClass,
