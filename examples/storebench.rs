@@ -86,6 +86,7 @@ fn main() {
         let locator = TaskLocator {
             channel: "bench".into(),
             number: i64::from(i % 1000 + 1),
+            checkpoints_before: None,
         };
         block(store.get(&me, &locator)).expect("get");
     });

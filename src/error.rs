@@ -117,15 +117,15 @@ error_codes! {
     METHOD_NOT_ALLOWED = "method_not_allowed", Rejected, 405, false,
         "The route does not accept this HTTP method.";
     CHANNEL_NOT_FOUND = "channel_not_found", Rejected, 404, false,
-        "No board with that channel name in the workspace. Check the name.";
+        "No board with that channel name in the workspace. `candidates` lists the boards this agent may use, nearest first.";
     TASK_NOT_FOUND = "task_not_found", Rejected, 404, false,
         "No live task with that number on the board (it may have been deleted). List the board.";
     PARENT_NOT_FOUND = "parent_not_found", Rejected, 404, false,
-        "The parent task does not exist on the board or is deleted.";
+        "The parent task does not exist on the board or is deleted. `candidates` lists the nearest live task numbers.";
     TASK_SCOPE_NOT_FOUND = "task_scope_not_found", Rejected, 404, false,
-        "parent_task_scope names no live task in this workspace.";
+        "parent_task_scope names no live task in this workspace. `candidates` lists boards to find the parent's scope_id on.";
     ASSIGNEE_NOT_FOUND = "assignee_not_found", Rejected, 422, false,
-        "The member ref names no agent in this workspace.";
+        "The member ref names no agent in this workspace. `candidates` lists the nearest member refs.";
     TARGET_CONFLICT = "target_conflict", Rejected, 422, false,
         "target resolves to a different board than the create locator.";
     INVALID_PARENT = "invalid_parent", Rejected, 422, false,
@@ -180,6 +180,22 @@ pub struct SuggestedAction {
     pub command: Option<String>,
 }
 
+/// The most candidates an error document carries (§5.2).
+pub const MAX_CANDIDATES: usize = 10;
+
+/// One value a failing input field could take instead (§5.2): a board
+/// name, a member ref, a task number, or for an unknown field its nearest
+/// known name. Candidates come nearest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    /// The input path the value is for, e.g. `channel` or `tasks/0/assignee`.
+    pub field: String,
+    pub value: Value,
+    /// A task candidate's title, to tell it apart without a read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+}
+
 /// An expected product failure, as both binaries report it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failure {
@@ -193,6 +209,11 @@ pub struct Failure {
     /// Structured facts about the failure a caller can act on without
     /// parsing the message, e.g. a conflict's `current_updated_at`.
     pub details: BTreeMap<String, Value>,
+    /// What the failing field could be instead, nearest first, at most
+    /// [`MAX_CANDIDATES`]; read them with [`Failure::candidate_list`].
+    /// Behind one thin pointer, absent when empty: a `Failure` travels in
+    /// every `Result`, so it stays small (see `suggested_action`).
+    pub candidates: Option<Box<Vec<Candidate>>>,
     /// Exit class for the CLI.
     pub class: ExitClass,
     /// HTTP status for the runtime.
@@ -208,6 +229,7 @@ impl Failure {
             field_errors: BTreeMap::new(),
             suggested_action: None,
             details: BTreeMap::new(),
+            candidates: None,
             class: code.class,
             http_status: if code.http_status == 0 {
                 500
@@ -267,6 +289,40 @@ impl Failure {
         self
     }
 
+    /// Adds candidates for input path `field`, nearest first; the list
+    /// stays within [`MAX_CANDIDATES`].
+    pub fn candidates(self, field: &str, values: impl IntoIterator<Item = Value>) -> Self {
+        self.with_candidates(values.into_iter().map(|value| Candidate {
+            field: field.to_string(),
+            value,
+            title: None,
+        }))
+    }
+
+    /// Adds task candidates (number and title) for input path `field`.
+    pub fn task_candidates(self, field: &str, tasks: &[(i64, String)]) -> Self {
+        self.with_candidates(tasks.iter().map(|(number, title)| Candidate {
+            field: field.to_string(),
+            value: json!(number),
+            title: Some(title.clone()),
+        }))
+    }
+
+    fn with_candidates(mut self, more: impl Iterator<Item = Candidate>) -> Self {
+        let all = self.candidates.get_or_insert_with(Box::default);
+        let room = MAX_CANDIDATES.saturating_sub(all.len());
+        all.extend(more.take(room));
+        if all.is_empty() {
+            self.candidates = None;
+        }
+        self
+    }
+
+    /// The candidates, nearest first (empty when there are none).
+    pub fn candidate_list(&self) -> &[Candidate] {
+        self.candidates.as_deref().map_or(&[], Vec::as_slice)
+    }
+
     /// The model-facing error document (§8.2), snake_case.
     pub fn to_document(&self) -> Value {
         let mut error = json!({
@@ -282,6 +338,9 @@ impl Failure {
         }
         if !self.details.is_empty() {
             error["details"] = json!(self.details);
+        }
+        if !self.candidate_list().is_empty() {
+            error["candidates"] = json!(self.candidate_list());
         }
         json!({ "error": error })
     }
@@ -333,6 +392,21 @@ pub fn error_schema() -> Value {
                     "details": {
                         "type": "object",
                         "description": "Structured facts about the failure, by name; e.g. task_update_conflict's `current_updated_at`, the task's updated_at now."
+                    },
+                    "candidates": {
+                        "type": "array",
+                        "maxItems": MAX_CANDIDATES,
+                        "description": "What the failing field could be instead, nearest first (§5.2): the boards this agent may use for an unknown channel, member refs for an unknown assignee, live task numbers for an unknown parent, known field names for an unknown field.",
+                        "items": {
+                            "type": "object",
+                            "additionalProperties": false,
+                            "required": ["field", "value"],
+                            "properties": {
+                                "field": {"type": "string", "description": "The input path the value is for, e.g. `channel` or `tasks/0/assignee`."},
+                                "value": {"type": ["string", "integer"], "description": "A value that field could take (for an unknown field: a known field name)."},
+                                "title": {"type": "string", "description": "A task candidate's title."}
+                            }
+                        }
                     },
                     "suggested_action": {
                         "type": "object",

@@ -187,6 +187,23 @@ fn human_error(failure: &Failure) -> String {
         let field = if field.is_empty() { "input" } else { field };
         line.push_str(&format!("  {field}: {problem}\n"));
     }
+    if let Some(first) = failure.candidate_list().first() {
+        let values: Vec<String> = failure
+            .candidate_list()
+            .iter()
+            .filter(|c| c.field == first.field)
+            .map(|c| match (&c.value, &c.title) {
+                (Value::String(s), _) => s.clone(),
+                (v, Some(title)) => format!("{v} ({title})"),
+                (v, None) => v.to_string(),
+            })
+            .collect();
+        line.push_str(&format!(
+            "  {} candidates: {}\n",
+            first.field,
+            values.join(", ")
+        ));
+    }
     if let Some(action) = &failure.suggested_action {
         let arguments = action.arguments.to_string();
         match find_by_name(&action.tool) {

@@ -51,12 +51,17 @@ pub fn validate(action: &Action, mut input: Value) -> Result<Value, Failure> {
         ));
     }
     let mut errors = FieldErrors::new();
+    let mut candidates = Vec::new();
     for violation in &violations(action, &input) {
-        record(violation, action, &input, &mut errors);
+        record(violation, action, &input, &mut errors, &mut candidates);
     }
     (action.check)(&input, &mut errors);
     if !errors.is_empty() {
-        return Err(Failure::invalid_input(errors));
+        let mut failure = Failure::invalid_input(errors);
+        for (field, names) in candidates {
+            failure = failure.candidates(&field, names.into_iter().map(Value::from));
+        }
+        return Err(failure);
     }
     integers(action.schema(), &mut input);
     (action.canonicalize)(&mut input);
@@ -231,7 +236,16 @@ fn integers(schema: &Value, value: &mut Value) {
     }
 }
 
-fn record(violation: &Violation, action: &Action, input: &Value, errors: &mut FieldErrors) {
+/// The known names an unknown field may have meant, by the unknown field's path.
+type NameCandidates = Vec<(String, Vec<String>)>;
+
+fn record(
+    violation: &Violation,
+    action: &Action,
+    input: &Value,
+    errors: &mut FieldErrors,
+    candidates: &mut NameCandidates,
+) {
     let path = violation.path.as_str();
     match &violation.kind {
         Kind::Pattern(pattern) if hash_prefixed(pattern, input, path) => {
@@ -241,7 +255,11 @@ fn record(violation: &Violation, action: &Action, input: &Value, errors: &mut Fi
         }
         Kind::Additional(unexpected) => {
             for name in unexpected {
-                errors.insert(join(path, name), unknown_field_message(name, path, action));
+                let (message, names) = unknown_field(name, path, action);
+                if !names.is_empty() {
+                    candidates.push((join(path, name), names));
+                }
+                errors.insert(join(path, name), message);
             }
         }
         Kind::Required(name) => {
@@ -255,6 +273,50 @@ fn record(violation: &Violation, action: &Action, input: &Value, errors: &mut Fi
                 .or_insert_with(|| describe(kind));
         }
     }
+}
+
+/// How many nearest sibling names an unknown field's candidates list.
+const NEAREST_NAMES: usize = 3;
+
+/// The message for an unknown field and the known names it may have meant,
+/// nearest first: the snake_case spelling, the registry's synonym, or the
+/// siblings nearest by edit distance.
+fn unknown_field(name: &str, parent_path: &str, action: &Action) -> (String, Vec<String>) {
+    let message = unknown_field_message(name, parent_path, action);
+    // Hidden context cannot be set, and a field of another action is
+    // fixed by that action: no name here would do.
+    if message.starts_with("Hidden context") || message.contains("; it is `") {
+        return (message, Vec::new());
+    }
+    let snake = crate::case::camel_to_snake(name);
+    let mut props = Vec::new();
+    schema::walk_properties(action.schema(), "", &mut props);
+    let sibling_path = schema_path(parent_path, &snake);
+    let parent = &sibling_path[..sibling_path.len() - snake.len()];
+    let siblings: Vec<&str> = props
+        .iter()
+        .filter_map(|(p, _)| p.strip_prefix(parent))
+        .filter(|rest| !rest.contains('/'))
+        .collect();
+    // The name the message proposes comes first, then the nearest others.
+    let proposed = siblings
+        .iter()
+        .find(|s| message.contains(&format!("`{s}`")))
+        .copied();
+    let lower = snake.to_ascii_lowercase();
+    let mut ranked: Vec<(usize, &str)> = siblings
+        .iter()
+        .filter(|s| Some(**s) != proposed)
+        .map(|s| (edit_distance(&lower, s), *s))
+        .collect();
+    ranked.sort();
+    let names = proposed
+        .into_iter()
+        .chain(ranked.into_iter().map(|(_, s)| s))
+        .take(NEAREST_NAMES)
+        .map(str::to_string)
+        .collect();
+    (message, names)
 }
 
 fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> String {
@@ -305,7 +367,7 @@ fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> Stri
 }
 
 /// Levenshtein distance over chars: insertions, deletions, substitutions.
-fn edit_distance(a: &str, b: &str) -> usize {
+pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
@@ -710,7 +772,7 @@ mod tests {
         let mut errors = FieldErrors::new();
         for violation in violations {
             assert_ne!(violation.kind, Kind::Other, "{}", action.name());
-            record(violation, action, input, &mut errors);
+            record(violation, action, input, &mut errors, &mut Vec::new());
         }
         errors
     }

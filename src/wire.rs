@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use crate::case;
-use crate::error::{Failure, SuggestedAction, code};
+use crate::error::{Candidate, Failure, SuggestedAction, code};
 use crate::registry::{Action, FieldErrors, HiddenContext, Method};
 
 /// Largest request body the runtime reads, and the largest input the CLI sends.
@@ -304,6 +304,15 @@ fn parse_error_document(bytes: &[u8]) -> Option<Failure> {
             }
         }
     }
+    if let Some(candidates) = error.get("candidates").and_then(Value::as_array) {
+        let kept: Vec<Candidate> = candidates
+            .iter()
+            .filter(|c| serde_json::to_vec(c).is_ok_and(|b| b.len() <= 1_000))
+            .filter_map(|c| serde_json::from_value::<Candidate>(c.clone()).ok())
+            .take(crate::error::MAX_CANDIDATES)
+            .collect();
+        failure.candidates = (!kept.is_empty()).then(|| Box::new(kept));
+    }
     Some(failure)
 }
 
@@ -311,6 +320,29 @@ fn parse_error_document(bytes: &[u8]) -> Option<Failure> {
 mod tests {
     use super::*;
     use crate::registry::find;
+
+    #[test]
+    fn candidates_travel_bounded_and_typed() {
+        let many: Vec<Value> = (0..30)
+            .map(|i| json!({"field": "channel", "value": format!("b{i}")}))
+            .chain([
+                json!({"field": "x"}),
+                json!({"field": "parent", "value": 3, "title": "t"}),
+            ])
+            .collect();
+        let body = json!({"error": {"code": "channel_not_found", "message": "No board.", "retryable": false, "candidates": many}});
+        let f = decode_error(404, body.to_string().as_bytes(), None);
+        assert_eq!(f.candidate_list().len(), crate::error::MAX_CANDIDATES);
+        assert_eq!(f.candidate_list()[0].value, json!("b0"));
+        // A malformed one is dropped, not the document.
+        let body = json!({"error": {"code": "parent_not_found", "message": "No parent.", "retryable": false,
+            "candidates": [{"field": "x"}, {"field": "parent", "value": 3, "title": "t"}]}});
+        let f = decode_error(404, body.to_string().as_bytes(), None);
+        assert_eq!(
+            f.to_document()["error"]["candidates"],
+            json!([{"field": "parent", "value": 3, "title": "t"}])
+        );
+    }
 
     #[test]
     fn list_travels_as_a_typed_query_string() {

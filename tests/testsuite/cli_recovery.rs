@@ -135,6 +135,27 @@ fn unknown_fields_and_a_hashed_channel_get_a_fix_from_both_ends() {
     let run = cli.exec("task", "create", &input.to_string(), &[]);
     assert_eq!(run.error_code(), "invalid_input", "{run:?}");
     assert_eq!(run.json()["error"]["field_errors"], expected);
+    // The names meant are candidates too, the proposed one first.
+    let candidates = run.json()["error"]["candidates"].clone();
+    let first_for = |field: &str| {
+        candidates
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["field"] == field)
+            .map(|c| c["value"].clone())
+    };
+    assert_eq!(
+        first_for("tasks/0/assigne"),
+        Some(json!("assignee")),
+        "{candidates}"
+    );
+    assert_eq!(
+        first_for("tasks/0/tags"),
+        Some(json!("labels")),
+        "{candidates}"
+    );
+    assert_eq!(first_for("channel"), None, "{candidates}");
     // The runtime validates the same way for any client.
     let reply = runtime.post(&agent, "/tasks", &input);
     assert_eq!(reply.json()["error"]["fieldErrors"], expected, "{reply:?}");
@@ -262,4 +283,130 @@ fn an_action_flag_before_the_route_is_told_where_it_goes() {
             "{error}"
         );
     }
+}
+
+/// Runs the suggested action of a failed run as the document gives it.
+fn run_suggestion(cli: &Cli, failed: &Run) -> Run {
+    let suggestion = failed.json()["error"]["suggested_action"].clone();
+    assert!(suggestion.is_object(), "{failed:?}");
+    run_command(cli, &suggestion["command"], &suggestion["arguments"])
+}
+
+#[test]
+fn lookup_failures_name_candidates_and_a_command_that_runs() {
+    let runtime = Runtime::start();
+    let (cli, agent) = member(&runtime);
+    runtime.channel(&agent.workspace_id, "ops");
+    runtime.agent(&agent.workspace_id, "bob");
+    let exec = |verb: &str, input: Value| cli.exec("task", verb, &input.to_string(), &[]);
+    assert_eq!(
+        exec(
+            "create",
+            json!({"channel": "eng", "tasks": [{"title": "one"}]})
+        )
+        .code,
+        0
+    );
+
+    // An unknown board: the boards this agent may use, and a list of the nearest.
+    let failed = exec("list", json!({"channel": "egn"}));
+    assert_eq!(failed.error_code(), "channel_not_found", "{failed:?}");
+    assert_eq!(
+        failed.json()["error"]["candidates"],
+        json!([{"field": "channel", "value": "eng"}, {"field": "channel", "value": "ops"}])
+    );
+    let run = run_suggestion(&cli, &failed);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["data"]["items"][0]["title"], "one");
+    // The text view names them on stderr.
+    let text = cli.exec(
+        "task",
+        "list",
+        r#"{"channel": "egn"}"#,
+        &["--format", "text"],
+    );
+    assert!(
+        text.stderr.contains("channel candidates: eng, ops"),
+        "{}",
+        text.stderr
+    );
+
+    // A mistyped member: the same create with the member meant.
+    let failed = exec(
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "two", "assignee": "@alicee"}]}),
+    );
+    assert_eq!(failed.error_code(), "assignee_not_found", "{failed:?}");
+    assert_eq!(failed.json()["error"]["candidates"][0]["value"], "@alice");
+    let run = run_suggestion(&cli, &failed);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["data"]["tasks"][0]["assignee"], "@alice");
+
+    // An unknown parent: the nearest live numbers, and the list to find it in.
+    let failed = exec(
+        "create",
+        json!({"channel": "eng", "parent": 7, "tasks": [{"title": "x"}]}),
+    );
+    assert_eq!(failed.error_code(), "parent_not_found", "{failed:?}");
+    assert_eq!(
+        failed.json()["error"]["candidates"][0],
+        json!({"field": "parent", "value": 2, "title": "two"})
+    );
+    let run = run_suggestion(&cli, &failed);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["data"]["items"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn a_cut_section_of_task_get_names_the_call_that_reads_the_rest() {
+    let runtime = Runtime::start();
+    let (cli, _) = member(&runtime);
+    let exec = |verb: &str, input: &Value, flags: &[&str]| {
+        let run = cli.exec("task", verb, &input.to_string(), flags);
+        assert_eq!(run.code, 0, "{verb} {input}: {run:?}");
+        run
+    };
+    exec(
+        "create",
+        &json!({"channel": "eng", "tasks": [{"title": "parent"}]}),
+        &[],
+    );
+    let kids: Vec<Value> = (0..21).map(|i| json!({"title": format!("k{i}")})).collect();
+    exec(
+        "create",
+        &json!({"channel": "eng", "parent": 1, "tasks": kids}),
+        &[],
+    );
+    for i in 0..6 {
+        exec(
+            "checkpoint",
+            &json!({"channel": "eng", "number": 1, "summary": format!("cp {i}")}),
+            &[],
+        );
+    }
+    let got = exec("get", &json!({"channel": "eng", "number": 1}), &[]).json()["data"].clone();
+    // Each `next` runs as given, through the route its tool names.
+    let follow = |next: &Value| {
+        let tool = next["tool"].as_str().unwrap();
+        let verb = tool.strip_prefix("task_").unwrap();
+        exec(verb, &next["arguments"], &[]).json()["data"].clone()
+    };
+    let rest = follow(&got["subtasks"]["next"]);
+    assert_eq!(rest["items"].as_array().unwrap().len(), 1, "{rest}");
+    assert_eq!(rest["items"][0]["number"], 22);
+    let older = follow(&got["checkpoints"]["next"]);
+    assert_eq!(
+        older["checkpoints"]["items"][0]["summary"], "cp 0",
+        "{older}"
+    );
+    assert_eq!(older["checkpoints"]["next"], Value::Null);
+    // The text view prints the command.
+    let text = exec(
+        "get",
+        &json!({"channel": "eng", "number": 1}),
+        &["--format", "text"],
+    )
+    .stdout;
+    assert!(text.contains("more: echo '"), "{text}");
+    assert!(text.contains("| agentteam exec task list -"), "{text}");
 }

@@ -258,8 +258,22 @@ fn section(description: &str, item: Value) -> Value {
                 "truncated",
                 out("boolean", "True when `items` holds fewer than `total`."),
             ),
+            (
+                "next",
+                nullable(object(
+                    "If truncated: the call that reads the rest, as given; else null.",
+                    vec![
+                        ("tool", out("string", "Tool name.")),
+                        (
+                            "arguments",
+                            json!({"type": "object", "description": "Its input."}),
+                        ),
+                    ],
+                    &["tool", "arguments"],
+                )),
+            ),
         ],
-        &["items", "total", "truncated"],
+        &["items", "total", "truncated", "next"],
     )
 }
 
@@ -297,8 +311,8 @@ pub fn task_detail() -> Value {
         ], &["name", "url", "media_type", "size_bytes"])})),
         ("blocker", out_nullable("string", "What blocks progress, or null.")),
         ("source_target", out_nullable("string", "The thread the task was created from (`#channel:thread_id`), or null.")),
-        ("subtasks", section("Direct subtasks, first 20 by number.", compact_task())),
-        ("checkpoints", section("Checkpoints, the 5 most recent first.", checkpoint())),
+        ("subtasks", section("Direct subtasks, first 20 by number; `next` lists the rest.", compact_task())),
+        ("checkpoints", section("The 5 newest checkpoints (older than checkpoints_before, if given; `total` counts those), newest first; `next` reads older ones.", checkpoint())),
     ]);
     let required: Vec<&str> = props.iter().map(|(n, _)| *n).collect();
     object(

@@ -15,7 +15,7 @@ pub static ACTION: Action = Action {
     operation: Operation::Task(super::Operation::Get),
     summary: "Read one task in detail.",
     description: "Read one task's full profile with bounded summaries of its subtasks and recent \
-        checkpoints; attachments are metadata only. Use task_list to find a task's number first. Read-only.",
+        checkpoints; attachments are metadata only. A cut section's `next` reads the rest. Use task_list to find a task's number first. Read-only.",
     permission: Permission::ReadOnly,
     idempotency: Idempotency::Safe,
     concurrency: Concurrency::Snapshot,
@@ -31,10 +31,16 @@ pub static ACTION: Action = Action {
     data_schema: fields::task_detail,
     check: no_branch_rules,
     canonicalize: keep,
-    examples: &[Example {
-        description: "Read task 12 of the demo board",
-        input: r#"{"channel": "demo", "number": 12}"#,
-    }],
+    examples: &[
+        Example {
+            description: "Read task 12 of the demo board",
+            input: r#"{"channel": "demo", "number": 12}"#,
+        },
+        Example {
+            description: "Task 12's checkpoints older than checkpoint 40",
+            input: r#"{"channel": "demo", "number": 12, "checkpoints_before": 40}"#,
+        },
+    ],
     text: super::text::detail,
 };
 
@@ -45,6 +51,17 @@ fn input_schema() -> Value {
         vec![
             ("channel", fields::channel()),
             ("number", fields::number("The task's board-local number.")),
+            (
+                "checkpoints_before",
+                integer(
+                    &format!(
+                        "Only checkpoints older than this checkpoint id (from the section's `next`). Default: the {MAX_CHECKPOINTS} newest."
+                    ),
+                    1,
+                    // The largest integer every JSON reader holds exactly.
+                    9_007_199_254_740_991,
+                ),
+            ),
         ],
         &["channel", "number"],
     )

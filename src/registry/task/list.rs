@@ -67,7 +67,7 @@ fn input_schema() -> Value {
             (
                 "query",
                 string(
-                    "Free text matched against titles and descriptions. Empty or absent (the default) browses; non-empty searches the same collection.",
+                    "Free text matched against titles and descriptions. Empty or absent (the default) browses; non-empty searches.",
                     0,
                     200,
                 ),
@@ -75,14 +75,14 @@ fn input_schema() -> Value {
             (
                 "status",
                 enumeration(
-                    "Which tasks: `active` (todo, in_progress, in_review; the default), one status, or `all` (only with a non-empty query). Other values are rejected.",
+                    "Which tasks: `active` (todo, in_progress, in_review; the default), one status, or `all` (only with a non-empty query or filters.parent).",
                     VIEWS,
                 ),
             ),
             (
                 "include_subtasks",
                 boolean(
-                    "Also list subtasks. Default false (top-level tasks only), but true with filters.assigned_to_me.",
+                    "Also list subtasks. Default false (top-level only); true with filters.assigned_to_me or filters.parent.",
                 ),
             ),
             (
@@ -122,8 +122,12 @@ fn input_schema() -> Value {
                         (
                             "assigned_to_me",
                             boolean(
-                                "Only tasks assigned to the calling agent (the `mine` view), subtasks included unless include_subtasks is false. Default false.",
+                                "Only tasks assigned to the calling agent (the `mine` view). Default false.",
                             ),
+                        ),
+                        (
+                            "parent",
+                            fields::number("Only direct subtasks of this task number."),
                         ),
                         (
                             "labels",
@@ -161,10 +165,18 @@ pub fn is_search(input: &Value) -> bool {
 
 fn check(input: &Value, errors: &mut FieldErrors) {
     let searching = is_search(input);
-    if input.get("status").and_then(Value::as_str) == Some("all") && !searching {
+    let filters = input.get("filters");
+    let parent = filters.and_then(|f| f.get("parent")).is_some();
+    if input.get("status").and_then(Value::as_str) == Some("all") && !searching && !parent {
         errors.insert(
             "status".into(),
-            "`all` is accepted only with a non-empty query.".into(),
+            "`all` is accepted only with a non-empty query or filters.parent.".into(),
+        );
+    }
+    if parent && input.get("include_subtasks").and_then(Value::as_bool) == Some(false) {
+        errors.insert(
+            "include_subtasks".into(),
+            "filters.parent lists subtasks: leave include_subtasks out or true.".into(),
         );
     }
     if input.get("sort").and_then(Value::as_str) == Some("relevance") && !searching {
@@ -173,7 +185,6 @@ fn check(input: &Value, errors: &mut FieldErrors) {
             "`relevance` is accepted only with a non-empty query.".into(),
         );
     }
-    let filters = input.get("filters");
     let mine = filters
         .and_then(|f| f.get("assigned_to_me"))
         .and_then(Value::as_bool)

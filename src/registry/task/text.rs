@@ -82,9 +82,25 @@ pub fn detail(data: &Value, style: &Style) -> String {
                     scalar(&c["summary"])
                 ));
             }
+            if let Some(line) = next_line(&section["next"]) {
+                out.push_str(&line);
+            }
         }
     }
     out
+}
+
+/// A cut section's `next` call as the command that reads the rest.
+fn next_line(next: &Value) -> Option<String> {
+    let tool = next["tool"].as_str()?;
+    let action = crate::registry::find_by_name(tool)?;
+    let arguments = next["arguments"].to_string();
+    // Single quotes keep the JSON intact in a POSIX shell, unless it holds one.
+    Some(if arguments.contains('\'') {
+        format!("  more: {} with {arguments}\n", action.cli_command())
+    } else {
+        format!("  more: echo '{arguments}' | {}\n", action.cli_command())
+    })
 }
 
 /// `task_set_claim`: one line, then one per failure.

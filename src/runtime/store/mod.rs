@@ -237,7 +237,10 @@ pub async fn dispatch<S: Store>(
     workflow: &WorkflowContext,
 ) -> Result<Value, Failure> {
     use crate::registry::task::Operation as Task;
-    match action.operation {
+    // Kept for the failure path: a lookup failure's suggestion is this
+    // same call with the failing field corrected.
+    let original = input.clone();
+    let result = match action.operation {
         Operation::Task(operation) => match operation {
             Task::List => {
                 store
@@ -255,7 +258,55 @@ pub async fn dispatch<S: Store>(
             Task::Checkpoint => store.checkpoint(principal, &typed(input)?).await,
             Task::Delete => store.delete(principal, &typed(input)?).await,
         },
+    };
+    result.map_err(|failure| corrected_call(action, &original, failure))
+}
+
+/// For a lookup failure whose first candidate is what the input meant,
+/// suggests the same call with the failing field replaced by it (§5.2):
+/// always for `task_list` (a read; its cursor, bound to the old board,
+/// goes), otherwise only when the given value is a typo of the candidate,
+/// so no write is proposed on a board or member the caller did not mean.
+/// An unknown member that is no typo gets a read instead: the board's
+/// tasks of the nearest member. Other failures pass unchanged.
+fn corrected_call(action: &Action, input: &Value, failure: Failure) -> Failure {
+    let is = |c: crate::error::ErrorCode| failure.code == c.code;
+    if !(is(code::CHANNEL_NOT_FOUND) || is(code::ASSIGNEE_NOT_FOUND)) {
+        return failure;
     }
+    let Some(first) = failure.candidate_list().first() else {
+        return failure;
+    };
+    let pointer = format!("/{}", first.field);
+    let (Some(given), Some(meant)) = (
+        input.pointer(&pointer).and_then(Value::as_str),
+        first.value.as_str(),
+    ) else {
+        return failure;
+    };
+    let read = action.permission == crate::registry::Permission::ReadOnly;
+    if read || refusals::is_typo_of(handle_of(given), handle_of(meant)) {
+        let mut arguments = input.clone();
+        if let Some(slot) = arguments.pointer_mut(&pointer) {
+            *slot = json!(meant);
+        }
+        if is(code::CHANNEL_NOT_FOUND)
+            && let Some(object) = arguments.as_object_mut()
+        {
+            object.remove("cursor");
+        }
+        return failure.suggest(&action.name(), arguments);
+    }
+    if is(code::ASSIGNEE_NOT_FOUND)
+        && let Some(channel) = input.get("channel").and_then(Value::as_str)
+    {
+        let meant = meant.to_string();
+        return failure.suggest(
+            "task_list",
+            json!({"channel": channel, "include_subtasks": true, "filters": {"assignee": meant}}),
+        );
+    }
+    failure
 }
 
 /// Deserialises validated input into an operation's typed input. The input
@@ -300,12 +351,15 @@ pub struct Attachment {
     pub size_bytes: Option<i64>,
 }
 
-/// `task_get` and `task_checkpoint` locate one task the same way.
+/// `task_get`'s input: one task, and where its checkpoints section starts.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TaskLocator {
     pub channel: String,
     pub number: i64,
+    /// Only checkpoints with a smaller id (older ones).
+    #[serde(default)]
+    pub checkpoints_before: Option<i64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -644,6 +698,7 @@ pub enum Sort {
 struct ListFilters {
     assignee: Option<String>,
     assigned_to_me: Option<bool>,
+    parent: Option<i64>,
     labels: Option<Vec<String>>,
 }
 
@@ -671,6 +726,8 @@ pub struct ListQuery {
     pub sort: Sort,
     /// A member ref; `assigned_to_me` resolves to the caller's ref.
     pub assignee: Option<String>,
+    /// Only the direct subtasks of this task number.
+    pub parent: Option<i64>,
     pub labels: Vec<String>,
     pub limit: i64,
     /// Where the previous page ended.
@@ -703,8 +760,10 @@ impl ListQuery {
         let view = input.status.unwrap_or(View::Active);
         // The mine view answers "what do I hold", and an agent may hold
         // only subtasks: it lists them unless the caller says otherwise.
-        let include_subtasks = input.include_subtasks.unwrap_or(mine);
-        let bound = json!({
+        // So does a parent's: its direct subtasks are all it lists.
+        let parent = filters.parent;
+        let include_subtasks = input.include_subtasks.unwrap_or(mine || parent.is_some());
+        let mut bound = json!({
             "workspace": principal.workspace_id,
             "channel": input.channel,
             "search": search,
@@ -714,6 +773,10 @@ impl ListQuery {
             "assignee": assignee,
             "labels": labels,
         });
+        // Only when given, so cursors of queries without it stay valid.
+        if let Some(parent) = parent {
+            bound["parent"] = json!(parent);
+        }
         let digest = hex(&Sha256::digest(canonical_json(&bound).as_bytes())[..16]);
         let after = match &input.cursor {
             Some(text) => Some(cursor::decode(text, &digest, sort)?),
@@ -726,6 +789,7 @@ impl ListQuery {
             include_subtasks,
             sort,
             assignee,
+            parent,
             labels,
             limit: input.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT),
             after,
@@ -818,6 +882,11 @@ impl TaskRow {
 /// around `data`, so the whole printed document stays within the budget.
 const ENVELOPE_RESERVE: usize = 1024;
 
+/// Room kept in a task detail for its sections' `next` calls, which
+/// [`link_sections`] adds after the cuts: a channel name, a cursor and the
+/// fixed arguments stay well under this.
+const LINKS_RESERVE: usize = 640;
+
 fn json_len(value: &Value) -> usize {
     serde_json::to_vec(value).map_or(usize::MAX, |bytes| bytes.len())
 }
@@ -901,7 +970,7 @@ pub fn list_page(mut rows: Vec<(TaskRow, f64)>, q: &ListQuery) -> Value {
 /// `meta.truncated`. Schema bounds make the last steps reachable only with
 /// pathological input (every field at its maximum of escaped characters).
 pub fn fit_detail(mut detail: Value, budget: usize) -> Value {
-    let room = budget.saturating_sub(ENVELOPE_RESERVE);
+    let room = budget.saturating_sub(ENVELOPE_RESERVE + LINKS_RESERVE);
     if json_len(&detail) <= room {
         return detail;
     }
@@ -952,6 +1021,52 @@ pub fn fit_detail(mut detail: Value, budget: usize) -> Value {
         }
     }
     detail["truncated"] = json!(true);
+    detail
+}
+
+/// Names in each cut section of a `task_get` answer the call that reads
+/// the rest (§8.3), after [`fit_detail`] made its cuts, so the call starts
+/// right after the last item the section still carries: for subtasks, a
+/// `task_list` of the task's direct subtasks in number order with the
+/// cursor after that item; for checkpoints, this `task_get` with
+/// `checkpoints_before` the oldest checkpoint shown. `next` is null in a
+/// section that is whole.
+pub fn link_sections(mut detail: Value, principal: &Principal, input: &TaskLocator) -> Value {
+    let truncated = |detail: &Value, section: &str| detail[section]["truncated"] == json!(true);
+    let last_number = detail["subtasks"]["items"]
+        .as_array()
+        .and_then(|items| items.last())
+        .and_then(|item| item["number"].as_i64());
+    detail["subtasks"]["next"] = if truncated(&detail, "subtasks") {
+        let mut arguments = json!({
+            "channel": input.channel,
+            "status": "all",
+            "sort": "number_asc",
+            "limit": MAX_LIMIT,
+            "filters": {"parent": input.number},
+        });
+        if let Some(number) = last_number
+            && let Ok(query) = ListQuery::from_input(principal, arguments.clone())
+        {
+            arguments["cursor"] = json!(cursor::encode(&query.digest, After::Number { number }));
+        }
+        json!({"tool": "task_list", "arguments": arguments})
+    } else {
+        Value::Null
+    };
+    let oldest_shown = detail["checkpoints"]["items"]
+        .as_array()
+        .and_then(|items| items.last())
+        .and_then(|item| item["id"].as_i64());
+    detail["checkpoints"]["next"] = if truncated(&detail, "checkpoints") {
+        let mut arguments = json!({"channel": input.channel, "number": input.number});
+        if let Some(before) = oldest_shown.or(input.checkpoints_before) {
+            arguments["checkpoints_before"] = json!(before);
+        }
+        json!({"tool": "task_get", "arguments": arguments})
+    } else {
+        Value::Null
+    };
     detail
 }
 

@@ -5,14 +5,56 @@
 
 use serde_json::{Value, json};
 
-use crate::error::{Failure, code};
+use super::handle_of;
+use crate::error::{Failure, MAX_CANDIDATES, code};
+use crate::validate::edit_distance;
 
-pub fn channel_not_found(name: &str) -> Failure {
-    Failure::new(
+/// `names` ordered nearest to `given` first (edit distance, case folded,
+/// then name), at most [`MAX_CANDIDATES`]: a lookup failure's candidates.
+pub fn nearest(given: &str, names: Vec<String>) -> Vec<String> {
+    let given = given.to_lowercase();
+    let mut ranked: Vec<(usize, String)> = names
+        .into_iter()
+        .map(|n| (edit_distance(&given, &n.to_lowercase()), n))
+        .collect();
+    ranked.sort();
+    ranked
+        .into_iter()
+        .take(MAX_CANDIDATES)
+        .map(|(_, n)| n)
+        .collect()
+}
+
+/// Whether `candidate` is close enough to `given` to be what a typo meant
+/// (the rule of the unknown-field hint).
+pub fn is_typo_of(given: &str, candidate: &str) -> bool {
+    let distance = edit_distance(&given.to_lowercase(), &candidate.to_lowercase());
+    distance <= (candidate.chars().count() / 3).clamp(1, 3)
+}
+
+/// `boards` are those this agent may use, nearest to `name` first.
+pub fn channel_not_found(name: &str, boards: Vec<String>) -> Failure {
+    let boards = nearest(name, boards);
+    let failure = Failure::new(
         code::CHANNEL_NOT_FOUND,
-        format!("No board named `{name}` in this workspace."),
+        if boards.is_empty() {
+            format!("No board named `{name}` in this workspace, and this agent may use none.")
+        } else {
+            format!(
+                "No board named `{name}` in this workspace; candidates lists the boards this agent may use, nearest first."
+            )
+        },
     )
-    .field("channel", "No such board.")
+    .field("channel", "No such board.");
+    match boards.first() {
+        Some(first) => {
+            let suggestion = json!({"channel": first});
+            failure
+                .candidates("channel", boards.iter().map(|b| json!(b)))
+                .suggest("task_list", suggestion)
+        }
+        None => failure,
+    }
 }
 
 pub fn not_a_member() -> Failure {
@@ -28,28 +70,69 @@ pub fn task_not_found(board: &str, number: i64) -> Failure {
     .suggest("task_list", json!({"channel": board}))
 }
 
-pub fn parent_not_found(board: &str, number: i64) -> Failure {
+/// The read that lists a board's live tasks, subtasks included, by number:
+/// where a parent's number is found.
+fn list_board(board: &str) -> Value {
+    json!({"channel": board, "include_subtasks": true, "sort": "number_asc"})
+}
+
+/// `nearby` are live tasks of the board (number, title), nearest to
+/// `number` first.
+pub fn parent_not_found(
+    board: &str,
+    number: i64,
+    field: &str,
+    nearby: &[(i64, String)],
+) -> Failure {
     Failure::new(
         code::PARENT_NOT_FOUND,
-        format!("No live task #{number} on board `{board}` to be the parent."),
+        format!(
+            "No live task #{number} on board `{board}` to be the parent; candidates lists the nearest live task numbers, and task_list on the board (status `all` with a query for closed ones) finds the rest."
+        ),
     )
-    .field("parent", "No such live task.")
+    .field(field, "No such live task.")
+    .task_candidates(field, nearby)
+    .suggest("task_list", list_board(board))
 }
 
-pub fn task_scope_not_found() -> Failure {
-    Failure::new(
+/// `boards` are those this agent may use (by name): the scope's board is
+/// unknown, so the parent is found by listing one and taking its scope_id.
+pub fn task_scope_not_found(boards: Vec<String>) -> Failure {
+    let failure = Failure::new(
         code::TASK_SCOPE_NOT_FOUND,
-        "parent_task_scope names no live task in this workspace.",
+        "parent_task_scope names no live task in this workspace; list the parent's board with task_list (candidates are the boards this agent may use) and copy its scope_id, or give channel and parent instead.",
     )
-    .field("parent_task_scope/scope_id", "No such live task scope.")
+    .field("parent_task_scope/scope_id", "No such live task scope.");
+    let mut boards = boards;
+    boards.sort();
+    boards.truncate(MAX_CANDIDATES);
+    match boards.first() {
+        Some(first) => {
+            let suggestion = list_board(first);
+            failure
+                .candidates("channel", boards.iter().map(|b| json!(b)))
+                .suggest("task_list", suggestion)
+        }
+        None => failure,
+    }
 }
 
-pub fn assignee_not_found(member_ref: &str, field: &str) -> Failure {
+/// `handles` are the workspace's agents (without `@`); the nearest member
+/// refs become the candidates. The suggestion lists the board's tasks of
+/// the nearest member, which names it as it is written.
+pub fn assignee_not_found(member_ref: &str, field: &str, handles: Vec<String>) -> Failure {
+    let refs: Vec<String> = nearest(handle_of(member_ref), handles)
+        .into_iter()
+        .map(|h| format!("@{h}"))
+        .collect();
     Failure::new(
         code::ASSIGNEE_NOT_FOUND,
-        format!("No agent `{member_ref}` in this workspace."),
+        format!(
+            "No agent `{member_ref}` in this workspace; candidates lists the nearest member refs."
+        ),
     )
     .field(field, "No such member.")
+    .candidates(field, refs.into_iter().map(Value::from))
 }
 
 pub fn invalid_parent(number: i64) -> Failure {
@@ -257,4 +340,22 @@ pub fn claim_result(claimed: bool, tasks: Vec<Value>, failures: Vec<Value>) -> V
 pub fn claim_not_found(number: i64) -> Value {
     json!({"number": number, "code": code::TASK_NOT_FOUND.code,
         "message": format!("No live task #{number} on this board.")})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_ranks_by_edit_distance_then_name_and_keeps_ten() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            nearest("Eng", names(&["ops", "eng", "design", "engine"])),
+            ["eng", "engine", "ops", "design"]
+        );
+        let many: Vec<String> = (0..30).map(|i| format!("b{i:02}")).collect();
+        assert_eq!(nearest("b", many).len(), MAX_CANDIDATES);
+        assert!(is_typo_of("enng", "eng") && is_typo_of("alicee", "alice"));
+        assert!(!is_typo_of("zzz", "eng") && !is_typo_of("bbo", "bob"));
+    }
 }

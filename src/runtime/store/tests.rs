@@ -100,6 +100,9 @@ on_every_engine!(
     cursors_page_without_gaps_and_are_bound_to_the_query,
     search_matches_the_same_words_on_every_engine,
     get_bounds_its_sections,
+    cut_sections_name_the_call_that_reads_the_rest,
+    list_filters_by_parent,
+    lookup_failures_carry_candidates_and_a_call_that_works,
     update_clears_guards_and_refuses_cycles,
     set_claim_is_a_desired_state_with_per_task_failures,
     delete_rules,
@@ -173,6 +176,28 @@ impl<E: Engine> World<E> {
             Ok(v) => panic!("{verb} {input} succeeded: {v}"),
             Err(f) => f,
         }
+    }
+
+    /// Runs a `{tool, arguments}` call (a suggested action, a section's
+    /// `next`) exactly as given.
+    fn follow(&self, who: &Principal, call: &Value) -> Result<Value, Failure> {
+        let action = crate::registry::find_by_name(call["tool"].as_str().unwrap()).unwrap();
+        let input = crate::validate::validate(action, call["arguments"].clone())?;
+        block(dispatch(
+            &self.store,
+            action,
+            who,
+            input,
+            &WorkflowContext::default(),
+        ))
+    }
+
+    fn suggestion(failure: &Failure) -> Value {
+        let action = failure
+            .suggested_action
+            .as_ref()
+            .unwrap_or_else(|| panic!("{failure:?} suggests nothing"));
+        json!({"tool": action.tool, "arguments": action.arguments})
     }
 
     fn create(&self, who: &Principal, input: Value) -> Vec<Value> {
@@ -732,6 +757,237 @@ fn get_bounds_its_sections<E: Engine>() {
     );
     // Checkpoints do not change the task's updated_at.
     assert_eq!(got["updated_at"], got["created_at"]);
+}
+
+fn cut_sections_name_the_call_that_reads_the_rest<E: Engine>() {
+    let w = world::<E>();
+    w.titles(&w.alice, "eng", &["parent", "other"]);
+    let kids: Vec<Value> = (0..23).map(|i| json!({"title": format!("k{i}")})).collect();
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "parent": 1, "tasks": kids}),
+    );
+    // A closed subtask is still a subtask: the rest lists every status.
+    w.ok(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 25, "status": "done"}),
+    );
+    for i in 0..12 {
+        w.ok(
+            &w.bob,
+            "checkpoint",
+            json!({"channel": "eng", "number": 1, "summary": format!("cp {i}")}),
+        );
+    }
+    let got = w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}));
+    assert_eq!(items_of(&got["subtasks"]), (3..=22).collect::<Vec<_>>());
+    let next = &got["subtasks"]["next"];
+    assert_eq!(next["tool"], "task_list", "{next}");
+    let rest = w.follow(&w.alice, next).unwrap();
+    assert_eq!(items_of(&rest), [23, 24, 25], "{rest}");
+    assert!(rest.get("next_cursor").is_none(), "{rest}");
+
+    // Checkpoints page back five at a time, 12 → 7 → 2, and stop.
+    let mut summaries = Vec::new();
+    let mut section = got["checkpoints"].clone();
+    let mut totals = vec![section["total"].clone()];
+    loop {
+        for cp in section["items"].as_array().unwrap() {
+            summaries.push(cp["summary"].as_str().unwrap().to_string());
+        }
+        if section["next"].is_null() {
+            assert_eq!(section["truncated"], false);
+            break;
+        }
+        assert_eq!(section["truncated"], true);
+        assert_eq!(section["next"]["tool"], "task_get");
+        section = w.follow(&w.alice, &section["next"]).unwrap()["checkpoints"].clone();
+        totals.push(section["total"].clone());
+    }
+    let expected: Vec<String> = (0..12).rev().map(|i| format!("cp {i}")).collect();
+    assert_eq!(summaries, expected);
+    assert_eq!(totals, [json!(12), json!(7), json!(2)]);
+
+    // A whole section names no call.
+    let other = w.ok(&w.alice, "get", json!({"channel": "eng", "number": 2}));
+    assert_eq!(
+        (&other["subtasks"]["next"], &other["checkpoints"]["next"]),
+        (&Value::Null, &Value::Null)
+    );
+}
+
+fn list_filters_by_parent<E: Engine>() {
+    let w = world::<E>();
+    w.titles(&w.alice, "eng", &["p", "q"]);
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "parent": 1, "tasks": [{"title": "a"}, {"title": "b"}, {"title": "c"}, {"title": "d"}]}),
+    );
+    w.ok(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 5, "labels": ["x"]}),
+    );
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "parent": 2, "tasks": [{"title": "e"}]}),
+    );
+    // A grandchild is not a direct subtask.
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "parent": 3, "tasks": [{"title": "g"}]}),
+    );
+    let list = |input: Value| w.ok(&w.alice, "list", input);
+    let by = json!({"channel": "eng", "sort": "number_asc", "filters": {"parent": 1}});
+    assert_eq!(items_of(&list(by.clone())), [3, 4, 5, 6]);
+    assert_eq!(
+        items_of(&list(
+            json!({"channel": "eng", "filters": {"parent": 1, "labels": ["x"]}})
+        )),
+        [5]
+    );
+    // Paged with a cursor, without gaps.
+    let mut first = by.clone();
+    first["limit"] = json!(3);
+    let page = list(first.clone());
+    assert_eq!(items_of(&page), [3, 4, 5]);
+    let mut second = first.clone();
+    second["cursor"] = page["next_cursor"].clone();
+    assert_eq!(items_of(&list(second.clone())), [6]);
+    // The cursor is bound to the parent.
+    second["filters"]["parent"] = json!(2);
+    assert_eq!(w.err(&w.alice, "list", second).code, "cursor_invalid");
+    // Every status, with filters.parent and no query.
+    w.ok(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 4, "status": "canceled"}),
+    );
+    assert_eq!(items_of(&list(by.clone())), [3, 5, 6]);
+    let mut all = by.clone();
+    all["status"] = json!("all");
+    assert_eq!(items_of(&list(all)), [3, 4, 5, 6]);
+    let mut top = by.clone();
+    top["include_subtasks"] = json!(false);
+    let f = w.err(&w.alice, "list", top);
+    assert!(f.field_errors.contains_key("include_subtasks"), "{f:?}");
+    // A number that is no live task is refused, with the nearest ones.
+    let f = w.err(
+        &w.alice,
+        "list",
+        json!({"channel": "eng", "filters": {"parent": 40}}),
+    );
+    assert_eq!(f.code, "parent_not_found");
+    assert_eq!(f.candidate_list()[0].field, "filters/parent");
+    assert_eq!(f.candidate_list()[0].value, json!(8));
+}
+
+fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
+    let w = world::<E>();
+    w.titles(&w.alice, "eng", &["one", "two", "three"]);
+    let values = |f: &Failure| -> Vec<Value> {
+        f.candidate_list().iter().map(|c| c.value.clone()).collect()
+    };
+
+    // An unknown board: the boards bob may use, nearest first (not
+    // `secret`, which he is no member of), and a call that works.
+    let f = w.err(&w.bob, "list", json!({"channel": "engg"}));
+    assert_eq!(f.code, "channel_not_found");
+    assert_eq!(values(&f), [json!("eng"), json!("ops")]);
+    assert_eq!(f.candidate_list()[0].field, "channel");
+    let call = World::<E>::suggestion(&f);
+    assert_eq!(
+        call,
+        json!({"tool": "task_list", "arguments": {"channel": "eng"}})
+    );
+    assert_eq!(items_of(&w.follow(&w.bob, &call).unwrap()), [3, 2, 1]);
+    // Alice may use `secret` too.
+    let f = w.err(&w.alice, "get", json!({"channel": "secrt", "number": 2}));
+    assert_eq!(values(&f)[0], json!("secret"));
+    // A typo of a board: the same call on the board meant.
+    let f = w.err(&w.alice, "get", json!({"channel": "enng", "number": 2}));
+    let call = World::<E>::suggestion(&f);
+    assert_eq!(call["tool"], "task_get");
+    assert_eq!(w.follow(&w.alice, &call).unwrap()["title"], "two");
+    // No typo, and a write: no write is proposed, only a read.
+    let f = w.err(
+        &w.alice,
+        "create",
+        json!({"channel": "zzzzzz", "tasks": [{"title": "x"}]}),
+    );
+    let call = World::<E>::suggestion(&f);
+    assert_eq!(call["tool"], "task_list");
+    w.follow(&w.alice, &call).unwrap();
+
+    // An unknown member: the nearest member refs; a typo gets the same
+    // call with the member meant, which works.
+    let f = w.err(
+        &w.alice,
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "x", "assignee": "@bobb"}]}),
+    );
+    assert_eq!(f.code, "assignee_not_found");
+    assert_eq!(values(&f)[0], json!("@bob"));
+    assert_eq!(f.candidate_list().len(), 3, "{f:?}");
+    assert_eq!(f.candidate_list()[0].field, "tasks/0/assignee");
+    let call = World::<E>::suggestion(&f);
+    assert_eq!(call["tool"], "task_create");
+    let created = w.follow(&w.alice, &call).unwrap();
+    assert_eq!(created["tasks"][0]["assignee"], "@bob");
+    w.titles(&w.alice, "eng", &["y"]);
+    // No typo: a read of the nearest member's tasks on the board.
+    let f = w.err(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 1, "assignee": "@zed"}),
+    );
+    let call = World::<E>::suggestion(&f);
+    assert_eq!(call["tool"], "task_list");
+    w.follow(&w.alice, &call).unwrap();
+
+    // An unknown parent: the nearest live task numbers, with titles, and
+    // the read that lists the board's tasks.
+    w.ok(&w.alice, "delete", json!({"channel": "eng", "number": 2}));
+    let f = w.err(
+        &w.alice,
+        "create",
+        json!({"channel": "eng", "parent": 2, "tasks": [{"title": "x"}]}),
+    );
+    assert_eq!(f.code, "parent_not_found");
+    assert_eq!(
+        values(&f),
+        [json!(1), json!(3), json!(4), json!(5)],
+        "{f:?}"
+    );
+    assert_eq!(f.candidate_list()[0].title.as_deref(), Some("one"));
+    let listed = w.follow(&w.alice, &World::<E>::suggestion(&f)).unwrap();
+    assert_eq!(items_of(&listed), [1, 3, 4, 5]);
+    let f = w.err(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 1, "parent": 9}),
+    );
+    assert_eq!(values(&f)[0], json!(5));
+
+    // An unknown task scope: the boards, and a read of one.
+    let f = w.err(
+        &w.bob,
+        "create",
+        json!({"parent_task_scope": {"kind": "task", "scope_id": "tsk_nope"}, "tasks": [{"title": "x"}]}),
+    );
+    assert_eq!(f.code, "task_scope_not_found");
+    assert_eq!(values(&f), [json!("eng"), json!("ops")]);
+    w.follow(&w.bob, &World::<E>::suggestion(&f)).unwrap();
+
+    // The document carries them; another workspace's boards never appear.
+    let doc = w
+        .err(&w.mallory, "list", json!({"channel": "ops"}))
+        .to_document();
+    assert_eq!(
+        doc["error"]["candidates"],
+        json!([{"field": "channel", "value": "eng"}])
+    );
 }
 
 fn update_clears_guards_and_refuses_cycles<E: Engine>() {

@@ -138,7 +138,7 @@ async fn board<C: GenericClient>(c: &C, p: &Principal, name: &str) -> Result<Boa
          WHERE m.channel_id = c.id AND m.agent_id = $3) \
          FROM channels c WHERE c.workspace_id = $1 AND c.name = $2";
     let Some(row) = maybe(c, SQL, &[&p.workspace_id, &name, &p.agent_id]).await? else {
-        return Err(refusals::channel_not_found(name).into());
+        return Err(refusals::channel_not_found(name, usable_boards(c, p).await?).into());
     };
     if !row.get::<_, bool>(1) {
         return Err(refusals::not_a_member().into());
@@ -147,6 +147,45 @@ async fn board<C: GenericClient>(c: &C, p: &Principal, name: &str) -> Result<Boa
         id: row.get(0),
         name: name.to_string(),
     })
+}
+
+/// The boards of the workspace this agent may use (public, or a member):
+/// the candidates of a lookup failure, read on the failure path only.
+async fn usable_boards<C: GenericClient>(c: &C, p: &Principal) -> Result<Vec<String>> {
+    const SQL: &str = "SELECT c.name FROM channels c WHERE c.workspace_id = $1 AND (NOT c.private \
+         OR EXISTS (SELECT 1 FROM channel_members m WHERE m.channel_id = c.id AND m.agent_id = $2))";
+    Ok(all(c, SQL, &[&p.workspace_id, &p.agent_id])
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect())
+}
+
+/// The handles of the workspace's agents, for an unknown member's candidates.
+async fn handles<C: GenericClient>(c: &C, workspace_id: &str) -> Result<Vec<String>> {
+    const SQL: &str = "SELECT handle FROM agents WHERE workspace_id = $1";
+    Ok(all(c, SQL, &[&workspace_id])
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect())
+}
+
+/// The live tasks of the board nearest to `number` (number, title), for
+/// an unknown parent's candidates.
+async fn nearby_tasks<C: GenericClient>(
+    c: &C,
+    board: &Board,
+    number: i64,
+) -> Result<Vec<(i64, String)>> {
+    const SQL: &str = "SELECT number, title FROM tasks WHERE channel_id = $1 \
+         AND deleted_at IS NULL ORDER BY abs(number - $2), number LIMIT $3";
+    let limit = crate::error::MAX_CANDIDATES as i64;
+    Ok(all(c, SQL, &[&board.id, &number, &limit])
+        .await?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect())
 }
 
 /// A live task as a mutation finds it, locked until the transaction ends.
@@ -178,7 +217,13 @@ async fn require_task(tx: &Transaction<'_>, board: &Board, number: i64) -> Resul
 async fn live_parent(tx: &Transaction<'_>, board: &Board, number: i64) -> Result<i64> {
     match lock_task(tx, board, number).await? {
         Some(parent) => Ok(parent.id),
-        None => Err(refusals::parent_not_found(&board.name, number).into()),
+        None => Err(refusals::parent_not_found(
+            &board.name,
+            number,
+            "parent",
+            &nearby_tasks(tx, board, number).await?,
+        )
+        .into()),
     }
 }
 
@@ -200,9 +245,15 @@ async fn assignee_id<C: GenericClient>(
     member_ref: &str,
     field: &str,
 ) -> Result<String> {
-    agent_by_ref(c, &p.workspace_id, member_ref)
-        .await?
-        .ok_or_else(|| refusals::assignee_not_found(member_ref, field).into())
+    match agent_by_ref(c, &p.workspace_id, member_ref).await? {
+        Some(id) => Ok(id),
+        None => {
+            Err(
+                refusals::assignee_not_found(member_ref, field, handles(c, &p.workspace_id).await?)
+                    .into(),
+            )
+        }
+    }
 }
 
 /// Moves the task's `updated_at` strictly forward from `now`.
@@ -264,7 +315,9 @@ async fn lock_placement(
              FOR UPDATE OF t";
         let found = maybe(tx, SQL, &[&scope.scope_id, &p.workspace_id, &p.agent_id]).await?;
         // Unknown, deleted and other-workspace scopes are indistinguishable.
-        let row = found.ok_or_else(refusals::task_scope_not_found)?;
+        let Some(row) = found else {
+            return Err(refusals::task_scope_not_found(usable_boards(tx, p).await?).into());
+        };
         if !row.get::<_, bool>(3) {
             return Err(refusals::not_a_member().into());
         }
@@ -656,6 +709,16 @@ async fn insert_tasks(
 
 pub(super) async fn list_tasks(c: &Object, p: &Principal, q: &ListQuery) -> Result<Value> {
     let board = board(c, p, &q.channel).await?;
+    if let Some(parent) = q.parent {
+        const SQL: &str = "SELECT EXISTS (SELECT 1 FROM tasks WHERE channel_id = $1 \
+             AND number = $2 AND deleted_at IS NULL)";
+        if !one(c, SQL, &[&board.id, &parent]).await?.get::<_, bool>(0) {
+            let nearby = nearby_tasks(c, &board, parent).await?;
+            return Err(
+                refusals::parent_not_found(&board.name, parent, "filters/parent", &nearby).into(),
+            );
+        }
+    }
     let Some((sql, args)) = list_sql(board.id, q) else {
         // Only punctuation: nothing can match.
         return Ok(json!({"items": []}));
@@ -725,6 +788,13 @@ fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Arg>)> {
         let handle = arg(Arg::Text(handle_of(member).to_string()));
         conditions.push(format!("a.handle = {handle}"));
     }
+    if let Some(parent) = q.parent {
+        let (board, parent) = (arg(Arg::Int(board_id)), arg(Arg::Int(parent)));
+        conditions.push(format!(
+            "t.parent_id = (SELECT x.id FROM tasks x WHERE x.channel_id = {board} \
+             AND x.number = {parent} AND x.deleted_at IS NULL)"
+        ));
+    }
     if !q.labels.is_empty() {
         let labels = arg(Arg::Json(json!(q.labels)));
         conditions.push(format!("t.labels @> {labels}"));
@@ -785,16 +855,18 @@ pub(super) async fn get_task(c: &Object, p: &Principal, input: &TaskLocator) -> 
         "SELECT k.id, k.summary, a.handle, k.created_at, count(*) OVER () FROM checkpoints k \
          JOIN agents a ON a.id = k.created_by WHERE k.task_id = ",
         the_task!(),
-        " ORDER BY k.id DESC LIMIT $4"
+        " AND k.id < $5 ORDER BY k.id DESC LIMIT $4"
     );
     let (max_subtasks, max_checkpoints) = (MAX_SUBTASKS as i64, MAX_CHECKPOINTS as i64);
     type Params<'a> = [&'a (dyn ToSql + Sync); 4];
     let (channel, number) = (&input.channel, &input.number);
-    let (task, subtask_page, checkpoint_page): (Params, Params, Params) = (
+    let before = input.checkpoints_before.unwrap_or(i64::MAX);
+    let (task, subtask_page): (Params, Params) = (
         [&p.workspace_id, channel, number, &p.agent_id],
         [&p.workspace_id, channel, number, &max_subtasks],
-        [&p.workspace_id, channel, number, &max_checkpoints],
     );
+    let checkpoint_page: [&(dyn ToSql + Sync); 5] =
+        [&p.workspace_id, channel, number, &max_checkpoints, &before];
     // Sent back to back on the one connection (pipelined).
     let (found, subtasks, checkpoints) = tokio::try_join!(
         maybe(c, TASK, &task),
@@ -823,10 +895,8 @@ pub(super) async fn get_task(c: &Object, p: &Principal, input: &TaskLocator) -> 
             total: total(&checkpoints, 4),
         },
     );
-    Ok(fit_detail(
-        detail,
-        crate::registry::task::get::ACTION.budget.bytes(),
-    ))
+    let detail = fit_detail(detail, crate::registry::task::get::ACTION.budget.bytes());
+    Ok(link_sections(detail, p, input))
 }
 
 // ---------------------------------------------------------------- update

@@ -88,13 +88,45 @@ fn board(c: &Connection, p: &Principal, name: &str) -> Result<Board, Failure> {
         )
         .optional()?;
     let Some((id, private)) = found else {
-        return Err(refusals::channel_not_found(name));
+        return Err(refusals::channel_not_found(name, usable_boards(c, p)?));
     };
     ensure_member(c, p, id, private)?;
     Ok(Board {
         id,
         name: name.to_string(),
     })
+}
+
+/// The boards of the workspace this agent may use (public, or a member):
+/// the candidates of a lookup failure, read on the failure path only.
+fn usable_boards(c: &Connection, p: &Principal) -> Result<Vec<String>, Failure> {
+    let mut stmt = c.prepare_cached(
+        "SELECT name FROM channels c WHERE workspace_id = ?1 AND (NOT private OR EXISTS \
+         (SELECT 1 FROM channel_members m WHERE m.channel_id = c.id AND m.agent_id = ?2))",
+    )?;
+    let rows = stmt.query_map(params![p.workspace_id, p.agent_id], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The handles of the workspace's agents, for an unknown member's candidates.
+fn handles(c: &Connection, workspace_id: &str) -> Result<Vec<String>, Failure> {
+    let mut stmt = c.prepare_cached("SELECT handle FROM agents WHERE workspace_id = ?1")?;
+    let rows = stmt.query_map([workspace_id], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The live tasks of the board nearest to `number` (number, title), for
+/// an unknown parent's candidates.
+fn nearby_tasks(c: &Connection, board: &Board, number: i64) -> Result<Vec<(i64, String)>, Failure> {
+    let mut stmt = c.prepare_cached(
+        "SELECT number, title FROM tasks WHERE channel_id = ?1 AND deleted_at IS NULL \
+         ORDER BY abs(number - ?2), number LIMIT ?3",
+    )?;
+    let rows = stmt.query_map(
+        params![board.id, number, crate::error::MAX_CANDIDATES as i64],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 fn ensure_member(
@@ -163,8 +195,14 @@ fn assignee_id(
     member_ref: &str,
     field: &str,
 ) -> Result<String, Failure> {
-    agent_by_ref(c, &p.workspace_id, member_ref)?
-        .ok_or_else(|| refusals::assignee_not_found(member_ref, field))
+    match agent_by_ref(c, &p.workspace_id, member_ref)? {
+        Some(id) => Ok(id),
+        None => Err(refusals::assignee_not_found(
+            member_ref,
+            field,
+            handles(c, &p.workspace_id)?,
+        )),
+    }
 }
 
 /// Moves the task's `updated_at` strictly forward; returns the new value.
@@ -235,8 +273,9 @@ fn place(c: &Connection, p: &Principal, input: &CreateInput) -> Result<Placement
             )
             .optional()?;
         // Unknown, deleted and other-workspace scopes are indistinguishable.
-        let (task_id, channel_id, name, private) =
-            found.ok_or_else(refusals::task_scope_not_found)?;
+        let Some((task_id, channel_id, name, private)) = found else {
+            return Err(refusals::task_scope_not_found(usable_boards(c, p)?));
+        };
         ensure_member(c, p, channel_id, private)?;
         return Ok(Placement {
             board: Board {
@@ -418,6 +457,16 @@ pub(super) fn create_tasks(
 
 pub(super) fn list_tasks(c: &Connection, p: &Principal, q: &ListQuery) -> Result<Value, Failure> {
     let board = board(c, p, &q.channel)?;
+    if let Some(parent) = q.parent
+        && live_task(c, &board, parent)?.is_none()
+    {
+        return Err(refusals::parent_not_found(
+            &board.name,
+            parent,
+            "filters/parent",
+            &nearby_tasks(c, &board, parent)?,
+        ));
+    }
     let Some((sql, args)) = list_sql(board.id, q) else {
         // Only punctuation: nothing can match.
         return Ok(json!({"items": []}));
@@ -471,6 +520,13 @@ pub(super) fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Sql>
     if let Some(member) = &q.assignee {
         let handle = arg(Sql::Text(handle_of(member).to_string()));
         conditions.push(format!("a.handle = {handle}"));
+    }
+    if let Some(parent) = q.parent {
+        let (board, parent) = (arg(Sql::Integer(board_id)), arg(Sql::Integer(parent)));
+        conditions.push(format!(
+            "t.parent_id = (SELECT x.id FROM tasks x WHERE x.channel_id = {board} \
+             AND x.number = {parent} AND x.deleted_at IS NULL)"
+        ));
     }
     for label in &q.labels {
         let label = arg(Sql::Text(label.clone()));
@@ -547,12 +603,14 @@ pub(super) fn get_task(
         [id],
         |r| r.get(0),
     )?;
+    let before = input.checkpoints_before.unwrap_or(i64::MAX);
     let mut stmt = c.prepare_cached(
         "SELECT k.id, k.summary, a.handle, k.created_at FROM checkpoints k \
-         JOIN agents a ON a.id = k.created_by WHERE k.task_id = ?1 ORDER BY k.id DESC LIMIT ?2",
+         JOIN agents a ON a.id = k.created_by WHERE k.task_id = ?1 AND k.id < ?3 \
+         ORDER BY k.id DESC LIMIT ?2",
     )?;
     let checkpoints = stmt
-        .query_map(params![id, MAX_CHECKPOINTS as i64], |r| {
+        .query_map(params![id, MAX_CHECKPOINTS as i64, before], |r| {
             Ok(checkpoint_value(
                 r.get(0)?,
                 &r.get::<_, String>(1)?,
@@ -562,8 +620,8 @@ pub(super) fn get_task(
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     let checkpoint_total: i64 = c.row_cached(
-        "SELECT count(*) FROM checkpoints WHERE task_id = ?1",
-        [id],
+        "SELECT count(*) FROM checkpoints WHERE task_id = ?1 AND id < ?2",
+        params![id, before],
         |r| r.get(0),
     )?;
     let detail = task.detail(
@@ -576,10 +634,8 @@ pub(super) fn get_task(
             total: checkpoint_total,
         },
     );
-    Ok(fit_detail(
-        detail,
-        crate::registry::task::get::ACTION.budget.bytes(),
-    ))
+    let detail = fit_detail(detail, crate::registry::task::get::ACTION.budget.bytes());
+    Ok(link_sections(detail, p, input))
 }
 
 // ---------------------------------------------------------------- update
@@ -647,9 +703,15 @@ pub(super) fn update_task(
 
 /// The id of live task `number` on `board`, to be a parent.
 fn live_parent(c: &Connection, board: &Board, number: i64) -> Result<i64, Failure> {
-    live_task(c, board, number)?
-        .map(|(id, _, _)| id)
-        .ok_or_else(|| refusals::parent_not_found(&board.name, number))
+    match live_task(c, board, number)? {
+        Some((id, _, _)) => Ok(id),
+        None => Err(refusals::parent_not_found(
+            &board.name,
+            number,
+            "parent",
+            &nearby_tasks(c, board, number)?,
+        )),
+    }
 }
 
 /// The id of live task `number` as the new parent of `task_id`, refusing cycles.
