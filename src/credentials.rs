@@ -230,6 +230,11 @@ struct ProcessOutput {
 
 /// Runs `argv` and returns the token it prints, or `credential_process_failed`.
 /// Its stderr passes through to ours (never its stdout: that holds the token).
+///
+/// `timeout` covers the whole run: the process's exit *and* the end of its
+/// stdout, which a background child it forked may hold open after it exits.
+/// On expiry the process's whole group is killed, so neither the process nor
+/// anything it started outlives the CLI's wait.
 pub fn run_credential_process(
     argv: &[String],
     timeout: Duration,
@@ -241,39 +246,68 @@ pub fn run_credential_process(
         )
     };
     let (program, args) = argv.split_first().ok_or_else(|| fail("is empty".into()))?;
+    let deadline = Instant::now() + timeout;
     let mut child = Command::new(program)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
-        // Its own process group, so a timeout kills whatever it started too.
+        // Its own process group (pgid = its pid), so a timeout kills whatever
+        // it started too, even after it has exited itself.
         .process_group(0)
         .spawn()
         .map_err(|e| fail(format!("`{program}` could not be started: {e}")))?;
+    let group = child.id() as i32;
+    let kill_group = || {
+        // SAFETY: kill(2) on the group we created; no memory is touched.
+        unsafe { libc::kill(-group, libc::SIGKILL) };
+    };
     let mut stdout = child.stdout.take().expect("stdout is piped");
-    let reader = std::thread::spawn(move || {
+    let (sender, output) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
         let mut buf = Vec::new();
         let _ = (&mut stdout).take(64 * 1024).read_to_end(&mut buf);
-        buf
+        let _ = sender.send(buf);
     });
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() >= deadline => {
-                // SAFETY: kill(2) on the group we created; no memory is touched.
-                unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
-                let _ = child.wait();
-                return Err(fail(format!(
-                    "did not finish within {} s",
-                    timeout.as_secs()
-                )));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(e) => return Err(fail(format!("could not be waited for: {e}"))),
-        }
+    let timed_out = || {
+        fail(format!(
+            "did not finish within {} s (its stdout was still open)",
+            timeout.as_secs()
+        ))
     };
-    let out = reader.join().unwrap_or_default();
+    let mut status = None;
+    let mut out = None;
+    while status.is_none() || out.is_none() {
+        if status.is_none() {
+            match child.try_wait() {
+                Ok(found) => status = found,
+                Err(e) => {
+                    kill_group();
+                    let _ = child.wait();
+                    return Err(fail(format!("could not be waited for: {e}")));
+                }
+            }
+        }
+        if out.is_none() {
+            match output.recv_timeout(Duration::from_millis(5)) {
+                Ok(bytes) => out = Some(bytes),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => out = Some(Vec::new()),
+            }
+        } else {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if (status.is_none() || out.is_none()) && Instant::now() >= deadline {
+            // The group outlives its leader: this reaches a background child
+            // holding stdout after the process itself has exited.
+            kill_group();
+            if status.is_none() {
+                let _ = child.wait();
+            }
+            return Err(timed_out());
+        }
+    }
+    let (status, out) = (status.expect("waited"), out.expect("read"));
     if !status.success() {
         return Err(fail(format!("exited with {status}")));
     }
