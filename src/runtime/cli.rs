@@ -227,18 +227,20 @@ fn default_db() -> Result<OsString, Failure> {
 fn open_sqlite(path: &Path, on_open: OnOpen) -> Result<SqliteStore, Failure> {
     let parent = path.parent().filter(|d| !d.as_os_str().is_empty());
     if let Some(dir) = parent.filter(|d| !d.exists()) {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            Failure::new(
-                code::USAGE_ERROR,
-                format!("Cannot create {}: {e}.", dir.display()),
-            )
-        })?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            // The store holds every board; keep a directory we made private.
-            let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
-        }
+        use std::os::unix::fs::DirBuilderExt;
+        // The store holds every board: every directory the runtime makes for
+        // it is private (0700) from the start. One that exists is left as
+        // it is; the store file itself is created 0600 (`SqliteStore::open`).
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| {
+                Failure::new(
+                    code::USAGE_ERROR,
+                    format!("Cannot create {}: {e}.", dir.display()),
+                )
+            })?;
     }
     SqliteStore::open(path, on_open)
 }
