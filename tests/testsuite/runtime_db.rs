@@ -302,7 +302,7 @@ fn the_log_and_the_quickstart_never_carry_the_password() {
     let db = cluster.new_database();
     let uri = cluster.tcp_uri(&db);
     let rt = Runtime::serve(Engine::Postgres, &uri, &[]);
-    let log = std::fs::read_to_string(rt.dir.path().join("runtime.log")).unwrap();
+    let log = rt.log_containing("agentteam-runtime serving");
     assert!(!log.contains(PASSWORD), "{log}");
     let stdout_db = format!("postgres://{SUPERUSER}@127.0.0.1:{}/{db}", cluster.port());
     // The quickstart's credential process never carries the password.
