@@ -291,12 +291,6 @@ pub fn run_credential_process(
         let _ = (&mut stdout).take(64 * 1024).read_to_end(&mut buf);
         let _ = sender.send(buf);
     });
-    let timed_out = || {
-        fail(format!(
-            "did not finish within {} s (its stdout was still open)",
-            timeout.as_secs()
-        ))
-    };
     let mut status = None;
     let mut out = None;
     while status.is_none() || out.is_none() {
@@ -323,10 +317,16 @@ pub fn run_credential_process(
             // The group outlives its leader: this reaches a background child
             // holding stdout after the process itself has exited.
             kill_group();
-            if status.is_none() {
+            let why = if status.is_none() {
                 let _ = child.wait();
-            }
-            return Err(timed_out());
+                ""
+            } else {
+                "; it exited, but something it started still held its stdout"
+            };
+            return Err(fail(format!(
+                "did not finish within {} s{why}",
+                timeout.as_secs()
+            )));
         }
     }
     let (status, out) = (status.expect("waited"), out.expect("read"));

@@ -498,7 +498,11 @@ sleep 0.2"#,
     });
     for Tried { cli, run, .. } in &tried {
         let message = run.json()["error"]["message"].to_string();
-        assert!(message.contains("did not finish within 2 s"), "{message}");
+        assert!(
+            message.contains("did not finish within 2 s")
+                && message.contains("something it started still held its stdout"),
+            "{message}"
+        );
         assert!(
             run.elapsed < Duration::from_secs(25),
             "waited for the child: {:?}",
