@@ -112,11 +112,26 @@ impl CredentialStore {
     }
 
     /// Reads the store; a missing file is an empty store.
+    ///
+    /// As ssh does with keys, the directory and file must belong to the
+    /// effective user (root included: root does not read another user's
+    /// store, nor run its credential process), the directory must not be
+    /// writable by group or others, and the file must be a regular file
+    /// that only its owner can read.
     pub fn load(&self) -> Result<StoreFile, Failure> {
         let path = self.path();
-        let mut file = match File::open(&path) {
+        // O_NONBLOCK: opening a FIFO planted in its place returns at once
+        // (and is refused below) instead of waiting for a writer.
+        let mut file = match OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&path)
+        {
             Ok(file) => file,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(StoreFile::default()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                check_dir(&self.dir)?;
+                return Ok(StoreFile::default());
+            }
             Err(e) => {
                 return Err(invalid(format!(
                     "Cannot read the credential store {}: {e}.",
@@ -124,12 +139,17 @@ impl CredentialStore {
                 )));
             }
         };
-        // A directory others can write to lets them swap the file; one they
-        // can only list reveals nothing the 0600 file does not protect.
-        check_private(&self.dir, 0o022, "directory")?;
+        check_dir(&self.dir)?;
         let meta = file
             .metadata()
             .map_err(|e| invalid(format!("Cannot stat {}: {e}.", path.display())))?;
+        if !meta.file_type().is_file() {
+            return Err(invalid(format!(
+                "The credential store {} is not a regular file; remove it and log in again.",
+                path.display()
+            )));
+        }
+        check_owner(&path, "file", &meta)?;
         if meta.mode() & 0o077 != 0 {
             return Err(insecure(&path, "file", meta.mode()));
         }
@@ -155,13 +175,15 @@ impl CredentialStore {
         &self,
         change: impl FnOnce(&mut StoreFile) -> Result<T, Failure>,
     ) -> Result<T, Failure> {
+        // Created 0700 when missing; an existing directory is never chmodded
+        // (it is the user's, named in AGENTTEAM_CONFIG_DIR, and may be shared
+        // on purpose): one that is not private enough is refused instead.
         fs::DirBuilder::new()
             .recursive(true)
             .mode(DIR_MODE)
             .create(&self.dir)
             .map_err(|e| invalid(format!("Cannot create {}: {e}.", self.dir.display())))?;
-        tighten_own_dir(&self.dir);
-        check_private(&self.dir, 0o077, "directory")?;
+        check_dir(&self.dir)?;
         let lock_path = self.dir.join(format!("{FILE_NAME}.lock"));
         let lock = OpenOptions::new()
             .create(true)
@@ -230,6 +252,11 @@ struct ProcessOutput {
 
 /// Runs `argv` and returns the token it prints, or `credential_process_failed`.
 /// Its stderr passes through to ours (never its stdout: that holds the token).
+///
+/// `timeout` covers the whole run: the process's exit *and* the end of its
+/// stdout, which a background child it forked may hold open after it exits.
+/// On expiry the process's whole group is killed, so neither the process nor
+/// anything it started outlives the CLI's wait.
 pub fn run_credential_process(
     argv: &[String],
     timeout: Duration,
@@ -241,39 +268,68 @@ pub fn run_credential_process(
         )
     };
     let (program, args) = argv.split_first().ok_or_else(|| fail("is empty".into()))?;
+    let deadline = Instant::now() + timeout;
     let mut child = Command::new(program)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
-        // Its own process group, so a timeout kills whatever it started too.
+        // Its own process group (pgid = its pid), so a timeout kills whatever
+        // it started too, even after it has exited itself.
         .process_group(0)
         .spawn()
         .map_err(|e| fail(format!("`{program}` could not be started: {e}")))?;
+    let group = child.id() as i32;
+    let kill_group = || {
+        // SAFETY: kill(2) on the group we created; no memory is touched.
+        unsafe { libc::kill(-group, libc::SIGKILL) };
+    };
     let mut stdout = child.stdout.take().expect("stdout is piped");
-    let reader = std::thread::spawn(move || {
+    let (sender, output) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
         let mut buf = Vec::new();
         let _ = (&mut stdout).take(64 * 1024).read_to_end(&mut buf);
-        buf
+        let _ = sender.send(buf);
     });
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() >= deadline => {
-                // SAFETY: kill(2) on the group we created; no memory is touched.
-                unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
-                let _ = child.wait();
-                return Err(fail(format!(
-                    "did not finish within {} s",
-                    timeout.as_secs()
-                )));
+    let mut status = None;
+    let mut out = None;
+    while status.is_none() || out.is_none() {
+        if status.is_none() {
+            match child.try_wait() {
+                Ok(found) => status = found,
+                Err(e) => {
+                    kill_group();
+                    let _ = child.wait();
+                    return Err(fail(format!("could not be waited for: {e}")));
+                }
             }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(e) => return Err(fail(format!("could not be waited for: {e}"))),
         }
-    };
-    let out = reader.join().unwrap_or_default();
+        if out.is_none() {
+            match output.recv_timeout(Duration::from_millis(5)) {
+                Ok(bytes) => out = Some(bytes),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => out = Some(Vec::new()),
+            }
+        } else {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if (status.is_none() || out.is_none()) && Instant::now() >= deadline {
+            // The group outlives its leader: this reaches a background child
+            // holding stdout after the process itself has exited.
+            kill_group();
+            let why = if status.is_none() {
+                let _ = child.wait();
+                ""
+            } else {
+                "; it exited, but something it started still held its stdout"
+            };
+            return Err(fail(format!(
+                "did not finish within {} s{why}",
+                timeout.as_secs()
+            )));
+        }
+    }
+    let (status, out) = (status.expect("waited"), out.expect("read"));
     if !status.success() {
         return Err(fail(format!("exited with {status}")));
     }
@@ -288,25 +344,51 @@ pub fn run_credential_process(
     ))
 }
 
-/// A directory we own that is open to others (say, made by a plain `mkdir`
-/// and named in AGENTTEAM_CONFIG_DIR) is narrowed to 0700 before a secret is
-/// written into it; one owned by someone else is left for the check to refuse.
-fn tighten_own_dir(dir: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    if let Ok(meta) = fs::metadata(dir) {
-        // SAFETY: geteuid(2) has no preconditions and touches no memory.
-        let ours = meta.uid() == unsafe { libc::geteuid() };
-        if ours && meta.mode() & 0o077 != 0 {
-            let _ = fs::set_permissions(dir, fs::Permissions::from_mode(DIR_MODE));
-        }
+/// The store's directory: the effective user's, and writable by no one else
+/// (who could otherwise swap the file). One others can only list is fine: it
+/// reveals nothing the 0600 file does not protect.
+fn check_dir(dir: &Path) -> Result<(), Failure> {
+    let meta = match fs::metadata(dir) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(invalid(format!("Cannot stat {}: {e}.", dir.display()))),
+    };
+    if !meta.is_dir() {
+        return Err(invalid(format!(
+            "The credential store directory {} is not a directory; set AGENTTEAM_CONFIG_DIR to a directory of your own.",
+            dir.display()
+        )));
     }
+    check_owner(dir, "directory", &meta)?;
+    if meta.mode() & 0o022 != 0 {
+        return Err(Failure::new(
+            code::CREDENTIAL_STORE_INSECURE,
+            format!(
+                "The credential store directory {} has mode {:o}: group or others can write to it and swap the store. It is not changed for you; point AGENTTEAM_CONFIG_DIR at a private directory, or, if it is yours alone, run `chmod 700 {}`.",
+                dir.display(),
+                meta.mode() & 0o7777,
+                dir.display()
+            ),
+        ));
+    }
+    Ok(())
 }
 
-fn check_private(path: &Path, mask: u32, what: &str) -> Result<(), Failure> {
-    match fs::metadata(path) {
-        Ok(meta) if meta.mode() & mask != 0 => Err(insecure(path, what, meta.mode())),
-        _ => Ok(()),
+/// The effective user must own `path`, as ssh requires of keys.
+fn check_owner(path: &Path, what: &str, meta: &fs::Metadata) -> Result<(), Failure> {
+    // SAFETY: geteuid(2) has no preconditions and touches no memory.
+    let me = unsafe { libc::geteuid() };
+    if meta.uid() == me {
+        return Ok(());
     }
+    Err(Failure::new(
+        code::CREDENTIAL_STORE_INSECURE,
+        format!(
+            "The credential store {what} {} belongs to uid {}, not to you (uid {me}); a store is used only by its owner. Log in with a config directory of your own (AGENTTEAM_CONFIG_DIR), or have its owner run the command.",
+            path.display(),
+            meta.uid()
+        ),
+    ))
 }
 
 fn insecure(path: &Path, what: &str, mode: u32) -> Failure {
@@ -370,20 +452,77 @@ mod tests {
     }
 
     #[test]
-    fn a_directory_made_by_plain_mkdir_is_narrowed_before_writing() {
+    fn an_existing_directory_is_never_chmodded() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let cfg = dir.path().join("cfg");
         fs::create_dir(&cfg).unwrap();
+        // Listable by others is fine (the file is 0600) and left as it is.
         fs::set_permissions(&cfg, fs::Permissions::from_mode(0o755)).unwrap();
         let store = CredentialStore::at(cfg.clone());
         store
             .update(|f| Ok(f.profiles.insert("a".into(), profile("ag1"))))
             .unwrap();
-        assert_eq!(fs::metadata(&cfg).unwrap().mode() & 0o777, 0o700);
-        // A directory others can write to is refused when reading.
-        fs::set_permissions(&cfg, fs::Permissions::from_mode(0o777)).unwrap();
+        assert_eq!(fs::metadata(&cfg).unwrap().mode() & 0o7777, 0o755);
+        // Writable by group or others (sticky or setgid alike): refused for
+        // reading and writing, with the fix named, and not narrowed.
+        for mode in [0o1777, 0o2775, 0o777] {
+            fs::set_permissions(&cfg, fs::Permissions::from_mode(mode)).unwrap();
+            let read = store.load().unwrap_err();
+            assert_eq!(read.code, "credential_store_insecure", "{mode:o}");
+            assert!(read.message.contains("chmod 700"), "{}", read.message);
+            let write = store.update(|_| Ok(())).unwrap_err();
+            assert_eq!(write.code, "credential_store_insecure", "{mode:o}");
+            assert_eq!(fs::metadata(&cfg).unwrap().mode() & 0o7777, mode);
+        }
+    }
+
+    #[test]
+    fn a_fifo_in_place_of_the_store_is_refused_without_hanging() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = CredentialStore::at(dir.path().to_path_buf());
+        let path =
+            std::ffi::CString::new(store.path().into_os_string().into_encoded_bytes()).unwrap();
+        // SAFETY: mkfifo(3) with a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(store.load().map(|_| ()).unwrap_err().code);
+        });
+        let code = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("loading a FIFO store hangs");
+        assert_eq!(code, "credential_store_invalid");
+    }
+
+    /// As root (the test machine): a store owned by another user is refused,
+    /// directory or file, even to root.
+    #[test]
+    fn a_store_owned_by_another_user_is_refused_even_to_root() {
+        // SAFETY: geteuid(2) has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipped: only root can give a file to another user");
+            return;
+        }
+        let chown =
+            |path: &Path, uid: u32| std::os::unix::fs::chown(path, Some(uid), None).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = dir.path().join("cfg");
+        let store = CredentialStore::at(cfg.clone());
+        store
+            .update(|f| Ok(f.profiles.insert("a".into(), profile("ag1"))))
+            .unwrap();
+        chown(&store.path(), 65534);
+        let err = store.load().unwrap_err();
+        assert_eq!(err.code, "credential_store_insecure");
+        assert!(err.message.contains("uid 65534"), "{}", err.message);
+        chown(&store.path(), 0);
+        chown(&cfg, 65534);
         assert_eq!(store.load().unwrap_err().code, "credential_store_insecure");
+        assert_eq!(
+            store.update(|_| Ok(())).unwrap_err().code,
+            "credential_store_insecure"
+        );
     }
 
     #[test]

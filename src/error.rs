@@ -103,9 +103,9 @@ error_codes! {
     CREDENTIALS_MISSING = "credentials_missing", Credentials, 0, false,
         "No profile, workspace, agent or token is configured. Run `agentteam auth login`.";
     CREDENTIAL_STORE_INSECURE = "credential_store_insecure", Credentials, 0, false,
-        "The credential store is readable by group or others. Fix its permissions (chmod 700 dir, 600 file).";
+        "The credential store is not private: another user owns it, group or others can read the file or write to its directory. The message names the fix; nothing is chmodded for you.";
     CREDENTIAL_STORE_INVALID = "credential_store_invalid", Credentials, 0, false,
-        "The credential store cannot be read or parsed. Repair it or log in again.";
+        "The credential store cannot be read or parsed, or is not a regular file. Repair it or log in again.";
     CREDENTIAL_PROCESS_FAILED = "credential_process_failed", Credentials, 0, false,
         "The profile's credential_process failed, hung or printed no token. Check the process.";
     UNAUTHORIZED = "unauthorized", Credentials, 401, false,

@@ -52,6 +52,7 @@ impl Printer {
             Format::Text => {
                 let mut text = (action.text)(&data, &self.style);
                 if let Some(cursor) = meta.get("next_cursor").and_then(Value::as_str) {
+                    let cursor = crate::text::escape(cursor);
                     text.push_str(&format!("More results: pass \"cursor\": \"{cursor}\" with the same input, or use --paginate.\n"));
                 }
                 if meta.get("truncated") == Some(&Value::Bool(true)) {
@@ -157,7 +158,8 @@ pub const STDERR_LINE_BYTES: usize = 200;
 /// `text` as one line of at most [`STDERR_LINE_BYTES`]: line breaks become
 /// spaces, and a longer text is cut at a character boundary and ends in `…`.
 pub fn stderr_line(text: &str) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = crate::text::escape(text);
+    let flat = flat.split_whitespace().collect::<Vec<_>>().join(" ");
     if flat.len() < STDERR_LINE_BYTES {
         return format!("{flat}\n");
     }
@@ -181,11 +183,18 @@ pub fn error_document(failure: &Failure) -> Value {
     failure.to_document()
 }
 
+/// The error as a person reads it on a terminal: a message may quote input or
+/// come from a server, so its control and bidi characters are escaped.
 fn human_error(failure: &Failure) -> String {
-    let mut line = format!("error: {}: {}\n", failure.code, failure.message);
+    use crate::text::escape;
+    let mut line = format!(
+        "error: {}: {}\n",
+        escape(&failure.code),
+        escape(&failure.message)
+    );
     for (field, problem) in &failure.field_errors {
         let field = if field.is_empty() { "input" } else { field };
-        line.push_str(&format!("  {field}: {problem}\n"));
+        line.push_str(&format!("  {}: {}\n", escape(field), escape(problem)));
     }
     if let Some(first) = failure.candidate_list().first() {
         let values: Vec<String> = failure
@@ -200,18 +209,21 @@ fn human_error(failure: &Failure) -> String {
             .collect();
         line.push_str(&format!(
             "  {} candidates: {}\n",
-            first.field,
-            values.join(", ")
+            escape(&first.field),
+            escape(&values.join(", "))
         ));
     }
     if let Some(action) = &failure.suggested_action {
-        let arguments = action.arguments.to_string();
+        let arguments = escape(&action.arguments.to_string()).into_owned();
         match find_by_name(&action.tool) {
             // Single quotes keep the JSON intact in a POSIX shell, unless it holds one.
             Some(a) if !arguments.contains('\'') => {
                 line.push_str(&format!("hint: echo '{arguments}' | {}\n", a.cli_command()));
             }
-            _ => line.push_str(&format!("hint: try {} with {arguments}\n", action.tool)),
+            _ => line.push_str(&format!(
+                "hint: try {} with {arguments}\n",
+                escape(&action.tool)
+            )),
         }
     }
     line

@@ -42,12 +42,40 @@ impl Style {
     }
 }
 
-/// A scalar as a person reads it: strings bare, null as `-`.
+/// A character that could drive the terminal or reorder what it shows: the
+/// C0 and C1 controls and DEL (ESC starts an escape sequence, BEL rings, CSI
+/// is ESC's one-byte form), and the bidi overrides and isolates
+/// (U+202A–U+202E, U+2066–U+2069), which make text read in another order
+/// than it is stored ("Trojan Source").
+fn drives_the_terminal(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` made safe for a terminal, for text views only (JSON is exact and
+/// left alone): line breaks and tabs become spaces (a view is one line per
+/// value), every other control or bidi character its visible escape, e.g.
+/// ESC as `\u{1b}`.
+pub fn escape(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(drives_the_terminal) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' | '\r' | '\t' => out.push(' '),
+            c if drives_the_terminal(c) => out.push_str(&c.escape_unicode().to_string()),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A scalar as a person reads it: strings bare (but [`escape`]d), null as `-`.
 pub fn scalar(value: &Value) -> String {
     match value {
         Value::Null => "-".into(),
         Value::Array(items) if items.is_empty() => "-".into(),
-        Value::String(s) => s.clone(),
+        Value::String(s) => escape(s).into_owned(),
         Value::Array(items) if items.iter().all(|v| !v.is_object()) => {
             items.iter().map(scalar).collect::<Vec<_>>().join(", ")
         }
@@ -56,11 +84,12 @@ pub fn scalar(value: &Value) -> String {
     }
 }
 
-/// Truncates to `width` terminal columns, marking the cut with `…`.
+/// Truncates to `width` terminal columns, marking the cut with `…`; control
+/// and bidi characters are [`escape`]d first.
 pub fn truncate(text: &str, width: usize) -> String {
-    let one_line = text.replace(['\n', '\r', '\t'], " ");
+    let one_line = escape(text);
     if one_line.width() <= width {
-        return one_line;
+        return one_line.into_owned();
     }
     let room = width.saturating_sub(1);
     let mut used = 0;
@@ -157,7 +186,7 @@ pub fn record(record: &Value, skip: &[&str], style: &Style) -> String {
         );
         out.push_str(&format!(
             "{}  {text}\n",
-            style.paint(&format!("{key:<label_width$}"), HEADING)
+            style.paint(&format!("{:<label_width$}", escape(key)), HEADING)
         ));
     }
     out
@@ -172,6 +201,43 @@ pub fn plain(_column: &str, _value: &str) -> Look {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn control_and_bidi_characters_are_shown_escaped() {
+        assert_eq!(escape("plain é 中"), "plain é 中");
+        assert_eq!(
+            escape("a\u{1b}[31mred\u{7}\u{7f}\u{9b}2J\u{85}"),
+            "a\\u{1b}[31mred\\u{7}\\u{7f}\\u{9b}2J\\u{85}"
+        );
+        for c in ('\u{202A}'..='\u{202E}').chain('\u{2066}'..='\u{2069}') {
+            assert_eq!(
+                escape(&format!("x{c}y")),
+                format!("x\\u{{{:x}}}y", c as u32)
+            );
+        }
+        assert_eq!(escape("a\nb\r\tc"), "a b  c");
+        // Every C0, DEL and C1 character is caught.
+        for c in (0..0x20u32).chain(0x7f..0xa0).filter_map(char::from_u32) {
+            assert!(
+                !escape(&c.to_string()).chars().any(char::is_control),
+                "{c:?}"
+            );
+        }
+        let row = json!({"title": "\u{1b}]0;owned\u{7}", "number": 1});
+        let out = table(
+            &[row],
+            &["number", "title"],
+            &Style {
+                width: 80,
+                color: false,
+            },
+            plain,
+        );
+        assert!(
+            !out.contains('\u{1b}') && out.contains("\\u{1b}]0;owned\\u{7}"),
+            "{out}"
+        );
+    }
 
     #[test]
     fn tables_fit_the_width() {

@@ -130,7 +130,8 @@ fn finish(result: Result<Value, Failure>, printer: &Printer) -> ExitClass {
     }
 }
 
-/// A profile as `auth` prints it: the token is never shown.
+/// A profile as `auth` prints it: the token is never shown, nor the credential
+/// process's arguments (which may hold a secret): only its program.
 fn describe(name: &str, profile: &Profile, store: &CredentialStore) -> Value {
     json!({
         "profile": name,
@@ -139,7 +140,10 @@ fn describe(name: &str, profile: &Profile, store: &CredentialStore) -> Value {
         "agent_id": profile.agent_id,
         "token": profile.token.as_ref().map(|_| "<redacted>"),
         "token_expires_at": profile.token_expires_at,
-        "credential_process": profile.credential_process,
+        "credential_process": profile
+            .credential_process
+            .as_ref()
+            .and_then(|argv| argv.first()),
         "store": store.path(),
     })
 }

@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use crate::credentials::{CredentialStore, Profile};
 use crate::error::{Failure, code};
 use crate::registry::task::fields;
+use crate::runtime::shed::RateLimit;
 use crate::runtime::store::postgres::{PgStore, PoolOptions};
 use crate::runtime::store::schema::OnOpen;
 use crate::runtime::store::sqlite::SqliteStore;
@@ -74,6 +75,24 @@ enum Command {
         #[arg(long, value_name = "MS", default_value_t = PoolOptions::DEFAULT_WAIT_MS,
               value_parser = clap::value_parser!(u64).range(1..=600_000))]
         pool_wait_ms: u64,
+        /// Connections served at once. One more is answered 503
+        /// `server_error` with Retry-After and closed at once, without
+        /// reading its request.
+        #[arg(long, value_name = "N", default_value_t = server::DEFAULT_MAX_CONNECTIONS,
+              value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65_536))]
+        max_connections: usize,
+        /// Requests each token may make, as N/s, N/m or N/h (e.g. 200/s; a
+        /// burst of N, then refilled at that rate); beyond it, 429
+        /// `rate_limited` with Retry-After. Off unless set.
+        #[arg(long, value_name = "RATE")]
+        rate_limit: Option<RateLimit>,
+        /// Seconds an answer may wait for its client to read any of it (a
+        /// client that pipelines requests and never reads); then the
+        /// connection is closed. An idle connection is closed after 10 s.
+        #[arg(long, value_name = "SECONDS",
+              default_value_t = server::DEFAULT_WRITE_TIMEOUT.as_secs(),
+              value_parser = clap::value_parser!(u64).range(1..=3600))]
+        write_timeout: u64,
     },
     /// Apply the store's pending schema migrations; prints {"engine", "applied", "version"}.
     /// Every other command also applies them when it opens the store.
@@ -181,7 +200,7 @@ pub fn command() -> clap::Command {
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
     init_logging();
-    match execute(cli) {
+    let code = match execute(cli) {
         Ok(Some(value)) => {
             print_json(&value);
             ExitCode::SUCCESS
@@ -192,7 +211,9 @@ pub fn run() -> ExitCode {
             eprintln!("agentteam-runtime: {failure}");
             ExitCode::from(u8::try_from(failure.class.code()).unwrap_or(1))
         }
-    }
+    };
+    crate::runtime::log::flush(Duration::from_secs(2));
+    code
 }
 
 fn init_logging() {
@@ -200,7 +221,8 @@ fn init_logging() {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        // Never blocks a request on a slow or full stderr pipe.
+        .with_writer(crate::runtime::log::NonBlockingStderr)
         .with_ansi(false)
         .try_init();
 }
@@ -227,18 +249,20 @@ fn default_db() -> Result<OsString, Failure> {
 fn open_sqlite(path: &Path, on_open: OnOpen) -> Result<SqliteStore, Failure> {
     let parent = path.parent().filter(|d| !d.as_os_str().is_empty());
     if let Some(dir) = parent.filter(|d| !d.exists()) {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            Failure::new(
-                code::USAGE_ERROR,
-                format!("Cannot create {}: {e}.", dir.display()),
-            )
-        })?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            // The store holds every board; keep a directory we made private.
-            let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
-        }
+        use std::os::unix::fs::DirBuilderExt;
+        // The store holds every board: every directory the runtime makes for
+        // it is private (0700) from the start. One that exists is left as
+        // it is; the store file itself is created 0600 (`SqliteStore::open`).
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| {
+                Failure::new(
+                    code::USAGE_ERROR,
+                    format!("Cannot create {}: {e}.", dir.display()),
+                )
+            })?;
     }
     SqliteStore::open(path, on_open)
 }
@@ -365,12 +389,26 @@ async fn run_command<S: Store>(
     command: Command,
 ) -> Result<Option<Value>, Failure> {
     match command {
-        Command::Serve { listen, .. } => {
+        Command::Serve {
+            listen,
+            max_connections,
+            rate_limit,
+            write_timeout,
+            ..
+        } => {
             let bound = server::bind(listen).await?;
             let (address, db) = (bound.address(), location.shown());
             print_json(&json!({"listen": address.to_string(), "db": db}));
             tracing::info!(listen = %address, db, "agentteam-runtime serving");
-            bound.serve(Arc::new(store)).await;
+            let timeouts = server::Timeouts {
+                write: Duration::from_secs(write_timeout),
+                ..server::Timeouts::default()
+            };
+            let limits = server::Limits {
+                max_connections,
+                rate_limit,
+            };
+            bound.serve(Arc::new(store), timeouts, limits).await;
             Ok(None)
         }
         Command::Migrate { status: true } => Ok(Some(json!(store.schema_status().await?))),

@@ -13,7 +13,9 @@
 pub mod auth;
 pub mod cli;
 pub mod clock;
+pub mod log;
 pub mod server;
+pub mod shed;
 pub mod store;
 
 /// The whole `agentteam-runtime` binary.

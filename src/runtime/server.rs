@@ -19,6 +19,12 @@
 //! its headers is cut off), and a body that does not arrive within the body
 //! timeout is answered 408 (axum's own `serve` has no header timeout).
 //! Every result is held to its action's result budget (§8.3) by the store.
+//! A client that pipelines requests and never reads the answers is cut off
+//! too: a write that makes no progress for the write timeout fails
+//! (`shed::WriteDeadline`). Beyond `--max-connections`, a new connection is
+//! answered 503 with one non-blocking write and closed; an optional
+//! per-token rate limit answers 429 `rate_limited` with `Retry-After`; and
+//! the log lines of refused requests are sampled (`shed::Sampler`).
 //! Beside the registry's routes, unauthenticated `GET /healthz` and
 //! `GET /readyz` tell a load balancer the process serves and the store
 //! answers; a 503 (store unreachable or saturated) carries `Retry-After`.
@@ -47,6 +53,7 @@ use tracing::Span;
 use crate::error::{Failure, code};
 use crate::registry::{ACTIONS, Action, Method};
 use crate::runtime::auth;
+use crate::runtime::shed::{self, Limiter, RateLimit, Sampler, WriteDeadline};
 use crate::runtime::store::{self, Principal, Store};
 use crate::validate::validate;
 use crate::wire::{self, MAX_BODY_BYTES, WorkflowContext};
@@ -58,6 +65,9 @@ pub struct Timeouts {
     pub header_read: Duration,
     /// From the end of the headers until the whole body has arrived.
     pub body_read: Duration,
+    /// How long a write of an answer may wait for the client to take any
+    /// of it (a client that stops reading, e.g. while pipelining requests).
+    pub write: Duration,
     /// How long in-flight requests may take to finish after SIGTERM.
     pub shutdown_grace: Duration,
 }
@@ -65,11 +75,41 @@ pub struct Timeouts {
 /// [`Timeouts::body_read`] by default.
 const BODY_READ: Duration = Duration::from_secs(30);
 
+/// [`Timeouts::write`] by default (`serve --write-timeout`).
+pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Connections served at once by default (`serve --max-connections`): far
+/// above what a team's agents open, below the usual 1024 file descriptors.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+
+/// The log lines of refused requests and connections, process-wide.
+static REFUSALS: Sampler = Sampler::new();
+
+/// Logs one refused request or connection, unless the sampler leaves it
+/// out; notes how many it left out since the last one.
+macro_rules! log_refusal {
+    ($($field:tt)*) => {
+        match REFUSALS.admit() {
+            None => {}
+            Some(0) => tracing::info!($($field)*),
+            Some(suppressed) => {
+                tracing::info!(
+                    suppressed,
+                    "refused requests not logged (at most {} a second are)",
+                    shed::REFUSALS_LOGGED_PER_SECOND
+                );
+                tracing::info!($($field)*)
+            }
+        }
+    };
+}
+
 impl Default for Timeouts {
     fn default() -> Self {
         Timeouts {
             header_read: Duration::from_secs(10),
             body_read: BODY_READ,
+            write: DEFAULT_WRITE_TIMEOUT,
             // A request whose body is still arriving at the signal may use
             // its whole body timeout and still be answered.
             shutdown_grace: BODY_READ,
@@ -82,16 +122,28 @@ pub fn router<S: Store>(store: Arc<S>) -> Router {
     router_with(store, Timeouts::default())
 }
 
-/// The router for `store`: one route per registry path, one method per action.
+/// The router for `store` without a rate limit.
 pub fn router_with<S: Store>(store: Arc<S>, timeouts: Timeouts) -> Router {
+    router_limited(store, timeouts, None)
+}
+
+/// The router for `store`: one route per registry path, one method per
+/// action; with `rate_limit`, each token may make that many requests.
+pub fn router_limited<S: Store>(
+    store: Arc<S>,
+    timeouts: Timeouts,
+    rate_limit: Option<RateLimit>,
+) -> Router {
+    let limiter = rate_limit.map(|rate| Arc::new(Limiter::new(rate)));
     let mut routes: BTreeMap<String, (MethodRouter<Arc<S>>, Vec<&'static str>)> = BTreeMap::new();
     for &action in ACTIONS {
         let filter = match action.method {
             Method::Get => MethodFilter::GET,
             Method::Post => MethodFilter::POST,
         };
+        let limiter = limiter.clone();
         let handler = move |State(store): State<Arc<S>>, request: Request| {
-            handle(action, store, request, timeouts)
+            handle(action, store, request, timeouts, limiter)
         };
         let (route, methods) = routes
             .remove(&action.route_template())
@@ -141,11 +193,15 @@ pub fn router_with<S: Store>(store: Arc<S>, timeouts: Timeouts) -> Router {
                 .make_span_with(request_span)
                 .on_request(())
                 .on_response(|response: &Response<_>, latency: Duration, _: &Span| {
-                    tracing::info!(
-                        status = response.status().as_u16(),
-                        latency_ms = latency.as_secs_f64() * 1000.0,
-                        "request"
-                    );
+                    let status = response.status().as_u16();
+                    let latency_ms = latency.as_secs_f64() * 1000.0;
+                    if response.status().is_client_error() {
+                        // Refused: a client sending thousands a second
+                        // costs a few lines, not megabytes.
+                        log_refusal!(status, latency_ms, "request");
+                    } else {
+                        tracing::info!(status, latency_ms, "request");
+                    }
                 })
                 .on_eos(())
                 .on_failure(()),
@@ -232,21 +288,58 @@ impl Bound {
     }
 
     /// Serves `store` until SIGINT or SIGTERM, then finishes in-flight requests.
-    pub async fn serve<S: Store>(self, store: Arc<S>) {
-        let timeouts = Timeouts::default();
-        let app = router_with(store, timeouts);
-        serve_on(self.listener, app, timeouts, self.signals.received()).await;
+    pub async fn serve<S: Store>(self, store: Arc<S>, timeouts: Timeouts, limits: Limits) {
+        let app = router_limited(store, timeouts, limits.rate_limit);
+        serve_limited(
+            self.listener,
+            app,
+            timeouts,
+            limits.max_connections,
+            self.signals.received(),
+        )
+        .await;
         tracing::info!("agentteam-runtime stopped");
     }
 }
 
-/// Accepts HTTP/1.1 connections on `listener` until `shutdown` resolves,
-/// then stops accepting and waits (at most `timeouts.shutdown_grace`) for
-/// the connections in flight to finish their current request.
+/// What `serve` allows its clients beyond the [`Timeouts`].
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Connections served at once; more are answered 503 and closed.
+    pub max_connections: usize,
+    /// Requests per token; `None`: unlimited (the default).
+    pub rate_limit: Option<RateLimit>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            rate_limit: None,
+        }
+    }
+}
+
+/// [`serve_limited`] with [`DEFAULT_MAX_CONNECTIONS`].
 pub async fn serve_on(
     listener: TcpListener,
     app: Router,
     timeouts: Timeouts,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    serve_limited(listener, app, timeouts, DEFAULT_MAX_CONNECTIONS, shutdown).await;
+}
+
+/// Accepts HTTP/1.1 connections on `listener` until `shutdown` resolves,
+/// then stops accepting and waits (at most `timeouts.shutdown_grace`) for
+/// the connections in flight to finish their current request. At most
+/// `max_connections` are served at once: one more is answered 503 with a
+/// single non-blocking write and closed at once.
+pub async fn serve_limited(
+    listener: TcpListener,
+    app: Router,
+    timeouts: Timeouts,
+    max_connections: usize,
     shutdown: impl std::future::Future<Output = ()>,
 ) {
     use hyper_util::rt::{TokioIo, TokioTimer};
@@ -255,6 +348,8 @@ pub async fn serve_on(
 
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
+    let slots = Arc::new(tokio::sync::Semaphore::new(max_connections));
+    let over_capacity = shed::over_capacity_answer();
     loop {
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -268,15 +363,25 @@ pub async fn serve_on(
             },
             () = &mut shutdown => break,
         };
+        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+            // No task, no parsing, no waiting: what the socket takes now.
+            let _ = stream.try_write(&over_capacity);
+            log_refusal!(max_connections, "connection refused: at --max-connections");
+            continue;
+        };
         let _ = stream.set_nodelay(true);
         let connection = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(timeouts.header_read)
-            .serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
+            .serve_connection(
+                TokioIo::new(WriteDeadline::new(stream, timeouts.write)),
+                TowerToHyperService::new(app.clone()),
+            );
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             // A client that stalls or hangs up ends only its own connection.
             let _ = connection.await;
+            drop(slot);
         });
     }
     drop(listener);
@@ -336,6 +441,16 @@ fn failure_response(failure: &Failure) -> Response {
             .headers_mut()
             .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
     }
+    if status == StatusCode::TOO_MANY_REQUESTS {
+        let seconds = failure
+            .details
+            .get("retry_after_s")
+            .and_then(Value::as_u64)
+            .unwrap_or(1);
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    }
     if status == StatusCode::SERVICE_UNAVAILABLE {
         // The store is unreachable or saturated for now: clients that honour
         // Retry-After (the CLI does) wait a moment before the next attempt.
@@ -351,8 +466,9 @@ async fn handle<S: Store>(
     store: Arc<S>,
     request: Request,
     timeouts: Timeouts,
+    limiter: Option<Arc<Limiter>>,
 ) -> Response {
-    match run(action, store, request, timeouts).await {
+    match run(action, store, request, timeouts, limiter).await {
         Ok((status, data)) => json_response(status, &wire::success_body(data)),
         Err(failure) => failure_response(&failure),
     }
@@ -363,9 +479,13 @@ async fn run<S: Store>(
     store: Arc<S>,
     request: Request,
     timeouts: Timeouts,
+    limiter: Option<Arc<Limiter>>,
 ) -> Result<(StatusCode, Value), Failure> {
     let (mut parts, body) = request.into_parts();
     let principal = authenticate(store.as_ref(), &parts.headers).await?;
+    if let Some(limiter) = limiter {
+        rate_limit(&limiter, &parts.headers)?;
+    }
     // Path ids that fail to decode cannot be the token's own: refused alike.
     let path: HashMap<String, String> =
         axum::extract::Path::<HashMap<String, String>>::from_request_parts(&mut parts, &())
@@ -431,6 +551,30 @@ async fn authenticate<S: Store>(store: &S, headers: &HeaderMap) -> Result<Princi
         Some(record) if auth::hashes_match(&record.hash, &hash) => Ok(record.principal),
         _ => Err(unauthorized()),
     }
+}
+
+/// Takes one request from the bucket of the (authenticated) bearer token, or
+/// refuses with 429 `rate_limited` and the seconds to wait. Keyed by the
+/// token's hash, as the bearer is read for authentication, so one token is
+/// one bucket however its header is spelt.
+fn rate_limit(limiter: &Limiter, headers: &HeaderMap) -> Result<(), Failure> {
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(str::trim)
+        .unwrap_or_default();
+    limiter.admit(auth::hash_token(token)).map_err(|wait| {
+        let seconds = wait.as_secs_f64().ceil().max(1.0) as u64;
+        Failure::new(
+            code::RATE_LIMITED,
+            format!("This token's request rate limit is used up; retry in {seconds} s."),
+        )
+        .detail("retry_after_s", Value::from(seconds))
+    })
 }
 
 /// The whole body of `request`, at most [`MAX_BODY_BYTES`] and within

@@ -482,6 +482,49 @@ fn a_credential_process_that_hangs() {
 }
 
 #[test]
+fn a_credential_process_whose_background_child_holds_stdout() {
+    // The process prints a token and exits at once, but a child it left in
+    // the background keeps its stdout open for 30 s: the deadline covers
+    // reading the output, so the CLI gives up at `--timeout 2` and kills
+    // the whole process group, the child included.
+    let tried = try_fault(|| {
+        Fault::credential_process(
+            "credential process leaves a child holding stdout",
+            r#"echo '{"token": "at_fresh_token"}'
+sh -c 'echo $$ > "$1.pid"; exec sleep 30' child "$0" &
+sleep 0.2"#,
+        )
+        .may_hang()
+    });
+    for Tried { cli, run, .. } in &tried {
+        let message = run.json()["error"]["message"].to_string();
+        assert!(
+            message.contains("did not finish within 2 s")
+                && message.contains("something it started still held its stdout"),
+            "{message}"
+        );
+        assert!(
+            run.elapsed < Duration::from_secs(25),
+            "waited for the child: {:?}",
+            run.elapsed
+        );
+        let pid_file = cli.home.path().join("cred.sh.pid");
+        let pid = std::fs::read_to_string(&pid_file).expect("the child wrote its pid");
+        let proc = format!("/proc/{}", pid.trim());
+        // Killed, not just left: a zombie reaped by init vanishes shortly.
+        let gone = (0..100).any(|_| {
+            let alive = std::fs::read_to_string(format!("{proc}/stat"))
+                .is_ok_and(|stat| !stat.contains(") Z "));
+            if alive {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            !alive
+        });
+        assert!(gone, "the background child {proc} still runs");
+    }
+}
+
+#[test]
 fn a_credential_process_that_prints_garbage() {
     try_fault(|| Fault::credential_process("credential process prints garbage", "echo '<html>'"));
 }

@@ -169,6 +169,85 @@ fn text_format_renders_a_table_and_one_line_errors() {
     assert_eq!(run.stderr, "error: task_not_found: No task 9.\n");
 }
 
+/// Titles (and a server's error message) with ESC, BEL, CSI, DEL, C1 codes
+/// and bidi overrides reach a `--format text` view only as visible escapes;
+/// JSON output carries them exactly.
+#[test]
+fn text_views_escape_control_and_bidi_characters() {
+    let hostile = [
+        "\u{1b}]0;pwned\u{7}title",
+        "\u{1b}[2J\u{1b}[31mred",
+        "csi\u{9b}1mC1\u{85}nel\u{7f}",
+        "rev\u{202e}txt.exe\u{202c}",
+        "iso\u{2066}x\u{2069}\u{2067}y\u{2068}",
+        "two\nlines\rback",
+    ];
+    let items: Vec<Value> = hostile
+        .iter()
+        .enumerate()
+        .map(|(i, t)| task(i as u64 + 1, t))
+        .collect();
+    let page = json!({"items": items});
+    let unsafe_char = |c: char| {
+        c.is_control() && c != '\n'
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+    };
+    let (cli, _s) = setup(vec![Reply::json(200, page.clone())]);
+    let run = cli.exec(
+        "task",
+        "list",
+        r#"{"channel":"eng"}"#,
+        &["--format", "text"],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(!run.stdout.chars().any(unsafe_char), "{:?}", run.stdout);
+    for visible in [
+        "\\u{1b}]0;pwned\\u{7}title",
+        "\\u{1b}[2J\\u{1b}[31mred",
+        "csi\\u{9b}1mC1\\u{85}nel\\u{7f}",
+        "rev\\u{202e}txt.exe\\u{202c}",
+        "iso\\u{2066}x\\u{2069}\\u{2067}y\\u{2068}",
+        "two lines back",
+    ] {
+        assert!(run.stdout.contains(visible), "{visible} in {}", run.stdout);
+    }
+    assert_eq!(
+        run.stdout.lines().count(),
+        1 + hostile.len(),
+        "{}",
+        run.stdout
+    );
+
+    // A detail view and a text-mode error from the server, the same.
+    let (cli, _s) = setup(vec![Reply::json(
+        404,
+        json!({"error": {"code": "task_not_found", "message": "No \u{1b}[2Jtask\u{202e}.", "retryable": false}}),
+    )]);
+    let run = cli.exec(
+        "task",
+        "get",
+        r#"{"channel":"eng","number":9}"#,
+        &["--format", "text"],
+    );
+    assert_eq!(run.code, 4);
+    assert_eq!(
+        run.stderr,
+        "error: task_not_found: No \\u{1b}[2Jtask\\u{202e}.\n"
+    );
+
+    // JSON is unchanged: the exact strings, as JSON escapes them.
+    let (cli, _s) = setup(vec![Reply::json(200, page)]);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[]);
+    let titles: Vec<String> = run.json()["data"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["title"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(titles, hostile);
+}
+
 #[test]
 fn piped_output_is_compact_json_by_default() {
     let (cli, _s) = setup(vec![Reply::json(200, json!({"items": []}))]);

@@ -62,11 +62,10 @@ fn login_status_logout_round_trip() {
         None,
     );
     assert_eq!(run.code, 0, "{run:?}");
-    let ci = cli.run(&["auth", "status", "--profile", "ci"], None).json();
-    assert_eq!(
-        ci["data"]["credential_process"],
-        json!(["printf", "{\"token\":\"t\"}"])
-    );
+    // Only the program: its arguments may hold a secret.
+    let ci = cli.run(&["auth", "status", "--profile", "ci"], None);
+    assert_eq!(ci.json()["data"]["credential_process"], json!("printf"));
+    assert!(!ci.stdout.contains(r#"\"t\""#), "{}", ci.stdout);
     let mut with_env = Cli {
         home: tempfile::tempdir().unwrap(),
         config: cli.config.clone(),
@@ -170,6 +169,116 @@ fn a_store_others_can_read_is_refused() {
             .unwrap()
             .contains("chmod 600")
     );
+}
+
+/// Tests run as root here: a store given to `nobody` must be refused even to
+/// root, and its credential process never run.
+#[test]
+fn a_store_of_another_user_is_refused_even_to_root() {
+    // SAFETY: geteuid(2) has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: only root can give a store to another user");
+        return;
+    }
+    let cli = Cli::new();
+    let ran = cli.home.path().join("ran");
+    let process = cli.script(
+        "cred.sh",
+        &format!("touch {}; echo '{{\"token\": \"at_x\"}}'", ran.display()),
+    );
+    let run = cli.run(
+        &[
+            "auth",
+            "login",
+            "--api-url",
+            "http://127.0.0.1:9",
+            "--workspace",
+            "ws_test",
+            "--agent",
+            "ag_test",
+            "--credential-process",
+            &process,
+        ],
+        None,
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let store = cli.config_dir().join("credentials.json");
+    for path in [&store, &cli.config_dir().to_path_buf()] {
+        std::os::unix::fs::chown(path, Some(65534), None).unwrap();
+        let run = cli.exec("task", "get", r#"{"channel":"eng","number":1}"#, &[]);
+        assert_eq!(
+            (run.code, run.error_code().as_str()),
+            (3, "credential_store_insecure"),
+            "{}: {run:?}",
+            path.display()
+        );
+        assert!(run.stdout.contains("uid 65534"), "{}", run.stdout);
+        assert!(!ran.exists(), "root ran another user's credential process");
+        std::os::unix::fs::chown(path, Some(0), None).unwrap();
+    }
+}
+
+#[test]
+fn a_shared_config_directory_is_refused_and_left_as_it_is() {
+    for mode in [0o1777, 0o2775] {
+        let mut cli = Cli::new();
+        cli.config = cli.home.path().join("shared");
+        std::fs::create_dir(&cli.config).unwrap();
+        std::fs::set_permissions(&cli.config, std::fs::Permissions::from_mode(mode)).unwrap();
+        let run = cli.run(
+            &[
+                "auth",
+                "login",
+                "--api-url",
+                "http://127.0.0.1:9",
+                "--workspace",
+                "w",
+                "--agent",
+                "a",
+                "--token-stdin",
+            ],
+            Some("at_secret"),
+        );
+        assert_eq!(
+            (run.code, run.error_code().as_str()),
+            (3, "credential_store_insecure"),
+            "{mode:o}: {run:?}"
+        );
+        let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+        assert!(
+            message.contains("AGENTTEAM_CONFIG_DIR") && message.contains("chmod 700"),
+            "{message}"
+        );
+        let meta = std::fs::metadata(&cli.config).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o7777, mode, "chmodded");
+        assert!(!cli.config.join("credentials.json").exists());
+    }
+}
+
+#[test]
+fn a_fifo_in_place_of_the_store_is_refused_at_once() {
+    let cli = Cli::new();
+    std::fs::create_dir(cli.config_dir()).unwrap();
+    std::fs::set_permissions(cli.config_dir(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let fifo = std::ffi::CString::new(
+        cli.config_dir()
+            .join("credentials.json")
+            .into_os_string()
+            .into_encoded_bytes(),
+    )
+    .unwrap();
+    // SAFETY: mkfifo(3) with a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let limit = Some(std::time::Duration::from_secs(30));
+    for args in [&["auth", "status"][..], &["exec", "task", "get", "-"][..]] {
+        let run = cli.run_within(args, Some(r#"{"channel":"eng","number":1}"#), limit);
+        assert_eq!(
+            (run.code, run.error_code().as_str()),
+            (3, "credential_store_invalid"),
+            "{args:?}: {run:?}"
+        );
+        assert!(run.stdout.contains("not a regular file"), "{}", run.stdout);
+    }
 }
 
 #[test]

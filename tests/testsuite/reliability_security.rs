@@ -20,7 +20,7 @@ use agentteam::runtime::store::schema::OnOpen;
 use agentteam::runtime::store::sqlite::SqliteStore;
 use serde_json::{Value, json};
 
-use crate::support::runtime::Runtime;
+use crate::support::runtime::{Engine, Runtime};
 
 #[test]
 fn tokens_are_only_hashed_at_rest() {
@@ -207,6 +207,7 @@ fn slow_clients_are_cut_off_while_others_are_served() {
     let timeouts = Timeouts {
         header_read: Duration::from_secs(1),
         body_read: Duration::from_secs(1),
+        write: Duration::from_secs(1),
         shutdown_grace: Duration::from_secs(5),
     };
     let mut srv = server(timeouts);
@@ -349,5 +350,272 @@ fn a_hundred_concurrent_logins_lose_no_profile() {
     eprintln!(
         "credential store: 100 concurrent `auth login` processes in {:.1} s, 100 profiles, file parses, mode 0600",
         elapsed.as_secs_f64()
+    );
+}
+
+/// A client that pipelines requests and never reads the answers: once the
+/// answers fill its window and the server's buffer, the server's write makes
+/// no progress, and after the write timeout (1 s here) the connection is
+/// closed, while other clients are served throughout.
+#[test]
+fn a_client_that_pipelines_and_never_reads_is_cut_off() {
+    let timeouts = Timeouts {
+        header_read: Duration::from_secs(1),
+        body_read: Duration::from_secs(1),
+        write: Duration::from_secs(1),
+        shutdown_grace: Duration::from_secs(5),
+    };
+    let mut srv = server(timeouts);
+    let mut hog = TcpStream::connect(srv.addr).unwrap();
+    hog.set_write_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    // Unknown routes: each answer is a 404 document of a few hundred bytes.
+    let batch = "GET /no/such/route HTTP/1.1\r\nHost: a\r\n\r\n".repeat(200);
+    let started = Instant::now();
+    let mut sent = 0usize;
+    let cut = loop {
+        match hog.write(batch.as_bytes()) {
+            Ok(n) => sent += n,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(e) => break Some(e),
+        }
+        if started.elapsed() > Duration::from_secs(90) {
+            break None;
+        }
+    };
+    let held = started.elapsed();
+    let cut = cut.unwrap_or_else(|| panic!("a non-reading client was held {held:?}"));
+    // Another client is served at once afterwards (and was meanwhile: the
+    // server never blocked on the hog).
+    let reply = crate::support::runtime::raw_http(srv.addr, "GET", "/healthz", &[], b"");
+    assert_eq!(reply.status, 200);
+    let _ = srv.stop.take().unwrap().send(());
+    srv.done
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the server stops");
+    eprintln!(
+        "a pipelining client that never reads: {sent} request bytes sent, connection closed after {:.1} s ({cut}); write timeout 1 s",
+        held.as_secs_f64()
+    );
+}
+
+/// Reads one answer without a body (`/healthz`) from a keep-alive stream.
+fn read_head(stream: &mut TcpStream) -> String {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            other => panic!(
+                "no answer head: {other:?} after {:?}",
+                String::from_utf8_lossy(&head)
+            ),
+        }
+    }
+    String::from_utf8_lossy(&head).into_owned()
+}
+
+/// `--max-connections 2`: with two connections open, a third is answered
+/// 503 with Retry-After at once and closed; when one of the two goes, new
+/// connections are served again. The refusal is logged.
+#[test]
+fn connections_beyond_the_cap_are_refused_at_once() {
+    let store = Runtime::start();
+    let rt = Runtime::serve(Engine::Sqlite, &store.db, &["--max-connections", "2"]);
+    let healthz = b"GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n";
+    let mut held: Vec<TcpStream> = (0..2)
+        .map(|_| {
+            let mut stream = TcpStream::connect(rt.addr).unwrap();
+            stream.write_all(healthz).unwrap();
+            assert!(read_head(&mut stream).starts_with("HTTP/1.1 200"));
+            stream
+        })
+        .collect();
+    let started = Instant::now();
+    let mut third = TcpStream::connect(rt.addr).unwrap();
+    third
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut answer = Vec::new();
+    let _ = third.read_to_end(&mut answer);
+    let refused_after = started.elapsed();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(
+        answer.starts_with("HTTP/1.1 503") && answer.contains("retry-after: 1"),
+        "{answer}"
+    );
+    let body = answer.split("\r\n\r\n").nth(1).unwrap();
+    let doc: Value = serde_json::from_str(body).unwrap();
+    assert_eq!(doc["error"]["code"], "server_error");
+    assert_eq!(doc["error"]["retryable"], true);
+    assert!(refused_after < Duration::from_secs(10), "{refused_after:?}");
+    // The two held connections are still served.
+    for stream in &mut held {
+        stream.write_all(healthz).unwrap();
+        assert!(read_head(stream).starts_with("HTTP/1.1 200"));
+    }
+    // One goes; its slot is free again once the server sees it close.
+    held.pop();
+    let freed = Instant::now();
+    loop {
+        let reply = crate::support::runtime::raw_http(rt.addr, "GET", "/healthz", &[], b"");
+        if reply.status == 200 {
+            break;
+        }
+        assert_eq!(reply.status, 503);
+        assert!(
+            freed.elapsed() < Duration::from_secs(30),
+            "the slot never came back"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    rt.log_containing("connection refused: at --max-connections");
+    eprintln!(
+        "--max-connections 2: the third connection refused 503 after {:.0} ms; a slot freed in {:.0} ms",
+        refused_after.as_secs_f64() * 1000.0,
+        freed.elapsed().as_secs_f64() * 1000.0
+    );
+}
+
+/// `--rate-limit 3/m`: a token's fourth request within the minute is 429
+/// `rate_limited` with Retry-After; another token has its own allowance;
+/// without the flag nothing is limited.
+#[test]
+fn a_rate_limit_answers_429_with_retry_after_per_token() {
+    let rt = Runtime::start();
+    let ws = rt.workspace("w");
+    rt.channel(&ws, "eng");
+    let alice = rt.agent(&ws, "alice");
+    let bob = rt.agent(&ws, "bob");
+    let get = json!({"channel": "eng", "number": 1});
+    // Off by default: a burst far past any limit is served.
+    for _ in 0..30 {
+        assert_eq!(rt.post(&alice, "/tasks/get", &get).status, 404);
+    }
+    let limited = Runtime::serve(Engine::Sqlite, &rt.db, &["--rate-limit", "3/m"]);
+    for _ in 0..3 {
+        assert_eq!(limited.post(&alice, "/tasks/get", &get).status, 404);
+    }
+    let refused = limited.post(&alice, "/tasks/get", &get);
+    assert_eq!(refused.status, 429, "{refused:?}");
+    assert_eq!(refused.json()["error"]["code"], "rate_limited");
+    assert_eq!(refused.json()["error"]["retryable"], true);
+    let retry_after: u64 = refused
+        .headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("retry-after"))
+        .and_then(|(_, v)| v.parse().ok())
+        .expect("a Retry-After in seconds");
+    assert!((1..=20).contains(&retry_after), "{retry_after}");
+    // Another token is not throttled by alice's use.
+    assert_eq!(limited.post(&bob, "/tasks/get", &get).status, 404);
+    // Nor is an unauthenticated request counted against anyone: it is 401.
+    let forged = limited.http(
+        "POST",
+        &alice.path("/tasks/get"),
+        Some("at_forged"),
+        Some(b"{}"),
+    );
+    assert_eq!(forged.status, 401);
+}
+
+/// Thousands of refused requests write a few sampled log lines, not one
+/// each, and the left-out count is logged.
+#[test]
+fn refused_requests_are_logged_sampled() {
+    let rt = Runtime::start();
+    let ws = rt.workspace("w");
+    let agent = rt.agent(&ws, "alice");
+    let path = agent.path("/tasks/get");
+    let count = 3000;
+    let request = format!("POST {path} HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{{}}");
+    let mut stream = TcpStream::connect(rt.addr).unwrap();
+    let mut reader = stream.try_clone().unwrap();
+    let read = std::thread::spawn(move || {
+        reader
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
+        let mut seen = Vec::new();
+        let mut buf = vec![0u8; 64 * 1024];
+        let needle = b"HTTP/1.1 401";
+        let mut answers = 0;
+        while answers < count {
+            let n = reader.read(&mut buf).expect("answers keep coming");
+            assert!(n > 0, "closed after {answers} answers");
+            seen.extend_from_slice(&buf[..n]);
+            answers = seen.windows(needle.len()).filter(|w| w == needle).count();
+        }
+        answers
+    });
+    let started = Instant::now();
+    stream.write_all(request.repeat(count).as_bytes()).unwrap();
+    assert_eq!(read.join().unwrap(), count);
+    let took = started.elapsed();
+    // One more a second later opens a new window and reports the rest.
+    std::thread::sleep(Duration::from_millis(1100));
+    assert_eq!(rt.http("POST", &path, None, Some(b"{}")).status, 401);
+    let log = rt.log_containing("refused requests not logged");
+    let logged = log.lines().filter(|l| l.contains("status=401")).count();
+    let bound = 10 * (took.as_secs() as usize + 3);
+    assert!(
+        logged <= bound && logged < count / 10,
+        "{logged} lines for {count} refused requests in {took:?}"
+    );
+    eprintln!(
+        "{count} refused requests in {:.1} s: {logged} log lines ({} bytes of log in all)",
+        took.as_secs_f64(),
+        log.len()
+    );
+}
+
+/// A runtime whose stderr is a pipe nobody reads: once the pipe is full, a
+/// blocking log writer would freeze every worker. Requests are answered
+/// throughout, at `RUST_LOG=trace` (many lines a request).
+#[test]
+fn a_full_stderr_pipe_does_not_stall_requests() {
+    use std::io::BufRead;
+    let store = Runtime::start();
+    let mut child = std::process::Command::new(crate::support::runtime::BIN)
+        .arg("--db")
+        .arg(&store.db)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("RUST_LOG", "trace")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let listening: Value = serde_json::from_str(&line).unwrap();
+    let addr: std::net::SocketAddr = listening["listen"].as_str().unwrap().parse().unwrap();
+    let started = Instant::now();
+    // Each answer within raw_http's 30 s read timeout, or it panics. 1000
+    // request lines alone are twice what a 64 KiB pipe holds.
+    for _ in 0..1000 {
+        let reply = crate::support::runtime::raw_http(addr, "GET", "/healthz", &[], b"");
+        assert_eq!(reply.status, 200);
+    }
+    let took = started.elapsed();
+    // The log went to the pipe, which filled up (what is left in it is what
+    // it held when the runtime was killed).
+    let mut stderr = child.stderr.take().unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut held = Vec::new();
+    let _ = stderr.read_to_end(&mut held);
+    assert!(held.len() >= 48 * 1024, "only {} bytes logged", held.len());
+    eprintln!(
+        "1000 requests with a full, unread stderr pipe at RUST_LOG=trace: {:.1} s",
+        took.as_secs_f64()
     );
 }

@@ -302,7 +302,7 @@ fn the_log_and_the_quickstart_never_carry_the_password() {
     let db = cluster.new_database();
     let uri = cluster.tcp_uri(&db);
     let rt = Runtime::serve(Engine::Postgres, &uri, &[]);
-    let log = std::fs::read_to_string(rt.dir.path().join("runtime.log")).unwrap();
+    let log = rt.log_containing("agentteam-runtime serving");
     assert!(!log.contains(PASSWORD), "{log}");
     let stdout_db = format!("postgres://{SUPERUSER}@127.0.0.1:{}/{db}", cluster.port());
     // The quickstart's credential process never carries the password.
@@ -350,4 +350,68 @@ fn serve_on_a_busy_port_names_the_listen_flag() {
     assert_eq!(doc["error"]["code"], "usage_error", "{doc}");
     assert!(message(&doc).contains("--listen"), "{doc}");
     assert!(message(&doc).contains(&address), "{doc}");
+}
+
+/// The store holds private boards: under the most permissive umask (0), the
+/// runtime creates its data directories 0700 and `rt.db`, `rt.db-wal` and
+/// `rt.db-shm` 0600. A directory that already exists is left as it is.
+#[test]
+fn the_store_files_and_directories_it_creates_are_private() {
+    use std::io::BufRead;
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let home = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(home.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let db = home.path().join("data/sub/rt.db");
+    let mut serve = Command::new(BIN);
+    serve
+        .arg("--db")
+        .arg(&db)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    // SAFETY: umask(2) is async-signal-safe and touches no memory.
+    unsafe {
+        serve.pre_exec(|| {
+            libc::umask(0);
+            Ok(())
+        });
+    }
+    let mut child = serve.spawn().expect("start agentteam-runtime");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.contains("listen"), "{line}");
+    let mode = |p: &std::path::Path| {
+        std::fs::metadata(p)
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    let modes: Vec<(String, u32)> = [
+        home.path().join("data"),
+        home.path().join("data/sub"),
+        db.clone(),
+        home.path().join("data/sub/rt.db-wal"),
+        home.path().join("data/sub/rt.db-shm"),
+    ]
+    .iter()
+    .map(|p| (p.display().to_string(), mode(p)))
+    .collect();
+    let _ = child.kill();
+    let _ = child.wait();
+    let expected: Vec<u32> = vec![0o700, 0o700, 0o600, 0o600, 0o600];
+    assert_eq!(
+        modes.iter().map(|(_, m)| *m).collect::<Vec<_>>(),
+        expected,
+        "{modes:?}"
+    );
+    assert_eq!(
+        mode(home.path()),
+        0o755,
+        "an existing directory is left alone"
+    );
 }

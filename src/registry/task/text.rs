@@ -147,7 +147,7 @@ pub fn deleted(data: &Value, _style: &Style) -> String {
         v.as_array()
             .map(|a| {
                 a.iter()
-                    .map(|n| format!("#{n}"))
+                    .map(|n| format!("#{}", scalar(n)))
                     .collect::<Vec<_>>()
                     .join(", ")
             })

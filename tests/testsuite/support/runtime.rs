@@ -212,6 +212,25 @@ impl Runtime {
         raw_http(self.addr, method, path, &headers, body.unwrap_or_default())
     }
 
+    /// The server's log once it holds `needle` (the runtime writes its log
+    /// from a thread of its own, a moment after the answer); panics after
+    /// 10 s without it.
+    pub fn log_containing(&self, needle: &str) -> String {
+        let started = std::time::Instant::now();
+        loop {
+            let log =
+                std::fs::read_to_string(self.dir.path().join("runtime.log")).unwrap_or_default();
+            if log.contains(needle) {
+                return log;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "the log never showed {needle:?}:\n{log}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// POST `input` as JSON to `route` as `agent`.
     pub fn post(&self, agent: &Agent, route: &str, input: &Value) -> Reply {
         self.http(

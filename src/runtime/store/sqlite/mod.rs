@@ -34,6 +34,43 @@ use crate::runtime::auth;
 use connections::{Cached, Readers, configure};
 use migrations::{MIGRATIONS, apply_pending};
 
+/// Creates `path` empty with mode 0600 (exactly: `fchmod` after creation,
+/// since the umask only narrows), unless it exists.
+fn create_private(path: &Path) -> Result<(), Failure> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+    let created = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path);
+    match created {
+        Ok(file) => file
+            .set_permissions(std::fs::Permissions::from_mode(0o600))
+            .map_err(|e| store_file_failure(path, e)),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            if let Ok(meta) = std::fs::metadata(path)
+                && meta.is_file()
+                && meta.mode() & 0o077 != 0
+            {
+                tracing::warn!(
+                    path = %path.display(),
+                    mode = format!("{:o}", meta.mode() & 0o777),
+                    "the store file is readable by group or others; `chmod 600` it (and its -wal and -shm files) unless that is intended"
+                );
+            }
+            Ok(())
+        }
+        Err(e) => Err(store_file_failure(path, e)),
+    }
+}
+
+fn store_file_failure(path: &Path, e: std::io::Error) -> Failure {
+    Failure::new(
+        crate::error::code::USAGE_ERROR,
+        format!("Cannot create the store {}: {e}.", path.display()),
+    )
+}
+
 pub struct SqliteStore {
     writer: writer::Writer,
     readers: Readers,
@@ -42,7 +79,14 @@ pub struct SqliteStore {
 impl SqliteStore {
     /// Opens (creating if needed) the store at `path`; with
     /// [`OnOpen::Migrate`], applies its pending migrations first.
+    ///
+    /// The store holds every board, private ones included: a new file is
+    /// created 0600 before SQLite opens it, and SQLite gives its `-wal` and
+    /// `-shm` files the main file's mode, so all three are the owner's alone
+    /// whatever the umask. An existing file keeps its mode (its owner may
+    /// share it on purpose); one group or others can read is logged.
     pub fn open(path: &Path, on_open: OnOpen) -> Result<SqliteStore, Failure> {
+        create_private(path)?;
         let writer = Connection::open(path)?;
         configure(&writer)?;
         let mode: String = writer.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;

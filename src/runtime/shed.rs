@@ -1,0 +1,337 @@
+//! How the server sheds abusive clients (README "Limits"): a write deadline
+//! for clients that stop reading, a connection cap answered at once, an
+//! optional per-token rate limit, and a sampler so refused requests cannot
+//! flood the log. [`server`](super::server) wires them in.
+
+use std::collections::HashMap;
+use std::io;
+use std::pin::Pin;
+use std::str::FromStr;
+use std::sync::Mutex;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::time::Sleep;
+
+/// A connection whose writes must make progress: once a write has waited
+/// `limit` without the peer taking a byte (a client that pipelines requests
+/// and never reads the answers fills its window, then ours), it fails with
+/// `TimedOut` and hyper closes the connection. Reads are untouched: hyper's
+/// header read timeout and the body deadline bound them, and an idle
+/// keep-alive connection waits for its next head under the former.
+pub struct WriteDeadline<S> {
+    inner: S,
+    limit: Duration,
+    stalled: Option<Pin<Box<Sleep>>>,
+}
+
+impl<S> WriteDeadline<S> {
+    pub fn new(inner: S, limit: Duration) -> Self {
+        WriteDeadline {
+            inner,
+            limit,
+            stalled: None,
+        }
+    }
+
+    /// After the inner write's `poll`: progress disarms the deadline; a
+    /// `Pending` arms it (once) and fails the write when it expires.
+    fn watch<T>(&mut self, cx: &mut Context<'_>, poll: Poll<io::Result<T>>) -> Poll<io::Result<T>> {
+        match poll {
+            Poll::Ready(result) => {
+                self.stalled = None;
+                Poll::Ready(result)
+            }
+            Poll::Pending => {
+                let limit = self.limit;
+                let stalled = self
+                    .stalled
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+                if stalled.as_mut().poll(cx).is_ready() {
+                    Poll::Ready(Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "the client took no answer bytes within the write timeout",
+                    )))
+                } else {
+                    Poll::Pending
+                }
+            }
+        }
+    }
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for WriteDeadline<S> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for WriteDeadline<S> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let poll = Pin::new(&mut self.inner).poll_write(cx, buf);
+        self.watch(cx, poll)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let poll = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        self.watch(cx, poll)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let poll = Pin::new(&mut self.inner).poll_flush(cx);
+        self.watch(cx, poll)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+/// The whole answer to a connection beyond `--max-connections`: written with
+/// one non-blocking `try_write` and closed, so a flood of connections costs
+/// the server no task, no request parsing and no waiting.
+pub fn over_capacity_answer() -> Vec<u8> {
+    let body = crate::wire::error_body(&crate::error::Failure::new(
+        crate::error::code::SERVER_ERROR,
+        "The server is at its connection limit. Retry shortly.",
+    ))
+    .to_string();
+    format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// A request rate: `N/s`, `N/m` or `N/h` (`--rate-limit 200/s`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RateLimit {
+    pub requests: u32,
+    pub per: Duration,
+}
+
+impl FromStr for RateLimit {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<RateLimit, String> {
+        let bad = || format!("`{text}` is not a rate: write N/s, N/m or N/h, e.g. 200/s");
+        let (count, unit) = text.trim().split_once('/').ok_or_else(bad)?;
+        let requests: u32 = count.trim().parse().map_err(|_| bad())?;
+        if requests == 0 {
+            return Err("a rate limit allows at least 1 request".into());
+        }
+        let per = match unit.trim() {
+            "s" | "sec" | "second" => Duration::from_secs(1),
+            "m" | "min" | "minute" => Duration::from_secs(60),
+            "h" | "hour" => Duration::from_secs(3600),
+            _ => return Err(bad()),
+        };
+        Ok(RateLimit { requests, per })
+    }
+}
+
+/// One token's bucket: it holds up to `requests` and refills at the rate.
+struct Bucket {
+    tokens: f64,
+    at: Instant,
+}
+
+/// Per-token token buckets, keyed by the token's SHA-256 and filled only
+/// for authenticated tokens, so forged tokens cannot grow the map.
+pub struct Limiter {
+    rate: RateLimit,
+    buckets: Mutex<HashMap<[u8; 32], Bucket>>,
+}
+
+/// Buckets kept before full (idle) ones are dropped.
+const PRUNE_ABOVE: usize = 4096;
+
+impl Limiter {
+    pub fn new(rate: RateLimit) -> Limiter {
+        Limiter {
+            rate,
+            buckets: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Takes one request from `key`'s bucket, or says how long until one is
+    /// there.
+    pub fn admit(&self, key: [u8; 32]) -> Result<(), Duration> {
+        self.admit_at(key, Instant::now())
+    }
+
+    fn admit_at(&self, key: [u8; 32], now: Instant) -> Result<(), Duration> {
+        let capacity = f64::from(self.rate.requests);
+        let per_second = capacity / self.rate.per.as_secs_f64();
+        let refill = |b: &Bucket| {
+            (b.tokens + now.saturating_duration_since(b.at).as_secs_f64() * per_second)
+                .min(capacity)
+        };
+        let mut buckets = self
+            .buckets
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if buckets.len() > PRUNE_ABOVE {
+            buckets.retain(|_, b| refill(b) < capacity);
+        }
+        let bucket = buckets.entry(key).or_insert(Bucket {
+            tokens: capacity,
+            at: now,
+        });
+        bucket.tokens = refill(bucket);
+        bucket.at = now;
+        if bucket.tokens >= 1.0 {
+            bucket.tokens -= 1.0;
+            Ok(())
+        } else {
+            Err(Duration::from_secs_f64((1.0 - bucket.tokens) / per_second))
+        }
+    }
+}
+
+/// At most this many refused requests are logged each second; the rest are
+/// counted, and the count is logged with the next line let through.
+pub const REFUSALS_LOGGED_PER_SECOND: u32 = 10;
+
+/// Samples the log lines of refused requests (4xx, and connections over
+/// the cap): a client sending thousands of bad requests a second costs a
+/// few lines, not megabytes.
+pub struct Sampler {
+    state: Mutex<Window>,
+}
+
+struct Window {
+    started: Option<Instant>,
+    logged: u32,
+    suppressed: u64,
+}
+
+impl Sampler {
+    pub const fn new() -> Sampler {
+        Sampler {
+            state: Mutex::new(Window {
+                started: None,
+                logged: 0,
+                suppressed: 0,
+            }),
+        }
+    }
+
+    /// `Some(n)`: log this one, noting the `n` left out before it; `None`:
+    /// leave it out.
+    pub fn admit(&self) -> Option<u64> {
+        self.admit_at(Instant::now())
+    }
+
+    fn admit_at(&self, now: Instant) -> Option<u64> {
+        let mut w = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let fresh = w
+            .started
+            .is_none_or(|s| now.saturating_duration_since(s) >= Duration::from_secs(1));
+        if fresh {
+            w.started = Some(now);
+            w.logged = 0;
+        }
+        if w.logged < REFUSALS_LOGGED_PER_SECOND {
+            w.logged += 1;
+            Some(std::mem::take(&mut w.suppressed))
+        } else {
+            w.suppressed += 1;
+            None
+        }
+    }
+}
+
+impl Default for Sampler {
+    fn default() -> Self {
+        Sampler::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_parse_and_bad_ones_say_how_to_write_them() {
+        assert_eq!(
+            "200/s".parse::<RateLimit>().unwrap(),
+            RateLimit {
+                requests: 200,
+                per: Duration::from_secs(1)
+            }
+        );
+        assert_eq!(
+            "30/min".parse::<RateLimit>().unwrap().per,
+            Duration::from_secs(60)
+        );
+        for bad in ["", "200", "x/s", "0/s", "5/day", "-1/s"] {
+            assert!(bad.parse::<RateLimit>().is_err(), "{bad}");
+        }
+        assert!("2/d".parse::<RateLimit>().unwrap_err().contains("200/s"));
+    }
+
+    #[test]
+    fn a_bucket_allows_its_burst_then_refills_at_the_rate() {
+        let limiter = Limiter::new("4/s".parse().unwrap());
+        let t0 = Instant::now();
+        let (a, b) = ([1; 32], [2; 32]);
+        for _ in 0..4 {
+            assert!(limiter.admit_at(a, t0).is_ok());
+        }
+        let wait = limiter.admit_at(a, t0).unwrap_err();
+        assert!(wait > Duration::from_millis(200) && wait <= Duration::from_millis(250));
+        // Another token has its own bucket.
+        assert!(limiter.admit_at(b, t0).is_ok());
+        // A quarter second later, one more.
+        let later = t0 + Duration::from_millis(251);
+        assert!(limiter.admit_at(a, later).is_ok());
+        assert!(limiter.admit_at(a, later).is_err());
+    }
+
+    #[test]
+    fn full_buckets_are_pruned() {
+        let limiter = Limiter::new("1/s".parse().unwrap());
+        let t0 = Instant::now();
+        for i in 0..=PRUNE_ABOVE as u32 {
+            let mut key = [0; 32];
+            key[..4].copy_from_slice(&i.to_le_bytes());
+            let _ = limiter.admit_at(key, t0);
+        }
+        let _ = limiter.admit_at([9; 32], t0 + Duration::from_secs(2));
+        assert!(limiter.buckets.lock().unwrap().len() <= 2);
+    }
+
+    #[test]
+    fn the_sampler_lets_ten_a_second_through_and_counts_the_rest() {
+        let sampler = Sampler::new();
+        let t0 = Instant::now();
+        let admitted = (0..1000).filter(|_| sampler.admit_at(t0).is_some()).count();
+        assert_eq!(admitted, REFUSALS_LOGGED_PER_SECOND as usize);
+        assert_eq!(
+            sampler.admit_at(t0 + Duration::from_secs(1)),
+            Some(1000 - u64::from(REFUSALS_LOGGED_PER_SECOND))
+        );
+        assert_eq!(sampler.admit_at(t0 + Duration::from_secs(1)), Some(0));
+    }
+}
