@@ -61,12 +61,17 @@ pub fn not_a_member() -> Failure {
     Failure::new(code::FORBIDDEN, "This agent is not a member of that board.")
 }
 
-pub fn task_not_found(board: &str, number: i64) -> Failure {
+/// `nearby` are live tasks of the board (number, title), nearest to
+/// `number` first: a slip of the finger is usually among them.
+pub fn task_not_found(board: &str, number: i64, nearby: &[(i64, String)]) -> Failure {
     Failure::new(
         code::TASK_NOT_FOUND,
-        format!("No live task #{number} on board `{board}`."),
+        format!(
+            "No live task #{number} on board `{board}`; candidates lists the nearest live tasks."
+        ),
     )
     .field("number", "No such live task.")
+    .task_candidates("number", nearby)
     .suggest("task_list", json!({"channel": board}))
 }
 

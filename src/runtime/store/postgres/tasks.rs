@@ -207,9 +207,18 @@ async fn lock_task(tx: &Transaction<'_>, board: &Board, number: i64) -> Result<O
 }
 
 async fn require_task(tx: &Transaction<'_>, board: &Board, number: i64) -> Result<Live> {
-    lock_task(tx, board, number)
-        .await?
-        .ok_or_else(|| refusals::task_not_found(&board.name, number).into())
+    match lock_task(tx, board, number).await? {
+        Some(live) => Ok(live),
+        None => Err(task_not_found(tx, board, number).await),
+    }
+}
+
+/// `task_not_found`, with the board's nearest live tasks as candidates.
+async fn task_not_found<C: GenericClient>(c: &C, board: &Board, number: i64) -> Error {
+    match nearby_tasks(c, board, number).await {
+        Ok(nearby) => refusals::task_not_found(&board.name, number, &nearby).into(),
+        Err(error) => error,
+    }
 }
 
 /// The id of live task `number` on `board`, to be a parent (locked, so it
@@ -876,7 +885,7 @@ pub(super) async fn get_task(c: &Object, p: &Principal, input: &TaskLocator) -> 
     let Some(row) = found else {
         // No such board, not a member, or no such task: the board says which.
         let board = board(c, p, &input.channel).await?;
-        return Err(refusals::task_not_found(&board.name, input.number).into());
+        return Err(task_not_found(c, &board, input.number).await);
     };
     if !row.get::<_, bool>(TASK_COLUMNS) {
         return Err(refusals::not_a_member().into());

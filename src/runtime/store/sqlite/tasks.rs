@@ -165,14 +165,18 @@ fn live_task(
     .optional()?)
 }
 
-fn task_not_found(board: &Board, number: i64) -> Failure {
-    refusals::task_not_found(&board.name, number)
+fn task_not_found(c: &Connection, board: &Board, number: i64) -> Failure {
+    match nearby_tasks(c, board, number) {
+        Ok(nearby) => refusals::task_not_found(&board.name, number, &nearby),
+        Err(failure) => failure,
+    }
 }
 
 fn require_task(c: &Connection, board: &Board, number: i64) -> Result<i64, Failure> {
-    live_task(c, board, number)?
-        .map(|(id, _, _)| id)
-        .ok_or_else(|| task_not_found(board, number))
+    match live_task(c, board, number)? {
+        Some((id, _, _)) => Ok(id),
+        None => Err(task_not_found(c, board, number)),
+    }
 }
 
 /// The agent a member ref names in the workspace.
@@ -817,7 +821,7 @@ pub(super) fn delete_task(
 ) -> Result<Value, Failure> {
     let board = board(c, p, &input.channel)?;
     let Some((id, _, creator)) = live_task(c, &board, input.number)? else {
-        return Err(task_not_found(&board, input.number));
+        return Err(task_not_found(c, &board, input.number));
     };
     if creator != p.agent_id {
         return Err(refusals::not_task_creator(input.number));
