@@ -1231,6 +1231,14 @@ fn search_matches_word_forms_and_prefixes<E: Engine>() {
     );
     // Relevance: the task naming the word twice, in its title, ranks first.
     assert_eq!(search_numbers(&w, "releasing"), [1, 5]);
+    // A new title replaces the old one's words and stems in the index.
+    w.ok(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 6, "title": "Walked totals"}),
+    );
+    assert!(search("running").is_empty());
+    assert_eq!(search("walking totals"), [6]);
 }
 
 /// The tasks of `query` on board `eng`, in the search's order.
