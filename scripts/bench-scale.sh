@@ -6,6 +6,7 @@
 # throughput: p50 and p99 of BENCH_SCALE_SECONDS, default 3, per query).
 #
 #   scripts/bench-scale.sh
+#   BENCH_SCALE_SIZES="1000 10000" scripts/bench-scale.sh   # other sizes
 #
 # Titles: "task N of the board", with "cache" in 1 task of 10 and "urgent"
 # in 1 of 100, so the searches match 10 % and 1 % of the board. That search
@@ -15,6 +16,7 @@
 set -eu
 
 seconds=${BENCH_SCALE_SECONDS:-3}
+sizes=${BENCH_SCALE_SIZES:-1000 10000 100000}
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."
 # shellcheck source=scripts/bench/lib.sh
@@ -40,12 +42,12 @@ search,10%_updated_desc|channel=scale&query=cache&sort=updated_desc
 search,100%_relevance|channel=scale&query=task"
 
 printf '%-28s' "query (p50 / p99 ms)"
-for size in 1000 10000 100000; do printf '%-20s' "$size tasks"; done
+for size in $sizes; do printf '%-20s' "$size tasks"; done
 echo
 have=0
 results="$work/scale.txt"
 : >"$results"
-for size in 1000 10000 100000; do
+for size in $sizes; do
     echo "==> filling the board to $size tasks" >&2
     started=$(date +%s)
     seed scale $((have + 1)) $((size - have))
@@ -59,7 +61,7 @@ for size in 1000 10000 100000; do
 done
 echo "$queries" | while IFS='|' read -r name _; do
     printf '%-28s' "$name"
-    for size in 1000 10000 100000; do
+    for size in $sizes; do
         printf '%-20s' "$(awk -v s="$size" -v n="$name" '$1 == s && $2 == n { print $3 " / " $4 }' "$results")"
     done
     echo

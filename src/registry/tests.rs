@@ -534,7 +534,7 @@ fn check_10_descriptions_reference_only_registered_actions() {
 /// measured when it was set, rounded up to the next 512 bytes. When a change
 /// needs more, raise the number here in the same reviewed change.
 const DEFINITION_BUDGETS: &[(&str, usize, usize)] = &[
-    ("task_list", 5632, 2560),
+    ("task_list", 6144, 2560),
     ("task_get", 8192, 1024),
     ("task_create", 8704, 4608),
     ("task_update", 7168, 4096),

@@ -15,6 +15,10 @@ pub struct Migration {
     pub version: u32,
     pub name: &'static str,
     pub sql: &'static str,
+    /// After the SQL, the engine recomputes every task's search terms in
+    /// Rust (`search.rs`), in the same transaction: for migrations that
+    /// change what the search index holds.
+    pub reindex_search: bool,
 }
 
 /// What opening a store does to its schema.
@@ -100,11 +104,13 @@ mod tests {
             version: 1,
             name: "one",
             sql: "",
+            reindex_search: false,
         },
         Migration {
             version: 2,
             name: "two",
             sql: "",
+            reindex_search: false,
         },
     ];
 

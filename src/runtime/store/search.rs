@@ -1,14 +1,27 @@
-//! The words of task search, one definition for both engines. SQLite's
-//! FTS5 index cuts text with its `unicode61` tokenizer (letters and digits
-//! make words; case and diacritics are folded away); PostgreSQL stores the
-//! words this module cuts, so the same query matches the same tasks on
-//! either engine. A query is every word as a prefix, all of which must match.
+//! The words of task search, one definition for both engines. The runtime
+//! cuts the text itself and gives each engine the same terms: SQLite's FTS5
+//! index (`ascii` tokenizer, which keeps the runtime's words whole) and
+//! PostgreSQL's `tsvector` column, so the same query matches the same tasks
+//! on either engine.
+//!
+//! A task is indexed under its words and their English stems (the Snowball
+//! stemmer of `rust-stemmers`): `Releases deployed` → `releases`, `releas`,
+//! `deployed`, `deploy`. A query needs every one of its words, each found
+//! either as a prefix of an indexed word (`rel` finds `release`) or as the
+//! stem of an indexed word (`deploying` finds `deployment`: both stem to
+//! `deploy`). The stem is matched whole, not as a prefix, so `running`
+//! (stem `run`) does not find `runtime`.
 
+use std::sync::LazyLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 
 /// Query words beyond this many are ignored.
 pub const MAX_QUERY_WORDS: usize = 16;
+
+static ENGLISH: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
 /// `text` cut into lowercase words without diacritics: `Café-Déjà v2` →
 /// `cafe`, `deja`, `v2`.
@@ -24,12 +37,67 @@ pub fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The English stem of a word from [`words`], when it differs from the
+/// word: `releases` → `releas`, `study` → `studi`, `v2` → none.
+pub fn stem(word: &str) -> Option<String> {
+    let stem = ENGLISH.stem(word);
+    (!stem.is_empty() && stem != word).then(|| stem.into_owned())
+}
+
+/// One indexed word: the word, and its stem when that differs. Both stand
+/// at the word's position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Term {
+    pub word: String,
+    pub stem: Option<String>,
+}
+
+/// What the index holds for `text`: each of its [`words`] with its stem.
+pub fn terms(text: &str) -> Vec<Term> {
+    words(text)
+        .into_iter()
+        .map(|word| Term {
+            stem: stem(&word),
+            word,
+        })
+        .collect()
+}
+
+/// `text` as the space-separated terms SQLite's FTS5 index is fed:
+/// `Releases out` → `releases releas out`.
+pub fn index_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() * 2);
+    for term in terms(text) {
+        for w in std::iter::once(&term.word).chain(&term.stem) {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(w);
+        }
+    }
+    out
+}
+
+/// What one query word matches: indexed words it begins (`prefix`), or
+/// indexed words and stems equal to its stem (`stem`, when it has one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryWord {
+    pub prefix: String,
+    pub stem: Option<String>,
+}
+
 /// The words a search for `text` requires, at most [`MAX_QUERY_WORDS`];
 /// empty when the text has no word at all (only punctuation).
-pub fn query_words(text: &str) -> Vec<String> {
+pub fn query_words(text: &str) -> Vec<QueryWord> {
     let mut words = words(text);
     words.truncate(MAX_QUERY_WORDS);
     words
+        .into_iter()
+        .map(|prefix| QueryWord {
+            stem: stem(&prefix),
+            prefix,
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -46,5 +114,43 @@ mod tests {
         assert!(query_words("?!…").is_empty());
         let many = "w ".repeat(40);
         assert_eq!(query_words(&many).len(), MAX_QUERY_WORDS);
+    }
+
+    #[test]
+    fn word_forms_share_a_stem() {
+        let stems = |words: &[&str]| -> Vec<String> {
+            words
+                .iter()
+                .map(|w| stem(w).unwrap_or_else(|| w.to_string()))
+                .collect()
+        };
+        assert_eq!(stems(&["release", "releases", "released"]), ["releas"; 3]);
+        assert_eq!(
+            stems(&["deploying", "deployment", "deployed", "deploy"]),
+            ["deploy"; 4]
+        );
+        assert_eq!(stems(&["studies", "study"]), ["studi"; 2]);
+        assert_eq!(stem("v2"), None);
+        assert_eq!(stem("東京"), None);
+        assert_eq!(stem("2"), None);
+    }
+
+    #[test]
+    fn the_index_holds_words_and_differing_stems_and_queries_keep_the_word() {
+        assert_eq!(index_text("Releases: v2, Café"), "releases releas v2 cafe");
+        assert_eq!(index_text("?!"), "");
+        assert_eq!(
+            query_words("Deploying rel"),
+            [
+                QueryWord {
+                    prefix: "deploying".into(),
+                    stem: Some("deploy".into())
+                },
+                QueryWord {
+                    prefix: "rel".into(),
+                    stem: None
+                },
+            ]
+        );
     }
 }

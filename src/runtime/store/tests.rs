@@ -35,6 +35,11 @@ trait Engine: Store + Sized {
     type Place;
     fn place() -> Self::Place;
     fn open(place: &Self::Place) -> Self;
+    /// Opens the store as `migrate --status` does: without migrating.
+    fn inspect(place: &Self::Place) -> Self;
+    /// Puts a closed store's search back as the schema before word forms
+    /// left it (words only, no stems) at that schema's version.
+    fn before_word_forms(place: &Self::Place);
     /// Activity rows of one kind, for tests of "replay records nothing".
     fn events(&self, kind: &str) -> i64;
 }
@@ -48,6 +53,24 @@ impl Engine for SqliteStore {
 
     fn open(dir: &tempfile::TempDir) -> SqliteStore {
         SqliteStore::open(&dir.path().join("rt.db"), OnOpen::Migrate).unwrap()
+    }
+
+    fn inspect(dir: &tempfile::TempDir) -> SqliteStore {
+        SqliteStore::open(&dir.path().join("rt.db"), OnOpen::Inspect).unwrap()
+    }
+
+    /// The trigger-fed FTS5 table of the first migration, filled from the
+    /// tasks as its triggers would have, and `user_version` 2.
+    fn before_word_forms(dir: &tempfile::TempDir) {
+        let schema = include_str!("sqlite/migrations/0001_schema.sql");
+        let old_index = &schema[schema.find("CREATE VIRTUAL TABLE task_fts").unwrap()..];
+        let c = rusqlite::Connection::open(dir.path().join("rt.db")).unwrap();
+        c.execute_batch(&format!(
+            "BEGIN; DROP TABLE task_fts; {old_index} \
+             INSERT INTO task_fts(task_fts) VALUES ('rebuild'); \
+             PRAGMA user_version = 2; COMMIT;"
+        ))
+        .unwrap();
     }
 
     fn events(&self, kind: &str) -> i64 {
@@ -71,6 +94,28 @@ impl Engine for PgStore {
             PoolOptions::default(),
         ))
         .unwrap()
+    }
+
+    fn inspect(uri: &String) -> PgStore {
+        let target = Target::parse(uri).unwrap();
+        block(PgStore::open(
+            &target,
+            OnOpen::Inspect,
+            PoolOptions::default(),
+        ))
+        .unwrap()
+    }
+
+    /// Title and description words without stems (weights A and B), and
+    /// the record of migration 2 removed.
+    fn before_word_forms(uri: &String) {
+        let store = Self::inspect(uri);
+        block(store.run_sql(
+            "UPDATE tasks SET search = setweight(to_tsvector('simple', title), 'A') \
+                 || setweight(to_tsvector('simple', coalesce(description, '')), 'B'); \
+             DELETE FROM agentteam_schema WHERE version >= 2",
+        ))
+        .unwrap();
     }
 
     fn events(&self, kind: &str) -> i64 {
@@ -99,6 +144,8 @@ on_every_engine!(
     list_browses_searches_filters_sorts_and_pages,
     cursors_page_without_gaps_and_are_bound_to_the_query,
     search_matches_the_same_words_on_every_engine,
+    search_matches_word_forms_and_prefixes,
+    an_upgrade_indexes_the_word_forms_of_stored_tasks,
     get_bounds_its_sections,
     cut_sections_name_the_call_that_reads_the_rest,
     list_filters_by_parent,
@@ -150,6 +197,25 @@ fn world<E: Engine>() -> World<E> {
 }
 
 impl<E: Engine> World<E> {
+    /// The same world on the store `open` opens once this one is closed.
+    fn reopen(self, open: impl FnOnce(&E::Place) -> E) -> World<E> {
+        let World {
+            store,
+            _place,
+            alice,
+            bob,
+            mallory,
+        } = self;
+        drop(store);
+        World {
+            store: open(&_place),
+            _place,
+            alice,
+            bob,
+            mallory,
+        }
+    }
+
     fn call_with(
         &self,
         who: &Principal,
@@ -1393,6 +1459,100 @@ fn search_matches_the_same_words_on_every_engine<E: Engine>() {
     assert_eq!(search("東京"), [5]);
     assert!(search("cafe login").is_empty(), "every word must match");
     assert!(search("ours").is_empty(), "a prefix, not a substring");
+}
+
+/// Forms of one word find each other through their shared English stem;
+/// a query word is still a prefix; a stem is matched whole.
+fn search_matches_word_forms_and_prefixes<E: Engine>() {
+    let w = world::<E>();
+    let titles = [
+        "Release notes for the new release",
+        "Deployment checklist",
+        "Deployed to staging",
+        "One study of queues",
+        "Runtime memory",
+        "Running totals",
+    ];
+    w.titles(&w.alice, "eng", &titles);
+    w.ok(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 5, "description": "releases it holds"}),
+    );
+    let search = |query: &str| {
+        let mut found = search_numbers(&w, query);
+        found.sort_unstable();
+        found
+    };
+    assert_eq!(search("releases"), [1, 5], "a plural finds the singular");
+    assert_eq!(search("released"), [1, 5]);
+    assert_eq!(search("deploying"), [2, 3], "deployment and deployed");
+    assert_eq!(search("deployments"), [2, 3]);
+    assert_eq!(search("studies"), [4], "a plural in -ies finds -y");
+    assert_eq!(search("studying queue"), [4]);
+    assert_eq!(search("rel"), [1, 5], "a prefix still finds the word");
+    assert_eq!(search("deploym"), [2], "a prefix is not stemmed away");
+    assert_eq!(search("running"), [6], "a stem is not a prefix: no runtime");
+    assert_eq!(search("run"), [5, 6], "a word is a prefix of indexed words");
+    assert!(
+        search("releases staging").is_empty(),
+        "every word must match"
+    );
+    // Relevance: the task naming the word twice, in its title, ranks first.
+    assert_eq!(search_numbers(&w, "releasing"), [1, 5]);
+    // A new title replaces the old one's words and stems in the index.
+    w.ok(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 6, "title": "Walked totals"}),
+    );
+    assert!(search("running").is_empty());
+    assert_eq!(search("walking totals"), [6]);
+}
+
+/// The tasks of `query` on board `eng`, in the search's order.
+fn search_numbers<E: Engine>(w: &World<E>, query: &str) -> Vec<i64> {
+    items_of(&w.ok(
+        &w.alice,
+        "list",
+        json!({"channel": "eng", "query": query, "status": "all"}),
+    ))
+}
+
+/// A store whose index holds words only (the schema before word forms)
+/// finds word forms once opened: the migration recomputes every task's
+/// search terms, and later writes keep them.
+fn an_upgrade_indexes_the_word_forms_of_stored_tasks<E: Engine>() {
+    let w = world::<E>();
+    w.titles(&w.alice, "eng", &["Release notes", "Deployment checklist"]);
+    w.ok(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 2, "description": "see the studies"}),
+    );
+    let w = w.reopen(|place| {
+        E::before_word_forms(place);
+        E::inspect(place)
+    });
+    let status = block(w.store.schema_status()).unwrap();
+    assert_eq!(status.version + 1, status.latest, "{status:?}");
+    assert!(
+        search_numbers(&w, "releases").is_empty(),
+        "the old index has no stems"
+    );
+    assert_eq!(search_numbers(&w, "release"), [1]);
+
+    let w = w.reopen(E::open);
+    let status = block(w.store.schema_status()).unwrap();
+    assert_eq!(status.version, status.latest);
+    assert_eq!(search_numbers(&w, "releases"), [1]);
+    assert_eq!(search_numbers(&w, "deploying"), [2]);
+    assert_eq!(search_numbers(&w, "study"), [2], "descriptions too");
+    assert_eq!(search_numbers(&w, "rel"), [1]);
+    w.titles(&w.alice, "eng", &["Released builds"]);
+    let mut found = search_numbers(&w, "releases");
+    found.sort_unstable();
+    assert_eq!(found, [1, 3]);
 }
 
 /// Opening migrates once; `migrate` on a current store applies nothing and

@@ -6,14 +6,24 @@ use deadpool_postgres::{GenericClient, Object};
 
 use super::super::schema::{self, Migration};
 use super::connections::{Result, one};
+use super::tasks;
 
 /// The schema's versioned migrations, in order; the `agentteam_schema`
 /// table records the ones applied.
-pub(super) const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "schema",
-    sql: include_str!("migrations/0001_schema.sql"),
-}];
+pub(super) const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "schema",
+        sql: include_str!("migrations/0001_schema.sql"),
+        reindex_search: false,
+    },
+    Migration {
+        version: 2,
+        name: "search_word_forms",
+        sql: include_str!("migrations/0002_search_word_forms.sql"),
+        reindex_search: true,
+    },
+];
 
 /// Where applied migrations are recorded; created by the first migration run.
 const SCHEMA_TABLE: &str = "CREATE TABLE IF NOT EXISTS agentteam_schema (\
@@ -51,6 +61,9 @@ pub(super) async fn apply_pending(client: &mut Object) -> Result<Vec<u32>> {
     let mut applied = Vec::new();
     for migration in pending {
         tx.batch_execute(migration.sql).await?;
+        if migration.reindex_search {
+            tasks::reindex_search(&tx).await?;
+        }
         let version = i32::try_from(migration.version).unwrap_or(i32::MAX);
         tx.execute(RECORD, &[&version, &migration.name]).await?;
         applied.push(migration.version);

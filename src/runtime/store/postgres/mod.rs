@@ -340,4 +340,9 @@ impl PgStore {
         const SQL: &str = "SELECT count(*) FROM task_events WHERE kind = $1";
         read!(self, |c| Ok(one(c, SQL, &[&kind]).await?.get(0)))
     }
+
+    /// Runs `sql` as it is, for tests that put a store in a past state.
+    pub(crate) async fn run_sql(&self, sql: &str) -> Result<(), Failure> {
+        read!(self, |c| Ok(c.batch_execute(sql).await?))
+    }
 }

@@ -95,35 +95,65 @@ async fn load_compact<C: GenericClient>(c: &C, ids: &[i64]) -> Result<Vec<Value>
     Ok(ids.iter().filter_map(|id| by_id.get(id).cloned()).collect())
 }
 
-/// The search words of a task as a `tsvector` literal: title words weigh
-/// A, description words B (SQLite's bm25 weighs the title double).
+/// The search terms of a task (`search::terms`) as a `tsvector` literal:
+/// each word, and its stem at the same position; title terms weigh A,
+/// description terms B (SQLite's bm25 weighs the title double).
 fn search_vector(title: &str, description: Option<&str>) -> String {
-    let title = search::words(title).into_iter().map(|w| (w, 'A'));
-    let description = search::words(description.unwrap_or_default())
+    let title = search::terms(title).into_iter().map(|t| (t, 'A'));
+    let description = search::terms(description.unwrap_or_default())
         .into_iter()
-        .map(|w| (w, 'B'));
-    title
-        .chain(description)
-        .enumerate()
-        // Positions past PostgreSQL's limit keep the word without position.
-        .map(|(i, (word, weight))| match i + 1 {
-            pos @ 1..=16383 => format!("'{word}':{pos}{weight}"),
-            _ => format!("'{word}'"),
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+        .map(|t| (t, 'B'));
+    let mut lexemes = Vec::new();
+    for (i, (term, weight)) in title.chain(description).enumerate() {
+        for word in std::iter::once(term.word).chain(term.stem) {
+            // Positions past PostgreSQL's limit keep the word without position.
+            lexemes.push(match i + 1 {
+                pos @ 1..=16383 => format!("'{word}':{pos}{weight}"),
+                _ => format!("'{word}'"),
+            });
+        }
+    }
+    lexemes.join(" ")
 }
 
-/// A search as a `tsquery` literal: every word as a prefix, all required.
+/// A search as a `tsquery` literal: every query word required, as a
+/// prefix or, when it has a stem, as that stem whole.
 fn search_query(text: &str) -> Option<String> {
     let words = search::query_words(text);
     (!words.is_empty()).then(|| {
         words
             .iter()
-            .map(|w| format!("'{w}':*"))
+            .map(|w| match &w.stem {
+                Some(stem) => format!("('{}':* | '{stem}')", w.prefix),
+                None => format!("'{}':*", w.prefix),
+            })
             .collect::<Vec<_>>()
             .join(" & ")
     })
+}
+
+/// Recomputes the search terms of every stored task (a migration step),
+/// a batch of tasks per statement.
+pub(super) async fn reindex_search<C: GenericClient>(c: &C) -> Result<()> {
+    const BATCH: i64 = 1000;
+    const READ: &str = "SELECT id, title, description FROM tasks WHERE id > $1 \
+         ORDER BY id LIMIT $2";
+    const WRITE: &str = "UPDATE tasks SET search = s.search::tsvector \
+         FROM unnest($1::bigint[], $2::text[]) AS s(id, search) WHERE tasks.id = s.id";
+    let mut after = 0_i64;
+    loop {
+        let rows = all(c, READ, &[&after, &BATCH]).await?;
+        let Some(last) = rows.last() else {
+            return Ok(());
+        };
+        after = last.get(0);
+        let ids: Vec<i64> = rows.iter().map(|r| r.get(0)).collect();
+        let vectors: Vec<String> = rows
+            .iter()
+            .map(|r| search_vector(r.get(1), r.get::<_, Option<&str>>(2)))
+            .collect();
+        exec(c, WRITE, &[&ids, &vectors]).await?;
+    }
 }
 
 #[derive(Clone)]
@@ -1189,7 +1219,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn search_literals_carry_folded_words_with_weights() {
+    fn search_literals_carry_folded_words_and_stems_with_weights() {
         assert_eq!(
             search_vector("Fix Café", Some("the café")),
             "'fix':1A 'cafe':2A 'the':3B 'cafe':4B"
@@ -1200,5 +1230,13 @@ mod tests {
             Some("'cafe':* & 'deja':*")
         );
         assert_eq!(search_query("?!"), None);
+        assert_eq!(
+            search_vector("Releases", Some("studies")),
+            "'releases':1A 'releas':1A 'studies':2B 'studi':2B"
+        );
+        assert_eq!(
+            search_query("deploying rel").as_deref(),
+            Some("('deploying':* | 'deploy') & 'rel':*")
+        );
     }
 }

@@ -4,6 +4,7 @@
 use rusqlite::Connection;
 
 use super::super::schema::{self, Migration};
+use super::tasks;
 use crate::error::Failure;
 
 /// The schema's versioned migrations, in order; each moves the schema from
@@ -14,11 +15,19 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         version: 1,
         name: "schema",
         sql: include_str!("migrations/0001_schema.sql"),
+        reindex_search: false,
     },
     Migration {
         version: 2,
         name: "browse_indexes",
         sql: include_str!("migrations/0002_browse_indexes.sql"),
+        reindex_search: false,
+    },
+    Migration {
+        version: 3,
+        name: "search_word_forms",
+        sql: include_str!("migrations/0003_search_word_forms.sql"),
+        reindex_search: true,
     },
 ];
 
@@ -29,6 +38,9 @@ pub(super) fn apply_pending(conn: &Connection) -> Result<Vec<u32>, Failure> {
     let mut applied = Vec::new();
     for migration in schema::pending(MIGRATIONS, version)? {
         conn.execute_batch(migration.sql)?;
+        if migration.reindex_search {
+            tasks::reindex_search(conn)?;
+        }
         conn.pragma_update(None, "user_version", migration.version)?;
         applied.push(migration.version);
     }

@@ -14,7 +14,8 @@
 //! read-only connections serve reads from WAL snapshots without blocking the
 //! writer. Schema changes are numbered migrations recorded in
 //! `PRAGMA user_version`. Search uses an FTS5 index over title and
-//! description, kept in step by triggers and ranked by bm25.
+//! description that the runtime fills with its own words and their stems
+//! (`search.rs`) whenever it writes either, ranked by bm25.
 
 mod admin;
 mod connections;

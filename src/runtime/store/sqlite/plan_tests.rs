@@ -115,6 +115,7 @@ fn searching_starts_from_the_fts_index() {
     let (_dir, store, alice) = store();
     for input in [
         json!({"channel": "eng", "query": "deploy cache"}),
+        json!({"channel": "eng", "query": "deploying caches"}),
         json!({"channel": "eng", "query": "deploy", "sort": "updated_desc", "status": "all"}),
         json!({"channel": "eng", "query": "deploy", "filters": {"labels": ["ops"]}}),
         json!({"channel": "eng", "query": "deploy", "filters": {"assignee": "@alice"}}),

@@ -248,14 +248,52 @@ fn live_children(c: &Connection, task_id: i64) -> Result<Vec<(i64, i64, String)>
 }
 
 /// Turns free text into an FTS5 query that cannot be a syntax error: every
-/// word (`search::query_words`) becomes a quoted prefix term, all of which
-/// must match.
+/// query word (`search::query_words`) must match (AND), as a quoted prefix term
+/// or, when it has a stem, as that stem whole.
 fn fts_query(text: &str) -> Option<String> {
     let terms: Vec<String> = search::query_words(text)
         .into_iter()
-        .map(|w| format!("\"{w}\"*"))
+        .map(|w| match w.stem {
+            Some(stem) => format!("(\"{}\"* OR \"{stem}\")", w.prefix),
+            None => format!("\"{}\"*", w.prefix),
+        })
         .collect();
-    (!terms.is_empty()).then(|| terms.join(" "))
+    (!terms.is_empty()).then(|| terms.join(" AND "))
+}
+
+/// Puts task `id`'s words and stems (`search::index_text`) in the search
+/// index, replacing what it held for the task.
+pub(super) fn index_search(
+    c: &Connection,
+    id: i64,
+    title: &str,
+    description: Option<&str>,
+) -> Result<(), Failure> {
+    c.exec_cached(
+        "INSERT OR REPLACE INTO task_fts (rowid, title, description) VALUES (?1, ?2, ?3)",
+        params![
+            id,
+            search::index_text(title),
+            search::index_text(description.unwrap_or_default())
+        ],
+    )?;
+    Ok(())
+}
+
+/// Recomputes the search terms of every stored task (a migration step).
+pub(super) fn reindex_search(c: &Connection) -> Result<(), Failure> {
+    let mut stmt = c.prepare("SELECT id, title, description FROM tasks")?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        let description: Option<String> = row.get(2)?;
+        index_search(
+            c,
+            row.get(0)?,
+            &row.get::<_, String>(1)?,
+            description.as_deref(),
+        )?;
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------- create
@@ -431,6 +469,7 @@ pub(super) fn create_tasks(
             now,
         ])?;
         let id = c.last_insert_rowid();
+        index_search(c, id, &task.title, task.description.as_deref())?;
         event(c, id, "created", p, json!({"number": number}))?;
         ids.push(id);
     }
@@ -660,7 +699,9 @@ pub(super) fn update_task(
     }
     let text = |s: Option<&str>| s.map_or(Sql::Null, |s| Sql::Text(s.to_string()));
     let mut sets: Vec<(&str, Sql)> = Vec::new();
+    let mut reindex = false;
     for change in input.changes() {
+        reindex |= matches!(change, Change::Title(_) | Change::Description(_));
         sets.push(match change {
             Change::Title(title) => ("title", Sql::Text(title.to_string())),
             Change::Description(description) => ("description", text(description)),
@@ -693,6 +734,14 @@ pub(super) fn update_task(
             &format!("UPDATE tasks SET {column} = ?1 WHERE id = ?2"),
             params![value, id],
         )?;
+    }
+    if reindex {
+        let (title, description): (String, Option<String>) = c.row_cached(
+            "SELECT title, description FROM tasks WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        index_search(c, id, &title, description.as_deref())?;
     }
     touch(c, id)?;
     event(
