@@ -202,14 +202,39 @@ fn dry_run(settings: &ExecSettings, printer: &Printer) -> Result<ExitClass, Fail
         }
         _ => Value::Null,
     };
-    Ok(printer.document(json!({
+    let doc = json!({
         "dry_run": true,
         "action": action.id(),
         "method": request.method.as_str(),
         "url": client.url(&request),
         "headers": headers,
         "body": body,
-    })))
+    });
+    if printer.format == crate::output::Format::Text {
+        printer.stdout(&dry_run_text(&doc));
+        return Ok(ExitClass::Success);
+    }
+    Ok(printer.document(doc))
+}
+
+/// A dry run as a person reads a request: the request line, one
+/// `name: value` line per header (the token already redacted), a blank
+/// line, then the body as indented JSON (none for a GET).
+fn dry_run_text(doc: &Value) -> String {
+    let mut out = format!(
+        "{} {}\n",
+        doc["method"].as_str().unwrap_or_default(),
+        doc["url"].as_str().unwrap_or_default()
+    );
+    for (name, value) in doc["headers"].as_object().into_iter().flatten() {
+        out.push_str(&format!("{name}: {}\n", value.as_str().unwrap_or_default()));
+    }
+    if !doc["body"].is_null() {
+        out.push('\n');
+        out.push_str(&serde_json::to_string_pretty(&doc["body"]).expect("JSON values serialise"));
+        out.push('\n');
+    }
+    out
 }
 
 /// `--paginate`: every item of every page, one compact JSON line each.

@@ -81,6 +81,53 @@ fn dry_run_prints_the_request_and_sends_nothing() {
     assert_eq!(run.code, 2, "invalid input still fails a dry run");
 }
 
+/// README "Dry runs": the text view shows what the JSON one does, method
+/// and URL, headers with the token redacted, and the body.
+#[test]
+fn dry_run_text_shows_method_url_headers_and_body() {
+    let (cli, server) = logged_in(Recorder::expecting_no_request());
+    let run = cli.exec(
+        "task",
+        "create",
+        r#"{"channel":"eng","tasks":[{"title":"x"}]}"#,
+        &["--dry-run", "--format", "text"],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let url = format!(
+        "{}/api/v1/workspaces/ws_test/agents/ag_test/runtime/tasks",
+        server.url
+    );
+    let (head, body) = run
+        .stdout
+        .split_once("\n\n")
+        .expect("headers, blank line, body");
+    assert_eq!(
+        head.lines().collect::<Vec<_>>(),
+        [
+            format!("POST {url}").as_str(),
+            "authorization: Bearer <redacted>",
+            "content-type: application/json"
+        ],
+        "{}",
+        run.stdout
+    );
+    let body: Value = serde_json::from_str(body).expect("the body is JSON");
+    assert_eq!(body, json!({"channel": "eng", "tasks": [{"title": "x"}]}));
+    assert!(!run.stdout.contains(TOKEN) && !run.stderr.contains(TOKEN));
+
+    // A GET has no body, and says so by ending after its headers.
+    let run = cli.exec(
+        "task",
+        "list",
+        r#"{"channel":"eng"}"#,
+        &["--dry-run", "--format", "text"],
+    );
+    assert_eq!(
+        run.stdout,
+        format!("GET {url}?channel=eng\nauthorization: Bearer <redacted>\n")
+    );
+}
+
 #[test]
 fn dry_run_without_credentials_says_what_is_missing() {
     let cli = Cli::new();
