@@ -104,7 +104,7 @@ fn input_schema() -> Value {
             (
                 "sort",
                 enumeration(
-                    "Order: `updated_desc` (default when browsing), `relevance` (default when searching, only with a query), `created_desc`, `number_asc`.",
+                    "Order: `updated_desc` (default when browsing), `relevance` (default when searching, only with a query), `created_desc`, `number_asc`. Other values are rejected.",
                     SORTS,
                 ),
             ),
