@@ -344,3 +344,141 @@ fn paginate_ends_a_failing_stream_with_the_error_line() {
     assert_eq!(lines[1]["error"]["code"], "cursor_invalid");
     assert_eq!(run.stderr, "error: cursor_invalid: Stale cursor.\n");
 }
+
+/// `n` tasks of about 1.2 KB each, numbered from `first`.
+fn big_tasks(first: u64, n: u64) -> Vec<Value> {
+    (first..first + n)
+        .map(|i| task(i, &"t".repeat(1000)))
+        .collect()
+}
+
+fn limit_of(request: &crate::support::recorder::Recorded) -> Option<u64> {
+    request
+        .query
+        .iter()
+        .find(|(k, _)| k == "limit")
+        .map(|(_, v)| v.parse().unwrap())
+}
+
+const PAGE_BUDGET: usize = 512 * 1024;
+
+/// §8.3 on the CLI side: a server's page past the action's budget is not
+/// passed on. The CLI asks again for the items that fit, so the page it
+/// prints carries a cursor right after its last item, and says `truncated`.
+#[test]
+fn an_oversized_page_is_asked_again_for_what_fits() {
+    let (cli, server) = setup(vec![
+        Reply::json(
+            200,
+            json!({"items": big_tasks(1, 1000), "nextCursor": "past_1000"}),
+        ),
+        Reply::json(
+            200,
+            json!({"items": big_tasks(1, 300), "nextCursor": "after_300"}),
+        ),
+    ]);
+    let run = cli.exec("task", "list", r#"{"channel":"eng","limit":100}"#, &[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout.len() <= PAGE_BUDGET,
+        "{} bytes",
+        run.stdout.len()
+    );
+    let doc = run.json();
+    assert_eq!(doc["meta"]["truncated"], true);
+    assert_eq!(
+        doc["meta"]["next_cursor"], "after_300",
+        "the cursor of the page that fits"
+    );
+    assert_eq!(doc["data"]["items"].as_array().unwrap().len(), 300);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(limit_of(&requests[0]), Some(100));
+    let asked = limit_of(&requests[1]).expect("the second request sets limit");
+    assert!((300..1000).contains(&asked), "asked for {asked}");
+}
+
+/// A server that ignores the smaller limit too gets its page cut: the
+/// items that fit, `truncated`, and no cursor (the server's would skip the
+/// items cut). `--paginate` cannot continue from there and says so.
+#[test]
+fn a_server_that_keeps_oversizing_gets_its_page_cut_without_a_cursor() {
+    let oversized = Reply::json(
+        200,
+        json!({"items": big_tasks(1, 1000), "nextCursor": "past_1000"}),
+    );
+    let (cli, _server) = setup(vec![oversized.clone(), oversized.clone()]);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout.len() <= PAGE_BUDGET,
+        "{} bytes",
+        run.stdout.len()
+    );
+    let doc = run.json();
+    assert_eq!(doc["meta"]["truncated"], true);
+    assert!(doc["meta"].get("next_cursor").is_none(), "{}", doc["meta"]);
+    let kept = doc["data"]["items"].as_array().unwrap();
+    assert!(kept.len() > 100 && kept.len() < 1000, "{}", kept.len());
+    assert_eq!(kept[0]["number"], 1, "a prefix, in order");
+
+    let (cli, _server) = setup(vec![oversized.clone(), oversized]);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &["--paginate"]);
+    assert_eq!(run.code, 5, "{run:?}");
+    let lines: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let last = lines.last().unwrap();
+    assert_eq!(last["error"]["code"], "invalid_response", "{last}");
+    assert!(lines.len() > 100, "the items that fit were streamed first");
+}
+
+/// A detail past its budget is cut by the store's own rules (oldest
+/// sections first, each keeping its total), a small result by the generic
+/// cut; both say `meta.truncated` and fit.
+#[test]
+fn oversized_detail_and_receipt_answers_are_cut_to_their_budgets() {
+    let checkpoints: Vec<Value> = (0..600)
+        .map(|i| json!({"id": i, "summary": "s".repeat(1000), "createdBy": "@a", "createdAt": "2026-11-30T00:00:00Z"}))
+        .collect();
+    let mut detail = task(1, "kept title");
+    detail["description"] = json!("short");
+    detail["subtasks"] = json!({"items": [], "total": 0, "truncated": false});
+    detail["checkpoints"] = json!({"items": checkpoints, "total": 600, "truncated": false});
+    let (cli, _server) = setup(vec![Reply::json(200, detail)]);
+    let run = cli.exec("task", "get", r#"{"channel":"eng","number":1}"#, &[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.len() <= 256 * 1024, "{} bytes", run.stdout.len());
+    let doc = run.json();
+    assert_eq!(doc["meta"]["truncated"], true);
+    let section = &doc["data"]["checkpoints"];
+    assert_eq!(
+        (section["total"].clone(), section["truncated"].clone()),
+        (json!(600), json!(true))
+    );
+    assert!(section["items"].as_array().unwrap().len() < 600);
+    assert_eq!(doc["data"]["title"], "kept title");
+
+    let (cli, _server) = setup(vec![Reply::json(
+        200,
+        json!({"tasks": [task(1, &"x".repeat(200_000))]}),
+    )]);
+    let run = cli.exec(
+        "task",
+        "create",
+        r#"{"channel":"eng","tasks":[{"title":"x"}]}"#,
+        &[],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.len() <= 64 * 1024, "{} bytes", run.stdout.len());
+    let doc = run.json();
+    assert_eq!(doc["meta"]["truncated"], true);
+    let title = doc["data"]["tasks"][0]["title"].as_str().unwrap();
+    assert!(
+        title.ends_with("[truncated by the result budget]"),
+        "{}",
+        &title[title.len() - 60..]
+    );
+}
