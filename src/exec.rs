@@ -282,7 +282,9 @@ fn dry_run_text(doc: &Value) -> String {
     out
 }
 
-/// `--paginate`: every item of every page, one compact JSON line each.
+/// `--paginate`: every item of every page, one compact JSON line each; with
+/// `--format text` (the default on a terminal) the action's table instead,
+/// printed page by page as each arrives.
 fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) -> ExitClass {
     let result = (|| {
         let action = settings.action;
@@ -293,16 +295,36 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
         let runtime = async_runtime()?;
         let started = Instant::now();
         let mut emitted = 0u64;
+        let text = printer.format == crate::output::Format::Text;
+        let mut header_shown = false;
         loop {
             let page = runtime.block_on(call_within_budget(
                 action, &context, &client, &session, &input, printer,
             ))?;
+            let mut shown = Vec::new();
             for item in page.data["items"].as_array().into_iter().flatten() {
                 if max_items.is_some_and(|max| emitted >= max) {
                     break;
                 }
-                printer.line(item);
+                if text {
+                    shown.push(item.clone());
+                } else {
+                    printer.line(item);
+                }
                 emitted += 1;
+            }
+            if text && !shown.is_empty() {
+                // The action's own table, page by page as they arrive: its
+                // header once, above the first page's rows.
+                printer.progress_done();
+                let table = (action.text)(&json!({ "items": shown }), &printer.style);
+                let rows = if header_shown {
+                    table.split_once('\n').map_or("", |(_, rows)| rows)
+                } else {
+                    &table
+                };
+                printer.stdout(rows);
+                header_shown = true;
             }
             printer.progress(&format!(
                 "{emitted} items, {:.0}/s",
@@ -328,6 +350,9 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
             }
         }
         printer.progress_done();
+        if text && !header_shown {
+            printer.stdout(&(action.text)(&json!({ "items": [] }), &printer.style));
+        }
         Ok(ExitClass::Success)
     })();
     result.unwrap_or_else(|failure: Failure| {
