@@ -88,7 +88,7 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             [CompletionResult]::new('--examples', '--examples', [CompletionResultType]::ParameterName, 'Print every example as a JSON array of {description, input, command} and exit')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Validate and resolve credentials, print the request that would be sent (token redacted), send nothing')
             [CompletionResult]::new('--batch', '--batch', [CompletionResultType]::ParameterName, 'Read newline-delimited JSON objects; print one result line per input line, in input order')
-            [CompletionResult]::new('--paginate', '--paginate', [CompletionResultType]::ParameterName, 'Follow next_cursor to the end, printing each item as one JSON line')
+            [CompletionResult]::new('--paginate', '--paginate', [CompletionResultType]::ParameterName, 'Follow next_cursor to the end: each item as one JSON line, or with --format text (the terminal default) one table, page by page')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')

@@ -82,7 +82,7 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --examples 'Print every example as a JSON array of {description, input, command} and exit'
             cand --dry-run 'Validate and resolve credentials, print the request that would be sent (token redacted), send nothing'
             cand --batch 'Read newline-delimited JSON objects; print one result line per input line, in input order'
-            cand --paginate 'Follow next_cursor to the end, printing each item as one JSON line'
+            cand --paginate 'Follow next_cursor to the end: each item as one JSON line, or with --format text (the terminal default) one table, page by page'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --debug 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'

@@ -5,9 +5,12 @@
 # printing each JSON result, then stop the runtime.
 #
 #   scripts/demo.sh                  temp store and temp credential dir (leaves nothing behind)
-#   scripts/demo.sh --default-store  the default store and credential dir (leaves a working
-#                                    `default` profile for @demo-agent)
+#   scripts/demo.sh --default-store  the default store (or AGENTTEAM_RUNTIME_DB): leaves the
+#                                    demo workspace, agents and channel there, as
+#                                    `agentteam-runtime quickstart` would; profiles untouched
 #
+# Credentials always go to a temporary directory: the demo's server stops on
+# exit, so a profile pointing at it would only break later commands.
 # Needs only a Rust toolchain and a POSIX shell.
 set -eu
 
@@ -15,7 +18,7 @@ use_default_store=false
 case "${1:-}" in
     "") ;;
     --default-store) use_default_store=true ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "usage: $0 [--default-store]" >&2; exit 2 ;;
 esac
 
@@ -43,9 +46,11 @@ if $use_default_store; then
     db_args=""
 else
     db_args="--db $work/runtime.db"
-    AGENTTEAM_CONFIG_DIR="$work/config"
-    export AGENTTEAM_CONFIG_DIR
 fi
+# The profile quickstart writes names this run's port and binaries; it goes
+# away with the run, whatever the store.
+AGENTTEAM_CONFIG_DIR="$work/config"
+export AGENTTEAM_CONFIG_DIR
 
 echo "==> starting agentteam-runtime on a free port (log: $work/runtime.log)" >&2
 # shellcheck disable=SC2086 # db_args is empty or two words without spaces in the temp path.

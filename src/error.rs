@@ -39,7 +39,7 @@ impl ExitClass {
     pub fn meaning(self) -> &'static str {
         match self {
             ExitClass::Success => {
-                "success (a batch operation with per-item failures still exits 0; the failures are in `data`)"
+                "success; `task set-claim` with per-task failures still exits 0 (they are in `data.failures`), while `--batch` exits with its worst line's status (internal > credentials > transient > rejected > usage)"
             }
             ExitClass::Internal => "internal error (a bug)",
             ExitClass::Usage => "usage error or invalid input; nothing was sent",
@@ -48,7 +48,7 @@ impl ExitClass {
                 "the server rejected the request (not found, conflict, forbidden, validation)"
             }
             ExitClass::Transient => {
-                "transient: network, timeout, rate limit, 5xx; `retryable: true`"
+                "transient: network, timeout, rate limit, 5xx; `retryable: true`: retry later"
             }
         }
     }
@@ -111,31 +111,31 @@ error_codes! {
     UNAUTHORIZED = "unauthorized", Credentials, 401, false,
         "The token is missing, invalid, expired or revoked (after the one refresh). Log in again.";
     FORBIDDEN = "forbidden", Rejected, 403, false,
-        "The credentials may not act here (another workspace or agent, or a board it is not a member of).";
+        "The credentials may not act here (another workspace or agent, or a board it is not a member of). Use a profile that may, or ask to be added to the board.";
     NOT_FOUND = "not_found", Rejected, 404, false,
-        "No such route on the server.";
+        "No such route on the server. Check the profile's api_url (`agentteam auth status`) and that the server runs this version.";
     METHOD_NOT_ALLOWED = "method_not_allowed", Rejected, 405, false,
-        "The route does not accept this HTTP method.";
+        "The route does not accept this HTTP method. Check api_url points at an Agent Runtime API of this version.";
     CHANNEL_NOT_FOUND = "channel_not_found", Rejected, 404, false,
-        "No board with that channel name in the workspace. `candidates` lists the boards this agent may use, nearest first.";
+        "No board with that channel name in the workspace. Use one of `candidates`, the boards this agent may use, nearest first.";
     TASK_NOT_FOUND = "task_not_found", Rejected, 404, false,
-        "No live task with that number on the board (it may have been deleted). List the board.";
+        "No live task with that number on the board (it may have been deleted). `candidates` lists the live tasks it may have meant.";
     PARENT_NOT_FOUND = "parent_not_found", Rejected, 404, false,
-        "The parent task does not exist on the board or is deleted. `candidates` lists the nearest live task numbers.";
+        "The parent task does not exist on the board or is deleted. `candidates` lists the live tasks it may have meant; pick one, or list the board.";
     TASK_SCOPE_NOT_FOUND = "task_scope_not_found", Rejected, 404, false,
-        "parent_task_scope names no live task in this workspace. `candidates` lists boards to find the parent's scope_id on.";
+        "parent_task_scope names no live task in this workspace. `candidates` lists boards to find the parent's scope_id on, or give channel and parent instead.";
     ASSIGNEE_NOT_FOUND = "assignee_not_found", Rejected, 422, false,
-        "The member ref names no agent in this workspace. `candidates` lists the nearest member refs.";
+        "The member ref names no agent in this workspace. `candidates` lists the nearest member refs; use one, or leave the task unassigned.";
     TARGET_CONFLICT = "target_conflict", Rejected, 422, false,
-        "target resolves to a different board than the create locator.";
+        "target resolves to a different board than the create locator. Make channel and target name the same board.";
     INVALID_PARENT = "invalid_parent", Rejected, 422, false,
-        "The requested parent would make a task its own ancestor.";
+        "The requested parent would make a task its own ancestor. Choose a parent outside the task's subtree.";
     CURSOR_INVALID = "cursor_invalid", Rejected, 400, false,
         "The cursor is malformed or belongs to another query or filter set. Restart without a cursor.";
     SUBTASK_MODE_REQUIRED = "subtask_mode_required", Rejected, 422, false,
-        "The task has subtasks: choose subtask_mode `promote` (keep them) or `delete` (remove them).";
+        "The task has subtasks. Choose subtask_mode `promote` (keep them) or `delete` (remove them).";
     NOT_TASK_CREATOR = "not_task_creator", Rejected, 403, false,
-        "Only the agent that created a task may delete it.";
+        "Only the agent that created a task may delete it. Ask its creator, or close it with task_update instead.";
     SUBTASK_CREATOR_MISMATCH = "subtask_creator_mismatch", Rejected, 403, false,
         "Recursive delete needs every descendant to have the same creator. Use `promote`.";
     TASK_UPDATE_CONFLICT = "task_update_conflict", Rejected, 409, false,
@@ -143,11 +143,11 @@ error_codes! {
     IDEMPOTENCY_CONFLICT = "idempotency_conflict", Rejected, 409, false,
         "The idempotency_key was already used with a different payload. Use a new key.";
     CALLBACK_NOT_ACTIVE = "callback_not_active", Rejected, 422, false,
-        "idempotency_key is accepted only during an active workflow callback of this agent.";
+        "idempotency_key is accepted only during an active workflow callback of this agent. Send the request without it.";
     TASK_CLAIMED_BY_OTHER = "task_claimed_by_other", Rejected, 409, false,
-        "Per-task failure of task_set_claim: another member holds the task.";
+        "Per-task failure of task_set_claim: another member holds the task. Leave it, or ask the holder to release it.";
     NOT_ASSIGNEE = "not_assignee", Rejected, 409, false,
-        "Per-task failure of task_set_claim: only the assignee may release a task.";
+        "Per-task failure of task_set_claim: only the assignee may release a task. Leave it claimed, or ask the assignee.";
     RATE_LIMITED = "rate_limited", Transient, 429, true,
         "Too many requests. Retry after the delay the server gave.";
     SERVER_ERROR = "server_error", Transient, 500, true,
@@ -159,7 +159,7 @@ error_codes! {
     INVALID_RESPONSE = "invalid_response", Transient, 0, true,
         "The server's answer was not the expected JSON. Retry; report it if it persists.";
     REQUEST_REJECTED = "request_rejected", Rejected, 400, false,
-        "The server refused the request without a recognised error body.";
+        "The server refused the request without a recognised error body. Check api_url points at an Agent Runtime API; do not retry unchanged.";
     INTERNAL_ERROR = "internal_error", Internal, 500, false,
         "A bug in agentteam. Please report it with the command that caused it.";
 }
@@ -448,5 +448,37 @@ mod tests {
             );
             assert!(!c.description.is_empty());
         }
+    }
+
+    /// §8.2: a code tells the caller what to do next, not only what went
+    /// wrong: each description says what happened in its first sentence
+    /// and what to do in a later one.
+    #[test]
+    fn every_code_says_what_to_do_next() {
+        for c in ERROR_CODES {
+            let sentences = c
+                .description
+                .split(". ")
+                .filter(|s| !s.trim().is_empty())
+                .count();
+            assert!(
+                sentences >= 2 && c.description.ends_with('.'),
+                "{}: {:?} does not say what to do next",
+                c.code,
+                c.description
+            );
+        }
+    }
+
+    /// README "Exit status": `--batch` ends with its worst line's class,
+    /// which the success line must not contradict.
+    #[test]
+    fn exit_meanings_agree_with_batch_and_set_claim() {
+        let success = ExitClass::Success.meaning();
+        assert!(
+            success.contains("--batch") && success.contains("worst"),
+            "{success}"
+        );
+        assert!(success.contains("set-claim"), "{success}");
     }
 }

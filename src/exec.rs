@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use serde_json::{Map, Value, json};
 
+use crate::budget::{self, Fitted};
 use crate::client::{Client, ClientSettings, Session};
 use crate::credentials::{CredentialStore, Profile, profile_name};
 use crate::env_vars;
@@ -18,7 +19,7 @@ use crate::error::{ExitClass, Failure, code};
 use crate::output::Printer;
 use crate::registry::{Action, Method};
 use crate::validate::validate;
-use crate::wire::{self, MAX_BODY_BYTES, WireRequest, WorkflowContext};
+use crate::wire::{self, MAX_BODY_BYTES, Success, WireRequest, WorkflowContext};
 
 /// Where the JSON input comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,16 +171,60 @@ fn single(settings: &ExecSettings, printer: &Printer) -> Result<ExitClass, Failu
     let action = settings.action;
     let input = prepare(action, &read_input(&settings.input)?)?;
     let context = Context::resolve(settings.profile.as_deref())?;
-    let request = context.request(action, &input);
     let client = context.client(settings)?;
     let session = context.session();
-    let success = async_runtime()?.block_on(client.call(
-        &request,
-        &session,
-        action.may_retry(&input),
-        printer,
+    let success = async_runtime()?.block_on(call_within_budget(
+        action, &context, &client, &session, &input, printer,
     ))?;
     Ok(printer.success(action, success.data, success.meta))
+}
+
+/// Sends `input` and holds the answer to the action's result budget (§8.3)
+/// whatever the server sent: a cut answer says `meta.truncated: true`. A
+/// page cut short is asked for again with `limit` set to the items that
+/// fit, so its `next_cursor` continues right after the last item shown
+/// (the server's cursor would skip the items cut); a server that still
+/// answers too much gets its page cut without a cursor.
+async fn call_within_budget(
+    action: &Action,
+    context: &Context,
+    client: &Client,
+    session: &Session<'_>,
+    input: &Value,
+    printer: &Printer,
+) -> Result<Success, Failure> {
+    let budget = action.budget.bytes();
+    let may_retry = action.may_retry(input);
+    let request = context.request(action, input);
+    let mut answer = client.call(&request, session, may_retry, printer).await?;
+    let fitted = budget::fit_answer(&mut answer.data, &mut answer.meta, budget);
+    let Fitted::Page { kept } = fitted else {
+        if fitted == Fitted::Cut {
+            printer.diagnostic(&format!(
+                "the answer exceeded the {} KiB result budget; cut",
+                budget / 1024
+            ));
+        }
+        return Ok(answer);
+    };
+    let has_limit = (action.input_schema)()["properties"].get("limit").is_some();
+    if !(action.paginated && may_retry && has_limit) {
+        return Ok(answer);
+    }
+    printer.diagnostic(&format!(
+        "the page exceeded the {} KiB result budget; asking again for the {kept} items that fit",
+        budget / 1024
+    ));
+    let mut again = input.clone();
+    again["limit"] = json!(kept);
+    let request = context.request(action, &again);
+    let mut page = client.call(&request, session, may_retry, printer).await?;
+    if budget::fit_answer(&mut page.data, &mut page.meta, budget) != Fitted::Whole {
+        printer
+            .diagnostic("the server ignored the smaller limit; its page is cut without a cursor");
+    }
+    page.meta.insert("truncated".into(), json!(true));
+    Ok(page)
 }
 
 /// Prints the exact request that would be sent, token redacted; sends nothing
@@ -202,17 +247,44 @@ fn dry_run(settings: &ExecSettings, printer: &Printer) -> Result<ExitClass, Fail
         }
         _ => Value::Null,
     };
-    Ok(printer.document(json!({
+    let doc = json!({
         "dry_run": true,
         "action": action.id(),
         "method": request.method.as_str(),
         "url": client.url(&request),
         "headers": headers,
         "body": body,
-    })))
+    });
+    if printer.format == crate::output::Format::Text {
+        printer.stdout(&dry_run_text(&doc));
+        return Ok(ExitClass::Success);
+    }
+    Ok(printer.document(doc))
 }
 
-/// `--paginate`: every item of every page, one compact JSON line each.
+/// A dry run as a person reads a request: the request line, one
+/// `name: value` line per header (the token already redacted), a blank
+/// line, then the body as indented JSON (none for a GET).
+fn dry_run_text(doc: &Value) -> String {
+    let mut out = format!(
+        "{} {}\n",
+        doc["method"].as_str().unwrap_or_default(),
+        doc["url"].as_str().unwrap_or_default()
+    );
+    for (name, value) in doc["headers"].as_object().into_iter().flatten() {
+        out.push_str(&format!("{name}: {}\n", value.as_str().unwrap_or_default()));
+    }
+    if !doc["body"].is_null() {
+        out.push('\n');
+        out.push_str(&serde_json::to_string_pretty(&doc["body"]).expect("JSON values serialise"));
+        out.push('\n');
+    }
+    out
+}
+
+/// `--paginate`: every item of every page, one compact JSON line each; with
+/// `--format text` (the default on a terminal) the action's table instead,
+/// printed page by page as each arrives.
 fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) -> ExitClass {
     let result = (|| {
         let action = settings.action;
@@ -223,26 +295,54 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
         let runtime = async_runtime()?;
         let started = Instant::now();
         let mut emitted = 0u64;
+        let text = printer.format == crate::output::Format::Text;
+        let mut header_shown = false;
         loop {
-            let request = context.request(action, &input);
-            let page = runtime.block_on(client.call(
-                &request,
-                &session,
-                action.may_retry(&input),
-                printer,
+            let page = runtime.block_on(call_within_budget(
+                action, &context, &client, &session, &input, printer,
             ))?;
+            let mut shown = Vec::new();
             for item in page.data["items"].as_array().into_iter().flatten() {
                 if max_items.is_some_and(|max| emitted >= max) {
                     break;
                 }
-                printer.line(item);
+                if text {
+                    shown.push(item.clone());
+                } else {
+                    printer.line(item);
+                }
                 emitted += 1;
+            }
+            if text && !shown.is_empty() {
+                // The action's own table, page by page as they arrive: its
+                // header once, above the first page's rows.
+                printer.progress_done();
+                let table = (action.text)(&json!({ "items": shown }), &printer.style);
+                let rows = if header_shown {
+                    table.split_once('\n').map_or("", |(_, rows)| rows)
+                } else {
+                    &table
+                };
+                printer.stdout(rows);
+                header_shown = true;
             }
             printer.progress(&format!(
                 "{emitted} items, {:.0}/s",
                 emitted as f64 / started.elapsed().as_secs_f64().max(1e-3)
             ));
-            match page.meta.get("next_cursor").and_then(Value::as_str) {
+            let cursor = page.meta.get("next_cursor").and_then(Value::as_str);
+            if cursor.is_none() && page.meta.get("truncated") == Some(&Value::Bool(true)) {
+                // Cut by the CLI with no cursor to continue from: the rest
+                // cannot be reached without skipping items, so say so.
+                return Err(Failure::new(
+                    code::INVALID_RESPONSE,
+                    format!(
+                        "The server's page exceeded the {} KiB result budget even when asked for fewer items; {emitted} items were printed and the rest cannot be reached without skipping some.",
+                        action.budget.bytes() / 1024
+                    ),
+                ));
+            }
+            match cursor {
                 Some(cursor) if max_items.is_none_or(|max| emitted < max) => {
                     input["cursor"] = json!(cursor);
                 }
@@ -250,6 +350,9 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
             }
         }
         printer.progress_done();
+        if text && !header_shown {
+            printer.stdout(&(action.text)(&json!({ "items": [] }), &printer.style));
+        }
         Ok(ExitClass::Success)
     })();
     result.unwrap_or_else(|failure: Failure| {
@@ -317,10 +420,7 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
                 let session = session
                     .as_ref()
                     .expect("a session exists when the context does");
-                let request = context.request(action, &input);
-                client
-                    .call(&request, session, action.may_retry(&input), printer)
-                    .await
+                call_within_budget(action, context, client, session, &input, printer).await
             }
             .await;
             (line_no, result)

@@ -433,7 +433,22 @@ fn permission_text(action: &Action) -> String {
 pub fn readme_with_tables(readme: &str) -> anyhow::Result<String> {
     let readme = splice(readme, "actions", &actions_table())?;
     let readme = splice(&readme, "errors", &errors_table())?;
+    let readme = splice(&readme, "exit", &exit_table())?;
     splice(&readme, "environment", &environment_table())
+}
+
+/// The README's table of exit statuses, from [`crate::error::ExitClass::meaning`]
+/// (the same words `agentteam --help` and the man page print).
+pub fn exit_table() -> String {
+    let mut out = String::from("| code | meaning |\n| --- | --- |\n");
+    for class in crate::error::ExitClass::ALL {
+        out.push_str(&format!(
+            "| {} | {} |\n",
+            class.code(),
+            table_cell(class.meaning())
+        ));
+    }
+    out
 }
 
 /// The README's table of error codes: exit status, retryability and what to

@@ -9,6 +9,7 @@
 // tests use; the library itself is held to the lint.
 #![cfg_attr(test, allow(unused_crate_dependencies))]
 
+pub mod budget;
 pub mod case;
 pub mod cli;
 pub mod client;

@@ -221,7 +221,7 @@ fn action_command(action: &'static registry::Action, long_help: bool) -> Command
                 .long("paginate")
                 .action(ArgAction::SetTrue)
                 .conflicts_with_all(["dry_run", "batch"])
-                .help("Follow next_cursor to the end, printing each item as one JSON line"),
+                .help("Follow next_cursor to the end: each item as one JSON line, or with --format text (the terminal default) one table, page by page"),
         )
         .arg(
             Arg::new("max_items")

@@ -669,6 +669,46 @@ fn routes_are_unique_and_under_the_runtime_prefix() {
     }
 }
 
+/// §4.4: every enum of every input schema, however deep, has snake_case
+/// values and a description that says what an unknown value gets.
+#[test]
+fn every_input_enum_says_what_an_unknown_value_gets() {
+    fn walk(name: &str, path: &str, schema: &Value, seen: &mut usize) {
+        if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+            *seen += 1;
+            let description = schema["description"].as_str().unwrap_or_default();
+            assert!(
+                description.contains("Other values are rejected."),
+                "{name}: {path}: {description:?} does not say what an unknown value gets"
+            );
+            for value in values.iter().filter_map(Value::as_str) {
+                assert!(
+                    crate::case::is_snake_case(value),
+                    "{name}: {path}: {value} is not snake_case"
+                );
+            }
+        }
+        match schema {
+            Value::Object(map) => {
+                for (key, child) in map {
+                    walk(name, &format!("{path}/{key}"), child, seen);
+                }
+            }
+            Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    walk(name, &format!("{path}/{i}"), child, seen);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut seen = 0;
+    for (name, schema) in input_schemas() {
+        walk(&name, "", &schema, &mut seen);
+    }
+    assert!(seen >= 8, "the walk found only {seen} enums");
+}
+
 #[test]
 fn input_schemas_have_the_product_shape() {
     for (name, schema) in input_schemas() {

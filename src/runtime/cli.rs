@@ -208,7 +208,10 @@ pub fn run() -> ExitCode {
         Ok(None) => ExitCode::SUCCESS,
         Err(failure) => {
             print_json(&failure.to_document());
-            eprintln!("agentteam-runtime: {failure}");
+            eprint!(
+                "{}",
+                crate::output::stderr_line(&format!("error: {failure}"))
+            );
             ExitCode::from(u8::try_from(failure.class.code()).unwrap_or(1))
         }
     };

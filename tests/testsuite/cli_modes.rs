@@ -81,6 +81,53 @@ fn dry_run_prints_the_request_and_sends_nothing() {
     assert_eq!(run.code, 2, "invalid input still fails a dry run");
 }
 
+/// README "Dry runs": the text view shows what the JSON one does, method
+/// and URL, headers with the token redacted, and the body.
+#[test]
+fn dry_run_text_shows_method_url_headers_and_body() {
+    let (cli, server) = logged_in(Recorder::expecting_no_request());
+    let run = cli.exec(
+        "task",
+        "create",
+        r#"{"channel":"eng","tasks":[{"title":"x"}]}"#,
+        &["--dry-run", "--format", "text"],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let url = format!(
+        "{}/api/v1/workspaces/ws_test/agents/ag_test/runtime/tasks",
+        server.url
+    );
+    let (head, body) = run
+        .stdout
+        .split_once("\n\n")
+        .expect("headers, blank line, body");
+    assert_eq!(
+        head.lines().collect::<Vec<_>>(),
+        [
+            format!("POST {url}").as_str(),
+            "authorization: Bearer <redacted>",
+            "content-type: application/json"
+        ],
+        "{}",
+        run.stdout
+    );
+    let body: Value = serde_json::from_str(body).expect("the body is JSON");
+    assert_eq!(body, json!({"channel": "eng", "tasks": [{"title": "x"}]}));
+    assert!(!run.stdout.contains(TOKEN) && !run.stderr.contains(TOKEN));
+
+    // A GET has no body, and says so by ending after its headers.
+    let run = cli.exec(
+        "task",
+        "list",
+        r#"{"channel":"eng"}"#,
+        &["--dry-run", "--format", "text"],
+    );
+    assert_eq!(
+        run.stdout,
+        format!("GET {url}?channel=eng\nauthorization: Bearer <redacted>\n")
+    );
+}
+
 #[test]
 fn dry_run_without_credentials_says_what_is_missing() {
     let cli = Cli::new();
@@ -375,4 +422,142 @@ fn paginate_ends_a_failing_stream_with_the_error_line() {
     assert_eq!(lines[0]["number"], 1);
     assert_eq!(lines[1]["error"]["code"], "cursor_invalid");
     assert_eq!(run.stderr, "error: cursor_invalid; details on stdout\n");
+}
+
+/// `n` tasks of about 1.2 KB each, numbered from `first`.
+fn big_tasks(first: u64, n: u64) -> Vec<Value> {
+    (first..first + n)
+        .map(|i| task(i, &"t".repeat(1000)))
+        .collect()
+}
+
+fn limit_of(request: &crate::support::recorder::Recorded) -> Option<u64> {
+    request
+        .query
+        .iter()
+        .find(|(k, _)| k == "limit")
+        .map(|(_, v)| v.parse().unwrap())
+}
+
+const PAGE_BUDGET: usize = 512 * 1024;
+
+/// §8.3 on the CLI side: a server's page past the action's budget is not
+/// passed on. The CLI asks again for the items that fit, so the page it
+/// prints carries a cursor right after its last item, and says `truncated`.
+#[test]
+fn an_oversized_page_is_asked_again_for_what_fits() {
+    let (cli, server) = setup(vec![
+        Reply::json(
+            200,
+            json!({"items": big_tasks(1, 1000), "nextCursor": "past_1000"}),
+        ),
+        Reply::json(
+            200,
+            json!({"items": big_tasks(1, 300), "nextCursor": "after_300"}),
+        ),
+    ]);
+    let run = cli.exec("task", "list", r#"{"channel":"eng","limit":100}"#, &[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout.len() <= PAGE_BUDGET,
+        "{} bytes",
+        run.stdout.len()
+    );
+    let doc = run.json();
+    assert_eq!(doc["meta"]["truncated"], true);
+    assert_eq!(
+        doc["meta"]["next_cursor"], "after_300",
+        "the cursor of the page that fits"
+    );
+    assert_eq!(doc["data"]["items"].as_array().unwrap().len(), 300);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(limit_of(&requests[0]), Some(100));
+    let asked = limit_of(&requests[1]).expect("the second request sets limit");
+    assert!((300..1000).contains(&asked), "asked for {asked}");
+}
+
+/// A server that ignores the smaller limit too gets its page cut: the
+/// items that fit, `truncated`, and no cursor (the server's would skip the
+/// items cut). `--paginate` cannot continue from there and says so.
+#[test]
+fn a_server_that_keeps_oversizing_gets_its_page_cut_without_a_cursor() {
+    let oversized = Reply::json(
+        200,
+        json!({"items": big_tasks(1, 1000), "nextCursor": "past_1000"}),
+    );
+    let (cli, _server) = setup(vec![oversized.clone(), oversized.clone()]);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout.len() <= PAGE_BUDGET,
+        "{} bytes",
+        run.stdout.len()
+    );
+    let doc = run.json();
+    assert_eq!(doc["meta"]["truncated"], true);
+    assert!(doc["meta"].get("next_cursor").is_none(), "{}", doc["meta"]);
+    let kept = doc["data"]["items"].as_array().unwrap();
+    assert!(kept.len() > 100 && kept.len() < 1000, "{}", kept.len());
+    assert_eq!(kept[0]["number"], 1, "a prefix, in order");
+
+    let (cli, _server) = setup(vec![oversized.clone(), oversized]);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &["--paginate"]);
+    assert_eq!(run.code, 5, "{run:?}");
+    let lines: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let last = lines.last().unwrap();
+    assert_eq!(last["error"]["code"], "invalid_response", "{last}");
+    assert!(lines.len() > 100, "the items that fit were streamed first");
+}
+
+/// A detail past its budget is cut by the store's own rules (oldest
+/// sections first, each keeping its total), a small result by the generic
+/// cut; both say `meta.truncated` and fit.
+#[test]
+fn oversized_detail_and_receipt_answers_are_cut_to_their_budgets() {
+    let checkpoints: Vec<Value> = (0..600)
+        .map(|i| json!({"id": i, "summary": "s".repeat(1000), "createdBy": "@a", "createdAt": "2026-11-30T00:00:00Z"}))
+        .collect();
+    let mut detail = task(1, "kept title");
+    detail["description"] = json!("short");
+    detail["subtasks"] = json!({"items": [], "total": 0, "truncated": false});
+    detail["checkpoints"] = json!({"items": checkpoints, "total": 600, "truncated": false});
+    let (cli, _server) = setup(vec![Reply::json(200, detail)]);
+    let run = cli.exec("task", "get", r#"{"channel":"eng","number":1}"#, &[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.len() <= 256 * 1024, "{} bytes", run.stdout.len());
+    let doc = run.json();
+    assert_eq!(doc["meta"]["truncated"], true);
+    let section = &doc["data"]["checkpoints"];
+    assert_eq!(
+        (section["total"].clone(), section["truncated"].clone()),
+        (json!(600), json!(true))
+    );
+    assert!(section["items"].as_array().unwrap().len() < 600);
+    assert_eq!(doc["data"]["title"], "kept title");
+
+    let (cli, _server) = setup(vec![Reply::json(
+        200,
+        json!({"tasks": [task(1, &"x".repeat(200_000))]}),
+    )]);
+    let run = cli.exec(
+        "task",
+        "create",
+        r#"{"channel":"eng","tasks":[{"title":"x"}]}"#,
+        &[],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.len() <= 64 * 1024, "{} bytes", run.stdout.len());
+    let doc = run.json();
+    assert_eq!(doc["meta"]["truncated"], true);
+    let title = doc["data"]["tasks"][0]["title"].as_str().unwrap();
+    assert!(
+        title.ends_with("[truncated by the result budget]"),
+        "{}",
+        &title[title.len() - 60..]
+    );
 }

@@ -662,3 +662,77 @@ fn the_examples_run_on_the_quickstart_board() {
         );
     }
 }
+
+/// Every error line either binary writes on stderr starts `error:` (as
+/// clap's do), in both formats: never `Error:` or the program's name.
+#[test]
+fn every_stderr_error_line_starts_with_lowercase_error() {
+    let cli = Cli::new();
+    let mut stderrs = Vec::new();
+    for args in [
+        &["exec", "task", "get", "-", "--format", "json"][..],
+        &["exec", "task", "get", "-", "--format", "text"],
+        &["exec", "task", "nope", "-"],
+        &["--no-such-flag"],
+        &["auth", "status", "--format", "text"],
+    ] {
+        let run = cli.run(args, Some(r#"{"channel":"eng"}"#));
+        assert_ne!(run.code, 0, "{args:?}: {run:?}");
+        stderrs.push((format!("agentteam {args:?}"), run.stderr));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db").display().to_string();
+    for args in [
+        &[
+            "--db",
+            &db,
+            "agent",
+            "create",
+            "--workspace",
+            "ws_none",
+            "--handle",
+            "a",
+        ][..],
+        &[
+            "--db",
+            &db,
+            "channel",
+            "create",
+            "--workspace",
+            "ws_none",
+            "--name",
+            "BAD NAME",
+        ],
+        &[
+            "--db",
+            "/dev/null/r.db",
+            "workspace",
+            "create",
+            "--name",
+            "w",
+        ],
+        &["--no-such-flag"],
+    ] {
+        let out = std::process::Command::new(crate::support::runtime::BIN)
+            .args(args)
+            // The log (RUST_LOG) is its own stream of timestamped records.
+            .env("RUST_LOG", "off")
+            .output()
+            .expect("run agentteam-runtime");
+        assert!(!out.status.success(), "{args:?}");
+        stderrs.push((
+            format!("agentteam-runtime {args:?}"),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ));
+    }
+    for (what, stderr) in stderrs {
+        let first = stderr.lines().next().unwrap_or_default();
+        assert!(first.starts_with("error: "), "{what}: {stderr}");
+        for line in stderr.lines() {
+            assert!(
+                !line.starts_with("Error") && !line.starts_with("agentteam"),
+                "{what}: {line}"
+            );
+        }
+    }
+}

@@ -141,3 +141,57 @@ fn paginate_and_batch_show_progress_on_a_terminal() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("2 done,"), "{out:?}");
 }
+
+/// `--paginate` at a terminal prints what `task list` prints there, a
+/// table, not NDJSON: one header, then each page's rows in order as the
+/// page arrives. `--format json` keeps the NDJSON stream.
+#[test]
+fn paginate_on_a_terminal_prints_one_table_page_by_page() {
+    let task = |number: u64, title: &str| {
+        json!({"number": number, "channel": "eng", "scopeId": format!("tsk_{number}"), "title": title,
+            "status": "todo", "priority": "none", "assignee": null, "parentNumber": null, "labels": [],
+            "createdBy": "@a", "createdAt": "2026-11-30T00:00:00Z", "updatedAt": "2026-11-30T00:00:00Z"})
+    };
+    let server = Recorder::start(vec![
+        Reply::json(
+            200,
+            json!({"items": [task(1, "first page a"), task(2, "first page b")], "nextCursor": "p2"}),
+        ),
+        Reply::json(200, json!({"items": [task(3, "second page")]})),
+        Reply::json(
+            200,
+            json!({"items": [task(1, "first page a")], "nextCursor": "p2"}),
+        ),
+        Reply::json(200, json!({"items": [task(3, "second page")]})),
+    ]);
+    let cli = Cli::new();
+    cli.login(&server.url, "at_tty_token", None);
+    let input = cli.home.path().join("in.json");
+    std::fs::write(&input, r#"{"channel":"eng"}"#).unwrap();
+    let args = format!("exec task list --paginate {}", input.display());
+    let (code, out) = on_terminal(&cli, &args, &[("NO_COLOR", "1")]);
+    assert_eq!(code, 0, "{out}");
+    // Progress lines are erased with \r\x1b[2K; what stays is the table.
+    let out = out.replace("\x1b[2K", "");
+    let shown: Vec<&str> = out
+        .split(['\n', '\r'])
+        .filter(|l| l.contains("NUMBER") || l.contains("page"))
+        .collect();
+    assert_eq!(shown.len(), 4, "one header, three rows: {out:?}");
+    assert!(shown[0].starts_with("NUMBER"), "{out:?}");
+    for (line, title) in shown[1..]
+        .iter()
+        .zip(["first page a", "first page b", "second page"])
+    {
+        assert!(line.contains(title), "{line:?} in {out:?}");
+    }
+    assert!(!out.contains("{\"number\""), "no NDJSON: {out:?}");
+
+    let (code, out) = on_terminal(&cli, &format!("--format json {args}"), &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("{\"number\":1,"),
+        "NDJSON with --format json: {out:?}"
+    );
+    assert_eq!(server.requests().len(), 4);
+}

@@ -962,3 +962,106 @@ fn dry_run_and_batch_against_the_runtime(engine: Engine) {
     );
     assert_eq!(run.stdout.lines().count(), 30);
 }
+
+/// `scripts/demo.sh`, run for real against the binaries under test (a stub
+/// `cargo` on PATH stands in for the build): both modes finish, neither
+/// touches the user's profiles, and `--default-store` leaves the demo data
+/// in the default store, closed cleanly (no `-wal` or `-shm` beside it).
+#[test]
+fn the_demo_leaves_profiles_alone_in_both_modes() {
+    let cli = Cli::new();
+    cli.login("http://127.0.0.1:8787", "at_users_own_token", None);
+    let profiles = cli.store_text();
+    assert!(profiles.contains("at_users_own_token"));
+
+    let home = cli.home.path();
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_agentteam"))
+        .parent()
+        .expect("target/debug");
+    let target_dir = bin_dir.parent().expect("target");
+    let stub_dir = home.join("stub-bin");
+    std::fs::create_dir_all(&stub_dir).unwrap();
+    let cargo = stub_dir.join("cargo");
+    std::fs::write(
+        &cargo,
+        format!(
+            "#!/bin/sh\ncase \"$1\" in metadata) printf '{{\"target_directory\":\"%s\"}}\\n' '{}' ;; esac\n",
+            target_dir.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&cargo, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let data_home = home.join("data");
+    let default_store = data_home.join("agentteam").join("runtime.db");
+
+    let demo = |args: &[&str]| {
+        let out = std::process::Command::new("sh")
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/demo.sh"))
+            .args(args)
+            .env_clear()
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    stub_dir.display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            )
+            .env("HOME", home)
+            .env("XDG_DATA_HOME", &data_home)
+            .env("AGENTTEAM_CONFIG_DIR", cli.config_dir())
+            .env("TMPDIR", home)
+            .output()
+            .expect("run scripts/demo.sh");
+        assert!(
+            out.status.success(),
+            "demo.sh {args:?}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+
+    let stdout = demo(&[]);
+    assert!(
+        stdout.contains("\"deleted_numbers\""),
+        "the session ran: {stdout}"
+    );
+    assert_eq!(
+        cli.store_text(),
+        profiles,
+        "the plain demo changed the profiles"
+    );
+    assert!(
+        !default_store.exists(),
+        "the plain demo used the default store"
+    );
+
+    demo(&["--default-store"]);
+    assert_eq!(
+        cli.store_text(),
+        profiles,
+        "--default-store changed the profiles"
+    );
+    assert!(default_store.exists(), "--default-store left no store");
+    for suffix in ["-wal", "-shm"] {
+        let sidecar = format!("{}{suffix}", default_store.display());
+        assert!(!std::path::Path::new(&sidecar).exists(), "{sidecar} left");
+    }
+    let workspaces: i64 = rusqlite::Connection::open(&default_store)
+        .unwrap()
+        .query_row("SELECT count(*) FROM workspaces", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(
+        workspaces, 1,
+        "the demo workspace stays in the default store"
+    );
+    assert!(
+        std::fs::read_dir(home).unwrap().flatten().all(|e| !e
+            .file_name()
+            .to_string_lossy()
+            .starts_with("agentteam-demo.")),
+        "the demo's temp directory is removed"
+    );
+}

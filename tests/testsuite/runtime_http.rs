@@ -550,6 +550,45 @@ fn sigterm_shuts_down_gracefully(engine: Engine) {
     assert!(log.contains("shutting down"), "{log}");
 }
 
+/// A clean stop of the SQLite runtime checkpoints and closes every
+/// connection: no `-wal` or `-shm` file is left beside the store, and what
+/// was written is in the database file itself.
+#[test]
+fn sqlite_clean_stop_leaves_no_wal_or_shm_and_keeps_the_data() {
+    let mut rt = Runtime::start_on(Engine::Sqlite);
+    let ws = rt.workspace("w");
+    rt.channel(&ws, "eng");
+    let agent = rt.agent(&ws, "a");
+    ok(
+        &rt,
+        &agent,
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "kept"}]}),
+    );
+    let sidecar = |suffix: &str| std::path::PathBuf::from(format!("{}{suffix}", rt.db));
+    assert!(sidecar("-wal").exists(), "a serving store is in WAL mode");
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &rt.child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    assert!(rt.child.wait().expect("wait").success());
+    for suffix in ["-wal", "-shm"] {
+        assert!(
+            !sidecar(suffix).exists(),
+            "{suffix} left after a clean stop"
+        );
+    }
+    // The data is in the database file, read without the server.
+    assert_eq!(
+        rt.scalar("SELECT count(*) FROM tasks WHERE title = 'kept'"),
+        1
+    );
+    rt.kill9_and_restart();
+    let detail = ok(&rt, &agent, "get", json!({"channel": "eng", "number": 1}));
+    assert_eq!(detail["title"], "kept");
+}
+
 fn quickstart_writes_a_profile_whose_credential_process_works_and_is_rerunnable(engine: Engine) {
     let rt = Runtime::start_on(engine);
     let config = rt.dir.path().join("config");

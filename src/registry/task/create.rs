@@ -63,8 +63,14 @@ fn task_item() -> Value {
         vec![
             ("title", fields::title("Required.")),
             ("description", fields::description("Default: none.")),
-            ("status", fields::status("Initial status. Default `todo`.")),
-            ("priority", fields::priority("Priority. Default `none`.")),
+            (
+                "status",
+                fields::status("Initial status. Default `todo`. Other values are rejected."),
+            ),
+            (
+                "priority",
+                fields::priority("Priority. Default `none`. Other values are rejected."),
+            ),
             (
                 "assignee",
                 fields::member_ref("Member ref to assign, e.g. `@alice`. Default: unassigned."),
@@ -108,7 +114,13 @@ fn input_schema() -> Value {
                 object(
                     "Create the tasks as subtasks of this exact task scope; the board comes from storage. Exclusive with `channel` and `parent`. Default: none.",
                     vec![
-                        ("kind", enumeration("Scope kind; only `task`.", &["task"])),
+                        (
+                            "kind",
+                            enumeration(
+                                "Scope kind; only `task`. Other values are rejected.",
+                                &["task"],
+                            ),
+                        ),
                         (
                             "scope_id",
                             pattern("The parent task's scope_id.", "^[A-Za-z0-9_:-]+$", 128),

@@ -53,7 +53,7 @@ fn input_schema() -> Value {
             (
                 "subtask_mode",
                 enumeration(
-                    "For a task with subtasks (required then): `promote` detaches and keeps them, `delete` removes them all. Ignored for a leaf. No default.",
+                    "For a task with subtasks (required then): `promote` detaches and keeps them, `delete` removes them all. Ignored for a leaf. No default. Other values are rejected.",
                     &["promote", "delete"],
                 ),
             ),

@@ -75,7 +75,7 @@ fn input_schema() -> Value {
             (
                 "status",
                 enumeration(
-                    "Which tasks: `active` (todo, in_progress, in_review; the default), one status, or `all` (only with a non-empty query or filters.parent).",
+                    "Which tasks: `active` (todo, in_progress, in_review; the default), one status, or `all` (only with a non-empty query or filters.parent). Other values are rejected.",
                     VIEWS,
                 ),
             ),
@@ -104,7 +104,7 @@ fn input_schema() -> Value {
             (
                 "sort",
                 enumeration(
-                    "Order: `updated_desc` (default when browsing), `relevance` (default when searching, only with a query), `created_desc`, `number_asc`.",
+                    "Order: `updated_desc` (default when browsing), `relevance` (default when searching, only with a query), `created_desc`, `number_asc`. Other values are rejected.",
                     SORTS,
                 ),
             ),

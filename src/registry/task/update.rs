@@ -61,8 +61,12 @@ impl Field {
         match self {
             Field::Title => fields::title(KEEP),
             Field::Description => nullable(fields::description("Omitted: unchanged; null clears.")),
-            Field::Status => fields::status("Lifecycle status. Omitted: unchanged."),
-            Field::Priority => fields::priority("Priority. Omitted: unchanged."),
+            Field::Status => {
+                fields::status("Lifecycle status. Omitted: unchanged. Other values are rejected.")
+            }
+            Field::Priority => {
+                fields::priority("Priority. Omitted: unchanged. Other values are rejected.")
+            }
             Field::Assignee => nullable(fields::member_ref(
                 "Member ref to assign, e.g. `@alice`. Omitted: unchanged; null unassigns.",
             )),

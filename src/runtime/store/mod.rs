@@ -27,6 +27,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use crate::budget;
 use crate::error::{Failure, code};
 use crate::registry::task::list::{DEFAULT_LIMIT, MAX_LIMIT};
 use crate::registry::task::update::Field;
@@ -35,6 +36,7 @@ use crate::runtime::auth::hex;
 use crate::runtime::clock;
 use crate::wire::WorkflowContext;
 
+pub use crate::budget::fit_detail;
 pub use cursor::After;
 pub use schema::SchemaStatus;
 
@@ -878,19 +880,6 @@ impl TaskRow {
     }
 }
 
-/// Room kept for the envelope (`{"data": …, "meta": {…}}`) and a cursor
-/// around `data`, so the whole printed document stays within the budget.
-const ENVELOPE_RESERVE: usize = 1024;
-
-/// Room kept in a task detail for its sections' `next` calls, which
-/// [`link_sections`] adds after the cuts: a channel name, a cursor and the
-/// fixed arguments stay well under this.
-const LINKS_RESERVE: usize = 640;
-
-fn json_len(value: &Value) -> usize {
-    serde_json::to_vec(value).map_or(usize::MAX, |bytes| bytes.len())
-}
-
 /// One list page held to `budget` bytes (§8.3). `items` are the page's
 /// compact tasks in order, each with the cursor position just after it;
 /// `more` says whether the query had more rows than the page limit. When
@@ -899,17 +888,11 @@ fn json_len(value: &Value) -> usize {
 /// is lost or repeated. A compact task is bounded by its schema to a few
 /// KiB, so the first item always fits and a page always makes progress.
 pub fn fit_page(items: Vec<(Value, After)>, more: bool, digest: &str, budget: usize) -> Value {
-    let room = budget.saturating_sub(ENVELOPE_RESERVE);
-    let mut used = json_len(&json!({"items": []}));
-    let mut kept = 0;
-    for (item, _) in &items {
-        let size = json_len(item) + 1;
-        if kept > 0 && used + size > room {
-            break;
-        }
-        used += size;
-        kept += 1;
-    }
+    let kept = budget::fit_items(
+        budget::json_len(&json!({"items": []})),
+        items.iter().map(|(item, _)| budget::json_len(item)),
+        budget.saturating_sub(budget::ENVELOPE_RESERVE),
+    );
     let cut = kept < items.len();
     let last = kept.checked_sub(1).map(|i| items[i].1);
     let mut data =
@@ -959,69 +942,6 @@ pub fn list_page(mut rows: Vec<(TaskRow, f64)>, q: &ListQuery) -> Value {
         &q.digest,
         crate::registry::task::list::ACTION.budget.bytes(),
     )
-}
-
-/// One task detail held to `budget` bytes (§8.3), cutting the least
-/// essential first: subtask summaries, then the oldest checkpoints (each
-/// section keeps `total` and says `truncated: true`; `task_list` with
-/// `include_subtasks` lists every subtask), then the description's tail
-/// (ending in a visible marker), then trailing attachments, URLs and
-/// checklist items. Any cut sets `truncated: true`, which the CLI shows as
-/// `meta.truncated`. Schema bounds make the last steps reachable only with
-/// pathological input (every field at its maximum of escaped characters).
-pub fn fit_detail(mut detail: Value, budget: usize) -> Value {
-    let room = budget.saturating_sub(ENVELOPE_RESERVE + LINKS_RESERVE);
-    if json_len(&detail) <= room {
-        return detail;
-    }
-    for section in ["subtasks", "checkpoints"] {
-        while json_len(&detail) > room {
-            let Some(items) = detail[section]["items"].as_array_mut() else {
-                break;
-            };
-            if items.pop().is_none() {
-                break;
-            }
-            detail[section]["truncated"] = json!(true);
-        }
-    }
-    if json_len(&detail) > room
-        && let Some(text) = detail["description"].as_str()
-    {
-        let over = json_len(&detail) - room;
-        // Escaping can make a character up to 6 bytes; cut by characters
-        // conservatively and keep at most what fits.
-        let chars: Vec<char> = text.chars().collect();
-        let keep = chars.len().saturating_sub(over + 64);
-        let mut cut: String = chars[..keep.min(chars.len())].iter().collect();
-        cut.push_str(" … [truncated by the result budget]");
-        detail["description"] = json!(cut);
-        while json_len(&detail) > room {
-            let Some(text) = detail["description"].as_str() else {
-                break;
-            };
-            let chars: Vec<char> = text.chars().collect();
-            if chars.len() <= 40 {
-                break;
-            }
-            let keep = chars.len() / 2;
-            let mut cut: String = chars[..keep].iter().collect();
-            cut.push_str(" … [truncated by the result budget]");
-            detail["description"] = json!(cut);
-        }
-    }
-    for field in ["attachments", "urls", "checklist"] {
-        while json_len(&detail) > room {
-            let Some(items) = detail[field].as_array_mut() else {
-                break;
-            };
-            if items.pop().is_none() {
-                break;
-            }
-        }
-    }
-    detail["truncated"] = json!(true);
-    detail
 }
 
 /// Names in each cut section of a `task_get` answer the call that reads

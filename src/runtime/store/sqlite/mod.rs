@@ -73,8 +73,12 @@ fn store_file_failure(path: &Path, e: std::io::Error) -> Failure {
 }
 
 pub struct SqliteStore {
-    writer: writer::Writer,
+    /// Declared before the writer so that they close first: SQLite removes
+    /// the `-wal` and `-shm` files only when the last connection to close
+    /// can write, and the writer checkpoints before it closes (a clean stop
+    /// leaves the database file alone beside nothing).
     readers: Readers,
+    writer: writer::Writer,
 }
 
 impl SqliteStore {

@@ -79,6 +79,13 @@ impl Writer {
                         .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     commit_group(&conn, group);
                 }
+                // The queue is closed: the store is being dropped. Copy the
+                // WAL into the database and empty it, so closing this last
+                // connection removes the `-wal` and `-shm` files.
+                if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())) {
+                    tracing::warn!(error = %e, "final checkpoint failed; the WAL stays beside the store");
+                }
+                drop(conn);
             })
             .map_err(|e| {
                 Failure::new(

@@ -1,0 +1,332 @@
+//! Result budgets (§8.3), held by both binaries with the same code: the
+//! runtime's store fits each answer it builds ([`fit_items`] for a list page,
+//! [`fit_detail`] for a task), and the CLI holds any server's answer to the
+//! action's [`BudgetClass`](crate::registry::BudgetClass) with
+//! [`fit_answer`], so a server that sends more than the budget is cut
+//! explicitly (`meta.truncated: true`) instead of passed through.
+
+use serde_json::{Map, Value, json};
+
+/// Room kept for the envelope (`{"data": …, "meta": {…}}`) and a cursor
+/// around `data`, so the whole printed document stays within the budget.
+pub const ENVELOPE_RESERVE: usize = 1024;
+
+/// The marker a cut text ends with.
+pub const CUT_MARKER: &str = " … [truncated by the result budget]";
+
+/// The compact JSON size of `value` in bytes.
+pub fn json_len(value: &Value) -> usize {
+    serde_json::to_vec(value).map_or(usize::MAX, |bytes| bytes.len())
+}
+
+/// How many of the leading items of `sizes` (each an item's JSON size)
+/// fit in `room` bytes after `used` bytes of the rest of the page: a comma
+/// each after the first, and always at least one, so a page always makes
+/// progress.
+pub fn fit_items(used: usize, sizes: impl IntoIterator<Item = usize>, room: usize) -> usize {
+    let mut used = used;
+    let mut kept = 0;
+    for size in sizes {
+        let size = size + 1;
+        if kept > 0 && used + size > room {
+            break;
+        }
+        used += size;
+        kept += 1;
+    }
+    kept
+}
+
+/// Room kept in a task detail for its sections' `next` calls, which the
+/// store adds after the cuts (`link_sections`): a channel name, a cursor and
+/// the fixed arguments stay well under this.
+pub const LINKS_RESERVE: usize = 640;
+
+/// One task detail held to `budget` bytes (§8.3), cutting the least
+/// essential first: subtask summaries, then the oldest checkpoints (each
+/// section keeps `total`, says `truncated: true`, and gets a `next` call
+/// that reads the rest), then the description's tail
+/// (ending in a visible marker), then trailing attachments, URLs and
+/// checklist items. Any cut sets `truncated: true`, which the CLI shows as
+/// `meta.truncated`. Schema bounds make the last steps reachable only with
+/// pathological input (every field at its maximum of escaped characters).
+pub fn fit_detail(mut detail: Value, budget: usize) -> Value {
+    let room = budget.saturating_sub(ENVELOPE_RESERVE + LINKS_RESERVE);
+    if json_len(&detail) <= room {
+        return detail;
+    }
+    for section in ["subtasks", "checkpoints"] {
+        while json_len(&detail) > room {
+            let over = json_len(&detail) - room;
+            if !drop_tail(&mut detail[section]["items"], over) {
+                break;
+            }
+            detail[section]["truncated"] = json!(true);
+        }
+    }
+    if json_len(&detail) > room
+        && let Some(text) = detail["description"].as_str()
+    {
+        let over = json_len(&detail) - room;
+        // Escaping can make a character up to 6 bytes; cut by characters
+        // conservatively and keep at most what fits.
+        let chars: Vec<char> = text.chars().collect();
+        let keep = chars.len().saturating_sub(over + 64);
+        let mut cut: String = chars[..keep.min(chars.len())].iter().collect();
+        cut.push_str(CUT_MARKER);
+        detail["description"] = json!(cut);
+        while json_len(&detail) > room && halve(&mut detail["description"]) {}
+    }
+    for field in ["attachments", "urls", "checklist"] {
+        while json_len(&detail) > room {
+            let over = json_len(&detail) - room;
+            if !drop_tail(&mut detail[field], over) {
+                break;
+            }
+        }
+    }
+    detail["truncated"] = json!(true);
+    detail
+}
+
+/// Drops the last elements of the array in `slot` until about `over`
+/// bytes are freed (one pass, not one serialisation per element); false
+/// when there is nothing to drop.
+fn drop_tail(slot: &mut Value, over: usize) -> bool {
+    let Some(items) = slot.as_array_mut() else {
+        return false;
+    };
+    if items.is_empty() {
+        return false;
+    }
+    let mut freed = 0;
+    while freed < over
+        && let Some(item) = items.pop()
+    {
+        freed += json_len(&item) + 1;
+    }
+    true
+}
+
+/// Cuts the string in `slot` to half its characters plus the marker;
+/// false when it is not a string or too short to be worth cutting.
+fn halve(slot: &mut Value) -> bool {
+    let Some(text) = slot.as_str() else {
+        return false;
+    };
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= 40 {
+        return false;
+    }
+    let mut cut: String = chars[..chars.len() / 2].iter().collect();
+    cut.push_str(CUT_MARKER);
+    *slot = json!(cut);
+    true
+}
+
+/// The last resort for a value no shape-aware cut brought within `room`:
+/// repeatedly halves the longest long string (ending it in the marker),
+/// else drops the last element of the largest array that has more than
+/// one, else halves any string past 40 characters, until it fits or nothing
+/// is left to cut.
+fn shrink(value: &mut Value, room: usize) {
+    let long_text = |v: &Value| v.as_str().is_some_and(|s| s.len() > 1024);
+    let many = |v: &Value| v.as_array().is_some_and(|a| a.len() > 1);
+    let text = |v: &Value| v.as_str().is_some_and(|s| s.chars().count() > 40);
+    while json_len(value) > room {
+        if let Some(slot) = largest(value, &long_text) {
+            halve(slot);
+        } else if let Some(Value::Array(items)) = largest(value, &many) {
+            // Half at a time: a hostile answer may hold millions.
+            items.truncate(items.len() / 2);
+        } else if let Some(slot) = largest(value, &text) {
+            halve(slot);
+        } else {
+            break;
+        }
+    }
+}
+
+/// The largest value inside `value` (itself included) that `wanted`
+/// accepts, by JSON size.
+fn largest<'v>(value: &'v mut Value, wanted: &dyn Fn(&Value) -> bool) -> Option<&'v mut Value> {
+    #[derive(Clone)]
+    enum Step {
+        Key(String),
+        Index(usize),
+    }
+    fn find(
+        value: &Value,
+        wanted: &dyn Fn(&Value) -> bool,
+        path: &mut Vec<Step>,
+        best: &mut Option<(usize, Vec<Step>)>,
+    ) {
+        if wanted(value) {
+            let size = json_len(value);
+            if best.as_ref().is_none_or(|(b, _)| size > *b) {
+                *best = Some((size, path.clone()));
+            }
+        }
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map {
+                    path.push(Step::Key(key.clone()));
+                    find(child, wanted, path, best);
+                    path.pop();
+                }
+            }
+            Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    path.push(Step::Index(i));
+                    find(child, wanted, path, best);
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut best = None;
+    find(value, wanted, &mut Vec::new(), &mut best);
+    let (_, path) = best?;
+    let mut slot = value;
+    for step in path {
+        slot = match step {
+            Step::Key(key) => slot.get_mut(&key)?,
+            Step::Index(i) => slot.get_mut(i)?,
+        };
+    }
+    Some(slot)
+}
+
+/// A server's answer after [`fit_answer`].
+#[derive(Debug, PartialEq)]
+pub enum Fitted {
+    /// Within the budget, unchanged.
+    Whole,
+    /// A list page whose items were cut to the first `kept`: its
+    /// `next_cursor` (the server's, past items no longer here) is removed,
+    /// so the caller can ask again for exactly `kept` items to continue.
+    Page { kept: usize },
+    /// Anything else, cut in place.
+    Cut,
+}
+
+/// Holds a decoded answer (`data`, `meta`) to `budget` bytes, however
+/// large the server sent it. A page (`data.items`) keeps the items that fit;
+/// a task detail is cut by [`fit_detail`]; whatever is still too large by
+/// the generic last resort. Any cut sets `meta.truncated: true`.
+pub fn fit_answer(data: &mut Value, meta: &mut Map<String, Value>, budget: usize) -> Fitted {
+    let room = budget.saturating_sub(ENVELOPE_RESERVE);
+    let size = |data: &Value, meta: &Map<String, Value>| {
+        json_len(data) + json_len(&Value::Object(meta.clone()))
+    };
+    if size(data, meta) <= room {
+        return Fitted::Whole;
+    }
+    meta.insert("truncated".into(), json!(true));
+    let mut fitted = Fitted::Cut;
+    if let Some(items) = data.get("items").and_then(Value::as_array) {
+        let rest = {
+            let mut shell = data.clone();
+            shell["items"] = json!([]);
+            json_len(&shell) + json_len(&Value::Object(meta.clone()))
+        };
+        let kept = fit_items(rest, items.iter().map(json_len), room);
+        if kept < items.len() {
+            meta.remove("next_cursor");
+            data["items"]
+                .as_array_mut()
+                .expect("checked above")
+                .truncate(kept);
+            fitted = Fitted::Page { kept };
+        }
+    } else if data.get("number").is_some() && data.get("subtasks").is_some() {
+        let room_for_data = budget.saturating_sub(json_len(&Value::Object(meta.clone())));
+        *data = fit_detail(std::mem::take(data), room_for_data);
+        if let Some(Value::Bool(true)) = data.as_object_mut().and_then(|d| d.remove("truncated")) {
+            meta.insert("truncated".into(), json!(true));
+        }
+    }
+    let data_room = room.saturating_sub(json_len(&Value::Object(meta.clone())));
+    shrink(data, data_room);
+    fitted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_items_keeps_a_prefix_and_always_one() {
+        assert_eq!(fit_items(10, [10, 10, 10], 100), 3);
+        assert_eq!(fit_items(10, [30, 30, 30], 75), 2);
+        assert_eq!(
+            fit_items(10, [500, 1], 100),
+            1,
+            "the first item always goes"
+        );
+        assert_eq!(fit_items(0, [], 100), 0);
+    }
+
+    #[test]
+    fn an_answer_within_budget_is_untouched() {
+        let mut data = json!({"items": [{"n": 1}]});
+        let mut meta = Map::new();
+        assert_eq!(fit_answer(&mut data, &mut meta, 64 * 1024), Fitted::Whole);
+        assert_eq!(data, json!({"items": [{"n": 1}]}));
+        assert!(meta.is_empty());
+    }
+
+    #[test]
+    fn an_oversized_page_keeps_the_items_that_fit_and_drops_the_servers_cursor() {
+        let item = json!({"title": "x".repeat(1000)});
+        let mut data = json!({"items": vec![item; 200]});
+        let mut meta = Map::new();
+        meta.insert("next_cursor".into(), json!("c_server"));
+        let budget = 64 * 1024;
+        let Fitted::Page { kept } = fit_answer(&mut data, &mut meta, budget) else {
+            panic!("a page")
+        };
+        assert!(kept > 10 && kept < 200, "{kept}");
+        assert_eq!(data["items"].as_array().unwrap().len(), kept);
+        assert_eq!(meta.get("truncated"), Some(&json!(true)));
+        assert!(meta.get("next_cursor").is_none());
+        assert!(json_len(&json!({"data": data, "meta": meta})) <= budget);
+    }
+
+    #[test]
+    fn any_other_answer_is_cut_to_the_budget_with_a_marker() {
+        let labels = vec!["a"; 50_000];
+        let mut data = json!({"task": {"title": "t".repeat(300_000), "labels": labels}});
+        let mut meta = Map::new();
+        let budget = 64 * 1024;
+        assert_eq!(fit_answer(&mut data, &mut meta, budget), Fitted::Cut);
+        assert!(json_len(&json!({"data": data, "meta": meta})) <= budget);
+        assert!(
+            data["task"]["title"]
+                .as_str()
+                .unwrap()
+                .ends_with(CUT_MARKER)
+        );
+        assert_eq!(meta.get("truncated"), Some(&json!(true)));
+    }
+
+    #[test]
+    fn a_detail_is_cut_by_its_sections_first() {
+        let checkpoints: Vec<Value> = (0..400)
+            .map(|i| json!({"id": i, "summary": "s".repeat(1000)}))
+            .collect();
+        let mut data = json!({"number": 1, "title": "t", "description": "d",
+            "subtasks": {"items": [], "total": 0, "truncated": false},
+            "checkpoints": {"items": checkpoints, "total": 400, "truncated": false}});
+        let mut meta = Map::new();
+        let budget = 256 * 1024;
+        assert_eq!(fit_answer(&mut data, &mut meta, budget), Fitted::Cut);
+        assert_eq!(data["checkpoints"]["truncated"], json!(true));
+        assert_eq!(data["checkpoints"]["total"], json!(400));
+        assert_eq!(data["description"], json!("d"), "the section went first");
+        assert!(data.get("truncated").is_none(), "the flag moves to meta");
+        assert_eq!(meta.get("truncated"), Some(&json!(true)));
+        assert!(json_len(&json!({"data": data, "meta": meta})) <= budget);
+    }
+}
