@@ -183,6 +183,19 @@ pub struct SuggestedAction {
 /// The most candidates an error document carries (§5.2).
 pub const MAX_CANDIDATES: usize = 10;
 
+/// Tasks offered as candidates: each carries its title, so fewer of them.
+pub const MAX_TASK_CANDIDATES: usize = 5;
+
+/// The most of a title a task candidate repeats: enough to recognise it.
+const CANDIDATE_TITLE_CHARS: usize = 60;
+
+fn cut_title(title: &str) -> String {
+    match title.char_indices().nth(CANDIDATE_TITLE_CHARS) {
+        Some((at, _)) => format!("{}…", &title[..at]),
+        None => title.to_string(),
+    }
+}
+
 /// One value a failing input field could take instead (§5.2): a board
 /// name, a member ref, a task number, or for an unknown field its nearest
 /// known name. Candidates come nearest first.
@@ -301,11 +314,16 @@ impl Failure {
 
     /// Adds task candidates (number and title) for input path `field`.
     pub fn task_candidates(self, field: &str, tasks: &[(i64, String)]) -> Self {
-        self.with_candidates(tasks.iter().map(|(number, title)| Candidate {
-            field: field.to_string(),
-            value: json!(number),
-            title: Some(title.clone()),
-        }))
+        self.with_candidates(
+            tasks
+                .iter()
+                .take(MAX_TASK_CANDIDATES)
+                .map(|(number, title)| Candidate {
+                    field: field.to_string(),
+                    value: json!(number),
+                    title: Some(cut_title(title)),
+                }),
+        )
     }
 
     fn with_candidates(mut self, more: impl Iterator<Item = Candidate>) -> Self {

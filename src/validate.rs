@@ -275,7 +275,8 @@ fn record(
     }
 }
 
-/// How many nearest sibling names an unknown field's candidates list.
+/// How many nearest sibling names an unknown field's candidates list when
+/// no one name is proposed.
 const NEAREST_NAMES: usize = 3;
 
 /// The message for an unknown field and the known names it may have meant,
@@ -310,12 +311,16 @@ fn unknown_field(name: &str, parent_path: &str, action: &Action) -> (String, Vec
         .map(|s| (edit_distance(&lower, s), *s))
         .collect();
     ranked.sort();
-    let names = proposed
-        .into_iter()
-        .chain(ranked.into_iter().map(|(_, s)| s))
-        .take(NEAREST_NAMES)
-        .map(str::to_string)
-        .collect();
+    // A name the message proposes stands alone: runners-up would only be
+    // noise beside a confident fix.
+    let names = match proposed {
+        Some(name) => vec![name.to_string()],
+        None => ranked
+            .into_iter()
+            .map(|(_, s)| s.to_string())
+            .take(NEAREST_NAMES)
+            .collect(),
+    };
     (message, names)
 }
 

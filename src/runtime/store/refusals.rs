@@ -25,6 +25,64 @@ pub fn nearest(given: &str, names: Vec<String>) -> Vec<String> {
         .collect()
 }
 
+/// The numbers one slip of the finger away from `number`: a digit
+/// dropped, added, changed or two swapped (`150` → `15`, `51`, `105`, …).
+/// With the numerically nearest tasks, where a mistyped task number's
+/// candidates are looked for.
+pub fn number_slips(number: i64) -> Vec<i64> {
+    let digits: Vec<char> = number.unsigned_abs().to_string().chars().collect();
+    let mut slips = Vec::new();
+    let mut push = |d: Vec<char>| {
+        if let Ok(n) = d.iter().collect::<String>().parse::<i64>()
+            && n > 0
+            && n != number
+        {
+            slips.push(n);
+        }
+    };
+    for i in 0..digits.len() {
+        let mut d = digits.clone();
+        d.remove(i);
+        push(d);
+        for c in '0'..='9' {
+            let mut d = digits.clone();
+            d[i] = c;
+            push(d);
+        }
+        if i + 1 < digits.len() {
+            let mut d = digits.clone();
+            d.swap(i, i + 1);
+            push(d);
+        }
+    }
+    for i in 0..=digits.len() {
+        for c in '0'..='9' {
+            let mut d = digits.clone();
+            d.insert(i, c);
+            push(d);
+        }
+    }
+    slips.sort_unstable();
+    slips.dedup();
+    slips
+}
+
+/// `tasks` (number, title) ranked as candidates for a mistyped `number`:
+/// fewest digit edits first, then numerically nearest, then by number.
+pub fn nearest_tasks(number: i64, mut tasks: Vec<(i64, String)>) -> Vec<(i64, String)> {
+    let given = number.to_string();
+    tasks.sort_by_key(|(n, _)| {
+        (
+            edit_distance(&given, &n.to_string()),
+            n.abs_diff(number),
+            *n,
+        )
+    });
+    tasks.dedup_by_key(|(n, _)| *n);
+    tasks.truncate(crate::error::MAX_TASK_CANDIDATES);
+    tasks
+}
+
 /// Whether `candidate` is close enough to `given` to be what a typo meant
 /// (the rule of the unknown-field hint).
 pub fn is_typo_of(given: &str, candidate: &str) -> bool {
@@ -350,6 +408,19 @@ pub fn claim_not_found(number: i64) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mistyped_number_ranks_its_slips_first() {
+        let slips = number_slips(150);
+        for n in [15, 10, 50, 105, 510, 151, 1500] {
+            assert!(slips.contains(&n), "{n}");
+        }
+        assert!(!slips.contains(&150) && !slips.contains(&0));
+        let tasks = (12..=23).map(|n| (n, format!("t{n}"))).collect();
+        let ranked: Vec<i64> = nearest_tasks(150, tasks).iter().map(|t| t.0).collect();
+        assert_eq!(ranked[0], 15, "{ranked:?}");
+        assert_eq!(ranked.len(), crate::error::MAX_TASK_CANDIDATES);
+    }
 
     #[test]
     fn nearest_ranks_by_edit_distance_then_name_and_keeps_ten() {

@@ -201,21 +201,27 @@ async fn handles<C: GenericClient>(c: &C, workspace_id: &str) -> Result<Vec<Stri
         .collect())
 }
 
-/// The live tasks of the board nearest to `number` (number, title), for
-/// an unknown parent's candidates.
+/// The live tasks of the board a mistyped `number` may have meant
+/// (number, title): its one-slip variants and the numerically nearest,
+/// ranked by [`refusals::nearest_tasks`].
 async fn nearby_tasks<C: GenericClient>(
     c: &C,
     board: &Board,
     number: i64,
 ) -> Result<Vec<(i64, String)>> {
     const SQL: &str = "SELECT number, title FROM tasks WHERE channel_id = $1 \
-         AND deleted_at IS NULL ORDER BY abs(number - $2), number LIMIT $3";
-    let limit = crate::error::MAX_CANDIDATES as i64;
-    Ok(all(c, SQL, &[&board.id, &number, &limit])
+           AND deleted_at IS NULL AND number = ANY($4) \
+         UNION \
+         (SELECT number, title FROM tasks WHERE channel_id = $1 \
+           AND deleted_at IS NULL ORDER BY abs(number - $2), number LIMIT $3)";
+    let limit = crate::error::MAX_TASK_CANDIDATES as i64;
+    let slips = refusals::number_slips(number);
+    let tasks = all(c, SQL, &[&board.id, &number, &limit, &slips])
         .await?
         .iter()
         .map(|r| (r.get(0), r.get(1)))
-        .collect())
+        .collect();
+    Ok(refusals::nearest_tasks(number, tasks))
 }
 
 /// A live task as a mutation finds it, locked until the transaction ends.

@@ -115,18 +115,30 @@ fn handles(c: &Connection, workspace_id: &str) -> Result<Vec<String>, Failure> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// The live tasks of the board nearest to `number` (number, title), for
-/// an unknown parent's candidates.
+/// The live tasks of the board a mistyped `number` may have meant
+/// (number, title): its one-slip variants and the numerically nearest,
+/// ranked by [`refusals::nearest_tasks`].
 fn nearby_tasks(c: &Connection, board: &Board, number: i64) -> Result<Vec<(i64, String)>, Failure> {
     let mut stmt = c.prepare_cached(
         "SELECT number, title FROM tasks WHERE channel_id = ?1 AND deleted_at IS NULL \
-         ORDER BY abs(number - ?2), number LIMIT ?3",
+           AND number IN (SELECT value FROM json_each(?4)) \
+         UNION \
+         SELECT * FROM (SELECT number, title FROM tasks \
+           WHERE channel_id = ?1 AND deleted_at IS NULL \
+           ORDER BY abs(number - ?2), number LIMIT ?3)",
     )?;
+    let slips = serde_json::to_string(&refusals::number_slips(number)).expect("numbers serialise");
     let rows = stmt.query_map(
-        params![board.id, number, crate::error::MAX_CANDIDATES as i64],
+        params![
+            board.id,
+            number,
+            crate::error::MAX_TASK_CANDIDATES as i64,
+            slips
+        ],
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    let tasks = rows.collect::<rusqlite::Result<_>>()?;
+    Ok(refusals::nearest_tasks(number, tasks))
 }
 
 fn ensure_member(
