@@ -22,6 +22,8 @@
 //! Beside the registry's routes, unauthenticated `GET /healthz` and
 //! `GET /readyz` tell a load balancer the process serves and the store
 //! answers; a 503 (store unreachable or saturated) carries `Retry-After`.
+//! `GET /api/v1/openapi.json`, also unauthenticated, serves the API's
+//! OpenAPI document (`crate::openapi`).
 
 use std::any::Any;
 use std::collections::{BTreeMap, HashMap};
@@ -123,6 +125,7 @@ pub fn router_with<S: Store>(store: Arc<S>, timeouts: Timeouts) -> Router {
     router
         .route(HEALTHZ, axum::routing::get(healthz))
         .route(READYZ, axum::routing::get(readyz::<S>))
+        .route(crate::openapi::ROUTE, axum::routing::get(openapi))
         .fallback(|| async {
             failure_response(&Failure::new(
                 code::NOT_FOUND,
@@ -192,6 +195,19 @@ async fn readyz<S: Store>(State(store): State<Arc<S>>) -> Response {
         Ok(()) => Response::new(Body::empty()),
         Err(failure) => failure_response(&failure),
     }
+}
+
+/// `GET /api/v1/openapi.json`: the OpenAPI document of this API, without
+/// authentication (it holds nothing but the registry's public contract).
+async fn openapi() -> Response {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let text = TEXT.get_or_init(crate::openapi::text);
+    let mut response = Response::new(Body::from(text.as_str()));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
 }
 
 /// A socket bound for the server, with SIGINT and SIGTERM already handled:
