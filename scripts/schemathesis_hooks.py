@@ -5,8 +5,9 @@ task_create has branch rules a flat JSON Schema does not state (docs/contract.md
 `channel`, and a batch of several tasks carries titles only. Left alone, almost
 every schema-valid body breaks one of them and is answered 422, so the success
 answers (201, and 200 for a replay) would never be checked. This hook makes a
-positive case obey them by removing optional fields only, so it stays valid
-against openapi.json; negative cases are left as generated.
+positive case obey them by removing optional fields (or adding the seeded
+board as the missing locator), so it stays valid against openapi.json;
+negative cases are left as generated.
 """
 
 import schemathesis
@@ -31,6 +32,8 @@ def map_case(context, case):
             body.pop("parentTaskScope")
     elif "parentTaskScope" in body:
         body.pop("parent", None)
+    elif "channel" not in body:
+        body["channel"] = "eng"
     tasks = body.get("tasks")
     if isinstance(tasks, list) and len(tasks) > 1:
         body["tasks"] = [{"title": t["title"]} for t in tasks if isinstance(t, dict) and "title" in t]

@@ -413,7 +413,7 @@ async fn run<S: Store>(
         }
         Method::Post => {
             let bytes = read_body(Request::from_parts(parts, body), timeouts.body_read).await?;
-            wire::decode_body(&bytes)?
+            wire::decode_body(action, &bytes)?
         }
     };
     let input = validate(action, input)?;
