@@ -72,10 +72,16 @@ base=http://$address
 # 8; on `demo` tasks 1–12 (the examples name task 12), created by bob so
 # that the delete examples are refused (not_task_creator) and leave task 12
 # to the update examples.
-seed_post() { # AGENT-JSON BODY: one task_create as that agent
-  curl --silent --show-error --fail-with-body \
-    -H "Authorization: Bearer $(field token <<<"$1")" -H 'Content-Type: application/json' -d "$2" \
-    "$base/api/v1/workspaces/$workspace/agents/$(field agent_id <<<"$1")/runtime/tasks" >/dev/null
+seed_post() { # AGENT-JSON BODY: one task_create as that agent (stdlib only, no curl)
+  "$venv/bin/python" - "$base" "$workspace" "$1" "$2" <<'PY'
+import json, sys, urllib.request
+base, workspace, agent, body = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4]
+request = urllib.request.Request(
+    f"{base}/api/v1/workspaces/{workspace}/agents/{agent['agent_id']}/runtime/tasks",
+    data=body.encode(), method="POST",
+    headers={"Authorization": f"Bearer {agent['token']}", "Content-Type": "application/json"})
+urllib.request.urlopen(request).read()
+PY
 }
 seed_post "$alice" '{"channel": "eng", "tasks": [{"title": "Fix login timeout", "priority": "high", "labels": ["auth"], "assignee": "@alice"}]}'
 seed_post "$alice" '{"channel": "eng", "tasks": [{"title": "Ship the release", "assignee": "@bob", "description": "Tag, build, publish."}]}'
