@@ -123,9 +123,12 @@ pub fn router_with<S: Store>(store: Arc<S>, timeouts: Timeouts) -> Router {
         );
     }
     router
-        .route(HEALTHZ, axum::routing::get(healthz))
-        .route(READYZ, axum::routing::get(readyz::<S>))
-        .route(crate::openapi::ROUTE, axum::routing::get(openapi))
+        .route(HEALTHZ, axum::routing::get(healthz).fallback(only_get))
+        .route(READYZ, axum::routing::get(readyz::<S>).fallback(only_get))
+        .route(
+            crate::openapi::ROUTE,
+            axum::routing::get(openapi).fallback(only_get),
+        )
         .fallback(|| async {
             failure_response(&Failure::new(
                 code::NOT_FOUND,
@@ -195,6 +198,18 @@ async fn readyz<S: Store>(State(store): State<Arc<S>>) -> Response {
         Ok(()) => Response::new(Body::empty()),
         Err(failure) => failure_response(&failure),
     }
+}
+
+/// Another method on a GET-only route: the JSON 405, as on every other route.
+async fn only_get() -> Response {
+    let mut response = failure_response(&Failure::new(
+        code::METHOD_NOT_ALLOWED,
+        "This route accepts GET.",
+    ));
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("GET"));
+    response
 }
 
 /// `GET /api/v1/openapi.json`: the OpenAPI document of this API, without

@@ -106,6 +106,14 @@ fn the_runtime_serves_and_prints_the_checked_in_document() {
     assert_eq!(reply.status, 200, "no token needed: {reply:?}");
     assert_eq!(reply.header("content-type"), Some("application/json"));
     assert_eq!(String::from_utf8(reply.body.clone()).unwrap(), checked_in());
+    // Another method is the JSON 405 every route answers, here and on the
+    // other unauthenticated routes.
+    for path in ["/api/v1/openapi.json", "/healthz", "/readyz"] {
+        let reply = runtime.http("POST", path, None, Some(b"{}"));
+        assert_eq!(reply.status, 405, "{path}: {reply:?}");
+        assert_eq!(reply.code(), "method_not_allowed", "{path}");
+        assert_eq!(reply.header("allow"), Some("GET"), "{path}");
+    }
 
     let output = Command::new(BIN)
         .arg("openapi")
