@@ -14,7 +14,8 @@
 # Environment: ST_MAX_EXAMPLES (default 60), ST_SEED (default 1), ST_VENV
 # (default target/schemathesis-venv; reused between runs), ST_VERSION (the
 # schemathesis requirement, default ">=4.32,<5"), ST_EXTRA (more arguments
-# for `schemathesis run`, e.g. "--max-time 1800"). Uses the debug build in
+# for `schemathesis run`, e.g. "--max-time 1800"; it runs in a temporary
+# directory, so give paths in them absolute). Uses the debug build in
 # $CARGO_TARGET_DIR (or target/), building it first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -93,7 +94,7 @@ export AGENTTEAM_ST_TOKEN=$token AGENTTEAM_ST_WORKSPACE=$workspace AGENTTEAM_ST_
 AGENTTEAM_ST_RUN=$(field workflow_run_id <<<"$callback")
 AGENTTEAM_ST_EFFECT=$(field callback_effect_id <<<"$callback")
 export AGENTTEAM_ST_RUN AGENTTEAM_ST_EFFECT
-export SCHEMATHESIS_HOOKS=schemathesis_hooks PYTHONPATH=scripts${PYTHONPATH:+:$PYTHONPATH}
+export SCHEMATHESIS_HOOKS=schemathesis_hooks PYTHONPATH=$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}
 
 # The config with the variables above filled in (schemathesis substitutes
 # them in some settings only, not in dictionary values).
@@ -102,12 +103,14 @@ export SCHEMATHESIS_HOOKS=schemathesis_hooks PYTHONPATH=scripts${PYTHONPATH:+:$P
 
 log=$work/schemathesis.log
 status=0
+# Run in the temporary directory: hypothesis keeps files in the current one.
+schemathesis=$(cd "$venv/bin" && pwd)/schemathesis
 # shellcheck disable=SC2086 # ST_EXTRA is a list of arguments
-"$venv/bin/schemathesis" --config-file "$work/schemathesis.toml" run "$base/api/v1/openapi.json" \
+(cd "$work" && "$schemathesis" --config-file "$work/schemathesis.toml" run "$base/api/v1/openapi.json" \
   --url "$base" \
   --checks not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance,negative_data_rejection,ignored_auth \
   --seed "$seed" --max-examples "$max_examples" --workers 2 \
-  ${ST_EXTRA:-} 2>&1 | tee "$log" || status=$?
+  ${ST_EXTRA:-}) 2>&1 | tee "$log" || status=$?
 
 if ! kill -0 "$server_pid" 2>/dev/null; then
   echo "agentteam-runtime died during the run:" >&2
