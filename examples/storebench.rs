@@ -71,9 +71,9 @@ fn main() {
 
     let body = br#"{"channel":"bench","number":42}"#;
     time("decode_body (task.get JSON)", n, |_| {
-        decode_body(body).expect("decode");
+        decode_body(get, body).expect("decode");
     });
-    let (input, _) = decode_body(body).expect("decode");
+    let (input, _) = decode_body(get, body).expect("decode");
     time("validate (task.get)", n, |_| {
         validate(get, input.clone()).expect("valid");
     });
@@ -97,10 +97,10 @@ fn main() {
     });
     let create_body = br#"{"channel":"bench","tasks":[{"title":"load task"}]}"#;
     time("decode + validate (task.create)", n, |_| {
-        let (input, _) = decode_body(create_body).expect("decode");
+        let (input, _) = decode_body(create, create_body).expect("decode");
         validate(create, input).expect("valid");
     });
-    let (input, _) = decode_body(create_body).expect("decode");
+    let (input, _) = decode_body(create, create_body).expect("decode");
     let input = validate(create, input).expect("valid");
     time("store.create (1 task, fsync)", n.min(2_000), |_| {
         block(store.create(

@@ -83,7 +83,7 @@ pub fn cli_input(data: &[u8]) -> Tally {
                     Method::Post => {
                         let body = request.body.as_deref().expect("POST has a body");
                         assert!(body.len() <= wire::MAX_BODY_BYTES * 2);
-                        wire::decode_body(body).map(|(input, _)| input)
+                        wire::decode_body(action, body).map(|(input, _)| input)
                     }
                 }
                 .unwrap_or_else(|f| {
@@ -164,7 +164,7 @@ pub fn runtime_request(data: &[u8]) -> Tally {
     let pairs = query_pairs(data);
     for action in ACTIONS {
         let decoded = match action.method {
-            Method::Post => wire::decode_body(data).map(|(input, _)| input),
+            Method::Post => wire::decode_body(action, data).map(|(input, _)| input),
             Method::Get => wire::decode_query(action, &pairs),
         };
         match decoded.and_then(|input| validate(action, input)) {

@@ -1,7 +1,8 @@
 //! Every generated artifact, as pure functions over the registry: the shell
 //! completions in `completions/` (written by [`crate::cli::completions`],
 //! which `agentteam completions` prints), the man pages in `man/`, the
-//! schema files in `schemas/` and the README's tables. Nothing here touches
+//! schema files in `schemas/`, the OpenAPI document `openapi.json`
+//! ([`crate::openapi`]) and the README's tables. Nothing here touches
 //! the file system; `tests/testsuite/generated.rs`
 //! compares these contents with the checked-in files (the drift test) and,
 //! with `AGENTTEAM_REGENERATE=1`, writes them. Output is deterministic: no
@@ -46,6 +47,10 @@ pub fn all(readme: &str) -> anyhow::Result<Vec<Artifact>> {
     let mut out = completions();
     out.extend(man_pages());
     out.extend(schema_files());
+    out.push(Artifact {
+        path: crate::openapi::FILE.into(),
+        contents: crate::openapi::text(),
+    });
     out.push(Artifact {
         path: README.into(),
         contents: readme_with_tables(readme)?,

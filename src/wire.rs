@@ -132,8 +132,11 @@ pub fn decode_query(action: &Action, pairs: &[(String, String)]) -> Result<Value
     }
 }
 
-/// Server side: a JSON body to snake_case input plus the hidden workflow context.
-pub fn decode_body(bytes: &[u8]) -> Result<(Value, WorkflowContext), Failure> {
+/// Server side: a JSON body to snake_case input plus the hidden workflow
+/// context, which only an action that reads it (§13.1) accepts: to any other
+/// action `workflowRunId` and `callbackEffectId` are unknown fields, as its
+/// OpenAPI schema says, not silently dropped.
+pub fn decode_body(action: &Action, bytes: &[u8]) -> Result<(Value, WorkflowContext), Failure> {
     let mut body: Value = serde_json::from_slice(bytes).map_err(|e| {
         Failure::new(
             code::INVALID_JSON,
@@ -150,9 +153,16 @@ pub fn decode_body(bytes: &[u8]) -> Result<(Value, WorkflowContext), Failure> {
             "The request body must be one JSON object.",
         ));
     };
+    let reads_context = action
+        .hidden_context
+        .contains(&HiddenContext::WorkflowRunId);
     let mut take = |name: &str| -> Result<Option<String>, Failure> {
         match object.remove(name) {
             None => Ok(None),
+            Some(_) if !reads_context => Err(Failure::invalid_input(BTreeMap::from([(
+                name.to_string(),
+                "Unknown field.".to_string(),
+            )]))),
             Some(Value::String(s)) if !s.is_empty() && s.len() <= MAX_CONTEXT_ID_BYTES => {
                 Ok(Some(s))
             }
@@ -388,9 +398,15 @@ mod tests {
             &json!({"channel": "eng", "tasks": [{"title": "t"}], "idempotency_key": "k"}),
             &ctx,
         );
-        let (input, workflow) = decode_body(keyed.body.as_ref().unwrap()).unwrap();
+        let (input, workflow) = decode_body(create, keyed.body.as_ref().unwrap()).unwrap();
         assert_eq!(workflow, ctx);
         assert_eq!(input["idempotency_key"], "k");
+        // An action that does not read the context refuses it as unknown.
+        let get = find("task", "get").unwrap();
+        let body = br#"{"channel": "eng", "number": 1, "workflowRunId": "run"}"#;
+        let refused = decode_body(get, body).unwrap_err();
+        assert_eq!(refused.code, "invalid_input");
+        assert_eq!(refused.field_errors["workflowRunId"], "Unknown field.");
     }
 
     #[test]

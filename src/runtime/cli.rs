@@ -116,6 +116,9 @@ enum Command {
     /// Open or complete workflow callbacks (for idempotent task creation).
     #[command(subcommand)]
     Callback(CallbackCommand),
+    /// Print the OpenAPI 3.1 document of the Agent Runtime API (the checked-in
+    /// openapi.json; the server also serves it at GET /api/v1/openapi.json).
+    Openapi,
     /// Create or reuse a demo workspace, agents and channel, and write an agentteam profile.
     Quickstart {
         /// The API URL the profile points at.
@@ -199,6 +202,13 @@ pub fn command() -> clap::Command {
 
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::Openapi = cli.command {
+        // Needs no store: printed before --db is even looked at.
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(crate::openapi::text().as_bytes());
+        let _ = out.flush();
+        return ExitCode::SUCCESS;
+    }
     init_logging();
     let code = match execute(cli) {
         Ok(Some(value)) => {
@@ -493,6 +503,8 @@ async fn run_command<S: Store>(
                 .await
                 .map(Some)
         }
+        // `run` prints the document before any store is opened.
+        Command::Openapi => Ok(Some(crate::openapi::document())),
     }
 }
 

@@ -28,6 +28,8 @@
 //! Beside the registry's routes, unauthenticated `GET /healthz` and
 //! `GET /readyz` tell a load balancer the process serves and the store
 //! answers; a 503 (store unreachable or saturated) carries `Retry-After`.
+//! `GET /api/v1/openapi.json`, also unauthenticated, serves the API's
+//! OpenAPI document (`crate::openapi`).
 
 use std::any::Any;
 use std::collections::{BTreeMap, HashMap};
@@ -173,8 +175,12 @@ pub fn router_limited<S: Store>(
         );
     }
     router
-        .route(HEALTHZ, axum::routing::get(healthz))
-        .route(READYZ, axum::routing::get(readyz::<S>))
+        .route(HEALTHZ, axum::routing::get(healthz).fallback(only_get))
+        .route(READYZ, axum::routing::get(readyz::<S>).fallback(only_get))
+        .route(
+            crate::openapi::ROUTE,
+            axum::routing::get(openapi).fallback(only_get),
+        )
         .fallback(|| async {
             failure_response(&Failure::new(
                 code::NOT_FOUND,
@@ -248,6 +254,31 @@ async fn readyz<S: Store>(State(store): State<Arc<S>>) -> Response {
         Ok(()) => Response::new(Body::empty()),
         Err(failure) => failure_response(&failure),
     }
+}
+
+/// Another method on a GET-only route: the JSON 405, as on every other route.
+async fn only_get() -> Response {
+    let mut response = failure_response(&Failure::new(
+        code::METHOD_NOT_ALLOWED,
+        "This route accepts GET.",
+    ));
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("GET"));
+    response
+}
+
+/// `GET /api/v1/openapi.json`: the OpenAPI document of this API, without
+/// authentication (it holds nothing but the registry's public contract).
+async fn openapi() -> Response {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let text = TEXT.get_or_init(crate::openapi::text);
+    let mut response = Response::new(Body::from(text.as_str()));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
 }
 
 /// A socket bound for the server, with SIGINT and SIGTERM already handled:
@@ -517,7 +548,7 @@ async fn run<S: Store>(
         }
         Method::Post => {
             let bytes = read_body(Request::from_parts(parts, body), timeouts.body_read).await?;
-            wire::decode_body(&bytes)?
+            wire::decode_body(action, &bytes)?
         }
     };
     let input = validate(action, input)?;

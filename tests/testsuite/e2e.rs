@@ -1,12 +1,15 @@
 //! End to end: the real `agentteam` CLI against the real `agentteam-runtime`
 //! on 127.0.0.1:0 with a temp store — every rule of product.md §7 as an
 //! agent sees it, through stdin, the credential store and real HTTP. Every
-//! success document is checked against the action's `--output-schema`.
+//! success document is checked against the action's `--output-schema`, and
+//! every request and answer on the wire against openapi.json (the CLIs call
+//! the runtime through a `ConformingProxy`).
 
 use agentteam::registry;
 use serde_json::{Value, json};
 
 use crate::support::cli::{Cli, Run};
+use crate::support::openapi::ConformingProxy;
 use crate::support::runtime::{Agent, Engine, Runtime};
 
 on_every_engine!(
@@ -34,14 +37,14 @@ struct Member {
 }
 
 impl Member {
-    fn join(runtime: &Runtime, agent: Agent) -> Member {
+    fn join(api_url: &str, agent: Agent) -> Member {
         let cli = Cli::new();
         let run = cli.run(
             &[
                 "auth",
                 "login",
                 "--api-url",
-                &runtime.base_url(),
+                api_url,
                 "--workspace",
                 &agent.workspace_id,
                 "--agent",
@@ -99,6 +102,8 @@ impl Member {
 
 struct Board {
     runtime: Runtime,
+    /// What the CLIs call: every exchange is checked against openapi.json.
+    proxy: ConformingProxy,
     workspace: String,
     alice: Member,
     bob: Member,
@@ -106,13 +111,15 @@ struct Board {
 
 fn board(engine: Engine) -> Board {
     let runtime = Runtime::start_on(engine);
+    let proxy = ConformingProxy::start(runtime.addr);
     let workspace = runtime.workspace("acme");
     runtime.channel(&workspace, "eng");
     runtime.channel(&workspace, "ops");
-    let alice = Member::join(&runtime, runtime.agent(&workspace, "alice"));
-    let bob = Member::join(&runtime, runtime.agent(&workspace, "bob"));
+    let alice = Member::join(&proxy.url, runtime.agent(&workspace, "alice"));
+    let bob = Member::join(&proxy.url, runtime.agent(&workspace, "bob"));
     Board {
         runtime,
+        proxy,
         workspace,
         alice,
         bob,
@@ -267,7 +274,7 @@ fn bad_task_scopes_are_refused_before_any_write(engine: Engine) {
     // Another workspace's task is not visible at all.
     let other_ws = b.runtime.workspace("other");
     b.runtime.channel(&other_ws, "eng");
-    let eve = Member::join(&b.runtime, b.runtime.agent(&other_ws, "eve"));
+    let eve = Member::join(&b.proxy.url, b.runtime.agent(&other_ws, "eve"));
     eve.fails(
         "create",
         scope(&parent[0]["scope_id"]),
@@ -606,7 +613,7 @@ fn many_agents_claiming_one_task_leave_exactly_one_owner(engine: Engine) {
     let members: Vec<Member> = (0..12)
         .map(|i| {
             Member::join(
-                &b.runtime,
+                &b.proxy.url,
                 b.runtime.agent(&b.workspace, &format!("racer{i}")),
             )
         })
@@ -855,7 +862,7 @@ fn a_refreshing_credential_process_recovers_from_a_revoked_token(engine: Engine)
             "auth",
             "login",
             "--api-url",
-            &b.runtime.base_url(),
+            &b.proxy.url,
             "--workspace",
             &b.workspace,
             "--agent",
@@ -892,7 +899,7 @@ fn a_refreshing_credential_process_recovers_from_a_revoked_token(engine: Engine)
             "auth",
             "login",
             "--api-url",
-            &b.runtime.base_url(),
+            &b.proxy.url,
             "--workspace",
             &other,
             "--agent",

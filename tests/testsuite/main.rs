@@ -39,6 +39,7 @@ mod cli_surface;
 mod cli_terminal;
 mod e2e;
 mod generated;
+mod openapi;
 mod postgres_faults;
 mod postgres_harness;
 mod reliability_concurrency;

@@ -1,0 +1,204 @@
+//! openapi.json: valid OpenAPI 3.1, served and printed as checked in, and
+//! true to the server. (The drift test holds the file to the registry; the
+//! end-to-end tests hold every exchange they make to it through
+//! `support::openapi::ConformingProxy`; scripts/schemathesis.sh fuzzes it.)
+
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::support::openapi::{self, Exchange, Spec};
+use crate::support::runtime::{BIN, Runtime};
+
+fn root() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn checked_in() -> String {
+    std::fs::read_to_string(root().join("openapi.json")).unwrap()
+}
+
+/// The OpenAPI 3.1 schema (https://spec.openapis.org/oas/3.1/schema/2022-10-07),
+/// vendored: CI has no network.
+fn oas_schema() -> Value {
+    let text = std::fs::read_to_string(root().join("tests/openapi/oas-3.1-schema-2022-10-07.json"))
+        .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn the_document_is_valid_openapi_3_1() {
+    let schema = oas_schema();
+    assert_eq!(
+        schema["$id"],
+        "https://spec.openapis.org/oas/3.1/schema/2022-10-07"
+    );
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    let doc: Value = serde_json::from_str(&checked_in()).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&doc)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "openapi.json breaks OAS 3.1: {errors:#?}"
+    );
+
+    // The meta-schema holds the document's structure; its schemas must also
+    // be JSON Schema 2020-12, its references resolve, its examples fit.
+    let doc = openapi::document();
+    for (name, schema) in doc["components"]["schemas"].as_object().unwrap() {
+        jsonschema::meta::validate(schema).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    let mut operations = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            if method == "parameters" {
+                continue;
+            }
+            operations += 1;
+            if let Some(body) = op.get("requestBody") {
+                let media = &body["content"]["application/json"];
+                let validator = jsonschema::draft202012::new(&media["schema"]).unwrap();
+                for (name, example) in media["examples"].as_object().unwrap() {
+                    let errors: Vec<String> = validator
+                        .iter_errors(&example["value"])
+                        .map(|e| e.to_string())
+                        .collect();
+                    assert!(errors.is_empty(), "{method} {path} {name}: {errors:?}");
+                }
+            }
+            for param in op["parameters"].as_array().into_iter().flatten() {
+                let schema = param
+                    .get("schema")
+                    .unwrap_or(&param["content"]["application/json"]["schema"]);
+                jsonschema::meta::validate(schema).unwrap();
+            }
+            for (status, response) in op["responses"].as_object().unwrap() {
+                let schema = &response["content"]["application/json"]["schema"];
+                jsonschema::meta::validate(schema)
+                    .unwrap_or_else(|e| panic!("{method} {path} {status}: {e}"));
+            }
+        }
+    }
+    assert_eq!(operations, agentteam::registry::ACTIONS.len());
+}
+
+/// The vendored schema is the real one: it refuses what OAS 3.1 refuses.
+#[test]
+fn the_oas_schema_refuses_a_broken_document() {
+    let validator = jsonschema::draft202012::new(&oas_schema()).unwrap();
+    let mut doc: Value = serde_json::from_str(&checked_in()).unwrap();
+    assert!(validator.is_valid(&doc));
+    doc["openapi"] = json!("3.0.3");
+    assert!(!validator.is_valid(&doc), "3.0 is not 3.1");
+    let mut doc: Value = serde_json::from_str(&checked_in()).unwrap();
+    let paths = doc["paths"].as_object_mut().unwrap();
+    let (_, item) = paths.iter_mut().next().unwrap();
+    item["post"]["responses"] = json!({"2000": {"description": "bad status"}});
+    assert!(!validator.is_valid(&doc), "a status is three digits");
+}
+
+#[test]
+fn the_runtime_serves_and_prints_the_checked_in_document() {
+    let runtime = Runtime::start();
+    let reply = runtime.http("GET", "/api/v1/openapi.json", None, None);
+    assert_eq!(reply.status, 200, "no token needed: {reply:?}");
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    assert_eq!(String::from_utf8(reply.body.clone()).unwrap(), checked_in());
+    // Another method is the JSON 405 every route answers, here and on the
+    // other unauthenticated routes.
+    for path in ["/api/v1/openapi.json", "/healthz", "/readyz"] {
+        let reply = runtime.http("POST", path, None, Some(b"{}"));
+        assert_eq!(reply.status, 405, "{path}: {reply:?}");
+        assert_eq!(reply.code(), "method_not_allowed", "{path}");
+        assert_eq!(reply.header("allow"), Some("GET"), "{path}");
+    }
+
+    let output = Command::new(BIN)
+        .arg("openapi")
+        .env_clear()
+        .env("HOME", "/nonexistent")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), checked_in());
+}
+
+/// The conformance check the end-to-end tests rely on finds what it should.
+#[test]
+fn the_conformance_check_finds_departures_from_the_document() {
+    let spec = Spec::new();
+    let get = |status: u16, answer: Value| Exchange {
+        method: "POST".into(),
+        path: "/api/v1/workspaces/ws_1/agents/ag_1/runtime/tasks/get".into(),
+        query: Vec::new(),
+        request_headers: vec![
+            ("Authorization".into(), "Bearer at_x".into()),
+            ("Content-Type".into(), "application/json".into()),
+        ],
+        request_body: br#"{"channel": "eng", "number": 3}"#.to_vec(),
+        status,
+        response_headers: vec![("content-type".into(), "application/json".into())],
+        response_body: answer.to_string().into_bytes(),
+    };
+    let not_found =
+        json!({"error": {"code": "task_not_found", "message": "No.", "retryable": false}});
+    assert_eq!(
+        spec.check(&get(404, not_found.clone())),
+        Vec::<String>::new()
+    );
+
+    let problems = |x: Exchange| spec.check(&x).join("\n");
+    assert!(problems(get(418, not_found.clone())).contains("undocumented status 418"));
+    let conflict =
+        json!({"error": {"code": "task_update_conflict", "message": "No.", "retryable": false}});
+    assert!(problems(get(409, conflict)).contains("undocumented status 409"));
+    let wrong_code =
+        json!({"error": {"code": "channel_not_found", "message": "No.", "retryable": false}});
+    assert_eq!(problems(get(404, wrong_code)), "");
+    let forbidden_as_404 =
+        json!({"error": {"code": "not_task_creator", "message": "No.", "retryable": false}});
+    assert!(problems(get(404, forbidden_as_404)).contains("does not document"));
+    let snake = json!({"error": {"code": "invalid_input", "message": "No.", "retryable": false, "field_errors": {}}});
+    assert!(problems(get(422, snake)).contains("field_errors"));
+
+    let mut x = get(404, not_found.clone());
+    x.request_body = br#"{"channel": "eng", "number": 3, "expected_updated_at": "x"}"#.to_vec();
+    assert!(problems(x).contains("request body"));
+    let mut x = get(404, not_found.clone());
+    x.request_headers.remove(0);
+    assert!(problems(x).contains("bearer"));
+    let mut x = get(404, not_found);
+    x.response_headers[0].1 = "text/html".into();
+    assert!(problems(x).contains("content type"));
+
+    let list = |query: Vec<(&str, &str)>| Exchange {
+        method: "GET".into(),
+        path: "/api/v1/workspaces/ws_1/agents/ag_1/runtime/tasks".into(),
+        query: query
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        request_headers: vec![("Authorization".into(), "Bearer at_x".into())],
+        request_body: Vec::new(),
+        status: 200,
+        response_headers: vec![("content-type".into(), "application/json".into())],
+        response_body: br#"{"items": [], "nextCursor": "c"}"#.to_vec(),
+    };
+    assert_eq!(
+        spec.check(&list(vec![
+            ("channel", "eng"),
+            ("limit", "5"),
+            ("filters", r#"{"assignedToMe":true}"#)
+        ])),
+        Vec::<String>::new()
+    );
+    assert!(problems(list(vec![])).contains("required parameter channel"));
+    assert!(problems(list(vec![("channel", "eng"), ("limit", "500")])).contains("limit"));
+    assert!(
+        problems(list(vec![("channel", "eng"), ("include_subtasks", "true")]))
+            .contains("undocumented query parameter")
+    );
+}
