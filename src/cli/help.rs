@@ -170,9 +170,8 @@ pub fn action_long_help(action: &Action) -> String {
     out.push_str(&wrap(action.description, ""));
     out.push('\n');
     out.push_str(&format!(
-        "Tool {} (action {}), permission {}{}; {}.\n\n",
+        "Tool {}, permission {}{}; {}.\n\n",
         action.name(),
-        action.id(),
         serde_json::to_value(action.permission)
             .expect("serialises")
             .as_str()
@@ -184,9 +183,7 @@ pub fn action_long_help(action: &Action) -> String {
         },
         action.idempotency.describe(),
     ));
-    out.push_str(
-        "Input fields (one JSON object; each field's rules and default: --input-schema):\n",
-    );
+    out.push_str("Input fields, one JSON object (every rule and default: --input-schema):\n");
     for (path, ty, required, description) in input_fields(action) {
         let req = if required { ", required" } else { "" };
         let description = first_sentence(&description);

@@ -30,6 +30,7 @@
 #[macro_use]
 mod support;
 
+mod agent_journey;
 mod cli_completions;
 mod cli_exec;
 mod cli_faults;

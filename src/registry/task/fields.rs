@@ -45,7 +45,7 @@ pub const RICH_FIELDS: &[&str] = &[
 
 pub fn channel() -> Value {
     pattern(
-        "Board (channel) name, lowercase, without `#`, e.g. `eng`.",
+        "Board (channel) name without `#`, e.g. `demo`.",
         CHANNEL_PATTERN,
         80,
     )

@@ -125,7 +125,7 @@ pub fn task_not_found(board: &str, number: i64, nearby: &[(i64, String)]) -> Fai
     Failure::new(
         code::TASK_NOT_FOUND,
         format!(
-            "No live task #{number} on board `{board}`; candidates lists the nearest live tasks."
+            "No live task #{number} on board `{board}`; candidates lists the ones it may have meant."
         ),
     )
     .field("number", "No such live task.")
@@ -150,7 +150,7 @@ pub fn parent_not_found(
     Failure::new(
         code::PARENT_NOT_FOUND,
         format!(
-            "No live task #{number} on board `{board}` to be the parent; candidates lists the nearest live task numbers, and task_list on the board (status `all` with a query for closed ones) finds the rest."
+            "No live task #{number} on board `{board}` to be the parent; candidates lists the ones it may have meant, task_list finds the rest."
         ),
     )
     .field(field, "No such live task.")
