@@ -315,7 +315,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__auth__subcmd__login)
-            opts="-v -h --api-url --workspace --agent --token-stdin --credential-process --token --profile --timeout --retries --format --debug --verbose --help"
+            opts="-v -h --api-url --workspace --agent --token-stdin --max-permission --credential-process --token --profile --timeout --retries --format --debug --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -331,6 +331,10 @@ _agentteam() {
                     ;;
                 --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-permission)
+                    COMPREPLY=($(compgen -W "read_only agent_mutation destructive" -- "${cur}"))
                     return 0
                     ;;
                 --credential-process)

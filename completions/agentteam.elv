@@ -271,6 +271,7 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --api-url 'Base URL of the Agent Runtime API, e.g. http://127.0.0.1:8787'
             cand --workspace 'Workspace id'
             cand --agent 'Agent id'
+            cand --max-permission 'Cap the profile at this permission class: actions above it are refused before sending [default: no cap]'
             cand --credential-process 'Command line (POSIX quoting) that prints a fresh token as JSON'
             cand --token 'Refused: a token in argv is readable by other users; use --token-stdin'
             cand --profile 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]'

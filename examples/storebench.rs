@@ -52,7 +52,12 @@ fn main() {
     let store = SqliteStore::open(&dir.join("rt.db"), OnOpen::Migrate).expect("store");
     let ws = block(store.create_workspace("bench")).expect("workspace");
     let (_, hash) = auth::new_token().expect("token");
-    block(store.create_agent(&ws, "bench", &hash)).expect("agent");
+    block(store.create_agent(
+        &ws,
+        "bench",
+        &agentteam::runtime::store::NewToken::new(hash),
+    ))
+    .expect("agent");
     block(store.create_channel(&ws, "bench", None)).expect("channel");
     let me = block(store.find_agent(&ws, "@bench"))
         .expect("find")

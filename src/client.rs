@@ -19,6 +19,7 @@ use crate::error::{ExitClass, Failure, code};
 use crate::output::Printer;
 use crate::registry::Method;
 use crate::wire::{self, Success, WireRequest};
+use serde_json::Value;
 
 /// The largest answer body read; anything bigger is refused as invalid.
 pub const MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
@@ -175,6 +176,9 @@ impl Client {
             .connect_timeout(settings.timeout.min(Duration::from_secs(10)))
             .timeout(settings.timeout)
             .tcp_nodelay(true)
+            // A redirect could carry the request, and on the same origin its
+            // token, somewhere the profile never named: a 3xx is an error.
+            .redirect(reqwest::redirect::Policy::none())
             .dns_resolver(Arc::new(SystemResolver));
         if base.starts_with("http://") {
             // Plain HTTP needs no trust store; skip loading it.
@@ -224,6 +228,9 @@ impl Client {
                         answer.status,
                         started.elapsed().as_millis()
                     ));
+                    if (300..400).contains(&answer.status) {
+                        return Err(redirected(answer.status, &answer.headers));
+                    }
                     if answer.status == 401 && !refreshed && session.can_refresh() {
                         printer.diagnostic("401: refreshing the token through the credential process, then replaying once");
                         refreshed = true;
@@ -308,7 +315,19 @@ impl Client {
                 .header(CONTENT_TYPE, "application/json")
                 .body(request.body.clone().unwrap_or_default()),
         };
-        builder = builder.header(AUTHORIZATION, format!("Bearer {}", token.expose()));
+        // A token that cannot be a header value would otherwise fail in
+        // transit, as a retryable network error: it is the profile's fault.
+        let mut bearer =
+            reqwest::header::HeaderValue::from_str(&format!("Bearer {}", token.expose())).map_err(
+                |_| {
+                    Failure::new(
+                        code::CREDENTIAL_STORE_INVALID,
+                        "The profile's token is malformed (not printable ASCII); log in again.",
+                    )
+                },
+            )?;
+        bearer.set_sensitive(true);
+        builder = builder.header(AUTHORIZATION, bearer);
         printer.diagnostic(&format!(
             "> {} {url} (authorization: Bearer <redacted>)",
             request.method.as_str()
@@ -343,6 +362,32 @@ impl Client {
             headers,
             body,
         })
+    }
+}
+
+/// A 3xx answer: refused, naming where it pointed (bounded and escaped:
+/// the header is the server's text).
+fn redirected(status: u16, headers: &HeaderMap) -> Failure {
+    let location = headers
+        .get(reqwest::header::LOCATION)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let shown = location.as_deref().map(|l| {
+        crate::text::clip(&crate::text::escape(l), 4 * crate::text::ECHO_LIMIT).into_owned()
+    });
+    let failure = Failure::new(
+        code::REQUEST_REJECTED,
+        match &shown {
+            Some(to) => format!(
+                "The API answered HTTP {status}, a redirect to {to}; agentteam does not follow redirects. If that is the API, make it the profile's api_url (`agentteam auth login --api-url …`)."
+            ),
+            None => format!(
+                "The API answered HTTP {status}, a redirect without a Location; agentteam does not follow redirects. Check the profile's api_url."
+            ),
+        },
+    );
+    match shown {
+        Some(to) => failure.detail("location", Value::from(to)),
+        None => failure,
     }
 }
 

@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::env_vars;
 use crate::error::{Failure, code};
+use crate::registry::{Action, Permission};
 
 pub const FILE_NAME: &str = "credentials.json";
 pub const DEFAULT_PROFILE: &str = "default";
@@ -71,6 +72,42 @@ pub struct Profile {
     /// argv of a process printing `{"token": "…", "expires_at": "…"}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub credential_process: Option<Vec<String>>,
+    /// The widest permission class (§9.2) this profile may use, whatever its
+    /// token allows; `None` is no cap. The CLI refuses an action above it
+    /// before sending anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_permission: Option<Permission>,
+}
+
+impl Profile {
+    /// The widest class this profile may use: its cap, or every class.
+    pub fn cap(&self) -> Permission {
+        self.max_permission.unwrap_or(Permission::Destructive)
+    }
+
+    /// Refuses, before anything is sent, an action above the profile's cap.
+    pub fn allows(&self, name: &str, action: &Action) -> Result<(), Failure> {
+        let cap = self.cap();
+        if action.permission <= cap {
+            return Ok(());
+        }
+        Err(Failure::new(
+            code::FORBIDDEN,
+            format!(
+                "Profile `{name}` is capped at {cap} (max_permission); {} is {}. Nothing was sent. \
+                 Use a profile allowed {} (`agentteam auth login … --max-permission {}`).",
+                action.name(),
+                action.permission,
+                action.permission,
+                action.permission
+            ),
+        )
+        .detail(
+            "needed_scope",
+            serde_json::Value::from(action.permission.as_str()),
+        )
+        .detail("max_permission", serde_json::Value::from(cap.as_str())))
+    }
 }
 
 /// The whole file.
@@ -335,14 +372,25 @@ pub fn run_credential_process(
     }
     let parsed: ProcessOutput = serde_json::from_slice(&out)
         .map_err(|_| fail("did not print a JSON object with a `token`".into()))?;
-    if parsed.token.trim().is_empty() {
+    let token = parsed.token.trim();
+    if token.is_empty() {
         return Err(fail("printed an empty token".into()));
+    }
+    // A token is sent as a header: one word of printable ASCII. Anything
+    // else is the process's fault, not a network error to retry.
+    if token.len() > MAX_PROCESS_TOKEN_BYTES || !token.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(fail(format!(
+            "printed a malformed token (a token is one word of printable ASCII, at most {MAX_PROCESS_TOKEN_BYTES} bytes)"
+        )));
     }
     Ok((
         Secret::new(parsed.token.trim().to_string()),
         parsed.expires_at,
     ))
 }
+
+/// The longest token a credential process may print, in bytes.
+const MAX_PROCESS_TOKEN_BYTES: usize = 4096;
 
 /// The store's directory: the effective user's, and writable by no one else
 /// (who could otherwise swap the file). One others can only list is fine: it
@@ -420,6 +468,7 @@ mod tests {
             token: Some(Secret::new("secret-token".into())),
             token_expires_at: None,
             credential_process: None,
+            max_permission: None,
         }
     }
 

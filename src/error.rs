@@ -111,13 +111,13 @@ error_codes! {
     UNAUTHORIZED = "unauthorized", Credentials, 401, false,
         "The token is missing, invalid, expired or revoked (after the one refresh). Log in again.";
     FORBIDDEN = "forbidden", Rejected, 403, false,
-        "The credentials may not act here (another workspace or agent, or a board it is not a member of). Use a profile that may, or ask to be added to the board.";
+        "The credentials may not act here: another workspace's or agent's path, or an action above the token's scope or the profile's max_permission (`details` names both classes). Use a profile or token that may.";
     NOT_FOUND = "not_found", Rejected, 404, false,
         "No such route on the server. Check the profile's api_url (`agentteam auth status`) and that the server runs this version.";
     METHOD_NOT_ALLOWED = "method_not_allowed", Rejected, 405, false,
         "The route does not accept this HTTP method. Check api_url points at an Agent Runtime API of this version.";
     CHANNEL_NOT_FOUND = "channel_not_found", Rejected, 404, false,
-        "No board with that channel name in the workspace. Use one of `candidates`, the boards this agent may use, nearest first.";
+        "No board with that channel name that this agent may use (a private board it is not a member of answers the same). Use one of `candidates`, the boards this agent may use, nearest first.";
     TASK_NOT_FOUND = "task_not_found", Rejected, 404, false,
         "No live task with that number on the board (it may have been deleted). `candidates` lists the live tasks it may have meant.";
     PARENT_NOT_FOUND = "parent_not_found", Rejected, 404, false,
@@ -162,6 +162,12 @@ error_codes! {
         "The server refused the request without a recognised error body. Check api_url points at an Agent Runtime API; do not retry unchanged.";
     INTERNAL_ERROR = "internal_error", Internal, 500, false,
         "A bug in agentteam. Please report it with the command that caused it.";
+}
+
+/// An input path as an error repeats it: at most [`crate::text::ECHO_LIMIT`]
+/// characters, so a 300 KB field name is not sent back (several times).
+fn echo(path: &str) -> String {
+    crate::text::clip(path, crate::text::ECHO_LIMIT).into_owned()
 }
 
 /// Looks up a registered code by name.
@@ -263,6 +269,11 @@ impl Failure {
 
     /// An `invalid_input` failure naming each bad field.
     pub fn invalid_input(field_errors: BTreeMap<String, String>) -> Self {
+        // A path repeats caller input (an unknown field's name): bounded.
+        let field_errors: BTreeMap<String, String> = field_errors
+            .into_iter()
+            .map(|(path, problem)| (echo(&path), problem))
+            .collect();
         // The problems are said once, in field_errors: the message names
         // where to look, so a caller reading both pays for them once.
         let message = match field_errors.len() {
@@ -284,7 +295,7 @@ impl Failure {
     }
 
     pub fn field(mut self, path: impl Into<String>, problem: impl Into<String>) -> Self {
-        self.field_errors.insert(path.into(), problem.into());
+        self.field_errors.insert(echo(&path.into()), problem.into());
         self
     }
 
@@ -306,7 +317,7 @@ impl Failure {
     /// stays within [`MAX_CANDIDATES`].
     pub fn candidates(self, field: &str, values: impl IntoIterator<Item = Value>) -> Self {
         self.with_candidates(values.into_iter().map(|value| Candidate {
-            field: field.to_string(),
+            field: echo(field),
             value,
             title: None,
         }))
@@ -319,7 +330,7 @@ impl Failure {
                 .iter()
                 .take(MAX_TASK_CANDIDATES)
                 .map(|(number, title)| Candidate {
-                    field: field.to_string(),
+                    field: echo(field),
                     value: json!(number),
                     title: Some(cut_title(title)),
                 }),

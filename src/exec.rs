@@ -118,6 +118,14 @@ impl Context {
         })
     }
 
+    /// The context to run `action` with: refused, before anything is sent,
+    /// if the action is above the profile's max_permission.
+    fn for_action(profile_flag: Option<&str>, action: &Action) -> Result<Context, Failure> {
+        let context = Context::resolve(profile_flag)?;
+        context.profile.allows(&context.profile_name, action)?;
+        Ok(context)
+    }
+
     fn request(&self, action: &Action, input: &Value) -> WireRequest {
         wire::encode_request(
             action,
@@ -141,6 +149,26 @@ impl Context {
     fn session(&self) -> Session<'_> {
         Session::new(&self.store, self.profile_name.clone(), self.profile.clone())
     }
+}
+
+/// For `exec --catalog`: the active profile, its cap and which actions the
+/// cap allows and refuses; `None` when no profile can be read (the catalog
+/// itself needs none).
+pub fn profile_access(profile_flag: Option<&str>) -> Option<Value> {
+    let store = CredentialStore::locate().ok()?;
+    let file = store.load().ok()?;
+    let name = profile_name(profile_flag, &file);
+    let profile = file.profiles.get(&name)?;
+    let (allowed, refused): (Vec<_>, Vec<_>) = crate::registry::ACTIONS
+        .iter()
+        .partition(|action| profile.allows(&name, action).is_ok());
+    let names = |actions: Vec<&&Action>| actions.iter().map(|a| a.name()).collect::<Vec<_>>();
+    Some(json!({
+        "name": name,
+        "max_permission": profile.cap(),
+        "allowed": names(allowed),
+        "refused": names(refused),
+    }))
 }
 
 fn async_runtime() -> Result<tokio::runtime::Runtime, Failure> {
@@ -170,7 +198,7 @@ fn prepare_line(action: &Action, raw: &[u8], line_no: u64) -> Result<Value, Fail
 fn single(settings: &ExecSettings, printer: &Printer) -> Result<ExitClass, Failure> {
     let action = settings.action;
     let input = prepare(action, &read_input(&settings.input)?)?;
-    let context = Context::resolve(settings.profile.as_deref())?;
+    let context = Context::for_action(settings.profile.as_deref(), action)?;
     let client = context.client(settings)?;
     let session = context.session();
     let success = async_runtime()?.block_on(call_within_budget(
@@ -232,10 +260,11 @@ async fn call_within_budget(
 fn dry_run(settings: &ExecSettings, printer: &Printer) -> Result<ExitClass, Failure> {
     let action = settings.action;
     let input = prepare(action, &read_input(&settings.input)?)?;
-    let context = Context::resolve(settings.profile.as_deref()).map_err(|f| Failure {
-        message: format!("Dry run: the request cannot be built. {}", f.message),
-        ..f
-    })?;
+    let context =
+        Context::for_action(settings.profile.as_deref(), action).map_err(|f| Failure {
+            message: format!("Dry run: the request cannot be built. {}", f.message),
+            ..f
+        })?;
     let request = context.request(action, &input);
     let client = context.client(settings)?;
     let mut headers = Map::new();
@@ -289,7 +318,7 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
     let result = (|| {
         let action = settings.action;
         let mut input = prepare(action, &read_input(&settings.input)?)?;
-        let context = Context::resolve(settings.profile.as_deref())?;
+        let context = Context::for_action(settings.profile.as_deref(), action)?;
         let client = context.client(settings)?;
         let session = context.session();
         let runtime = async_runtime()?;
@@ -394,7 +423,7 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
         Err(failure) => return printer.failure(&failure),
     };
     // Credentials are resolved once; if they are missing every valid line says so.
-    let context = Context::resolve(settings.profile.as_deref());
+    let context = Context::for_action(settings.profile.as_deref(), action);
     let client = context.as_ref().ok().map(|c| c.client(settings));
     let session = context.as_ref().ok().map(Context::session);
 

@@ -70,6 +70,23 @@ pub fn escape(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// The longest piece of caller input an error message repeats, in characters.
+pub const ECHO_LIMIT: usize = 64;
+
+/// `text` cut to at most `max` characters, the cut marked with `…`: how an
+/// error message repeats caller input (a field name, a value), so a 300 KB
+/// name is not sent back whole.
+pub fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some(_) => {
+            let keep = max.saturating_sub(1);
+            let end = text.char_indices().nth(keep).map_or(text.len(), |(i, _)| i);
+            std::borrow::Cow::Owned(format!("{}…", &text[..end]))
+        }
+    }
+}
+
 /// A scalar as a person reads it: strings bare (but [`escape`]d), null as `-`.
 pub fn scalar(value: &Value) -> String {
     match value {
@@ -201,6 +218,17 @@ pub fn plain(_column: &str, _value: &str) -> Look {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn clip_bounds_echoed_input_to_its_limit() {
+        assert_eq!(clip("short", 64), "short");
+        let exact = "x".repeat(64);
+        assert_eq!(clip(&exact, 64), exact);
+        let long = "é".repeat(300_000);
+        let cut = clip(&long, 64);
+        assert_eq!(cut.chars().count(), 64);
+        assert!(cut.ends_with('…') && cut.starts_with("éé"), "{cut}");
+    }
 
     #[test]
     fn control_and_bidi_characters_are_shown_escaped() {

@@ -473,6 +473,29 @@ mod tests {
     }
 
     #[test]
+    fn a_huge_unknown_field_name_is_not_echoed_back() {
+        let name = "x".repeat(300_000);
+        for input in [
+            json!({"channel": "eng", "tasks": [{"title": "t"}], &name: 1}),
+            json!({"channel": "eng", "tasks": [{"title": "t", &name: 1}]}),
+        ] {
+            let failure = validate(find("task", "create").unwrap(), input).unwrap_err();
+            let document = failure.to_document().to_string();
+            assert!(document.len() < 2_000, "{} bytes", document.len());
+            let key = failure.field_errors.keys().next().unwrap();
+            assert!(key.ends_with('…') && key.chars().count() == 64, "{key}");
+            assert!(failure.message.contains(key.as_str()));
+        }
+        // The HTTP query path of a read is bounded the same way.
+        let failure = crate::wire::decode_query(
+            find("task", "list").unwrap(),
+            &[(name.clone(), "1".into()), (name, "2".into())],
+        )
+        .unwrap_err();
+        assert!(failure.to_document().to_string().len() < 2_000);
+    }
+
+    #[test]
     fn names_every_bad_field_by_path() {
         let e = errors(
             "task",

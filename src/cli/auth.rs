@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use crate::credentials::{CredentialStore, Profile, Secret, StoreFile, profile_name};
 use crate::error::{ExitClass, Failure, code};
 use crate::output::Printer;
+use crate::registry::Permission;
 
 /// The longest token login accepts, in bytes: far above any issued token,
 /// far below a pasted document.
@@ -24,6 +25,7 @@ pub struct LoginSettings {
     pub agent_id: String,
     pub token_stdin: bool,
     pub credential_process: Option<String>,
+    pub max_permission: Option<Permission>,
 }
 
 pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
@@ -73,6 +75,7 @@ pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
             token,
             token_expires_at: None,
             credential_process,
+            max_permission: settings.max_permission,
         };
         let store = CredentialStore::locate()?;
         let name = store.update(|file| {
@@ -140,6 +143,7 @@ fn describe(name: &str, profile: &Profile, store: &CredentialStore) -> Value {
         "agent_id": profile.agent_id,
         "token": profile.token.as_ref().map(|_| "<redacted>"),
         "token_expires_at": profile.token_expires_at,
+        "max_permission": profile.cap(),
         "credential_process": profile
             .credential_process
             .as_ref()

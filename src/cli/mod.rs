@@ -110,7 +110,8 @@ fn exec_command(long_help: bool) -> Command {
         .about("Run a registered action: `agentteam exec <domain> <action> -`")
         .long_about(help::wrap(
             "Run a registered action. Input is one JSON object on stdin (`-`) or in a file; output is one \
-             JSON document on stdout. `--catalog` prints every action with its metadata and input schema; \
+             JSON document on stdout. `--catalog` prints every action with its metadata and input schema, \
+             and under `profile` which actions the active profile's max_permission allows; \
              `--catalog --full` adds the output and error schemas.",
             "",
         ))
@@ -299,6 +300,13 @@ fn auth_command() -> Command {
                 .arg(Arg::new("agent").long("agent").value_name("AGENT_ID").required(true).help("Agent id"))
                 .arg(Arg::new("token_stdin").long("token-stdin").action(ArgAction::SetTrue).help("Read the agent's token from stdin"))
                 .arg(
+                    Arg::new("max_permission")
+                        .long("max-permission")
+                        .value_name("CLASS")
+                        .value_parser(["read_only", "agent_mutation", "destructive"])
+                        .help("Cap the profile at this permission class: actions above it are refused before sending [default: no cap]"),
+                )
+                .arg(
                     Arg::new("credential_process")
                         .long("credential-process")
                         .value_name("COMMAND")
@@ -372,11 +380,15 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
 
 fn run_exec(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitClass {
     if m.get_flag("catalog") {
-        printer.json(&if m.get_flag("full") {
+        let mut catalog = if m.get_flag("full") {
             registry::catalog()
         } else {
             registry::compact_catalog()
-        });
+        };
+        if let Some(access) = crate::exec::profile_access(profile.as_deref()) {
+            catalog["profile"] = access;
+        }
+        printer.json(&catalog);
         return ExitClass::Success;
     }
     if m.get_flag("error_schema") {
@@ -471,6 +483,9 @@ fn run_auth(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
                     agent_id: get("agent"),
                     token_stdin: lm.get_flag("token_stdin"),
                     credential_process: lm.get_one::<String>("credential_process").cloned(),
+                    max_permission: lm
+                        .get_one::<String>("max_permission")
+                        .and_then(|class| registry::Permission::parse(class)),
                 },
                 printer,
             )

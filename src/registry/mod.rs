@@ -38,12 +38,55 @@ pub const RUNTIME_PREFIX: &str = "/api/v1/workspaces/{workspaceId}/agents/{agent
 /// Field errors by input path (`tasks/0/title`), as branch rules report them.
 pub type FieldErrors = BTreeMap<String, String>;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// An action's permission class (§9.2). Each class includes the ones before
+/// it, so the order is the order of privilege: a token scoped (or a profile
+/// capped) at a class may run every action of that class and below.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Permission {
     ReadOnly,
     AgentMutation,
     Destructive,
+}
+
+impl Permission {
+    pub const ALL: [Permission; 3] = [
+        Permission::ReadOnly,
+        Permission::AgentMutation,
+        Permission::Destructive,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Permission::ReadOnly => "read_only",
+            Permission::AgentMutation => "agent_mutation",
+            Permission::Destructive => "destructive",
+        }
+    }
+
+    /// The class named `text` (`read_only`, `agent_mutation`, `destructive`).
+    pub fn parse(text: &str) -> Option<Permission> {
+        Permission::ALL.into_iter().find(|p| p.as_str() == text)
+    }
+}
+
+impl std::fmt::Display for Permission {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Permission {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Permission, String> {
+        Permission::parse(text).ok_or_else(|| {
+            format!(
+                "expected one of read_only, agent_mutation, destructive, not `{}`",
+                crate::text::clip(text, 64)
+            )
+        })
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

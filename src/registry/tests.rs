@@ -331,7 +331,30 @@ fn check_05_permission_and_annotations_agree() {
             destructive,
             "{name}: --help"
         );
+        // §7.4: a destructive action says whether a human must agree, and
+        // which token scope or profile cap it needs.
+        if destructive {
+            assert!(
+                description.contains("no human confirmation"),
+                "{name}: says whether a human must agree"
+            );
+            assert!(
+                description.contains("scope `destructive`"),
+                "{name}: names the class it needs"
+            );
+        }
     }
+}
+
+#[test]
+fn permission_classes_are_ordered_by_privilege() {
+    use Permission::*;
+    assert!(ReadOnly < AgentMutation && AgentMutation < Destructive);
+    for class in Permission::ALL {
+        assert_eq!(Permission::parse(class.as_str()), Some(class));
+        assert_eq!(json!(class), json!(class.as_str()));
+    }
+    assert_eq!(Permission::parse("admin"), None);
 }
 
 #[test]

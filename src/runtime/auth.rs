@@ -4,6 +4,8 @@
 //! agents, task scopes, workflow runs and callback effects. It depends on
 //! nothing else of the runtime; the store and the server call it.
 
+use std::time::Duration;
+
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sha2::{Digest, Sha256};
@@ -12,6 +14,45 @@ use subtle::ConstantTimeEq;
 use crate::error::{Failure, code};
 
 pub const TOKEN_PREFIX: &str = "at_";
+
+/// How long a token lives unless `--ttl` says otherwise: a day.
+pub const DEFAULT_TTL: Duration = Duration::from_secs(24 * 3600);
+/// The longest lifetime `--ttl` accepts: 90 days.
+pub const MAX_TTL: Duration = Duration::from_secs(90 * 24 * 3600);
+
+pub fn micros(duration: Duration) -> i64 {
+    i64::try_from(duration.as_micros()).unwrap_or(i64::MAX)
+}
+
+/// A token lifetime: seconds, or a number with `s`, `m`, `h` or `d`
+/// (`90s`, `15m`, `12h`, `7d`); from 1 s to [`MAX_TTL`].
+pub fn parse_ttl(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (digits, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => text.split_at(i),
+        None => (text, "s"),
+    };
+    let scale = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => 0,
+    };
+    let seconds = digits
+        .parse::<u64>()
+        .ok()
+        .filter(|_| scale > 0)
+        .and_then(|n| n.checked_mul(scale))
+        .ok_or_else(|| "expected seconds or a number with s, m, h or d, e.g. 15m".to_string())?;
+    if seconds == 0 || seconds > MAX_TTL.as_secs() {
+        return Err(format!(
+            "a token lives from 1 s to {} days",
+            MAX_TTL.as_secs() / 86_400
+        ));
+    }
+    Ok(Duration::from_secs(seconds))
+}
 
 fn random<const N: usize>() -> Result<[u8; N], Failure> {
     let mut bytes = [0u8; N];
@@ -72,5 +113,26 @@ mod tests {
                 .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
         );
         assert!(new_id("ws").unwrap().starts_with("ws_"));
+    }
+
+    #[test]
+    fn ttls_parse_with_units_and_stay_within_bounds() {
+        assert_eq!(parse_ttl("90").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_ttl("15m").unwrap(), Duration::from_secs(900));
+        assert_eq!(parse_ttl("12h").unwrap(), Duration::from_secs(43_200));
+        assert_eq!(parse_ttl("90d").unwrap(), MAX_TTL);
+        for bad in [
+            "0",
+            "91d",
+            "",
+            "m",
+            "5w",
+            "-5s",
+            "1.5h",
+            "99999999999999999999d",
+        ] {
+            assert!(parse_ttl(bad).is_err(), "{bad}");
+        }
+        assert!(DEFAULT_TTL <= Duration::from_secs(86_400));
     }
 }

@@ -19,13 +19,14 @@ use serde_json::{Value, json};
 
 use crate::credentials::{CredentialStore, Profile};
 use crate::error::{Failure, code};
+use crate::registry::Permission;
 use crate::registry::task::fields;
 use crate::runtime::shed::RateLimit;
 use crate::runtime::store::postgres::{PgStore, PoolOptions};
 use crate::runtime::store::schema::OnOpen;
 use crate::runtime::store::sqlite::SqliteStore;
-use crate::runtime::store::{Location, Store};
-use crate::runtime::{auth, server};
+use crate::runtime::store::{Location, NewToken, Store};
+use crate::runtime::{auth, clock, server};
 
 /// The reference Agent Runtime API server for agentteam, on an embedded
 /// SQLite store or a PostgreSQL database.
@@ -141,14 +142,45 @@ enum WorkspaceCommand {
 
 #[derive(Debug, Subcommand)]
 enum AgentCommand {
-    /// Create an agent and its first token; prints {"agent_id", "token"}.
+    /// Create an agent and its first token; prints {"agent_id", "token",
+    /// "scope", "expires_at"}. The first token is an ordinary token: it
+    /// expires like any other (`token issue` makes more).
     Create {
         #[arg(long, value_name = "WS")]
         workspace: String,
         /// The agent's handle; its member ref is `@HANDLE`.
         #[arg(long)]
         handle: String,
+        #[command(flatten)]
+        token: TokenOptions,
     },
+}
+
+/// The scope and lifetime of a token being issued.
+#[derive(Debug, Args)]
+struct TokenOptions {
+    /// The widest permission class the token may use; each class includes
+    /// the ones before it (read_only < agent_mutation < destructive). The
+    /// runtime refuses an action above it with 403 `forbidden`.
+    #[arg(long, value_name = "CLASS", default_value = "destructive",
+          value_parser = ["read_only", "agent_mutation", "destructive"])]
+    scope: String,
+    /// How long the token lives: seconds, or a number with s, m, h or d
+    /// (e.g. 15m); at most 90d. Once expired it is refused with 401, and the
+    /// store deletes it at the next issue.
+    #[arg(long, value_name = "DURATION", default_value = "24h",
+          value_parser = auth::parse_ttl)]
+    ttl: Duration,
+}
+
+impl TokenOptions {
+    fn new_token(&self, hash: [u8; 32]) -> NewToken {
+        NewToken {
+            hash,
+            scope: Permission::parse(&self.scope).unwrap_or(Permission::ReadOnly),
+            ttl_us: auth::micros(self.ttl),
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -176,10 +208,20 @@ struct AgentRef {
 
 #[derive(Debug, Subcommand)]
 enum TokenCommand {
-    /// Issue a fresh token; prints {"token"}, so it can serve as a credential_process.
-    Issue(AgentRef),
-    /// Revoke every token of an agent; prints {"revoked"}.
+    /// Issue a fresh token; prints {"token", "scope", "expires_at"}, so it can
+    /// serve as a credential_process. Deletes the store's expired and revoked
+    /// tokens first; revokes no live one.
+    Issue {
+        #[command(flatten)]
+        agent: AgentRef,
+        #[command(flatten)]
+        token: TokenOptions,
+    },
+    /// Revoke every live token of an agent at once; prints {"revoked"}, how many.
     Revoke(AgentRef),
+    /// Count an agent's tokens; prints {"live", "stored"}: those that still
+    /// authenticate, and every row kept (dead ones until the next issue).
+    Count(AgentRef),
 }
 
 #[derive(Debug, Subcommand)]
@@ -444,12 +486,22 @@ async fn run_command<S: Store>(
                 json!({"workspace_id": store.create_workspace(name).await?}),
             ))
         }
-        Command::Agent(AgentCommand::Create { workspace, handle }) => {
+        Command::Agent(AgentCommand::Create {
+            workspace,
+            handle,
+            token: options,
+        }) => {
             let handle = handle.strip_prefix('@').unwrap_or(&handle).to_string();
             check_handle(&handle)?;
             let (token, hash) = auth::new_token()?;
-            let agent_id = store.create_agent(&workspace, &handle, &hash).await?;
-            Ok(Some(json!({"agent_id": agent_id, "token": token})))
+            let new = options.new_token(hash);
+            let (agent_id, expires_at) = store.create_agent(&workspace, &handle, &new).await?;
+            Ok(Some(json!({
+                "agent_id": agent_id,
+                "token": token,
+                "scope": new.scope,
+                "expires_at": clock::format(expires_at),
+            })))
         }
         Command::Channel(ChannelCommand::Create {
             workspace,
@@ -469,13 +521,24 @@ async fn run_command<S: Store>(
                 .await?;
             Ok(Some(json!({"channel": name})))
         }
-        Command::Token(TokenCommand::Issue(agent)) => {
+        Command::Token(TokenCommand::Issue {
+            agent,
+            token: options,
+        }) => {
             let (token, hash) = auth::new_token()?;
-            store
-                .issue_token(&agent.workspace, &agent.agent, &hash)
+            let new = options.new_token(hash);
+            let expires_at = store
+                .issue_token(&agent.workspace, &agent.agent, &new)
                 .await?;
-            Ok(Some(json!({"token": token})))
+            Ok(Some(json!({
+                "token": token,
+                "scope": new.scope,
+                "expires_at": clock::format(expires_at),
+            })))
         }
+        Command::Token(TokenCommand::Count(agent)) => Ok(Some(json!(
+            store.count_tokens(&agent.workspace, &agent.agent).await?
+        ))),
         Command::Token(TokenCommand::Revoke(agent)) => {
             let revoked = store.revoke_tokens(&agent.workspace, &agent.agent).await?;
             Ok(Some(json!({"revoked": revoked})))
@@ -512,6 +575,8 @@ const DEMO_WORKSPACE: &str = "demo";
 const DEMO_AGENT: &str = "demo-agent";
 const DEMO_PEER: &str = "demo-peer";
 const DEMO_CHANNEL: &str = "demo";
+/// The lifetime of the tokens quickstart's credential process issues.
+const QUICKSTART_TTL: &str = "15m";
 
 /// Creates what is missing of the demo setup, then writes a profile whose
 /// credential_process is this binary's `token issue`, through the same
@@ -539,8 +604,14 @@ async fn quickstart<S: Store>(
             Some(agent) => agent.agent_id,
             None => {
                 created.push(format!("agent @{handle}"));
+                // The first token is never shown: the profile's credential
+                // process issues the ones used; it expires within a second.
                 let (_, hash) = auth::new_token()?;
-                store.create_agent(&workspace_id, handle, &hash).await?
+                let first = NewToken {
+                    ttl_us: auth::micros(Duration::from_secs(1)),
+                    ..NewToken::new(hash)
+                };
+                store.create_agent(&workspace_id, handle, &first).await?.0
             }
         };
         agent_ids.push(id);
@@ -580,6 +651,10 @@ async fn quickstart<S: Store>(
         workspace_id.clone(),
         "--agent".to_string(),
         agent_id.clone(),
+        // Short-lived: a leaked token is good for minutes, and the CLI runs
+        // this again when it expires.
+        "--ttl".to_string(),
+        QUICKSTART_TTL.to_string(),
     ];
     let credentials = CredentialStore::locate()?;
     let new_profile = Profile {
@@ -589,6 +664,7 @@ async fn quickstart<S: Store>(
         token: None,
         token_expires_at: None,
         credential_process: Some(credential_process.clone()),
+        max_permission: None,
     };
     credentials.update(|file| {
         file.profiles.insert(profile.to_string(), new_profile);

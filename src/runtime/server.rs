@@ -53,7 +53,7 @@ use tower_http::trace::TraceLayer;
 use tracing::Span;
 
 use crate::error::{Failure, code};
-use crate::registry::{ACTIONS, Action, Method};
+use crate::registry::{ACTIONS, Action, Method, Permission};
 use crate::runtime::auth;
 use crate::runtime::shed::{self, Limiter, RateLimit, Sampler, WriteDeadline};
 use crate::runtime::store::{self, Principal, Store};
@@ -513,10 +513,11 @@ async fn run<S: Store>(
     limiter: Option<Arc<Limiter>>,
 ) -> Result<(StatusCode, Value), Failure> {
     let (mut parts, body) = request.into_parts();
-    let principal = authenticate(store.as_ref(), &parts.headers).await?;
+    let (principal, scope) = authenticate(store.as_ref(), &parts.headers).await?;
     if let Some(limiter) = limiter {
         rate_limit(&limiter, &parts.headers)?;
     }
+    within_scope(action, scope)?;
     // Path ids that fail to decode cannot be the token's own: refused alike.
     let path: HashMap<String, String> =
         axum::extract::Path::<HashMap<String, String>>::from_request_parts(&mut parts, &())
@@ -559,11 +560,14 @@ async fn run<S: Store>(
 
 /// The principal of the bearer token, or `unauthorized`. The same answer for
 /// a missing, malformed, unknown or revoked token.
-async fn authenticate<S: Store>(store: &S, headers: &HeaderMap) -> Result<Principal, Failure> {
+async fn authenticate<S: Store>(
+    store: &S,
+    headers: &HeaderMap,
+) -> Result<(Principal, Permission), Failure> {
     let unauthorized = || {
         Failure::new(
             code::UNAUTHORIZED,
-            "A valid agent bearer token is required.",
+            "A valid agent bearer token is required; this one is missing, unknown, expired or revoked.",
         )
     };
     let token = headers
@@ -579,9 +583,31 @@ async fn authenticate<S: Store>(store: &S, headers: &HeaderMap) -> Result<Princi
     let hash = auth::hash_token(token);
     let record = store.find_token(&hash).await?;
     match record {
-        Some(record) if auth::hashes_match(&record.hash, &hash) => Ok(record.principal),
+        Some(record) if auth::hashes_match(&record.hash, &hash) => {
+            Ok((record.principal, record.scope))
+        }
         _ => Err(unauthorized()),
     }
+}
+
+/// Refuses, with 403 `forbidden` naming both classes, an action whose
+/// permission class (the registry's, §9.2) is above the token's scope.
+fn within_scope(action: &Action, scope: Permission) -> Result<(), Failure> {
+    if action.permission <= scope {
+        return Ok(());
+    }
+    Err(Failure::new(
+        code::FORBIDDEN,
+        format!(
+            "{} needs a token of scope {} or wider; this token's scope is {}. Ask the operator for a token issued with `--scope {}`.",
+            action.name(),
+            action.permission,
+            scope,
+            action.permission
+        ),
+    )
+    .detail("needed_scope", Value::from(action.permission.as_str()))
+    .detail("token_scope", Value::from(scope.as_str())))
 }
 
 /// Takes one request from the bucket of the (authenticated) bearer token, or
@@ -650,8 +676,8 @@ mod tests {
     use super::*;
     use crate::registry::find;
     use crate::runtime::store::{
-        Callback, CheckpointInput, CreateInput, DeleteInput, ListQuery, SchemaStatus,
-        SetClaimInput, TaskLocator, TokenRecord, UpdateInput,
+        Callback, CheckpointInput, CreateInput, DeleteInput, ListQuery, NewToken, SchemaStatus,
+        SetClaimInput, TaskLocator, TokenCounts, TokenRecord, UpdateInput,
     };
     use crate::wire::WorkflowContext;
 
@@ -663,6 +689,7 @@ mod tests {
             Ok(Some(TokenRecord {
                 hash: hash.to_vec(),
                 principal: self.0.clone(),
+                scope: crate::registry::Permission::Destructive,
             }))
         }
         async fn list(&self, _: &Principal, _: &ListQuery) -> Result<Value, Failure> {
@@ -706,13 +733,21 @@ mod tests {
         async fn find_workspace(&self, _: &str) -> Result<Option<String>, Failure> {
             unreachable!("admin operations are not served over HTTP")
         }
-        async fn create_agent(&self, _: &str, _: &str, _: &[u8; 32]) -> Result<String, Failure> {
+        async fn create_agent(
+            &self,
+            _: &str,
+            _: &str,
+            _: &NewToken,
+        ) -> Result<(String, i64), Failure> {
             unreachable!("admin operations are not served over HTTP")
         }
         async fn find_agent(&self, _: &str, _: &str) -> Result<Option<Principal>, Failure> {
             unreachable!("admin operations are not served over HTTP")
         }
-        async fn issue_token(&self, _: &str, _: &str, _: &[u8; 32]) -> Result<(), Failure> {
+        async fn issue_token(&self, _: &str, _: &str, _: &NewToken) -> Result<i64, Failure> {
+            unreachable!("admin operations are not served over HTTP")
+        }
+        async fn count_tokens(&self, _: &str, _: &str) -> Result<TokenCounts, Failure> {
             unreachable!("admin operations are not served over HTTP")
         }
         async fn revoke_tokens(&self, _: &str, _: &str) -> Result<u64, Failure> {

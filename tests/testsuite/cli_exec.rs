@@ -446,7 +446,17 @@ fn a_401_without_credential_process_exits_3_at_once() {
 
 #[test]
 fn failing_credential_processes_exit_3() {
-    for body in ["exit 7", "echo not json", "echo '{}'", "true", "sleep 30"] {
+    for body in [
+        "exit 7",
+        "echo not json",
+        "echo '{}'",
+        "true",
+        "sleep 30",
+        // Malformed tokens: the process's fault, never a retryable network error.
+        r#"printf '%s\n' '{"token": "at_two words"}'"#,
+        r#"printf '%s\n' '{"token": "at_\u0007bell"}'"#,
+        r#"printf '%s\n' '{"token": "at_caf\u00e9"}'"#,
+    ] {
         let server = Recorder::expecting_no_request();
         let cli = Cli::new();
         let process = cli.script("cred.sh", body);
@@ -480,6 +490,40 @@ fn failing_credential_processes_exit_3() {
         assert!(run.elapsed < Duration::from_secs(10), "{body}");
         assert!(server.requests().is_empty());
     }
+}
+
+/// A 3xx is never followed: one request, exit 4, the location named (and
+/// bounded), nothing sent to it.
+#[test]
+fn redirects_are_not_followed_and_name_their_location() {
+    let elsewhere = Recorder::expecting_no_request();
+    let target = format!("{}/api/v1/elsewhere", elsewhere.url);
+    for status in [301, 302, 307, 308] {
+        let (cli, server) = setup(vec![Reply::Full(
+            status,
+            vec![("location", target.clone())],
+            Vec::new(),
+        )]);
+        let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[]);
+        assert_eq!(
+            (run.code, run.error_code().as_str()),
+            (4, "request_rejected"),
+            "{status}: {run:?}"
+        );
+        let error = &run.json()["error"];
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.contains(&target) && message.contains(&format!("HTTP {status}")),
+            "{message}"
+        );
+        assert_eq!(server.requests().len(), 1, "not retried");
+    }
+    let long = format!("http://x/{}", "a".repeat(100_000));
+    let (cli, _server) = setup(vec![Reply::Full(302, vec![("location", long)], Vec::new())]);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[]);
+    assert_eq!(run.error_code(), "request_rejected");
+    assert!(run.stdout.len() < 2_000, "{} bytes", run.stdout.len());
+    drop(elsewhere);
 }
 
 #[test]

@@ -50,4 +50,5 @@ mod reliability_limits;
 mod reliability_security;
 mod runtime_db;
 mod runtime_http;
+mod security_tokens;
 mod snapshots;

@@ -15,9 +15,9 @@ use std::time::{Duration, Instant};
 
 use agentteam::runtime::auth;
 use agentteam::runtime::server::{Timeouts, router_with, serve_on};
-use agentteam::runtime::store::Store;
 use agentteam::runtime::store::schema::OnOpen;
 use agentteam::runtime::store::sqlite::SqliteStore;
+use agentteam::runtime::store::{NewToken, Store};
 use serde_json::{Value, json};
 
 use crate::support::runtime::{Engine, Runtime};
@@ -155,7 +155,9 @@ fn server(timeouts: Timeouts) -> Server {
         .unwrap();
     let ws = setup.block_on(store.create_workspace("w")).unwrap();
     let (token, hash) = auth::new_token().unwrap();
-    let agent = setup.block_on(store.create_agent(&ws, "a", &hash)).unwrap();
+    let (agent, _) = setup
+        .block_on(store.create_agent(&ws, "a", &NewToken::new(hash)))
+        .unwrap();
     setup
         .block_on(store.create_channel(&ws, "eng", None))
         .unwrap();

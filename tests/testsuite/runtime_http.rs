@@ -218,7 +218,10 @@ fn every_registry_route_is_served_and_the_session_validates_against_the_schemas(
 
 fn refusals_are_json_with_their_status(engine: Engine) {
     let Fixture {
-        rt, alice, xavier, ..
+        rt,
+        alice,
+        bob,
+        xavier,
     } = fixture(engine);
     let get = alice.path("/tasks/get");
     let input = br#"{"channel": "eng", "number": 1}"#;
@@ -275,6 +278,29 @@ fn refusals_are_json_with_their_status(engine: Engine) {
         &json!({"parentTaskScope": {"kind": "task", "scopeId": scope}, "tasks": [{"title": "t"}]}),
     );
     assert_error(&reply, 404, "task_scope_not_found");
+    // bob is not a member of `secret`: it answers him as a missing board.
+    for channel in ["secret", "secrex"] {
+        let body = assert_error(
+            &rt.post(
+                &bob,
+                "/tasks/get",
+                &json!({"channel": channel, "number": 1}),
+            ),
+            404,
+            "channel_not_found",
+        );
+        let candidates = body["error"]["candidates"].to_string();
+        assert!(!candidates.contains("\"secret\""), "{body}");
+    }
+    // 422 for a 300 KB unknown field name: the name is not sent back whole.
+    let name = "x".repeat(300_000);
+    let reply = rt.post(
+        &alice,
+        "/tasks/get",
+        &json!({"channel": "eng", "number": 1, &name: 1}),
+    );
+    assert_error(&reply, 422, "invalid_input");
+    assert!(reply.body.len() < 2_000, "{} bytes", reply.body.len());
     // 404 and 405 from the router.
     assert_error(&rt.http("GET", "/nope", None, None), 404, "not_found");
     let reply = rt.http("DELETE", &get, Some(&alice.token), None);
@@ -381,7 +407,9 @@ fn admin_commands_print_one_json_object(engine: Engine) {
     rt.channel(&ws, "eng");
     // token issue is what a credential_process prints: a usable token.
     let issued = rt.admin(&["token", "issue", "--workspace", &ws, "--agent", "@ann"]);
-    assert_eq!(issued.as_object().unwrap().len(), 1);
+    let mut keys: Vec<_> = issued.as_object().unwrap().keys().collect();
+    keys.sort();
+    assert_eq!(keys, ["expires_at", "scope", "token"], "{issued}");
     let fresh = Agent {
         token: issued["token"].as_str().unwrap().to_string(),
         ..agent.clone()
@@ -641,6 +669,19 @@ fn quickstart_writes_a_profile_whose_credential_process_works_and_is_rerunnable(
         .unwrap();
     assert!(out.status.success());
     let token: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Short-lived: the process asks for 15 minutes and says when it ends.
+    assert_eq!(argv[argv.len() - 2..], ["--ttl", "15m"], "{argv:?}");
+    let expires = time::OffsetDateTime::parse(
+        token["expires_at"].as_str().unwrap(),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+    let left = expires - time::OffsetDateTime::now_utc();
+    assert!(
+        left > time::Duration::minutes(14) && left <= time::Duration::minutes(15),
+        "{token}"
+    );
+    assert_eq!(token["scope"], "destructive");
     let agent = Agent {
         workspace_id: profile["workspace_id"].as_str().unwrap().to_string(),
         agent_id: profile["agent_id"].as_str().unwrap().to_string(),

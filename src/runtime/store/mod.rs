@@ -31,7 +31,7 @@ use crate::budget;
 use crate::error::{Failure, code};
 use crate::registry::task::list::{DEFAULT_LIMIT, MAX_LIMIT};
 use crate::registry::task::update::Field;
-use crate::registry::{Action, Operation};
+use crate::registry::{Action, Operation, Permission};
 use crate::runtime::auth::hex;
 use crate::runtime::clock;
 use crate::wire::WorkflowContext;
@@ -108,6 +108,42 @@ impl Principal {
 pub struct TokenRecord {
     pub hash: Vec<u8>,
     pub principal: Principal,
+    /// The widest permission class (§9.2) the token may use.
+    pub scope: Permission,
+}
+
+/// A token to store: the SHA-256 of its text, its scope and its lifetime.
+#[derive(Debug, Clone, Copy)]
+pub struct NewToken {
+    pub hash: [u8; 32],
+    pub scope: Permission,
+    /// Microseconds from the store's clock at issue to its expiry.
+    pub ttl_us: i64,
+}
+
+impl NewToken {
+    /// A token of the widest class that lives [`crate::runtime::auth::DEFAULT_TTL`].
+    pub fn new(hash: [u8; 32]) -> NewToken {
+        NewToken {
+            hash,
+            scope: Permission::Destructive,
+            ttl_us: crate::runtime::auth::micros(crate::runtime::auth::DEFAULT_TTL),
+        }
+    }
+}
+
+/// A scope as the tokens table keeps it; an unknown one (never written)
+/// reads as the narrowest class.
+pub(crate) fn stored_scope(text: &str) -> Permission {
+    Permission::parse(text).unwrap_or(Permission::ReadOnly)
+}
+
+/// How many tokens an agent has: `live` ones authenticate, `stored` counts
+/// every row kept for it (live, or dead and not yet pruned).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TokenCounts {
+    pub live: u64,
+    pub stored: u64,
 }
 
 /// A workflow callback as the admin surface reports it.
@@ -124,7 +160,7 @@ pub struct Callback {
 /// database without holding a thread; the futures are `Send` so the server
 /// can run them on any worker.
 pub trait Store: Send + Sync + 'static {
-    /// Finds a live (unrevoked) token by the SHA-256 of its text.
+    /// Finds a live (unrevoked, unexpired) token by the SHA-256 of its text.
     fn find_token(
         &self,
         token_hash: &[u8; 32],
@@ -182,24 +218,35 @@ pub trait Store: Send + Sync + 'static {
         &self,
         name: &str,
     ) -> impl Future<Output = Result<Option<String>, Failure>> + Send;
-    /// Creates the agent and its first token atomically; returns its id.
+    /// Creates the agent and its first token atomically; returns its id and
+    /// the token's expiry (microseconds). Prunes dead tokens, as `issue_token`.
     fn create_agent(
         &self,
         workspace_id: &str,
         handle: &str,
-        token_hash: &[u8; 32],
-    ) -> impl Future<Output = Result<String, Failure>> + Send;
+        token: &NewToken,
+    ) -> impl Future<Output = Result<(String, i64), Failure>> + Send;
     fn find_agent(
         &self,
         workspace_id: &str,
         agent: &str,
     ) -> impl Future<Output = Result<Option<Principal>, Failure>> + Send;
+    /// Stores a new token of the agent; returns its expiry (microseconds).
+    /// Deletes every dead token of the store first (expired or revoked), so
+    /// refreshes cannot pile tokens up; no live token is touched.
     fn issue_token(
         &self,
         workspace_id: &str,
         agent: &str,
-        token_hash: &[u8; 32],
-    ) -> impl Future<Output = Result<(), Failure>> + Send;
+        token: &NewToken,
+    ) -> impl Future<Output = Result<i64, Failure>> + Send;
+    /// Live tokens of the agent (unrevoked, unexpired) and rows kept for it
+    /// in all, for `token list`-style checks and tests.
+    fn count_tokens(
+        &self,
+        workspace_id: &str,
+        agent: &str,
+    ) -> impl Future<Output = Result<TokenCounts, Failure>> + Send;
     /// Revokes every live token of the agent; returns how many.
     fn revoke_tokens(
         &self,

@@ -90,7 +90,9 @@ pub fn is_typo_of(given: &str, candidate: &str) -> bool {
     distance <= (candidate.chars().count() / 3).clamp(1, 3)
 }
 
-/// `boards` are those this agent may use, nearest to `name` first.
+/// `boards` are those this agent may use, nearest to `name` first. Also the
+/// answer for a private board the agent is not a member of: its existence
+/// is not revealed (as GitHub answers for a private repository).
 pub fn channel_not_found(name: &str, boards: Vec<String>) -> Failure {
     let boards = nearest(name, boards);
     let failure = Failure::new(
@@ -113,10 +115,6 @@ pub fn channel_not_found(name: &str, boards: Vec<String>) -> Failure {
         }
         None => failure,
     }
-}
-
-pub fn not_a_member() -> Failure {
-    Failure::new(code::FORBIDDEN, "This agent is not a member of that board.")
 }
 
 /// `nearby` are live tasks of the board (number, title), nearest to

@@ -60,7 +60,8 @@ impl Engine for SqliteStore {
     }
 
     /// The trigger-fed FTS5 table of the first migration, filled from the
-    /// tasks as its triggers would have, and `user_version` 2.
+    /// tasks as its triggers would have, tokens without scope or expiry,
+    /// and `user_version` 2: the schema before word forms.
     fn before_word_forms(dir: &tempfile::TempDir) {
         let schema = include_str!("sqlite/migrations/0001_schema.sql");
         let old_index = &schema[schema.find("CREATE VIRTUAL TABLE task_fts").unwrap()..];
@@ -68,6 +69,9 @@ impl Engine for SqliteStore {
         c.execute_batch(&format!(
             "BEGIN; DROP TABLE task_fts; {old_index} \
              INSERT INTO task_fts(task_fts) VALUES ('rebuild'); \
+             DROP INDEX tokens_by_expiry; DROP INDEX tokens_by_revocation; \
+             ALTER TABLE tokens DROP COLUMN expires_at; \
+             ALTER TABLE tokens DROP COLUMN scope; \
              PRAGMA user_version = 2; COMMIT;"
         ))
         .unwrap();
@@ -113,6 +117,8 @@ impl Engine for PgStore {
         block(store.run_sql(
             "UPDATE tasks SET search = setweight(to_tsvector('simple', title), 'A') \
                  || setweight(to_tsvector('simple', coalesce(description, '')), 'B'); \
+             DROP INDEX tokens_by_revocation; \
+             ALTER TABLE tokens DROP COLUMN expires_at, DROP COLUMN scope; \
              DELETE FROM agentteam_schema WHERE version >= 2",
         ))
         .unwrap();
@@ -155,6 +161,7 @@ on_every_engine!(
     delete_rules,
     private_boards_refuse_non_members,
     tokens_resolve_until_revoked_and_reopening_keeps_data,
+    tokens_carry_their_scope_expire_and_dead_ones_are_pruned,
     migrations_are_recorded_and_reapplying_changes_nothing,
 );
 
@@ -174,7 +181,7 @@ fn world<E: Engine>() -> World<E> {
     let other = block(store.create_workspace("other")).unwrap();
     let agent = |ws: &str, handle: &str| {
         let (_, hash) = crate::runtime::auth::new_token().unwrap();
-        block(store.create_agent(ws, handle, &hash)).unwrap();
+        block(store.create_agent(ws, handle, &NewToken::new(hash))).unwrap();
         block(store.find_agent(ws, &format!("@{handle}")))
             .unwrap()
             .unwrap()
@@ -421,7 +428,7 @@ fn subtasks_by_parent_number_and_by_task_scope<E: Engine>() {
         json!({"parent_task_scope": {"kind": "thread", "scope_id": parent["scope_id"]}, "tasks": [{"title": "x"}]}),
     );
     assert_eq!(f.code, "invalid_input");
-    // A private board's scope is forbidden to a non-member.
+    // A private board's scope is as unknown to a non-member as a made-up one.
     let secret = w.create(
         &w.alice,
         json!({"channel": "secret", "tasks": [{"title": "s"}]}),
@@ -432,7 +439,10 @@ fn subtasks_by_parent_number_and_by_task_scope<E: Engine>() {
         "create",
         json!({"parent_task_scope": {"kind": "task", "scope_id": secret["scope_id"]}, "tasks": [{"title": "x"}]}),
     );
-    assert_eq!((f.code.as_str(), f.http_status), ("forbidden", 403));
+    assert_eq!(
+        (f.code.as_str(), f.http_status),
+        ("task_scope_not_found", 404)
+    );
     // A deleted parent's scope is gone; nothing was written by the refusals.
     w.ok(
         &w.alice,
@@ -1383,13 +1393,45 @@ fn private_boards_refuse_non_members<E: Engine>() {
         ),
         ("delete", json!({"channel": "secret", "number": 1})),
     ] {
+        // Exactly as a board that does not exist: 404, the same message,
+        // and candidates that never name the private board.
+        let mut missing = input.clone();
+        missing["channel"] = json!("secrex");
         let f = w.err(&w.bob, verb, input);
+        let m = w.err(&w.bob, verb, missing);
         assert_eq!(
             (f.code.as_str(), f.http_status),
-            ("forbidden", 403),
+            ("channel_not_found", 404),
             "{verb}"
         );
+        assert_eq!(
+            f.message.replace("`secret`", "`?`"),
+            m.message.replace("`secrex`", "`?`"),
+            "{verb}"
+        );
+        assert!(
+            f.candidate_list()
+                .iter()
+                .all(|c| c.value != json!("secret")),
+            "{verb}: {:?}",
+            f.candidate_list()
+        );
     }
+    // A task scope on the private board is as unknown as a made-up one.
+    let secret = w.ok(&w.alice, "get", json!({"channel": "secret", "number": 1}));
+    let scope_id = secret["scope_id"].as_str().unwrap();
+    let input = |scope_id: &str| json!({"parent_task_scope": {"kind": "task", "scope_id": scope_id}, "tasks": [{"title": "x"}]});
+    let f = w.err(&w.bob, "create", input(scope_id));
+    let m = w.err(
+        &w.bob,
+        "create",
+        input("tsk_00000000000000000000000000000000"),
+    );
+    assert_eq!(
+        (f.code.as_str(), f.http_status, &f.message),
+        (m.code.as_str(), m.http_status, &m.message)
+    );
+    assert_eq!(f.code, "task_scope_not_found");
     assert_eq!(
         items_of(&w.ok(&w.alice, "list", json!({"channel": "secret"}))),
         [1]
@@ -1401,7 +1443,7 @@ fn tokens_resolve_until_revoked_and_reopening_keeps_data<E: Engine>() {
     let store = E::open(&place);
     let ws = block(store.create_workspace("w")).unwrap();
     let (token, hash) = crate::runtime::auth::new_token().unwrap();
-    let agent = block(store.create_agent(&ws, "a", &hash)).unwrap();
+    let (agent, _) = block(store.create_agent(&ws, "a", &NewToken::new(hash))).unwrap();
     let found = block(store.find_token(&crate::runtime::auth::hash_token(&token)))
         .unwrap()
         .unwrap();
@@ -1414,7 +1456,7 @@ fn tokens_resolve_until_revoked_and_reopening_keeps_data<E: Engine>() {
     );
     let (_, other) = crate::runtime::auth::new_token().unwrap();
     assert_eq!(
-        block(store.create_agent(&ws, "a", &other))
+        block(store.create_agent(&ws, "a", &NewToken::new(other)))
             .unwrap_err()
             .code,
         "invalid_input"
@@ -1424,6 +1466,71 @@ fn tokens_resolve_until_revoked_and_reopening_keeps_data<E: Engine>() {
     drop(store);
     let store = E::open(&place);
     assert_eq!(block(store.find_workspace("w")).unwrap(), Some(ws));
+}
+
+fn tokens_carry_their_scope_expire_and_dead_ones_are_pruned<E: Engine>() {
+    let place = E::place();
+    let store = E::open(&place);
+    let ws = block(store.create_workspace("w")).unwrap();
+    let issue = |scope: Permission, ttl_us: i64| {
+        let (token, hash) = crate::runtime::auth::new_token().unwrap();
+        let token_hash = crate::runtime::auth::hash_token(&token);
+        let new = NewToken {
+            hash,
+            scope,
+            ttl_us,
+        };
+        let before = clock::now();
+        let expires = block(store.issue_token(&ws, "@a", &new)).unwrap();
+        assert!(expires >= before + ttl_us, "the expiry is issue time + ttl");
+        token_hash
+    };
+    let (_, first) = crate::runtime::auth::new_token().unwrap();
+    block(store.create_agent(&ws, "a", &NewToken::new(first))).unwrap();
+    let counts = || block(store.count_tokens(&ws, "@a")).unwrap();
+    assert_eq!(counts(), TokenCounts { live: 1, stored: 1 });
+
+    let day = crate::runtime::auth::micros(crate::runtime::auth::DEFAULT_TTL);
+    let reader = issue(Permission::ReadOnly, day);
+    let found = block(store.find_token(&reader)).unwrap().unwrap();
+    assert_eq!(found.scope, Permission::ReadOnly);
+    let writer = issue(Permission::AgentMutation, day);
+    assert_eq!(
+        block(store.find_token(&writer)).unwrap().unwrap().scope,
+        Permission::AgentMutation
+    );
+    assert_eq!(
+        block(store.find_token(&first)).unwrap().unwrap().scope,
+        Permission::Destructive,
+        "agent create's first token has the default, widest scope"
+    );
+
+    // An expired token no longer authenticates, and is deleted at the next
+    // issue; no live token is touched by the pruning.
+    let mut expired = Vec::new();
+    for _ in 0..5 {
+        expired.push(issue(Permission::Destructive, 1));
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        assert!(
+            block(store.find_token(expired.last().unwrap()))
+                .unwrap()
+                .is_none()
+        );
+    }
+    assert_eq!(
+        counts(),
+        TokenCounts { live: 3, stored: 4 },
+        "five short-lived issues leave one dead row, not five"
+    );
+    for token in [&first, &reader, &writer] {
+        assert!(block(store.find_token(token)).unwrap().is_some());
+    }
+    // Revoked tokens are dead too: pruned at the next issue.
+    assert_eq!(block(store.revoke_tokens(&ws, "@a")).unwrap(), 3);
+    assert_eq!(counts(), TokenCounts { live: 0, stored: 4 });
+    let fresh = issue(Permission::Destructive, day);
+    assert_eq!(counts(), TokenCounts { live: 1, stored: 1 });
+    assert!(block(store.find_token(&fresh)).unwrap().is_some());
 }
 
 /// Search cuts and folds words the same way on both engines: case,
@@ -1538,7 +1645,13 @@ fn an_upgrade_indexes_the_word_forms_of_stored_tasks<E: Engine>() {
         E::inspect(place)
     });
     let status = block(w.store.schema_status()).unwrap();
-    assert_eq!(status.version + 1, status.latest, "{status:?}");
+    let pending: Vec<&str> = status
+        .migrations
+        .iter()
+        .filter(|m| !m.applied)
+        .map(|m| m.name)
+        .collect();
+    assert_eq!(pending[0], "search_word_forms", "{status:?}");
     assert!(
         search_numbers(&w, "releases").is_empty(),
         "the old index has no stems"

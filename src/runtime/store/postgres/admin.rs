@@ -6,12 +6,14 @@
 use deadpool_postgres::{GenericClient, Object, Transaction};
 
 use super::super::refusals;
-use super::super::{Callback, Principal, TokenRecord};
+use super::super::{Callback, NewToken, Principal, TokenCounts, TokenRecord, stored_scope};
 use super::connections::{Result, exec, maybe, one};
 
 pub(super) async fn find_token(c: &Object, token_hash: &[u8; 32]) -> Result<Option<TokenRecord>> {
-    const SQL: &str = "SELECT k.hash, a.workspace_id, a.id, a.handle FROM tokens k \
-         JOIN agents a ON a.id = k.agent_id WHERE k.hash = $1 AND k.revoked_at IS NULL";
+    const SQL: &str = "SELECT k.hash, a.workspace_id, a.id, a.handle, k.scope FROM tokens k \
+         JOIN agents a ON a.id = k.agent_id WHERE k.hash = $1 AND k.revoked_at IS NULL \
+         AND (k.expires_at IS NULL OR k.expires_at > (extract(epoch FROM clock_timestamp()) * 1000000)::bigint)";
+    // Expiry is judged by the database's clock, the one that set it.
     let hash = token_hash.as_slice();
     Ok(maybe(c, SQL, &[&hash]).await?.map(|r| TokenRecord {
         hash: r.get(0),
@@ -20,6 +22,7 @@ pub(super) async fn find_token(c: &Object, token_hash: &[u8; 32]) -> Result<Opti
             agent_id: r.get(2),
             handle: r.get(3),
         },
+        scope: stored_scope(r.get(4)),
     }))
 }
 
@@ -39,39 +42,70 @@ pub(super) async fn find_workspace(c: &Object, name: &str) -> Result<Option<Stri
     Ok(maybe(c, SQL, &[&name]).await?.map(|r| r.get(0)))
 }
 
-/// The agent and its first token, together.
+/// The agent and its first token, together; returns the token's expiry.
 pub(super) async fn create_agent(
     tx: &Transaction<'_>,
     id: &str,
     workspace_id: &str,
     handle: &str,
-    token_hash: &[u8; 32],
+    token: &NewToken,
     now: i64,
-) -> Result<()> {
+) -> Result<i64> {
     const AGENT: &str = "INSERT INTO agents (id, workspace_id, handle, created_at) \
          VALUES ($1, $2, $3, $4) ON CONFLICT (workspace_id, handle) DO NOTHING";
-    const TOKEN: &str = "INSERT INTO tokens (hash, agent_id, created_at) VALUES ($1, $2, $3)";
-    let hash = token_hash.as_slice();
     require_workspace(tx, workspace_id).await?;
     if exec(tx, AGENT, &[&id, &workspace_id, &handle, &now]).await? == 0 {
         return Err(refusals::handle_taken().into());
     }
-    exec(tx, TOKEN, &[&hash, &id, &now]).await?;
-    Ok(())
+    insert_token(tx, id, token, now).await
 }
 
 pub(super) async fn issue_token(
     tx: &Transaction<'_>,
     workspace_id: &str,
     agent: &str,
-    token_hash: &[u8; 32],
+    token: &NewToken,
     now: i64,
-) -> Result<()> {
-    const SQL: &str = "INSERT INTO tokens (hash, agent_id, created_at) VALUES ($1, $2, $3)";
-    let hash = token_hash.as_slice();
+) -> Result<i64> {
     let agent = require_agent(tx, workspace_id, agent).await?;
-    exec(tx, SQL, &[&hash, &agent.agent_id, &now]).await?;
-    Ok(())
+    insert_token(tx, &agent.agent_id, token, now).await
+}
+
+/// Deletes the store's dead tokens (expired or revoked: none of them can
+/// authenticate again), then stores `token`; returns its expiry.
+async fn insert_token(
+    tx: &Transaction<'_>,
+    agent_id: &str,
+    token: &NewToken,
+    now: i64,
+) -> Result<i64> {
+    const PRUNE_EXPIRED: &str = "DELETE FROM tokens WHERE expires_at <= $1";
+    const PRUNE_REVOKED: &str = "DELETE FROM tokens WHERE revoked_at IS NOT NULL";
+    const TOKEN: &str = "INSERT INTO tokens (hash, agent_id, created_at, scope, expires_at) \
+         VALUES ($1, $2, $3, $4, $5)";
+    exec(tx, PRUNE_EXPIRED, &[&now]).await?;
+    exec(tx, PRUNE_REVOKED, &[]).await?;
+    let expires_at = now.saturating_add(token.ttl_us);
+    let (hash, scope) = (token.hash.as_slice(), token.scope.as_str());
+    exec(tx, TOKEN, &[&hash, &agent_id, &now, &scope, &expires_at]).await?;
+    Ok(expires_at)
+}
+
+pub(super) async fn count_tokens(
+    c: &Object,
+    workspace_id: &str,
+    agent: &str,
+) -> Result<TokenCounts> {
+    const SQL: &str = "SELECT count(*) FILTER (WHERE revoked_at IS NULL \
+         AND (expires_at IS NULL OR expires_at > (extract(epoch FROM clock_timestamp()) * 1000000)::bigint)), \
+         count(*) FROM tokens WHERE agent_id = $1";
+    let agent = require_agent(c, workspace_id, agent).await?;
+    let row = one(c, SQL, &[&agent.agent_id]).await?;
+    let (live, stored): (i64, i64) = (row.get(0), row.get(1));
+    Ok(TokenCounts {
+        live: live.unsigned_abs(),
+        stored: stored.unsigned_abs(),
+    })
 }
 
 pub(super) async fn revoke_tokens(
@@ -80,8 +114,8 @@ pub(super) async fn revoke_tokens(
     agent: &str,
     now: i64,
 ) -> Result<u64> {
-    const SQL: &str =
-        "UPDATE tokens SET revoked_at = $1 WHERE agent_id = $2 AND revoked_at IS NULL";
+    const SQL: &str = "UPDATE tokens SET revoked_at = $1 WHERE agent_id = $2 AND revoked_at IS NULL \
+         AND (expires_at IS NULL OR expires_at > $1)";
     let agent = require_agent(tx, workspace_id, agent).await?;
     exec(tx, SQL, &[&now, &agent.agent_id]).await
 }

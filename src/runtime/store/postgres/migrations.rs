@@ -23,6 +23,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0002_search_word_forms.sql"),
         reindex_search: true,
     },
+    Migration {
+        version: 3,
+        name: "token_scope_expiry",
+        sql: include_str!("migrations/0003_token_scope_expiry.sql"),
+        reindex_search: false,
+    },
 ];
 
 /// Where applied migrations are recorded; created by the first migration run.

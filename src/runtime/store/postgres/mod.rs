@@ -260,13 +260,13 @@ impl Store for PgStore {
         &self,
         workspace_id: &str,
         handle: &str,
-        token_hash: &[u8; 32],
-    ) -> Result<String, Failure> {
+        token: &NewToken,
+    ) -> Result<(String, i64), Failure> {
         let id = auth::new_id("ag")?;
         in_transaction!(self, |tx, now| {
-            admin::create_agent(tx, &id, workspace_id, handle, token_hash, now)
+            admin::create_agent(tx, &id, workspace_id, handle, token, now)
                 .await
-                .map(|()| id.clone())
+                .map(|expires| (id.clone(), expires))
         })
     }
 
@@ -282,11 +282,15 @@ impl Store for PgStore {
         &self,
         workspace_id: &str,
         agent: &str,
-        token_hash: &[u8; 32],
-    ) -> Result<(), Failure> {
+        token: &NewToken,
+    ) -> Result<i64, Failure> {
         in_transaction!(self, |tx, now| {
-            admin::issue_token(tx, workspace_id, agent, token_hash, now).await
+            admin::issue_token(tx, workspace_id, agent, token, now).await
         })
+    }
+
+    async fn count_tokens(&self, workspace_id: &str, agent: &str) -> Result<TokenCounts, Failure> {
+        read!(self, |c| admin::count_tokens(c, workspace_id, agent).await)
     }
 
     async fn revoke_tokens(&self, workspace_id: &str, agent: &str) -> Result<u64, Failure> {

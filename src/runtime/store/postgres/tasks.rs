@@ -167,12 +167,11 @@ async fn board<C: GenericClient>(c: &C, p: &Principal, name: &str) -> Result<Boa
     const SQL: &str = "SELECT c.id, NOT c.private OR EXISTS (SELECT 1 FROM channel_members m \
          WHERE m.channel_id = c.id AND m.agent_id = $3) \
          FROM channels c WHERE c.workspace_id = $1 AND c.name = $2";
-    let Some(row) = maybe(c, SQL, &[&p.workspace_id, &name, &p.agent_id]).await? else {
+    // A private board answers a non-member exactly as a missing one does.
+    let found = maybe(c, SQL, &[&p.workspace_id, &name, &p.agent_id]).await?;
+    let Some(row) = found.filter(|row| row.get::<_, bool>(1)) else {
         return Err(refusals::channel_not_found(name, usable_boards(c, p).await?).into());
     };
-    if !row.get::<_, bool>(1) {
-        return Err(refusals::not_a_member().into());
-    }
     Ok(Board {
         id: row.get(0),
         name: name.to_string(),
@@ -359,13 +358,11 @@ async fn lock_placement(
              WHERE t.scope_id = $1 AND c.workspace_id = $2 AND t.deleted_at IS NULL \
              FOR UPDATE OF t";
         let found = maybe(tx, SQL, &[&scope.scope_id, &p.workspace_id, &p.agent_id]).await?;
-        // Unknown, deleted and other-workspace scopes are indistinguishable.
-        let Some(row) = found else {
+        // Unknown, deleted, other-workspace scopes and those on a private
+        // board the caller is not a member of are indistinguishable.
+        let Some(row) = found.filter(|row| row.get::<_, bool>(3)) else {
             return Err(refusals::task_scope_not_found(usable_boards(tx, p).await?).into());
         };
-        if !row.get::<_, bool>(3) {
-            return Err(refusals::not_a_member().into());
-        }
         return Ok(Placement {
             board: Board {
                 id: row.get(1),
@@ -924,7 +921,8 @@ pub(super) async fn get_task(c: &Object, p: &Principal, input: &TaskLocator) -> 
         return Err(task_not_found(c, &board, input.number).await);
     };
     if !row.get::<_, bool>(TASK_COLUMNS) {
-        return Err(refusals::not_a_member().into());
+        let boards = usable_boards(c, p).await?;
+        return Err(refusals::channel_not_found(&input.channel, boards).into());
     }
     let total = |rows: &[Row], column: usize| rows.first().map_or(0, |r| r.get::<_, i64>(column));
     let detail = task_row(&row).detail(

@@ -4,7 +4,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::super::refusals;
-use super::super::{Callback, Principal, TokenRecord};
+use super::super::{Callback, NewToken, Principal, TokenCounts, TokenRecord, stored_scope};
 use super::connections::Cached;
 use crate::error::Failure;
 use crate::runtime::clock;
@@ -14,9 +14,10 @@ pub(super) fn find_token(
     token_hash: &[u8; 32],
 ) -> Result<Option<TokenRecord>, Failure> {
     Ok(c.row_cached(
-        "SELECT k.hash, a.workspace_id, a.id, a.handle FROM tokens k \
-         JOIN agents a ON a.id = k.agent_id WHERE k.hash = ?1 AND k.revoked_at IS NULL",
-        [token_hash.as_slice()],
+        "SELECT k.hash, a.workspace_id, a.id, a.handle, k.scope FROM tokens k \
+         JOIN agents a ON a.id = k.agent_id WHERE k.hash = ?1 AND k.revoked_at IS NULL \
+         AND (k.expires_at IS NULL OR k.expires_at > ?2)",
+        params![token_hash.as_slice(), clock::now()],
         |r| {
             Ok(TokenRecord {
                 hash: r.get(0)?,
@@ -25,6 +26,7 @@ pub(super) fn find_token(
                     agent_id: r.get(2)?,
                     handle: r.get(3)?,
                 },
+                scope: stored_scope(&r.get::<_, String>(4)?),
             })
         },
     )
@@ -48,14 +50,14 @@ pub(super) fn find_workspace(c: &Connection, name: &str) -> Result<Option<String
     .optional()?)
 }
 
-/// The agent and its first token, together.
+/// The agent and its first token, together; returns the token's expiry.
 pub(super) fn create_agent(
     c: &Connection,
     id: &str,
     workspace_id: &str,
     handle: &str,
-    token_hash: &[u8; 32],
-) -> Result<(), Failure> {
+    token: &NewToken,
+) -> Result<i64, Failure> {
     require_workspace(c, workspace_id)?;
     if find_agent(c, workspace_id, &format!("@{handle}"))?.is_some() {
         return Err(refusals::handle_taken());
@@ -65,25 +67,64 @@ pub(super) fn create_agent(
         "INSERT INTO agents (id, workspace_id, handle, created_at) VALUES (?1, ?2, ?3, ?4)",
         params![id, workspace_id, handle, now],
     )?;
-    c.exec_cached(
-        "INSERT INTO tokens (hash, agent_id, created_at) VALUES (?1, ?2, ?3)",
-        params![token_hash.as_slice(), id, now],
-    )?;
-    Ok(())
+    insert_token(c, id, token, now)
 }
 
 pub(super) fn issue_token(
     c: &Connection,
     workspace_id: &str,
     agent: &str,
-    token_hash: &[u8; 32],
-) -> Result<(), Failure> {
+    token: &NewToken,
+) -> Result<i64, Failure> {
     let agent = require_agent(c, workspace_id, agent)?;
+    insert_token(c, &agent.agent_id, token, clock::now())
+}
+
+/// The dead tokens every issue deletes, each read through its own index.
+pub(super) const PRUNE_EXPIRED: &str = "DELETE FROM tokens WHERE expires_at <= ?1";
+pub(super) const PRUNE_REVOKED: &str = "DELETE FROM tokens WHERE revoked_at IS NOT NULL";
+
+/// Deletes the store's dead tokens (expired or revoked: none of them can
+/// authenticate again), then stores `token`; returns its expiry.
+fn insert_token(
+    c: &Connection,
+    agent_id: &str,
+    token: &NewToken,
+    now: i64,
+) -> Result<i64, Failure> {
+    c.exec_cached(PRUNE_EXPIRED, [now])?;
+    c.exec_cached(PRUNE_REVOKED, [])?;
+    let expires_at = now.saturating_add(token.ttl_us);
     c.exec_cached(
-        "INSERT INTO tokens (hash, agent_id, created_at) VALUES (?1, ?2, ?3)",
-        params![token_hash.as_slice(), agent.agent_id, clock::now()],
+        "INSERT INTO tokens (hash, agent_id, created_at, scope, expires_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            token.hash.as_slice(),
+            agent_id,
+            now,
+            token.scope.as_str(),
+            expires_at
+        ],
     )?;
-    Ok(())
+    Ok(expires_at)
+}
+
+pub(super) fn count_tokens(
+    c: &Connection,
+    workspace_id: &str,
+    agent: &str,
+) -> Result<TokenCounts, Failure> {
+    let agent = require_agent(c, workspace_id, agent)?;
+    let (live, stored): (i64, i64) = c.row_cached(
+        "SELECT coalesce(sum(revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?2)), 0), \
+         count(*) FROM tokens WHERE agent_id = ?1",
+        params![agent.agent_id, clock::now()],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    Ok(TokenCounts {
+        live: live.unsigned_abs(),
+        stored: stored.unsigned_abs(),
+    })
 }
 
 pub(super) fn revoke_tokens(
@@ -93,7 +134,8 @@ pub(super) fn revoke_tokens(
 ) -> Result<u64, Failure> {
     let agent = require_agent(c, workspace_id, agent)?;
     let n = c.exec_cached(
-        "UPDATE tokens SET revoked_at = ?1 WHERE agent_id = ?2 AND revoked_at IS NULL",
+        "UPDATE tokens SET revoked_at = ?1 WHERE agent_id = ?2 AND revoked_at IS NULL \
+         AND (expires_at IS NULL OR expires_at > ?1)",
         params![clock::now(), agent.agent_id],
     )?;
     Ok(n as u64)

@@ -29,6 +29,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0003_search_word_forms.sql"),
         reindex_search: true,
     },
+    Migration {
+        version: 4,
+        name: "token_scope_expiry",
+        sql: include_str!("migrations/0004_token_scope_expiry.sql"),
+        reindex_search: false,
+    },
 ];
 
 /// Applies the migrations after the store's `user_version` inside the

@@ -215,13 +215,12 @@ impl Store for SqliteStore {
         &self,
         workspace_id: &str,
         handle: &str,
-        token_hash: &[u8; 32],
-    ) -> Result<String, Failure> {
+        token: &NewToken,
+    ) -> Result<(String, i64), Failure> {
         let id = auth::new_id("ag")?;
-        let (workspace_id, handle, token_hash) =
-            (workspace_id.to_owned(), handle.to_owned(), *token_hash);
+        let (workspace_id, handle, token) = (workspace_id.to_owned(), handle.to_owned(), *token);
         self.write(move |c| {
-            admin::create_agent(c, &id, &workspace_id, &handle, &token_hash).map(|()| id)
+            admin::create_agent(c, &id, &workspace_id, &handle, &token).map(|expires| (id, expires))
         })
         .await
     }
@@ -238,12 +237,15 @@ impl Store for SqliteStore {
         &self,
         workspace_id: &str,
         agent: &str,
-        token_hash: &[u8; 32],
-    ) -> Result<(), Failure> {
-        let (workspace_id, agent, token_hash) =
-            (workspace_id.to_owned(), agent.to_owned(), *token_hash);
-        self.write(move |c| admin::issue_token(c, &workspace_id, &agent, &token_hash))
+        token: &NewToken,
+    ) -> Result<i64, Failure> {
+        let (workspace_id, agent, token) = (workspace_id.to_owned(), agent.to_owned(), *token);
+        self.write(move |c| admin::issue_token(c, &workspace_id, &agent, &token))
             .await
+    }
+
+    async fn count_tokens(&self, workspace_id: &str, agent: &str) -> Result<TokenCounts, Failure> {
+        self.read(|c| admin::count_tokens(c, workspace_id, agent))
     }
 
     async fn revoke_tokens(&self, workspace_id: &str, agent: &str) -> Result<u64, Failure> {

@@ -2,7 +2,8 @@
 //! board: searches must start from the FTS index and browsing must read a
 //! board index in page order and stop at the limit. The store
 //! never runs ANALYZE, so these plans, made from the schema alone, are the
-//! plans a real store uses at any size.
+//! plans a real store uses at any size. Pruning dead tokens, which every
+//! token issue does, reads only the dead tokens through an index.
 
 use serde_json::{Value, json};
 
@@ -18,7 +19,7 @@ fn store() -> (tempfile::TempDir, SqliteStore, Principal) {
         .unwrap();
     let ws = rt.block_on(store.create_workspace("w")).unwrap();
     let (_, hash) = auth::new_token().unwrap();
-    rt.block_on(store.create_agent(&ws, "alice", &hash))
+    rt.block_on(store.create_agent(&ws, "alice", &crate::runtime::store::NewToken::new(hash)))
         .unwrap();
     rt.block_on(store.create_channel(&ws, "eng", None)).unwrap();
     let alice = rt
@@ -158,5 +159,30 @@ fn searching_starts_from_the_fts_index() {
                 "{input}: every hit joins its columns: {plan:?}"
             );
         }
+    }
+}
+
+#[test]
+fn pruning_dead_tokens_reads_only_them_through_an_index() {
+    let (_dir, store, _) = store();
+    for (sql, index) in [
+        (super::admin::PRUNE_EXPIRED, "tokens_by_expiry"),
+        (super::admin::PRUNE_REVOKED, "tokens_by_revocation"),
+    ] {
+        let plan = store
+            .read(|c| {
+                let mut stmt = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
+                let rows = stmt.query_map(
+                    rusqlite::params_from_iter([0i64; 1].iter().take(sql.matches('?').count())),
+                    |r| r.get::<_, String>(3),
+                )?;
+                Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+            })
+            .unwrap();
+        assert!(
+            plan.iter().any(|line| line.contains(index))
+                && !plan.iter().any(|l| l.starts_with("SCAN")),
+            "{sql}: {plan:?}"
+        );
     }
 }

@@ -87,10 +87,11 @@ fn board(c: &Connection, p: &Principal, name: &str) -> Result<Board, Failure> {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .optional()?;
-    let Some((id, private)) = found else {
+    // A private board answers a non-member exactly as a missing one does.
+    let Some((id, _)) = found.filter(|&(id, private)| may_use(c, p, id, private).unwrap_or(false))
+    else {
         return Err(refusals::channel_not_found(name, usable_boards(c, p)?));
     };
-    ensure_member(c, p, id, private)?;
     Ok(Board {
         id,
         name: name.to_string(),
@@ -141,25 +142,16 @@ fn nearby_tasks(c: &Connection, board: &Board, number: i64) -> Result<Vec<(i64, 
     Ok(refusals::nearest_tasks(number, tasks))
 }
 
-fn ensure_member(
-    c: &Connection,
-    p: &Principal,
-    channel_id: i64,
-    private: bool,
-) -> Result<(), Failure> {
+/// Whether the caller may use the board: it is public, or a member.
+fn may_use(c: &Connection, p: &Principal, channel_id: i64, private: bool) -> Result<bool, Failure> {
     if !private {
-        return Ok(());
+        return Ok(true);
     }
-    let member: bool = c.row_cached(
+    Ok(c.row_cached(
         "SELECT EXISTS (SELECT 1 FROM channel_members WHERE channel_id = ?1 AND agent_id = ?2)",
         params![channel_id, p.agent_id],
         |r| r.get(0),
-    )?;
-    if member {
-        Ok(())
-    } else {
-        Err(refusals::not_a_member())
-    }
+    )?)
 }
 
 /// The live task `number` on the board: (id, assignee id, creator id).
@@ -326,11 +318,15 @@ fn place(c: &Connection, p: &Principal, input: &CreateInput) -> Result<Placement
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
             )
             .optional()?;
-        // Unknown, deleted and other-workspace scopes are indistinguishable.
-        let Some((task_id, channel_id, name, private)) = found else {
+        // Unknown, deleted, other-workspace scopes and those on a private
+        // board the caller is not a member of are indistinguishable.
+        let mut usable = None;
+        if let Some((_, channel_id, _, private)) = &found {
+            usable = Some(may_use(c, p, *channel_id, *private)?);
+        }
+        let Some((task_id, channel_id, name, _)) = found.filter(|_| usable == Some(true)) else {
             return Err(refusals::task_scope_not_found(usable_boards(c, p)?));
         };
-        ensure_member(c, p, channel_id, private)?;
         return Ok(Placement {
             board: Board {
                 id: channel_id,
