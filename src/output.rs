@@ -146,10 +146,10 @@ impl Printer {
     }
 }
 
-/// The one stderr line of a JSON-mode failure: the code, and where the
-/// rest is.
+/// The one stderr line of a JSON-mode failure: its code. The message and
+/// the details are in the document on stdout, once.
 fn json_mode_line(failure: &Failure) -> String {
-    stderr_line(&format!("error: {}; details on stdout", failure.code))
+    stderr_line(&format!("error: {}", failure.code))
 }
 
 /// The most a JSON-mode failure adds on stderr, newline included.
