@@ -146,6 +146,7 @@ enum AgentCommand {
     /// "scope", "expires_at"}. The first token is an ordinary token: it
     /// expires like any other (`token issue` makes more).
     Create {
+        /// Workspace id (`ws_…`), as `workspace create` printed it
         #[arg(long, value_name = "WS")]
         workspace: String,
         /// The agent's handle; its member ref is `@HANDLE`.
@@ -187,6 +188,7 @@ impl TokenOptions {
 enum ChannelCommand {
     /// Create a channel; prints {"channel"}.
     Create {
+        /// Workspace id (`ws_…`), as `workspace create` printed it
         #[arg(long, value_name = "WS")]
         workspace: String,
         #[arg(long)]
@@ -199,6 +201,7 @@ enum ChannelCommand {
 
 #[derive(Debug, Args)]
 struct AgentRef {
+    /// Workspace id (`ws_…`), as `workspace create` printed it
     #[arg(long, value_name = "WS")]
     workspace: String,
     /// Agent id (`ag_…`) or member ref (`@handle`).
@@ -230,6 +233,7 @@ enum CallbackCommand {
     Open(AgentRef),
     /// Complete a callback; keyed replays of it still work afterwards.
     Complete {
+        /// Workspace id (`ws_…`), as `workspace create` printed it
         #[arg(long, value_name = "WS")]
         workspace: String,
         #[arg(long, value_name = "ID")]
