@@ -195,13 +195,6 @@ pub const MAX_TASK_CANDIDATES: usize = 5;
 /// The most of a title a task candidate repeats: enough to recognise it.
 const CANDIDATE_TITLE_CHARS: usize = 60;
 
-fn cut_title(title: &str) -> String {
-    match title.char_indices().nth(CANDIDATE_TITLE_CHARS) {
-        Some((at, _)) => format!("{}…", &title[..at]),
-        None => title.to_string(),
-    }
-}
-
 /// One value a failing input field could take instead (§5.2): a board
 /// name, a member ref, a task number, or for an unknown field its nearest
 /// known name. Candidates come nearest first.
@@ -332,7 +325,7 @@ impl Failure {
                 .map(|(number, title)| Candidate {
                     field: echo(field),
                     value: json!(number),
-                    title: Some(cut_title(title)),
+                    title: Some(crate::text::clip(title, CANDIDATE_TITLE_CHARS).into_owned()),
                 }),
         )
     }
@@ -458,6 +451,17 @@ pub fn error_schema() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn task_candidates_are_few_with_their_titles_cut() {
+        let tasks: Vec<(i64, String)> = (1..=8).map(|n| (n, "T".repeat(200))).collect();
+        let f = Failure::new(code::TASK_NOT_FOUND, "x").task_candidates("number", &tasks);
+        let list = f.candidate_list();
+        assert_eq!(list.len(), MAX_TASK_CANDIDATES);
+        let title = list[0].title.as_deref().unwrap();
+        assert_eq!(title.chars().count(), CANDIDATE_TITLE_CHARS);
+        assert!(title.ends_with('…'));
+    }
 
     #[test]
     fn codes_are_unique_snake_case_and_consistent() {

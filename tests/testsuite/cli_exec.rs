@@ -17,14 +17,7 @@ fn ok_body() -> Reply {
 }
 
 fn setup(replies: Vec<Reply>) -> (Cli, Recorder) {
-    logged_in(Recorder::start(replies))
-}
-
-/// A CLI with a profile on `server`.
-fn logged_in(server: Recorder) -> (Cli, Recorder) {
-    let cli = Cli::new();
-    cli.login(&server.url, TOKEN, None);
-    (cli, server)
+    Recorder::start(replies).logged_in(TOKEN)
 }
 
 #[test]
@@ -155,7 +148,7 @@ fn workflow_context_is_injected_only_with_an_idempotency_key() {
 
 #[test]
 fn bad_input_exits_2_and_sends_nothing() {
-    let (cli, server) = logged_in(Recorder::expecting_no_request());
+    let (cli, server) = Recorder::expecting_no_request().logged_in(TOKEN);
     let cases: &[(&str, &str, &str, &str)] = &[
         ("list", "", "invalid_json", ""),
         ("list", "{\"channel\":", "invalid_json", ""),
@@ -329,7 +322,7 @@ fn bad_input_exits_2_and_sends_nothing() {
 
 #[test]
 fn oversized_input_is_refused_without_sending() {
-    let (cli, server) = logged_in(Recorder::expecting_no_request());
+    let (cli, server) = Recorder::expecting_no_request().logged_in(TOKEN);
     let huge = format!(
         r#"{{"channel":"eng","query":"{}"}}"#,
         "x".repeat(3 * 1024 * 1024)

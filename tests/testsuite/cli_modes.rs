@@ -10,14 +10,7 @@ use crate::support::recorder::{Recorder, Reply};
 const TOKEN: &str = "at_mode_secret_token";
 
 fn setup(replies: Vec<Reply>) -> (Cli, Recorder) {
-    logged_in(Recorder::start(replies))
-}
-
-/// A CLI with a profile on `server`.
-fn logged_in(server: Recorder) -> (Cli, Recorder) {
-    let cli = Cli::new();
-    cli.login(&server.url, TOKEN, None);
-    (cli, server)
+    Recorder::start(replies).logged_in(TOKEN)
 }
 
 fn task(number: u64, title: &str) -> Value {
@@ -28,7 +21,7 @@ fn task(number: u64, title: &str) -> Value {
 
 #[test]
 fn dry_run_prints_the_request_and_sends_nothing() {
-    let (mut cli, server) = logged_in(Recorder::expecting_no_request());
+    let (mut cli, server) = Recorder::expecting_no_request().logged_in(TOKEN);
     cli.env
         .push(("AGENTTEAM_WORKFLOW_RUN_ID".into(), "run_9".into()));
     cli.env
@@ -85,7 +78,7 @@ fn dry_run_prints_the_request_and_sends_nothing() {
 /// and URL, headers with the token redacted, and the body.
 #[test]
 fn dry_run_text_shows_method_url_headers_and_body() {
-    let (cli, server) = logged_in(Recorder::expecting_no_request());
+    let (cli, server) = Recorder::expecting_no_request().logged_in(TOKEN);
     let run = cli.exec(
         "task",
         "create",

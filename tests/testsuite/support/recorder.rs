@@ -79,6 +79,13 @@ pub struct Recorder {
 }
 
 impl Recorder {
+    /// A hermetic CLI with a profile on this server, logged in with `token`.
+    pub fn logged_in(self, token: &str) -> (crate::support::cli::Cli, Recorder) {
+        let cli = crate::support::cli::Cli::new();
+        cli.login(&self.url, token, None);
+        (cli, self)
+    }
+
     /// Serves `replies` in order; the last one repeats. The test fails if
     /// no request has arrived when the server is dropped.
     pub fn start(replies: Vec<Reply>) -> Recorder {
