@@ -9,6 +9,8 @@
 #   task.get and task.create req/s and p50/p99 at that concurrency (wrk),
 #   against one runtime replica, then against two replicas on the same
 #   database with the connections split between them;
+#   the floors of one replica, for scale: an unknown route's 404 (no store)
+#   and GET /readyz (one SELECT 1 through the pool), both as ratios of -S;
 #
 # and whether each target is met: task.get >= 0.5x pgbench -S, task.create
 # >= 0.5x pgbench -N, p99 <= 20 ms. Everything is bounded and removed on
@@ -86,7 +88,14 @@ check() {
     fi
 }
 path="/api/v1/workspaces/$ws/agents/$agent/runtime"
-echo "==> one replica: wrk -c$concurrency task.get, task.create" >&2
+# The floors of one replica: an answer with no database work at all (an
+# unknown route's 404 JSON), and one with the least there is: `GET /readyz`,
+# one `SELECT 1` through the pool. No request that reads the store can beat
+# the second; a task.get also authenticates and reads its task.
+echo "==> one replica: wrk -c$concurrency 404 fallback, /readyz, task.get, task.create" >&2
+one_static=$(wrk_run static "$api$path/tasks/no-such-route" "$concurrency")
+one_ready=$(wrk_run list "$api/readyz" "$concurrency")
+check "$one_ready"
 one_get=$(wrk_run get "$api$path/tasks/get" "$concurrency")
 check "$one_get"
 one_create=$(wrk_run create "$api$path/tasks" "$concurrency")
@@ -128,6 +137,10 @@ printf '%-36s %-12s %-20s %-7s %-14s %s\n' "measure" "req/s" "p50 / p99" "ratio"
 row() { printf '%-36s %-12s %-20s %-7s %-14s %s\n' "$@"; }
 row "pgbench -S (select-only), tps" "$(field "$pg_select" 1)" "$(us_ms "$(field "$pg_select" 2)") / $(us_ms "$(field "$pg_select" 3)")" "" "-" "-"
 row "pgbench -N (simple update), tps" "$(field "$pg_update" 1)" "$(us_ms "$(field "$pg_update" 2)") / $(us_ms "$(field "$pg_update" 3)")" "" "-" "-"
+row "floor: 404 fallback, no store" "$(field "$one_static" 1)" "$(us_ms "$(field "$one_static" 2)") / $(us_ms "$(field "$one_static" 3)")" \
+    "$(ratio "$(field "$one_static" 1)" "$(field "$pg_select" 1)")" "-" "-"
+row "floor: /readyz, one SELECT 1" "$(field "$one_ready" 1)" "$(us_ms "$(field "$one_ready" 2)") / $(us_ms "$(field "$one_ready" 3)")" \
+    "$(ratio "$(field "$one_ready" 1)" "$(field "$pg_select" 1)")" "-" "-"
 for replicas in one two; do
     eval get=\$${replicas}_get
     eval create=\$${replicas}_create
