@@ -154,6 +154,7 @@ on_every_engine!(
     an_upgrade_indexes_the_word_forms_of_stored_tasks,
     get_bounds_its_sections,
     cut_sections_name_the_call_that_reads_the_rest,
+    a_detail_shows_its_subtasks_as_a_list_does,
     list_filters_by_parent,
     lookup_failures_carry_candidates_and_a_call_that_works,
     update_clears_guards_and_refuses_cycles,
@@ -904,6 +905,53 @@ fn cut_sections_name_the_call_that_reads_the_rest<E: Engine>() {
         (&other["subtasks"]["next"], &other["checkpoints"]["next"]),
         (&Value::Null, &Value::Null)
     );
+}
+
+/// A detail's subtask rows are the rows a list of them shows, field for
+/// field (PostgreSQL reads them in the same statement as the task, as JSON),
+/// and its checkpoints name their author and time.
+fn a_detail_shows_its_subtasks_as_a_list_does<E: Engine>() {
+    let w = world::<E>();
+    w.titles(&w.alice, "eng", &["parent"]);
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "parent": 1, "tasks": [{"title": "plain"}]}),
+    );
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "parent": 1, "tasks": [
+            {"title": "rich", "priority": "high", "assignee": "@bob",
+             "labels": ["db", "ütf"], "description": "body", "blocker": "waits"},
+        ]}),
+    );
+    w.ok(
+        &w.bob,
+        "checkpoint",
+        json!({"channel": "eng", "number": 1, "summary": "first, \"quoted\" ✓"}),
+    );
+    let got = w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}));
+    let listed = w.ok(
+        &w.alice,
+        "list",
+        json!({"channel": "eng", "sort": "number_asc", "filters": {"parent": 1}}),
+    );
+    assert_eq!(got["subtasks"]["items"], listed["items"], "{got}");
+    assert_eq!(got["subtasks"]["total"], 2);
+    let rich = &got["subtasks"]["items"][1];
+    assert_eq!(
+        (&rich["assignee"], &rich["labels"], &rich["parent_number"]),
+        (&json!("@bob"), &json!(["db", "ütf"]), &json!(1)),
+        "{rich}"
+    );
+    let checkpoint = &got["checkpoints"]["items"][0];
+    assert_eq!(checkpoint["summary"], "first, \"quoted\" ✓");
+    assert_eq!(checkpoint["created_by"], "@bob");
+    // RFC 3339 in UTC, so later sorts later.
+    assert!(
+        checkpoint["created_at"].as_str() > got["created_at"].as_str(),
+        "{got}"
+    );
+    assert_eq!(got["checkpoints"]["total"], 1);
 }
 
 fn list_filters_by_parent<E: Engine>() {
