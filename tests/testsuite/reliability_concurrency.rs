@@ -42,6 +42,7 @@ on_every_engine!(
     fifty_agents_claiming_one_task_leave_exactly_one_owner,
     twenty_replays_of_one_keyed_create_create_once,
     eight_writers_number_two_thousand_tasks_without_gap_or_duplicate,
+    concurrent_creates_on_two_boards_each_get_their_own_numbers,
     mixed_readers_and_writers_see_only_documented_conflicts,
     two_hundred_concurrent_writes_run_on_a_bounded_thread_pool,
 );
@@ -235,6 +236,137 @@ fn eight_writers_number_two_thousand_tasks_without_gap_or_duplicate(engine: Engi
         elapsed.as_secs_f64(),
         2000.0 / elapsed.as_secs_f64()
     );
+}
+
+/// Creates of every kind at once, on two boards: one task and three, refused
+/// (an unknown parent), subtasks, keyed. A replica commits the creates that
+/// queue together as one group with one insert per board, so this holds
+/// that each board still numbers 1..n without a gap, a refused create takes
+/// no number, each answer names its own tasks, and each receipt replays
+/// exactly the tasks its create made.
+fn concurrent_creates_on_two_boards_each_get_their_own_numbers(engine: Engine) {
+    let (servers, ws) = board(engine);
+    let rt = servers.of(0);
+    rt.channel(&ws, "ops");
+    let first = rt.agent(&ws, "first");
+    for channel in ["eng", "ops"] {
+        ok(
+            rt,
+            &first,
+            "create",
+            json!({"channel": channel, "tasks": [{"title": format!("{channel} parent")}]}),
+        );
+    }
+    let writers: Vec<(Agent, Value)> = (0..8)
+        .map(|i| {
+            let handle = format!("w{i}");
+            let agent = rt.agent(&ws, &handle);
+            let callback = rt.admin(&[
+                "callback",
+                "open",
+                "--workspace",
+                &ws,
+                "--agent",
+                &format!("@{handle}"),
+            ]);
+            (agent, callback)
+        })
+        .collect();
+    let barrier = Arc::new(Barrier::new(writers.len()));
+    let handles: Vec<_> = writers
+        .into_iter()
+        .enumerate()
+        .map(|(i, (agent, callback))| {
+            let (servers, barrier) = (servers.clone(), barrier.clone());
+            thread::spawn(move || {
+                barrier.wait();
+                let mut made = Vec::new();
+                for j in 0..40 {
+                    let channel = if (i + j) % 2 == 0 { "eng" } else { "ops" };
+                    let titles: Vec<String> = (0..1 + 2 * (j % 3 == 0) as usize)
+                        .map(|k| format!("w{i} #{j}.{k}"))
+                        .collect();
+                    let mut body = json!({"channel": channel,
+                        "tasks": titles.iter().map(|t| json!({"title": t})).collect::<Vec<_>>()});
+                    match j % 5 {
+                        1 => body["parent"] = json!(9999),
+                        2 => body["parent"] = json!(1),
+                        3 => {
+                            body["idempotencyKey"] = json!(format!("k{j}"));
+                            body["workflowRunId"] = callback["workflow_run_id"].clone();
+                            body["callbackEffectId"] = callback["callback_effect_id"].clone();
+                        }
+                        _ => {}
+                    }
+                    let reply = servers.of(i).post(&agent, "/tasks", &body);
+                    made.push((body, titles, reply.status, reply.body));
+                }
+                (agent, made)
+            })
+        })
+        .collect();
+    let mut answered: BTreeMap<String, Vec<(i64, String)>> = BTreeMap::new();
+    let mut replays = Vec::new();
+    for handle in handles {
+        let (agent, made) = handle.join().unwrap();
+        for (body, titles, status, answer) in made {
+            if body["parent"] == 9999 {
+                assert_eq!(status, 404, "{}", String::from_utf8_lossy(&answer));
+                let failure: Value = serde_json::from_slice(&answer).unwrap();
+                assert_eq!(failure["error"]["code"], "parent_not_found", "{failure}");
+                continue;
+            }
+            assert_eq!(status, 201, "{}", String::from_utf8_lossy(&answer));
+            let data = agentteam::wire::decode_success(&answer).unwrap().data;
+            let tasks = data["tasks"].as_array().unwrap();
+            let got: Vec<&str> = tasks.iter().map(|t| t["title"].as_str().unwrap()).collect();
+            assert_eq!(got, titles, "an answer names its own tasks, in order");
+            let numbers: Vec<i64> = tasks
+                .iter()
+                .map(|t| t["number"].as_i64().unwrap())
+                .collect();
+            assert!(
+                numbers.windows(2).all(|w| w[1] == w[0] + 1),
+                "one create's tasks take consecutive numbers: {numbers:?}"
+            );
+            for (task, title) in tasks.iter().zip(&titles) {
+                answered
+                    .entry(body["channel"].as_str().unwrap().to_string())
+                    .or_default()
+                    .push((task["number"].as_i64().unwrap(), title.clone()));
+            }
+            if body.get("idempotencyKey").is_some() {
+                replays.push((agent.clone(), body, data));
+            }
+        }
+    }
+    for (channel, mut tasks) in answered {
+        tasks.sort();
+        let numbers: Vec<i64> = tasks.iter().map(|(n, _)| *n).collect();
+        assert_eq!(
+            numbers,
+            (2..2 + tasks.len() as i64).collect::<Vec<_>>(),
+            "#{channel}"
+        );
+        // What the board holds under each number is what its create answered.
+        for (number, title) in tasks.iter().step_by(7) {
+            let got = ok(
+                rt,
+                &first,
+                "get",
+                json!({"channel": channel, "number": number}),
+            );
+            assert_eq!(&got["title"], title, "#{channel} {number}");
+        }
+    }
+    for (agent, body, original) in replays {
+        let again = ok(rt, &agent, "create", body);
+        assert_eq!(again["reused"], true);
+        assert_eq!(
+            again["tasks"], original["tasks"],
+            "a receipt replays its own tasks"
+        );
+    }
 }
 
 fn soak_seconds() -> u64 {

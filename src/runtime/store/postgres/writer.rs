@@ -18,12 +18,14 @@
 //! A create makes its reads that need no lock (its board, its callback and
 //! receipt, its assignees) on a connection of its own before it joins a
 //! group, beside the other requests. The group's one connection then does
-//! only what needs the transaction, in two passes sent back to back
+//! only what needs the transaction, each pass sent back to back
 //! (pipelined) rather than one round trip after another: every create's
-//! locks (its parent) and last checks, then the writes of those that
-//! passed, in group order. Two creates with the same idempotency key never
-//! share a group: the second waits for the next one, where it finds the
-//! receipt.
+//! locks (its parent) and last checks; the receipts of those that passed
+//! (a pass only when one has a key); then one insert per board for all of
+//! them, in group order, so a board's counter row is taken once per group
+//! and PostgreSQL runs one statement where it ran one per create. Two
+//! creates with the same idempotency key never share a group: the second
+//! waits for the next one, where it finds the receipt.
 
 use std::panic::AssertUnwindSafe;
 
@@ -34,7 +36,9 @@ use tokio::sync::{mpsc, oneshot};
 use futures_util::future::join_all;
 
 use super::connections::{ATTEMPTS, Connections, Error, Fault, NOW, backoff, fault, one, settle};
-use super::tasks::{Prepare, Prepared, lock_create, prepare_create, write_create};
+use super::tasks::{
+    Insert, Prepare, Prepared, insert_creates, lock_create, prepare_create, reserve,
+};
 use crate::error::{Failure, code};
 use crate::runtime::store::{CreateInput, Principal};
 use crate::wire::WorkflowContext;
@@ -205,30 +209,86 @@ async fn attempt_group(
     let tx = client.transaction().await?;
     // One clock reading for the group: each create's times come from it.
     let now: i64 = one(&tx, NOW, &[]).await?.get(0);
+    let mut answers: Vec<Option<Result<Value, Failure>>> = group.iter().map(|_| None).collect();
     let checks = join_all(
         group
             .iter()
             .map(|job| lock_create(&tx, &job.principal, &job.input, &job.prepared)),
     )
     .await;
-    let writes = join_all(group.iter().zip(checks).map(|(job, check)| {
-        let tx = &tx;
-        async move {
-            let checked = check?;
-            write_create(tx, &job.principal, &job.input, &checked, now).await
+    let mut passed = Vec::with_capacity(group.len());
+    for (i, (job, check)) in group.iter().zip(checks).enumerate() {
+        match check {
+            Ok(checked) => passed.push((i, job, checked)),
+            Err(e) => answers[i] = Some(Err(refusal(e)?)),
         }
+    }
+    let reserved = join_all(
+        passed
+            .iter()
+            .map(|(_, job, checked)| reserve(&tx, &job.principal, &job.input, checked, now)),
+    )
+    .await;
+    let mut inserts = Vec::with_capacity(passed.len());
+    for ((i, job, checked), reservation) in passed.into_iter().zip(reserved) {
+        match reservation {
+            Ok(None) => inserts.push((
+                i,
+                Insert {
+                    principal: &job.principal,
+                    input: &job.input,
+                    checked,
+                },
+            )),
+            Ok(Some(replayed)) => answers[i] = Some(Ok(replayed)),
+            Err(e) => answers[i] = Some(Err(refusal(e)?)),
+        }
+    }
+    // One insert per board, the boards in group order (the lock order).
+    let mut boards: Vec<(i64, Vec<usize>)> = Vec::new();
+    for (at, (_, insert)) in inserts.iter().enumerate() {
+        match boards
+            .iter_mut()
+            .find(|(board, _)| *board == insert.board_id())
+        {
+            Some((_, members)) => members.push(at),
+            None => boards.push((insert.board_id(), vec![at])),
+        }
+    }
+    let written = join_all(boards.iter().map(|(_, members)| {
+        let creates: Vec<&Insert> = members.iter().map(|&at| &inserts[at].1).collect();
+        let tx = &tx;
+        async move { insert_creates(tx, &creates, now).await }
     }))
     .await;
-    let mut answers = Vec::with_capacity(group.len());
-    for write in writes {
-        match write {
-            Ok(created) => answers.push(Ok(created)),
-            // Refused before its first write: the others go on.
-            Err(Error::Refused(refusal)) => answers.push(Err(refusal)),
-            // The transaction is lost for everyone; dropping it rolls back.
-            Err(e) => return Err(e),
+    for ((_, members), result) in boards.iter().zip(written) {
+        match result {
+            Ok(created) => {
+                for (&at, created) in members.iter().zip(created) {
+                    answers[inserts[at].0] = Some(Ok(created));
+                }
+            }
+            Err(e) => {
+                let refused = refusal(e)?;
+                for &at in members {
+                    answers[inserts[at].0] = Some(Err(refused.clone()));
+                }
+            }
         }
     }
     tx.commit().await?;
-    Ok(answers)
+    Ok(answers
+        .into_iter()
+        .map(|answer| answer.unwrap_or_else(|| Err(failed())))
+        .collect())
+}
+
+/// A create refused before its first write: the others of its group go on.
+/// Any other error loses the transaction for everyone (dropping it rolls
+/// back), so it is handed on.
+fn refusal(e: Error) -> Result<Failure, Error> {
+    match e {
+        Error::Refused(refused) => Ok(refused),
+        e => Err(e),
+    }
 }
