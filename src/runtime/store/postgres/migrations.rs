@@ -29,6 +29,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0003_token_scope_expiry.sql"),
         reindex_search: false,
     },
+    Migration {
+        version: 4,
+        name: "search_index_without_pending_list",
+        sql: include_str!("migrations/0004_search_index_without_pending_list.sql"),
+        reindex_search: false,
+    },
 ];
 
 /// Where applied migrations are recorded; created by the first migration run.
