@@ -344,6 +344,10 @@ fn a_rich_task_keeps_every_field_and_defaults<E: Engine>() {
     assert_eq!(task["created_by"], "@alice");
     assert_eq!(task["created_at"], task["updated_at"]);
     let got = w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}));
+    // The answer, built from what the create knew, is what was stored.
+    for (key, value) in task.as_object().unwrap() {
+        assert_eq!(&got[key], value, "{key}: {got}");
+    }
     assert_eq!(got["checklist"], json!([{"text": "one", "done": false}]));
     assert_eq!(
         got["attachments"],

@@ -565,6 +565,16 @@ pub(super) async fn lock_create<'a>(
     })
 }
 
+/// The time of a group of creates, in microseconds: its transaction's start
+/// (`transaction_timestamp()`, one reading of the database's clock for the
+/// whole group), written into each statement rather than read in a round
+/// trip of its own.
+macro_rules! group_time {
+    () => {
+        "(extract(epoch FROM transaction_timestamp()) * 1000000)::bigint"
+    };
+}
+
 const FIND_RECEIPT: &str = "SELECT digest, task_ids FROM idempotency_receipts \
      WHERE workspace_id = $1 AND agent_id = $2 AND run_id = $3 AND effect_id = $4 AND key = $5";
 
@@ -577,17 +587,19 @@ pub(super) async fn reserve(
     p: &Principal,
     input: &CreateInput,
     checked: &Checked<'_>,
-    now: i64,
 ) -> Result<Option<Value>> {
-    const RESERVE: &str = "INSERT INTO idempotency_receipts (workspace_id, agent_id, run_id, \
-         effect_id, key, digest, task_ids, created_at) VALUES ($1, $2, $3, $4, $5, $6, '[]', $7) \
-         ON CONFLICT DO NOTHING";
+    const RESERVE: &str = concat!(
+        "INSERT INTO idempotency_receipts (workspace_id, agent_id, run_id, effect_id, key, \
+         digest, task_ids, created_at) VALUES ($1, $2, $3, $4, $5, $6, '[]', ",
+        group_time!(),
+        ") ON CONFLICT DO NOTHING"
+    );
     let Some(r) = checked.receipt else {
         return Ok(None);
     };
     let identity = r.identity(p);
     let [w, a, run, effect, key] = identity;
-    let params: [&(dyn ToSql + Sync); 7] = [w, a, run, effect, key, &input.payload_digest, &now];
+    let params: [&(dyn ToSql + Sync); 6] = [w, a, run, effect, key, &input.payload_digest];
     if exec(tx, RESERVE, &params).await? == 1 {
         return Ok(None);
     }
@@ -620,9 +632,12 @@ impl Insert<'_> {
 pub(super) async fn insert_creates(
     tx: &Transaction<'_>,
     creates: &[&Insert<'_>],
-    now: i64,
 ) -> Result<Vec<Value>> {
-    const SQL: &str = "WITH numbers AS ( \
+    const SQL: &str = concat!(
+        "WITH clock AS (SELECT ",
+        group_time!(),
+        " AS now), \
+         numbers AS ( \
              UPDATE channels SET next_number = next_number + cardinality($2::text[]) \
              WHERE id = $1 RETURNING next_number - cardinality($2::text[]) AS first), \
          given AS ( \
@@ -637,23 +652,25 @@ pub(super) async fn insert_creates(
                  source_target, created_by, created_at, updated_at, search) \
              SELECT $1, numbers.first + i.n - 1, i.scope_id, i.title, i.description, i.status, \
                  i.priority, i.assignee_id, i.parent_id, i.labels, i.checklist, i.urls, \
-                 i.attachments, i.blocker, i.source_target, i.created_by, $18, $18, \
+                 i.attachments, i.blocker, i.source_target, i.created_by, clock.now, clock.now, \
                  i.search::tsvector \
-             FROM numbers, given i \
-             RETURNING id, number, scope_id, created_by), \
+             FROM clock, numbers, given i \
+             RETURNING id, number, scope_id, created_by, created_at), \
          activity AS ( \
              INSERT INTO task_events (task_id, kind, actor_id, at, detail) \
-             SELECT id, 'created', created_by, $18, jsonb_build_object('number', number) FROM new), \
+             SELECT id, 'created', created_by, created_at, jsonb_build_object('number', number) \
+             FROM new), \
          receipt AS ( \
              UPDATE idempotency_receipts r SET task_ids = made.ids \
              FROM (SELECT i.job, jsonb_agg(new.id ORDER BY new.number) AS ids \
                    FROM new JOIN given i USING (scope_id) GROUP BY i.job) made \
-             JOIN unnest($19::int4[], $20::text[], $21::text[], $22::text[], $23::text[], \
-                 $24::text[]) AS k(job, workspace_id, agent_id, run_id, effect_id, key) \
+             JOIN unnest($18::int4[], $19::text[], $20::text[], $21::text[], $22::text[], \
+                 $23::text[]) AS k(job, workspace_id, agent_id, run_id, effect_id, key) \
                  USING (job) \
              WHERE r.workspace_id = k.workspace_id AND r.agent_id = k.agent_id \
                  AND r.run_id = k.run_id AND r.effect_id = k.effect_id AND r.key = k.key) \
-         SELECT id, number, scope_id FROM new";
+         SELECT number, scope_id, created_at FROM new"
+    );
     let Some(first) = creates.first() else {
         return Ok(Vec::new());
     };
@@ -732,7 +749,6 @@ pub(super) async fn insert_creates(
             &targets,
             &creators,
             &jobs,
-            &now,
             &receipt_jobs,
             &receipts[0],
             &receipts[1],
@@ -742,7 +758,8 @@ pub(super) async fn insert_creates(
         ],
     )
     .await?;
-    let numbers: HashMap<String, i64> = rows.iter().map(|r| (r.get(2), r.get(1))).collect();
+    let numbers: HashMap<String, i64> = rows.iter().map(|r| (r.get(1), r.get(0))).collect();
+    let now: i64 = rows.first().map_or(0, |r| r.get(2));
     let mut scope_ids = scope_ids.into_iter();
     Ok(creates
         .iter()

@@ -35,7 +35,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use futures_util::future::join_all;
 
-use super::connections::{ATTEMPTS, Connections, Error, Fault, NOW, backoff, fault, one, settle};
+use super::connections::{ATTEMPTS, Connections, Error, Fault, backoff, fault, settle};
 use super::tasks::{
     Insert, Prepare, Prepared, insert_creates, lock_create, prepare_create, reserve,
 };
@@ -206,9 +206,9 @@ async fn attempt_group(
     group: &[Job],
 ) -> Result<Vec<Result<Value, Failure>>, Error> {
     let mut client = connections.get().await?;
+    // One clock reading for the group, its transaction's start: each
+    // create's times come from it (`group_time!` in tasks.rs).
     let tx = client.transaction().await?;
-    // One clock reading for the group: each create's times come from it.
-    let now: i64 = one(&tx, NOW, &[]).await?.get(0);
     let mut answers: Vec<Option<Result<Value, Failure>>> = group.iter().map(|_| None).collect();
     let checks = join_all(
         group
@@ -226,7 +226,7 @@ async fn attempt_group(
     let reserved = join_all(
         passed
             .iter()
-            .map(|(_, job, checked)| reserve(&tx, &job.principal, &job.input, checked, now)),
+            .map(|(_, job, checked)| reserve(&tx, &job.principal, &job.input, checked)),
     )
     .await;
     let mut inserts = Vec::with_capacity(passed.len());
@@ -258,7 +258,7 @@ async fn attempt_group(
     let written = join_all(boards.iter().map(|(_, members)| {
         let creates: Vec<&Insert> = members.iter().map(|&at| &inserts[at].1).collect();
         let tx = &tx;
-        async move { insert_creates(tx, &creates, now).await }
+        async move { insert_creates(tx, &creates).await }
     }))
     .await;
     for ((_, members), result) in boards.iter().zip(written) {
