@@ -65,9 +65,9 @@ enum Command {
         /// more workers than CPUs keep other connections moving meanwhile.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
         workers: Option<u16>,
-        /// PostgreSQL only: connections this server keeps at most. Every
-        /// replica has its own pool; keep their sum under the server's
-        /// max_connections.
+        /// PostgreSQL only: connections this server keeps, all opened before
+        /// it announces its address. Every replica has its own pool; keep
+        /// their sum under the server's max_connections.
         #[arg(long, value_name = "N", default_value_t = PoolOptions::DEFAULT_SIZE,
               value_parser = clap::value_parser!(u16).range(1..=1024))]
         pool_size: u16,
@@ -456,6 +456,7 @@ async fn run_command<S: Store>(
             ..
         } => {
             let bound = server::bind(listen).await?;
+            store.warm().await;
             let (address, db) = (bound.address(), location.shown());
             print_json(&json!({"listen": address.to_string(), "db": db}));
             tracing::info!(listen = %address, db, "agentteam-runtime serving");

@@ -415,3 +415,22 @@ fn the_store_files_and_directories_it_creates_are_private() {
         "an existing directory is left alone"
     );
 }
+
+/// `serve` on PostgreSQL opens its whole pool before it announces its
+/// address, so a replica's first requests do not each wait for PostgreSQL
+/// to start a backend (docs/performance.md: 70–90 ms on two busy cores).
+#[test]
+fn serve_opens_its_pool_before_it_announces_its_address() {
+    let cluster = Cluster::shared();
+    let db = cluster.create_database();
+    let name = dbname(&db);
+    let _rt = Runtime::serve(Engine::Postgres, &db, &["--pool-size", "5"]);
+    let backends = cluster.psql(
+        &name,
+        &format!(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = '{name}' \
+             AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
+        ),
+    );
+    assert_eq!(backends.trim(), "5", "the runtime's connections when it announced");
+}

@@ -206,6 +206,12 @@ pub trait Store: Send + Sync + 'static {
 
     /// Whether the store can serve requests now (`GET /readyz`).
     fn ready(&self) -> impl Future<Output = Result<(), Failure>> + Send;
+    /// Opens, before `serve` announces its address, what its first
+    /// requests would otherwise wait for (PostgreSQL: the whole pool).
+    /// Best effort: what cannot be opened now is opened on first use.
+    fn warm(&self) -> impl Future<Output = ()> + Send {
+        async {}
+    }
     /// The schema version found and the migrations this binary knows.
     fn schema_status(&self) -> impl Future<Output = Result<SchemaStatus, Failure>> + Send;
     /// Applies the pending migrations; returns the versions applied.

@@ -63,6 +63,11 @@ impl Connections {
         })
     }
 
+    /// Connections the pool keeps at most.
+    pub(super) fn max_size(&self) -> usize {
+        self.pool.status().max_size
+    }
+
     /// The store's first connection: a wrong password, a missing database
     /// or an unreachable server is reported here, by name.
     pub(super) async fn first(&self, target: &Target) -> Result<Object, Failure> {

@@ -39,6 +39,7 @@ mod writer;
 use std::time::Duration;
 
 use deadpool_postgres::Object;
+use futures_util::future::join_all;
 use serde_json::Value;
 
 pub use target::{Target, is_uri};
@@ -231,6 +232,28 @@ impl Store for PgStore {
             one(c, "SELECT 1", &[]).await?;
             Ok(())
         })
+    }
+
+    /// Every connection of the pool, opened at once, with the token lookup
+    /// prepared on each (which also loads the backend's catalog caches). A
+    /// replica that opened them on first use made its first requests wait
+    /// for PostgreSQL to start a backend each: 70–90 ms on two busy cores,
+    /// the p99 of a short run against a new replica (docs/performance.md).
+    async fn warm(&self) {
+        let opened = join_all((0..self.connections.max_size()).map(|_| async {
+            let client = self.connections.get().await?;
+            admin::find_token(&client, &[0; 32]).await.map_err(settle)?;
+            Ok::<_, Failure>(client)
+        }))
+        .await;
+        let failed = opened.iter().filter(|c| c.is_err()).count();
+        if let Some(Err(failure)) = opened.iter().find(|c| c.is_err()) {
+            tracing::warn!(
+                failed,
+                error = %failure.message,
+                "not every pooled connection opened at start; the rest open on first use"
+            );
+        }
     }
 
     async fn schema_status(&self) -> Result<SchemaStatus, Failure> {
