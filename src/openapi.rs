@@ -24,8 +24,9 @@ pub const ROUTE: &str = "/api/v1/openapi.json";
 /// The media type of every request and answer body.
 const JSON: &str = "application/json";
 
-/// The longest workflow context id, as `wire::decode_body` holds it.
-const MAX_CONTEXT_ID: u64 = 128;
+/// The longest workflow context id, in characters, as `wire::decode_body`
+/// holds it.
+const MAX_CONTEXT_ID: u64 = crate::wire::MAX_CONTEXT_ID_CHARS as u64;
 
 /// The document, pretty-printed with a final newline: the checked-in file,
 /// what `agentteam-runtime openapi` prints and what [`ROUTE`] serves.

@@ -16,8 +16,10 @@ use crate::registry::{Action, FieldErrors, HiddenContext, Method};
 
 /// Largest request body the runtime reads, and the largest input the CLI sends.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
-/// The longest workflow context id (`workflowRunId`, `callbackEffectId`), in bytes.
-const MAX_CONTEXT_ID_BYTES: usize = 128;
+/// The longest workflow context id (`workflowRunId`, `callbackEffectId`), in
+/// characters (Unicode scalar values), as the OpenAPI document's
+/// `maxLength` counts them.
+pub const MAX_CONTEXT_ID_CHARS: usize = 128;
 
 /// Hidden workflow context (§13.1), injected by the CLI only beside an `idempotency_key`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -163,12 +165,14 @@ pub fn decode_body(action: &Action, bytes: &[u8]) -> Result<(Value, WorkflowCont
                 name.to_string(),
                 "Unknown field.".to_string(),
             )]))),
-            Some(Value::String(s)) if !s.is_empty() && s.len() <= MAX_CONTEXT_ID_BYTES => {
+            Some(Value::String(s))
+                if !s.is_empty() && s.chars().count() <= MAX_CONTEXT_ID_CHARS =>
+            {
                 Ok(Some(s))
             }
             Some(_) => Err(Failure::invalid_input(BTreeMap::from([(
                 name.to_string(),
-                format!("Must be a non-empty string of at most {MAX_CONTEXT_ID_BYTES} bytes."),
+                format!("Must be a non-empty string of at most {MAX_CONTEXT_ID_CHARS} characters."),
             )]))),
         }
     };
@@ -373,6 +377,27 @@ mod tests {
                 .contains(&("filters".into(), r#"{"assignedToMe":true}"#.into()))
         );
         assert_eq!(decode_query(list, &req.query).unwrap(), input);
+    }
+
+    /// The context ids are counted in characters, as the OpenAPI document's
+    /// `maxLength` counts them: 128 of them pass whatever their bytes.
+    #[test]
+    fn context_ids_are_limited_in_characters() {
+        let create = find("task", "create").unwrap();
+        let body = |run: &str| {
+            serde_json::to_vec(&json!({"channel": "eng", "tasks": [{"title": "t"}],
+                "idempotencyKey": "k", "workflowRunId": run, "callbackEffectId": "cb"}))
+            .unwrap()
+        };
+        let longest = "é".repeat(MAX_CONTEXT_ID_CHARS);
+        let (_, workflow) = decode_body(create, &body(&longest)).unwrap();
+        assert_eq!(workflow.workflow_run_id.as_deref(), Some(longest.as_str()));
+        let refused = decode_body(create, &body(&format!("{longest}é"))).unwrap_err();
+        assert_eq!(
+            refused.field_errors.keys().collect::<Vec<_>>(),
+            ["workflowRunId"]
+        );
+        assert!(decode_body(create, &body("")).is_err());
     }
 
     #[test]

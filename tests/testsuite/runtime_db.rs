@@ -432,5 +432,9 @@ fn serve_opens_its_pool_before_it_announces_its_address() {
              AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
         ),
     );
-    assert_eq!(backends.trim(), "5", "the runtime's connections when it announced");
+    assert_eq!(
+        backends.trim(),
+        "5",
+        "the runtime's connections when it announced"
+    );
 }
