@@ -438,3 +438,42 @@ fn serve_opens_its_pool_before_it_announces_its_address() {
         "the runtime's connections when it announced"
     );
 }
+
+/// A `--db` file that is not an SQLite database, or a path that cannot be
+/// opened as one, is named with what to do, exit 2 and not retryable, and
+/// the file is left exactly as it was.
+#[test]
+fn a_path_that_is_not_a_store_is_named_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("notes.db");
+    std::fs::write(&file, b"these are my notes, not a database").unwrap();
+    let shown = file.to_str().unwrap();
+    for args in [
+        vec!["--db", shown, "workspace", "create", "--name", "w"],
+        vec!["--db", shown, "serve", "--listen", "127.0.0.1:0"],
+    ] {
+        let doc = refused(&runtime_in(dir.path(), &args), 2, "\u{0}");
+        assert_eq!(doc["error"]["code"], "usage_error", "{doc}");
+        assert_eq!(doc["error"]["retryable"], false, "{doc}");
+        let said = message(&doc);
+        assert!(
+            said.contains(shown) && said.contains("is not an SQLite database"),
+            "{said}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        b"these are my notes, not a database"
+    );
+    assert!(!dir.path().join("notes.db-wal").exists());
+
+    let a_dir = dir.path().join("boards");
+    std::fs::create_dir(&a_dir).unwrap();
+    let doc = refused(
+        &runtime_in(dir.path(), &["--db", a_dir.to_str().unwrap(), "migrate"]),
+        2,
+        "\u{0}",
+    );
+    assert_eq!(doc["error"]["code"], "usage_error", "{doc}");
+    assert!(message(&doc).starts_with("Cannot open the store"), "{doc}");
+}

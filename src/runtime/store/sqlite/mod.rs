@@ -92,9 +92,12 @@ impl SqliteStore {
     /// share it on purpose); one group or others can read is logged.
     pub fn open(path: &Path, on_open: OnOpen) -> Result<SqliteStore, Failure> {
         create_private(path)?;
-        let writer = Connection::open(path)?;
-        configure(&writer)?;
-        let mode: String = writer.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+        let opened = Connection::open(path).and_then(|writer| {
+            configure(&writer)?;
+            let mode: String = writer.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+            Ok((writer, mode))
+        });
+        let (writer, mode) = opened.map_err(|e| open_failure(path, e))?;
         if !mode.eq_ignore_ascii_case("wal") {
             tracing::warn!(mode, "the store is not in WAL mode");
         }
@@ -129,6 +132,29 @@ impl SqliteStore {
     fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T, Failure>) -> Result<T, Failure> {
         self.readers.read(f)
     }
+}
+
+/// Why the store file could not be opened, naming the file and what to do:
+/// a path that is not a readable, writable file, or a file that is not an
+/// SQLite database, is the caller's to fix (`usage_error`, exit 2) and not
+/// worth retrying; anything else is the store's own failure.
+fn open_failure(path: &Path, e: rusqlite::Error) -> Failure {
+    use rusqlite::ErrorCode;
+    let shown = path.display();
+    let problem = match e.sqlite_error_code() {
+        Some(ErrorCode::CannotOpen | ErrorCode::PermissionDenied | ErrorCode::ReadOnly) => format!(
+            "Cannot open the store {shown}: {e}. --db must name a file this user may read and write, in a directory it may write."
+        ),
+        Some(ErrorCode::NotADatabase) => format!(
+            "{shown} is not an SQLite database ({e}). Point --db at an agentteam store, or at a path that does not exist yet to create one."
+        ),
+        Some(ErrorCode::DatabaseCorrupt) => {
+            format!("The store {shown} is damaged ({e}). Restore it from a backup.")
+        }
+        _ => return e.into(),
+    };
+    tracing::error!(error = %e, path = %shown, "the store did not open");
+    Failure::new(code::USAGE_ERROR, problem).field("db", "Not a usable store.")
 }
 
 impl Store for SqliteStore {
