@@ -261,19 +261,11 @@ async fn attempt_group(
         async move { insert_creates(tx, &creates).await }
     }))
     .await;
+    // An insert that fails fails the group (its receipts are reserved in
+    // this transaction): dropping the transaction rolls everything back.
     for ((_, members), result) in boards.iter().zip(written) {
-        match result {
-            Ok(created) => {
-                for (&at, created) in members.iter().zip(created) {
-                    answers[inserts[at].0] = Some(Ok(created));
-                }
-            }
-            Err(e) => {
-                let refused = refusal(e)?;
-                for &at in members {
-                    answers[inserts[at].0] = Some(Err(refused.clone()));
-                }
-            }
+        for (&at, created) in members.iter().zip(result?) {
+            answers[inserts[at].0] = Some(Ok(created));
         }
     }
     tx.commit().await?;
