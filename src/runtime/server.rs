@@ -513,9 +513,9 @@ async fn run<S: Store>(
     limiter: Option<Arc<Limiter>>,
 ) -> Result<(StatusCode, Value), Failure> {
     let (mut parts, body) = request.into_parts();
-    let (principal, scope) = authenticate(store.as_ref(), &parts.headers).await?;
+    let (principal, scope, token_hash) = authenticate(store.as_ref(), &parts.headers).await?;
     if let Some(limiter) = limiter {
-        rate_limit(&limiter, &parts.headers)?;
+        rate_limit(&limiter, token_hash)?;
     }
     within_scope(action, scope)?;
     // Path ids that fail to decode cannot be the token's own: refused alike.
@@ -558,12 +558,13 @@ async fn run<S: Store>(
     Ok((status, data))
 }
 
-/// The principal of the bearer token, or `unauthorized`. The same answer for
-/// a missing, malformed, unknown or revoked token.
+/// The principal of the bearer token, its scope and the token's hash (the
+/// rate limit's key), or `unauthorized`. The same answer for a missing,
+/// malformed, unknown or revoked token.
 async fn authenticate<S: Store>(
     store: &S,
     headers: &HeaderMap,
-) -> Result<(Principal, Permission), Failure> {
+) -> Result<(Principal, Permission, [u8; 32]), Failure> {
     let unauthorized = || {
         Failure::new(
             code::UNAUTHORIZED,
@@ -584,7 +585,7 @@ async fn authenticate<S: Store>(
     let record = store.find_token(&hash).await?;
     match record {
         Some(record) if auth::hashes_match(&record.hash, &hash) => {
-            Ok((record.principal, record.scope))
+            Ok((record.principal, record.scope, hash))
         }
         _ => Err(unauthorized()),
     }
@@ -612,19 +613,10 @@ fn within_scope(action: &Action, scope: Permission) -> Result<(), Failure> {
 
 /// Takes one request from the bucket of the (authenticated) bearer token, or
 /// refuses with 429 `rate_limited` and the seconds to wait. Keyed by the
-/// token's hash, as the bearer is read for authentication, so one token is
-/// one bucket however its header is spelt.
-fn rate_limit(limiter: &Limiter, headers: &HeaderMap) -> Result<(), Failure> {
-    let token = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            v.strip_prefix("Bearer ")
-                .or_else(|| v.strip_prefix("bearer "))
-        })
-        .map(str::trim)
-        .unwrap_or_default();
-    limiter.admit(auth::hash_token(token)).map_err(|wait| {
+/// token's hash, the one authentication computed, so one token is one
+/// bucket however its header is spelt.
+fn rate_limit(limiter: &Limiter, token_hash: [u8; 32]) -> Result<(), Failure> {
+    limiter.admit(token_hash).map_err(|wait| {
         let seconds = wait.as_secs_f64().ceil().max(1.0) as u64;
         Failure::new(
             code::RATE_LIMITED,
