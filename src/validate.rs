@@ -290,25 +290,18 @@ fn unknown_field(name: &str, parent_path: &str, action: &Action) -> (String, Vec
         return (message, Vec::new());
     }
     let snake = crate::case::camel_to_snake(name);
-    let mut props = Vec::new();
-    schema::walk_properties(action.schema(), "", &mut props);
-    let sibling_path = schema_path(parent_path, &snake);
-    let parent = &sibling_path[..sibling_path.len() - snake.len()];
-    let siblings: Vec<&str> = props
-        .iter()
-        .filter_map(|(p, _)| p.strip_prefix(parent))
-        .filter(|rest| !rest.contains('/'))
-        .collect();
+    let siblings = sibling_fields(action, parent_path);
     // The name the message proposes comes first, then the nearest others.
     let proposed = siblings
         .iter()
         .find(|s| message.contains(&format!("`{s}`")))
-        .copied();
+        .map(String::as_str);
     let lower = snake.to_ascii_lowercase();
     let mut ranked: Vec<(usize, &str)> = siblings
         .iter()
-        .filter(|s| Some(**s) != proposed)
-        .map(|s| (edit_distance(&lower, s), *s))
+        .map(String::as_str)
+        .filter(|s| Some(*s) != proposed)
+        .map(|s| (edit_distance(&lower, s), s))
         .collect();
     ranked.sort();
     // A name the message proposes stands alone: runners-up would only be
@@ -324,6 +317,19 @@ fn unknown_field(name: &str, parent_path: &str, action: &Action) -> (String, Vec
     (message, names)
 }
 
+/// The fields an object at `parent_path` of the input may have: the
+/// schema's properties with that parent (array indexes read as `items`).
+fn sibling_fields(action: &Action, parent_path: &str) -> Vec<String> {
+    let mut props = Vec::new();
+    schema::walk_properties(action.schema(), "", &mut props);
+    let parent = schema_path(parent_path, "");
+    props
+        .into_iter()
+        .filter_map(|(p, _)| p.strip_prefix(parent.as_str()).map(str::to_string))
+        .filter(|rest| !rest.is_empty() && !rest.contains('/'))
+        .collect()
+}
+
 fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> String {
     let hidden = HiddenContext::ALL.iter().any(|h| {
         h.spellings()
@@ -333,22 +339,13 @@ fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> Stri
         return "Hidden context (workspace, agent, workflow run, callback effect, token) is injected by agentteam; it cannot be set in input.".into();
     }
     let snake = crate::case::camel_to_snake(name);
-    let mut props = Vec::new();
-    schema::walk_properties(action.schema(), "", &mut props);
-    let sibling_path = schema_path(parent_path, &snake);
-    if snake != name && props.iter().any(|(p, _)| *p == sibling_path) {
+    let siblings = sibling_fields(action, parent_path);
+    if snake != name && siblings.contains(&snake) {
         return format!("Unknown field; fields are snake_case: use `{snake}`.");
     }
-    // The fields beside the unknown one: same parent in the schema walk.
-    let parent = &sibling_path[..sibling_path.len() - snake.len()];
-    let siblings: Vec<&str> = props
-        .iter()
-        .filter_map(|(p, _)| p.strip_prefix(parent))
-        .filter(|rest| !rest.contains('/'))
-        .collect();
     let lower = snake.to_ascii_lowercase();
     if let Some((_, field, elsewhere)) = synonyms::FIELDS.iter().find(|(w, _, _)| *w == lower) {
-        if siblings.contains(field) {
+        if siblings.iter().any(|s| s == field) {
             return format!("Unknown field; use `{field}`.");
         }
         if let Some(other) = elsewhere.and_then(find_by_name) {
@@ -362,7 +359,7 @@ fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> Stri
     // The nearest sibling by edit distance, if close enough to be a typo.
     let nearest = siblings
         .iter()
-        .map(|s| (edit_distance(&lower, s), *s))
+        .map(|s| (edit_distance(&lower, s), s.as_str()))
         .filter(|(d, s)| *d <= (s.len() / 3).clamp(1, 3))
         .min();
     if let Some((_, field)) = nearest {
