@@ -722,14 +722,9 @@ fn delete_rules(engine: Engine) {
 
 fn idempotent_creates_replay_inside_a_callback(engine: Engine) {
     let b = board(engine);
-    let opened = b.runtime.admin(&[
-        "callback",
-        "open",
-        "--workspace",
-        &b.workspace,
-        "--agent",
-        &b.alice.agent.agent_id,
-    ]);
+    let opened = b
+        .runtime
+        .open_callback(&b.workspace, &b.alice.agent.agent_id);
     let (run, effect) = (
         opened["workflow_run_id"].as_str().unwrap().to_string(),
         opened["callback_effect_id"].as_str().unwrap().to_string(),
@@ -811,14 +806,9 @@ fn idempotent_creates_replay_inside_a_callback(engine: Engine) {
 
 fn concurrent_replays_create_once(engine: Engine) {
     let b = board(engine);
-    let opened = b.runtime.admin(&[
-        "callback",
-        "open",
-        "--workspace",
-        &b.workspace,
-        "--agent",
-        &b.alice.agent.agent_id,
-    ]);
+    let opened = b
+        .runtime
+        .open_callback(&b.workspace, &b.alice.agent.agent_id);
     let mut alice = Member {
         cli: Cli {
             home: tempfile::tempdir().unwrap(),

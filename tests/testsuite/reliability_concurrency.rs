@@ -144,7 +144,7 @@ fn twenty_replays_of_one_keyed_create_create_once(engine: Engine) {
     let (servers, ws) = board(engine);
     let rt = servers.of(0);
     let agent = rt.agent(&ws, "worker");
-    let callback = rt.admin(&["callback", "open", "--workspace", &ws, "--agent", "@worker"]);
+    let callback = rt.open_callback(&ws, "@worker");
     let body = json!({"channel": "eng", "tasks": [{"title": "one"}, {"title": "two"}],
         "idempotencyKey": "step-1",
         "workflowRunId": callback["workflow_run_id"], "callbackEffectId": callback["callback_effect_id"]});
@@ -261,14 +261,7 @@ fn concurrent_creates_on_two_boards_each_get_their_own_numbers(engine: Engine) {
         .map(|i| {
             let handle = format!("w{i}");
             let agent = rt.agent(&ws, &handle);
-            let callback = rt.admin(&[
-                "callback",
-                "open",
-                "--workspace",
-                &ws,
-                "--agent",
-                &format!("@{handle}"),
-            ]);
+            let callback = rt.open_callback(&ws, &format!("@{handle}"));
             (agent, callback)
         })
         .collect();

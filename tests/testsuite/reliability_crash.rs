@@ -257,7 +257,7 @@ fn acknowledged_writes_survive_kill_9_at_random_points() {
     let started = Instant::now();
     let rounds = rounds();
     for round in 0..rounds {
-        let callback = rt.admin(&["callback", "open", "--workspace", &ws, "--agent", "@c0"]);
+        let callback = rt.open_callback(&ws, "@c0");
         // A fresh process compiles its validators on the first request;
         // warm it so the kill lands in the load, not in start-up.
         let warm = try_post(

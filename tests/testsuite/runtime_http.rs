@@ -422,14 +422,7 @@ fn admin_commands_print_one_json_object(engine: Engine) {
         call(&rt, &agent, "list", json!({"channel": "eng"})).status,
         200
     );
-    let callback = rt.admin(&[
-        "callback",
-        "open",
-        "--workspace",
-        &ws,
-        "--agent",
-        &agent.agent_id,
-    ]);
+    let callback = rt.open_callback(&ws, &agent.agent_id);
     let effect = callback["callback_effect_id"].as_str().unwrap();
     assert!(effect.starts_with("cbe_"));
     assert!(

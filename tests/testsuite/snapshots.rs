@@ -159,14 +159,7 @@ fn text_views() {
     insta::assert_snapshot!("task_list_text", list);
 
     // A keyed create inside a workflow callback, then its replay.
-    let opened = rt.admin(&[
-        "callback",
-        "open",
-        "--workspace",
-        &workspace,
-        "--agent",
-        &alice.agent_id,
-    ]);
+    let opened = rt.open_callback(&workspace, &alice.agent_id);
     for (name, key) in [
         ("AGENTTEAM_WORKFLOW_RUN_ID", "workflow_run_id"),
         ("AGENTTEAM_CALLBACK_EFFECT_ID", "callback_effect_id"),

@@ -193,6 +193,19 @@ impl Runtime {
         ]);
     }
 
+    /// Opens a workflow callback for `agent` (an id or `@handle`): its
+    /// `workflow_run_id` and `callback_effect_id`.
+    pub fn open_callback(&self, workspace_id: &str, agent: &str) -> Value {
+        self.admin(&[
+            "callback",
+            "open",
+            "--workspace",
+            workspace_id,
+            "--agent",
+            agent,
+        ])
+    }
+
     /// One HTTP/1.1 request with `Connection: close`.
     pub fn http(
         &self,
