@@ -40,7 +40,15 @@ fn setup(engine: Engine) -> Setup {
 
 impl Setup {
     /// `token issue` for alice with extra flags; its JSON answer.
+    /// `token issue` for the agent with `flags`; it must succeed.
     fn issue(&self, flags: &[&str]) -> Value {
+        let out = self.issue_output(flags);
+        assert!(out.status.success(), "token issue {flags:?}: {out:?}");
+        serde_json::from_slice(&out.stdout).expect("one JSON object")
+    }
+
+    /// `token issue` for the agent with `flags`, whatever its outcome.
+    fn issue_output(&self, flags: &[&str]) -> std::process::Output {
         let mut args = vec![
             "token",
             "issue",
@@ -50,7 +58,7 @@ impl Setup {
             &self.agent,
         ];
         args.extend_from_slice(flags);
-        self.runtime.admin(&args)
+        self.runtime.admin_output(&args)
     }
 
     fn counts(&self) -> Value {
@@ -186,16 +194,7 @@ fn the_runtime_refuses_actions_above_the_tokens_scope(engine: Engine) {
     let mine = s.login(default["token"].as_str().unwrap(), &[]);
     assert_eq!(exec(&mine, "delete", delete).code, 0);
     // An unknown class is a usage error; nothing is issued.
-    let out = s.runtime.admin_output(&[
-        "token",
-        "issue",
-        "--workspace",
-        &s.workspace,
-        "--agent",
-        &s.agent,
-        "--scope",
-        "admin",
-    ]);
+    let out = s.issue_output(&["--scope", "admin"]);
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -331,16 +330,7 @@ fn an_expired_token_is_refused_and_the_credential_process_replaces_it(engine: En
         "the refreshed token's expiry is kept: {store}"
     );
     // Too long a lifetime is a usage error.
-    let out = s.runtime.admin_output(&[
-        "token",
-        "issue",
-        "--workspace",
-        &s.workspace,
-        "--agent",
-        &s.agent,
-        "--ttl",
-        "91d",
-    ]);
+    let out = s.issue_output(&["--ttl", "91d"]);
     assert_eq!(out.status.code(), Some(2));
 }
 
