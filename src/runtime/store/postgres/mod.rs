@@ -246,11 +246,12 @@ impl Store for PgStore {
             Ok::<_, Failure>(client)
         }))
         .await;
-        let failed = opened.iter().filter(|c| c.is_err()).count();
-        if let Some(Err(failure)) = opened.iter().find(|c| c.is_err()) {
+        // Every connection was held until here, so each one was opened.
+        let failures: Vec<Failure> = opened.into_iter().filter_map(Result::err).collect();
+        if let Some(first) = failures.first() {
             tracing::warn!(
-                failed,
-                error = %failure.message,
+                failed = failures.len(),
+                error = %first.message,
                 "not every pooled connection opened at start; the rest open on first use"
             );
         }
