@@ -43,6 +43,7 @@ on_every_engine!(
     twenty_replays_of_one_keyed_create_create_once,
     eight_writers_number_two_thousand_tasks_without_gap_or_duplicate,
     concurrent_creates_on_two_boards_each_get_their_own_numbers,
+    concurrent_reads_each_answer_their_own_caller,
     mixed_readers_and_writers_see_only_documented_conflicts,
     two_hundred_concurrent_writes_run_on_a_bounded_thread_pool,
 );
@@ -359,6 +360,146 @@ fn concurrent_creates_on_two_boards_each_get_their_own_numbers(engine: Engine) {
             again["tasks"], original["tasks"],
             "a receipt replays its own tasks"
         );
+    }
+}
+
+/// Many callers reading at once, across two workspaces, a private board,
+/// and a revoked token: each answer (a detail, or its refusal) is the one
+/// its own caller gets alone. PostgreSQL answers concurrent token lookups
+/// and gets in shared statements (`reads.rs`); an answer given to the
+/// wrong request, or read with the wrong caller's rights, shows here.
+fn concurrent_reads_each_answer_their_own_caller(engine: Engine) {
+    let (servers, ws) = board(engine);
+    let rt = servers.of(0);
+    let member = rt.agent(&ws, "member");
+    let outsider = rt.agent(&ws, "outsider");
+    rt.admin(&[
+        "channel",
+        "create",
+        "--workspace",
+        &ws,
+        "--name",
+        "secret",
+        "--members",
+        "@member",
+    ]);
+    let ws2 = rt.workspace("w2");
+    rt.channel(&ws2, "eng");
+    let stranger = rt.agent(&ws2, "stranger");
+    let revoked = rt.agent(&ws, "revoked");
+    for (who, channel, tag) in [
+        (&member, "eng", "w1"),
+        (&member, "secret", "hidden"),
+        (&stranger, "eng", "w2"),
+    ] {
+        let titles: Vec<Value> = (1..=4)
+            .map(|i| json!({"title": format!("{tag} {channel} {i}")}))
+            .collect();
+        ok(
+            rt,
+            who,
+            "create",
+            json!({"channel": channel, "tasks": titles}),
+        );
+        ok(
+            rt,
+            who,
+            "create",
+            json!({"channel": channel, "parent": 1, "tasks": [{"title": format!("{tag} child")}]}),
+        );
+    }
+    for i in 1..=7 {
+        ok(
+            rt,
+            &member,
+            "checkpoint",
+            json!({"channel": "eng", "number": 2, "summary": format!("step {i}")}),
+        );
+    }
+    rt.admin(&[
+        "token",
+        "revoke",
+        "--workspace",
+        &ws,
+        "--agent",
+        &revoked.agent_id,
+    ]);
+    let callers = [member, outsider, stranger, revoked];
+    let reads: Vec<Value> = [
+        ("eng", 1, None),
+        ("eng", 2, None),
+        ("eng", 2, Some(5)),
+        ("eng", 4, None),
+        ("eng", 42, None),
+        ("secret", 1, None),
+        ("nope", 1, None),
+    ]
+    .iter()
+    .map(|(channel, number, before)| match before {
+        Some(before) => {
+            json!({"channel": channel, "number": number, "checkpoints_before": before})
+        }
+        None => json!({"channel": channel, "number": number}),
+    })
+    .collect();
+    // What each caller gets for each read alone, one at a time.
+    let answer = |reply: Reply| -> (u16, Value) {
+        let body = reply.json();
+        let what = if (200..300).contains(&reply.status) {
+            agentteam::wire::decode_success(&reply.body).unwrap().data
+        } else {
+            body["error"].clone()
+        };
+        (reply.status, what)
+    };
+    let alone: Vec<Vec<(u16, Value)>> = callers
+        .iter()
+        .map(|who| {
+            reads
+                .iter()
+                .map(|read| answer(call(rt, who, "get", read)))
+                .collect()
+        })
+        .collect();
+    let statuses: Vec<u16> = alone.iter().flatten().map(|(status, _)| *status).collect();
+    for expected in [200, 404, 401] {
+        assert!(
+            statuses.contains(&expected),
+            "the reads cover {expected}: {statuses:?}"
+        );
+    }
+    assert_ne!(
+        alone[0][5], alone[1][5],
+        "the member sees the private board, the outsider not"
+    );
+    assert_ne!(
+        alone[0][1], alone[2][1],
+        "each workspace reads its own task 2"
+    );
+    assert_ne!(alone[0][1], alone[0][2], "checkpoints_before pages");
+    let (callers, reads, alone) = (Arc::new(callers), Arc::new(reads), Arc::new(alone));
+    let barrier = Arc::new(Barrier::new(32));
+    let handles: Vec<_> = (0..32)
+        .map(|t| {
+            let (servers, barrier) = (servers.clone(), barrier.clone());
+            let (callers, reads, alone) = (callers.clone(), reads.clone(), alone.clone());
+            thread::spawn(move || {
+                barrier.wait();
+                for j in 0..40 {
+                    let (c, r) = ((t + j) % callers.len(), (t * 3 + j) % reads.len());
+                    let reply = call(servers.of(t + j), &callers[c], "get", &reads[r]);
+                    assert_eq!(
+                        answer(reply),
+                        alone[c][r],
+                        "caller {c}, read {} at once with others",
+                        reads[r]
+                    );
+                }
+            })
+        })
+        .collect();
+    for handle in handles {
+        handle.join().unwrap();
     }
 }
 

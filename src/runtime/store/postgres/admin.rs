@@ -7,23 +7,35 @@ use deadpool_postgres::{GenericClient, Object, Transaction};
 
 use super::super::refusals;
 use super::super::{Callback, NewToken, Principal, TokenCounts, TokenRecord, stored_scope};
-use super::connections::{Result, exec, maybe, one};
+use super::connections::{Result, all, exec, maybe, one};
 
-pub(super) async fn find_token(c: &Object, token_hash: &[u8; 32]) -> Result<Option<TokenRecord>> {
-    const SQL: &str = "SELECT k.hash, a.workspace_id, a.id, a.handle, k.scope FROM tokens k \
-         JOIN agents a ON a.id = k.agent_id WHERE k.hash = $1 AND k.revoked_at IS NULL \
-         AND (k.expires_at IS NULL OR k.expires_at > (extract(epoch FROM clock_timestamp()) * 1000000)::bigint)";
-    // Expiry is judged by the database's clock, the one that set it.
-    let hash = token_hash.as_slice();
-    Ok(maybe(c, SQL, &[&hash]).await?.map(|r| TokenRecord {
-        hash: r.get(0),
-        principal: Principal {
-            workspace_id: r.get(1),
-            agent_id: r.get(2),
-            handle: r.get(3),
-        },
-        scope: stored_scope(r.get(4)),
-    }))
+/// The live tokens with these hashes, one answer per hash, in order: one
+/// statement for a batch of requests (`reads.rs`). Expiry is judged by the
+/// database's clock, the one that set it.
+pub(super) async fn find_tokens(
+    c: &Object,
+    hashes: &[&[u8; 32]],
+) -> Result<Vec<Result<Option<TokenRecord>>>> {
+    const SQL: &str = "SELECT k.hash, a.workspace_id, a.id, a.handle, k.scope, q.i \
+         FROM unnest($1::bytea[]) WITH ORDINALITY AS q(hash, i) \
+         JOIN tokens k ON k.hash = q.hash JOIN agents a ON a.id = k.agent_id \
+         WHERE k.revoked_at IS NULL AND (k.expires_at IS NULL \
+           OR k.expires_at > (extract(epoch FROM clock_timestamp()) * 1000000)::bigint)";
+    let keys: Vec<&[u8]> = hashes.iter().map(|hash| hash.as_slice()).collect();
+    let mut found: Vec<Result<Option<TokenRecord>>> = hashes.iter().map(|_| Ok(None)).collect();
+    for r in all(c, SQL, &[&keys]).await? {
+        let i: i64 = r.get(5);
+        found[(i - 1) as usize] = Ok(Some(TokenRecord {
+            hash: r.get(0),
+            principal: Principal {
+                workspace_id: r.get(1),
+                agent_id: r.get(2),
+                handle: r.get(3),
+            },
+            scope: stored_scope(r.get(4)),
+        }));
+    }
+    Ok(found)
 }
 
 pub(super) async fn create_workspace(

@@ -3,9 +3,10 @@
 //! keeps in memory matters for correctness (the pool and its prepared
 //! statements are caches of connections, not of data). Its files:
 //! `connections.rs` (the pool, sessions, errors and retries),
-//! `migrations.rs`, `writer.rs` (group commit of creates), `tasks.rs` (the
-//! task operations), `admin.rs` (identities, boards, callbacks) and
-//! `target.rs` (the database `--db` names).
+//! `migrations.rs`, `writer.rs` (group commit of creates), `reads.rs`
+//! (token lookups and gets that arrive together, in one statement),
+//! `tasks.rs` (the task operations), `admin.rs` (identities, boards,
+//! callbacks) and `target.rs` (the database `--db` names).
 //!
 //! Concurrency: every mutation is one `READ COMMITTED` transaction that
 //! locks what it changes before it reads what it decides on, so concurrent
@@ -32,6 +33,7 @@
 mod admin;
 mod connections;
 mod migrations;
+mod reads;
 mod target;
 mod tasks;
 mod writer;
@@ -84,6 +86,9 @@ pub struct PgStore {
     /// Creates go through a group commit (`writer.rs`); everything else runs
     /// in a transaction of its own.
     creates: writer::Creates,
+    /// Token lookups and `task_get`s are batched (`reads.rs`).
+    tokens: reads::Batches<reads::Tokens>,
+    gets: reads::Batches<reads::Gets>,
 }
 
 /// Runs `$body` in one transaction, with `$tx` the transaction and `$now`
@@ -162,6 +167,8 @@ impl PgStore {
         drop(client);
         Ok(PgStore {
             creates: writer::Creates::start(connections.clone()),
+            tokens: reads::Batches::start(connections.clone(), options.queue, options.wait),
+            gets: reads::Batches::start(connections.clone(), options.queue, options.wait),
             connections,
         })
     }
@@ -173,7 +180,7 @@ impl PgStore {
 
 impl Store for PgStore {
     async fn find_token(&self, token_hash: &[u8; 32]) -> Result<Option<TokenRecord>, Failure> {
-        read!(self, |c| admin::find_token(c, token_hash).await)
+        self.tokens.read(*token_hash).await
     }
 
     async fn list(&self, principal: &Principal, query: &ListQuery) -> Result<Value, Failure> {
@@ -181,7 +188,7 @@ impl Store for PgStore {
     }
 
     async fn get(&self, principal: &Principal, input: &TaskLocator) -> Result<Value, Failure> {
-        read!(self, |c| tasks::get_task(c, principal, input).await)
+        self.gets.read((principal.clone(), input.clone())).await
     }
 
     async fn create(
@@ -234,7 +241,7 @@ impl Store for PgStore {
         })
     }
 
-    /// Every connection of the pool, opened at once, with the token lookup
+    /// Every connection of the pool, opened at once, with the batched reads
     /// prepared on each (which also loads the backend's catalog caches). A
     /// replica that opened them on first use made its first requests wait
     /// for PostgreSQL to start a backend each: 70–90 ms on two busy cores,
@@ -242,7 +249,7 @@ impl Store for PgStore {
     async fn warm(&self) {
         let opened = join_all((0..self.connections.max_size()).map(|_| async {
             let client = self.connections.get().await?;
-            admin::find_token(&client, &[0; 32]).await.map_err(settle)?;
+            reads::prepare(&client).await.map_err(settle)?;
             Ok::<_, Failure>(client)
         }))
         .await;

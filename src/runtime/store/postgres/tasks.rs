@@ -913,20 +913,27 @@ fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Arg>)> {
 
 // ---------------------------------------------------------------- get
 
-/// A task detail in one statement: the task (with whether the caller may
-/// use its board) and, as scalar subqueries, the total and first page of
-/// its live subtasks and of its checkpoints, each page a JSON array of rows
-/// (`json_build_array`, the columns of [`task_row`] and of a checkpoint).
-/// One statement costs PostgreSQL about two thirds of the three it
-/// replaced (one executor start, one portal, one answer; see
-/// docs/performance.md). Only when the task is not there does a second
-/// trip ask the board why.
-pub(super) async fn get_task(c: &Object, p: &Principal, input: &TaskLocator) -> Result<Value> {
+/// Task details in one statement, one answer per request, in order: for
+/// each, the task (with whether the caller may use its board) and, as
+/// scalar subqueries, the total and first page of its live subtasks and of
+/// its checkpoints, each page a JSON array of rows (`json_build_array`, the
+/// columns of [`task_row`] and of a checkpoint). The requests are the rows
+/// of `unnest` over array parameters, each read by the same lateral
+/// subquery, so each is planned as a one-task statement is. One statement
+/// costs PostgreSQL a fraction of one per request (docs/performance.md).
+/// Only a task that is not there (or a board the caller may not use) takes
+/// a second trip, to ask the board why.
+pub(super) async fn get_tasks(
+    c: &Object,
+    gets: &[&(Principal, TaskLocator)],
+) -> Result<Vec<Result<Value>>> {
     const SQL: &str = concat!(
-        "SELECT ",
+        "SELECT r.*, q.i FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], \
+         $5::bigint[]) WITH ORDINALITY AS q(workspace_id, board, number, agent_id, before, i) \
+         CROSS JOIN LATERAL (SELECT ",
         task_columns!(),
         ", NOT c.private OR EXISTS (SELECT 1 FROM channel_members m \
-         WHERE m.channel_id = c.id AND m.agent_id = $4), \
+         WHERE m.channel_id = c.id AND m.agent_id = q.agent_id), \
          (SELECT count(*) FROM tasks s WHERE s.parent_id = t.id AND s.deleted_at IS NULL), \
          (SELECT json_agg(page.item ORDER BY page.number) FROM (SELECT s.number, json_build_array(\
             s.number, sc.name, s.scope_id, s.title, s.description, s.status, s.priority, sa.handle, \
@@ -934,42 +941,69 @@ pub(super) async fn get_task(c: &Object, p: &Principal, input: &TaskLocator) -> 
             scb.handle, s.created_at, s.updated_at) AS item \
           FROM tasks s JOIN channels sc ON sc.id = s.channel_id \
           JOIN agents scb ON scb.id = s.created_by LEFT JOIN agents sa ON sa.id = s.assignee_id \
-          WHERE s.parent_id = t.id AND s.deleted_at IS NULL ORDER BY s.number LIMIT $5) page), \
-         (SELECT count(*) FROM checkpoints k WHERE k.task_id = t.id AND k.id < $7), \
+          WHERE s.parent_id = t.id AND s.deleted_at IS NULL ORDER BY s.number LIMIT $6) page), \
+         (SELECT count(*) FROM checkpoints k WHERE k.task_id = t.id AND k.id < q.before), \
          (SELECT json_agg(page.item ORDER BY page.id DESC) FROM (SELECT k.id, \
             json_build_array(k.id, k.summary, ka.handle, k.created_at) AS item \
           FROM checkpoints k JOIN agents ka ON ka.id = k.created_by \
-          WHERE k.task_id = t.id AND k.id < $7 ORDER BY k.id DESC LIMIT $6) page) ",
+          WHERE k.task_id = t.id AND k.id < q.before ORDER BY k.id DESC LIMIT $7) page) ",
         task_from!(),
-        " WHERE c.workspace_id = $1 AND c.name = $2 AND t.number = $3 AND t.deleted_at IS NULL"
+        " WHERE c.workspace_id = q.workspace_id AND c.name = q.board AND t.number = q.number \
+         AND t.deleted_at IS NULL) r"
     );
+    let column = |f: fn(&(Principal, TaskLocator)) -> &str| -> Vec<&str> {
+        gets.iter().map(|get| f(get)).collect()
+    };
+    let workspaces = column(|(p, _)| &p.workspace_id);
+    let boards = column(|(_, input)| &input.channel);
+    let agents = column(|(p, _)| &p.agent_id);
+    let numbers: Vec<i64> = gets.iter().map(|(_, input)| input.number).collect();
+    let befores: Vec<i64> = gets
+        .iter()
+        .map(|(_, input)| input.checkpoints_before.unwrap_or(i64::MAX))
+        .collect();
     let (max_subtasks, max_checkpoints) = (MAX_SUBTASKS as i64, MAX_CHECKPOINTS as i64);
-    let before = input.checkpoints_before.unwrap_or(i64::MAX);
     let params: [&(dyn ToSql + Sync); 7] = [
-        &p.workspace_id,
-        &input.channel,
-        &input.number,
-        &p.agent_id,
+        &workspaces,
+        &boards,
+        &numbers,
+        &agents,
+        &befores,
         &max_subtasks,
         &max_checkpoints,
-        &before,
     ];
-    let Some(row) = maybe(c, SQL, &params).await? else {
-        // No such board, not a member, or no such task: the board says which.
-        let board = board(c, p, &input.channel).await?;
-        return Err(task_not_found(c, &board, input.number).await);
-    };
-    if !row.get::<_, bool>(TASK_COLUMNS) {
-        let boards = usable_boards(c, p).await?;
-        return Err(refusals::channel_not_found(&input.channel, boards).into());
+    let mut found: Vec<Option<Row>> = gets.iter().map(|_| None).collect();
+    for row in all(c, SQL, &params).await? {
+        let i: i64 = row.get(TASK_COLUMNS + 5);
+        found[(i - 1) as usize] = Some(row);
     }
+    let mut answers = Vec::with_capacity(gets.len());
+    for ((p, input), row) in gets.iter().map(|get| (&get.0, &get.1)).zip(found) {
+        answers.push(match row {
+            Some(row) if row.get::<_, bool>(TASK_COLUMNS) => Ok(task_detail(&row, p, input)),
+            Some(_) => match usable_boards(c, p).await {
+                Ok(boards) => Err(refusals::channel_not_found(&input.channel, boards).into()),
+                Err(e) => Err(e),
+            },
+            // No such board, not a member, or no such task: the board says which.
+            None => Err(match board(c, p, &input.channel).await {
+                Ok(board) => task_not_found(c, &board, input.number).await,
+                Err(e) => e,
+            }),
+        });
+    }
+    Ok(answers)
+}
+
+/// The detail of one row of [`get_tasks`].
+fn task_detail(row: &Row, p: &Principal, input: &TaskLocator) -> Value {
     let page = |column: usize| -> Vec<Value> {
         match row.get::<_, Option<Value>>(column) {
             Some(Value::Array(items)) => items,
             _ => Vec::new(),
         }
     };
-    let detail = task_row(&row).detail(
+    let detail = task_row(row).detail(
         Section {
             items: page(TASK_COLUMNS + 2)
                 .iter()
@@ -990,11 +1024,11 @@ pub(super) async fn get_task(c: &Object, p: &Principal, input: &TaskLocator) -> 
         },
     );
     let detail = fit_detail(detail, crate::registry::task::get::ACTION.budget.bytes());
-    Ok(link_sections(detail, p, input))
+    link_sections(detail, p, input)
 }
 
 /// A task row read as a JSON array of [`task_row`]'s columns, in order (the
-/// subtask page of [`get_task`]).
+/// subtask page of [`get_tasks`]).
 fn json_task_row(item: &Value) -> TaskRow {
     let text = |i: usize| item[i].as_str().map(str::to_string);
     let int = |i: usize| item[i].as_i64();

@@ -1,0 +1,202 @@
+//! Batched reads on PostgreSQL: the token lookup every request makes and
+//! `task_get`. Each costs PostgreSQL far more per statement (the protocol,
+//! the executor's start) than per row, so a replica sends the lookups that
+//! queued while its previous statements ran as one statement with array
+//! parameters (`unnest … WITH ORDINALITY`), and answers each from its own
+//! row (docs/performance.md, "task.get on PostgreSQL").
+//!
+//! Nothing is cached: a lookup is answered by a statement that starts after
+//! the lookup was queued, so it sees every write (and every revocation)
+//! committed before its request arrived, on any replica, as an unbatched
+//! read does. A lone lookup runs at once, in a batch of one. A few batches
+//! run at a time ([`IN_FLIGHT`]); the lookups that arrive meanwhile wait
+//! for the next. The wait is bounded as a pooled connection's is: a full
+//! queue is answered 503 at once, and a lookup still queued after the
+//! pool's wait is answered 503 instead of being run.
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use deadpool_postgres::Object;
+use futures_util::FutureExt;
+use serde_json::Value;
+use tokio::sync::{Semaphore, mpsc, oneshot};
+
+use super::connections::{Connections, Error, settle};
+use super::{admin, tasks};
+use crate::error::{Failure, code};
+use crate::runtime::store::{Principal, TaskLocator, TokenRecord};
+
+/// Lookups one statement answers at most: a bound on the statement's time
+/// and on how long the first of a batch waits for the last.
+const MAX_BATCH: usize = 32;
+/// Batches of one kind running at once. More make smaller batches (each
+/// paying a statement's fixed cost for fewer lookups); one alone would
+/// make every lookup wait behind a slow one (a refusal's second trip).
+/// Measured in docs/performance.md: 1, 2 and 4 at 32 connections.
+const IN_FLIGHT: usize = 2;
+
+/// One kind of batched read: many inputs, one statement, one answer each.
+pub(super) trait Batch: Send + Sync + 'static {
+    type Input: Send + Sync + 'static;
+    type Output: Send + 'static;
+    /// One answer per input, in order; an `Err` fails the whole batch.
+    fn run(
+        c: &Object,
+        inputs: &[&Self::Input],
+    ) -> impl Future<Output = Result<Vec<Result<Self::Output, Error>>, Error>> + Send;
+}
+
+struct Job<B: Batch> {
+    input: B::Input,
+    queued: Instant,
+    reply: oneshot::Sender<Result<B::Output, Failure>>,
+}
+
+/// The queue of one kind of read and the task that batches it.
+pub(super) struct Batches<B: Batch> {
+    queue: mpsc::Sender<Job<B>>,
+}
+
+impl<B: Batch> Batches<B> {
+    /// Starts the batching task on the current tokio runtime; it ends when
+    /// the `Batches` is dropped. `queue` lookups may wait at once.
+    pub(super) fn start(connections: Connections, queue: usize, wait: Duration) -> Batches<B> {
+        let (sender, jobs) = mpsc::channel(queue.max(1));
+        tokio::spawn(dispatch::<B>(connections, jobs, wait));
+        Batches { queue: sender }
+    }
+
+    /// Queues one read and resolves with its answer.
+    pub(super) async fn read(&self, input: B::Input) -> Result<B::Output, Failure> {
+        let (reply, answer) = oneshot::channel();
+        let job = Job {
+            input,
+            queued: Instant::now(),
+            reply,
+        };
+        self.queue.try_send(job).map_err(|e| match e {
+            mpsc::error::TrySendError::Full(_) => saturated(),
+            mpsc::error::TrySendError::Closed(_) => failed(),
+        })?;
+        // The reply is dropped unsent only if its batch panicked.
+        answer.await.unwrap_or_else(|_| Err(failed()))
+    }
+}
+
+fn saturated() -> Failure {
+    Failure::unavailable("The server is saturated. Retry shortly.")
+}
+
+fn failed() -> Failure {
+    Failure::new(code::SERVER_ERROR, "The server failed on this request.")
+}
+
+/// Takes what has queued, up to [`MAX_BATCH`], whenever fewer than
+/// [`IN_FLIGHT`] batches run, and runs it as one batch.
+async fn dispatch<B: Batch>(
+    connections: Connections,
+    mut jobs: mpsc::Receiver<Job<B>>,
+    wait: Duration,
+) {
+    let running = Arc::new(Semaphore::new(IN_FLIGHT));
+    loop {
+        let Ok(permit) = running.clone().acquire_owned().await else {
+            return;
+        };
+        let mut batch = Vec::with_capacity(MAX_BATCH);
+        if jobs.recv_many(&mut batch, MAX_BATCH).await == 0 {
+            return;
+        }
+        let connections = connections.clone();
+        tokio::spawn(async move {
+            answer::<B>(&connections, batch, wait).await;
+            drop(permit);
+        });
+    }
+}
+
+async fn answer<B: Batch>(connections: &Connections, batch: Vec<Job<B>>, wait: Duration) {
+    // A lookup that waited longer than a pooled connection may is answered
+    // as one that found no connection: 503, and nothing run for it.
+    let (batch, late): (Vec<Job<B>>, Vec<Job<B>>) = batch
+        .into_iter()
+        .partition(|job| job.queued.elapsed() <= wait);
+    for job in late {
+        let _ = job.reply.send(Err(saturated()));
+    }
+    if batch.is_empty() {
+        return;
+    }
+    let answers = match AssertUnwindSafe(run::<B>(connections, &batch))
+        .catch_unwind()
+        .await
+    {
+        Ok(answers) => answers,
+        Err(_) => {
+            tracing::error!("a batch of reads panicked");
+            batch.iter().map(|_| Err(failed())).collect()
+        }
+    };
+    for (job, answer) in batch.into_iter().zip(answers) {
+        // A caller that went away needs no answer.
+        let _ = job.reply.send(answer);
+    }
+}
+
+/// One answer per job: its own, or the batch's failure.
+async fn run<B: Batch>(
+    connections: &Connections,
+    batch: &[Job<B>],
+) -> Vec<Result<B::Output, Failure>> {
+    let everyone = |failure: Failure| batch.iter().map(|_| Err(failure.clone())).collect();
+    let client = match connections.get().await {
+        Ok(client) => client,
+        Err(failure) => return everyone(failure),
+    };
+    let inputs: Vec<&B::Input> = batch.iter().map(|job| &job.input).collect();
+    match B::run(&client, &inputs).await {
+        Ok(answers) => answers.into_iter().map(|a| a.map_err(settle)).collect(),
+        Err(e) => everyone(settle(e)),
+    }
+}
+
+/// Token lookups, by the token's hash.
+pub(super) struct Tokens;
+
+impl Batch for Tokens {
+    type Input = [u8; 32];
+    type Output = Option<TokenRecord>;
+
+    async fn run(
+        c: &Object,
+        hashes: &[&[u8; 32]],
+    ) -> Result<Vec<Result<Option<TokenRecord>, Error>>, Error> {
+        admin::find_tokens(c, hashes).await
+    }
+}
+
+/// `task_get`s, each with the caller it reads for.
+pub(super) struct Gets;
+
+impl Batch for Gets {
+    type Input = (Principal, TaskLocator);
+    type Output = Value;
+
+    async fn run(
+        c: &Object,
+        gets: &[&(Principal, TaskLocator)],
+    ) -> Result<Vec<Result<Value, Error>>, Error> {
+        tasks::get_tasks(c, gets).await
+    }
+}
+
+/// Prepares both statements on a connection (at start, so that no request
+/// waits for it).
+pub(super) async fn prepare(c: &Object) -> Result<(), Error> {
+    Tokens::run(c, &[]).await?;
+    Gets::run(c, &[]).await?;
+    Ok(())
+}
