@@ -3,37 +3,56 @@
 //! A write runs inside the transaction its caller opened, at the time `now`
 //! read from the database's clock.
 
+use std::sync::LazyLock;
+
 use deadpool_postgres::{GenericClient, Object, Transaction};
+use tokio_postgres::types::ToSql;
 
 use super::super::refusals;
 use super::super::{Callback, NewToken, Principal, TokenCounts, TokenRecord, stored_scope};
 use super::connections::{Result, all, exec, maybe, one};
+use super::reads;
 
 /// The live tokens with these hashes, one answer per hash, in order: one
-/// statement for a batch of requests (`reads.rs`). Expiry is judged by the
+/// statement for a batch of requests (`reads.rs`), each hash looked up by
+/// its own lateral subquery, by the primary key. Expiry is judged by the
 /// database's clock, the one that set it.
 pub(super) async fn find_tokens(
     c: &Object,
     hashes: &[&[u8; 32]],
 ) -> Result<Vec<Result<Option<TokenRecord>>>> {
-    const SQL: &str = "SELECT k.hash, a.workspace_id, a.id, a.handle, k.scope, q.i \
-         FROM unnest($1::bytea[]) WITH ORDINALITY AS q(hash, i) \
-         JOIN tokens k ON k.hash = q.hash JOIN agents a ON a.id = k.agent_id \
-         WHERE k.revoked_at IS NULL AND (k.expires_at IS NULL \
-           OR k.expires_at > (extract(epoch FROM clock_timestamp()) * 1000000)::bigint)";
-    let keys: Vec<&[u8]> = hashes.iter().map(|hash| hash.as_slice()).collect();
+    // `OFFSET 0`: see `get_tasks`.
+    static SQL: LazyLock<reads::Statements> = LazyLock::new(|| {
+        reads::statements(
+            "SELECT r.*, q.i FROM {rows} CROSS JOIN LATERAL (SELECT k.hash, a.workspace_id, \
+             a.id, a.handle, k.scope FROM tokens k JOIN agents a ON a.id = k.agent_id \
+             WHERE k.hash = q.hash AND k.revoked_at IS NULL AND (k.expires_at IS NULL \
+             OR k.expires_at > (extract(epoch FROM clock_timestamp()) * 1000000)::bigint) \
+             OFFSET 0) r",
+            &[("hash", "bytea")],
+            0,
+        )
+    });
+    let (sql, size) = reads::statement(&SQL, hashes.len());
+    let nothing: &[u8] = &[];
+    let keys: Vec<&[u8]> = (0..size)
+        .map(|at| hashes.get(at).map_or(nothing, |hash| hash.as_slice()))
+        .collect();
+    let params: Vec<&(dyn ToSql + Sync)> = keys.iter().map(|key| key as _).collect();
     let mut found: Vec<Result<Option<TokenRecord>>> = hashes.iter().map(|_| Ok(None)).collect();
-    for r in all(c, SQL, &[&keys]).await? {
-        let i: i64 = r.get(5);
-        found[(i - 1) as usize] = Ok(Some(TokenRecord {
-            hash: r.get(0),
-            principal: Principal {
-                workspace_id: r.get(1),
-                agent_id: r.get(2),
-                handle: r.get(3),
-            },
-            scope: stored_scope(r.get(4)),
-        }));
+    for r in all(c, sql, &params).await? {
+        let i: i32 = r.get(5);
+        if let Some(slot) = found.get_mut(i as usize - 1) {
+            *slot = Ok(Some(TokenRecord {
+                hash: r.get(0),
+                principal: Principal {
+                    workspace_id: r.get(1),
+                    agent_id: r.get(2),
+                    handle: r.get(3),
+                },
+                scope: stored_scope(r.get(4)),
+            }));
+        }
     }
     Ok(found)
 }

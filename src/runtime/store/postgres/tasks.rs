@@ -5,6 +5,7 @@
 //! before it reads what it decides on.
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
 use deadpool_postgres::{GenericClient, Object, Transaction};
 use serde_json::{Value, json};
@@ -16,6 +17,7 @@ use super::super::refusals::{self, Claim};
 use super::super::search;
 use super::super::*;
 use super::connections::{Error, Result, all, exec, maybe, one, settle};
+use super::reads;
 use crate::error::Failure;
 use crate::registry::task::get::{MAX_CHECKPOINTS, MAX_SUBTASKS};
 use crate::runtime::auth;
@@ -918,64 +920,88 @@ fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Arg>)> {
 /// scalar subqueries, the total and first page of its live subtasks and of
 /// its checkpoints, each page a JSON array of rows (`json_build_array`, the
 /// columns of [`task_row`] and of a checkpoint). The requests are the rows
-/// of `unnest` over array parameters, each read by the same lateral
-/// subquery, so each is planned as a one-task statement is. One statement
-/// costs PostgreSQL a fraction of one per request (docs/performance.md).
+/// of a table of parameters (`reads::statements`), each read by the same
+/// lateral subquery. Its `OFFSET 0` keeps PostgreSQL from merging that
+/// subquery into one join over all the requests, which, before the
+/// tables' first `ANALYZE`, it planned as a scan of the whole board per
+/// request; kept apart, each request is planned as a one-task statement
+/// is, by the board's unique `(channel_id, number)` whatever the
+/// statistics. One statement costs PostgreSQL a fraction of one per
+/// request (docs/performance.md).
 /// Only a task that is not there (or a board the caller may not use) takes
 /// a second trip, to ask the board why.
 pub(super) async fn get_tasks(
     c: &Object,
     gets: &[&(Principal, TaskLocator)],
 ) -> Result<Vec<Result<Value>>> {
-    const SQL: &str = concat!(
-        "SELECT r.*, q.i FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], \
-         $5::bigint[]) WITH ORDINALITY AS q(workspace_id, board, number, agent_id, before, i) \
-         CROSS JOIN LATERAL (SELECT ",
-        task_columns!(),
-        ", NOT c.private OR EXISTS (SELECT 1 FROM channel_members m \
-         WHERE m.channel_id = c.id AND m.agent_id = q.agent_id), \
-         (SELECT count(*) FROM tasks s WHERE s.parent_id = t.id AND s.deleted_at IS NULL), \
-         (SELECT json_agg(page.item ORDER BY page.number) FROM (SELECT s.number, json_build_array(\
-            s.number, sc.name, s.scope_id, s.title, s.description, s.status, s.priority, sa.handle, \
-            t.number, s.labels, s.checklist, s.urls, s.attachments, s.blocker, s.source_target, \
-            scb.handle, s.created_at, s.updated_at) AS item \
-          FROM tasks s JOIN channels sc ON sc.id = s.channel_id \
-          JOIN agents scb ON scb.id = s.created_by LEFT JOIN agents sa ON sa.id = s.assignee_id \
-          WHERE s.parent_id = t.id AND s.deleted_at IS NULL ORDER BY s.number LIMIT $6) page), \
-         (SELECT count(*) FROM checkpoints k WHERE k.task_id = t.id AND k.id < q.before), \
-         (SELECT json_agg(page.item ORDER BY page.id DESC) FROM (SELECT k.id, \
-            json_build_array(k.id, k.summary, ka.handle, k.created_at) AS item \
-          FROM checkpoints k JOIN agents ka ON ka.id = k.created_by \
-          WHERE k.task_id = t.id AND k.id < q.before ORDER BY k.id DESC LIMIT $7) page) ",
-        task_from!(),
-        " WHERE c.workspace_id = q.workspace_id AND c.name = q.board AND t.number = q.number \
-         AND t.deleted_at IS NULL) r"
-    );
-    let column = |f: fn(&(Principal, TaskLocator)) -> &str| -> Vec<&str> {
-        gets.iter().map(|get| f(get)).collect()
-    };
-    let workspaces = column(|(p, _)| &p.workspace_id);
-    let boards = column(|(_, input)| &input.channel);
-    let agents = column(|(p, _)| &p.agent_id);
-    let numbers: Vec<i64> = gets.iter().map(|(_, input)| input.number).collect();
+    static SQL: LazyLock<reads::Statements> = LazyLock::new(|| {
+        reads::statements(
+            concat!(
+                "SELECT r.*, q.i FROM {rows} CROSS JOIN LATERAL (SELECT ",
+                task_columns!(),
+                ", NOT c.private OR EXISTS (SELECT 1 FROM channel_members m \
+                 WHERE m.channel_id = c.id AND m.agent_id = q.agent_id), \
+                 (SELECT count(*) FROM tasks s WHERE s.parent_id = t.id AND s.deleted_at IS NULL), \
+                 (SELECT json_agg(page.item ORDER BY page.number) FROM (SELECT s.number, \
+                    json_build_array(s.number, sc.name, s.scope_id, s.title, s.description, \
+                    s.status, s.priority, sa.handle, t.number, s.labels, s.checklist, s.urls, \
+                    s.attachments, s.blocker, s.source_target, scb.handle, s.created_at, \
+                    s.updated_at) AS item \
+                  FROM tasks s JOIN channels sc ON sc.id = s.channel_id \
+                  JOIN agents scb ON scb.id = s.created_by LEFT JOIN agents sa ON sa.id = s.assignee_id \
+                  WHERE s.parent_id = t.id AND s.deleted_at IS NULL ORDER BY s.number LIMIT $1) page), \
+                 (SELECT count(*) FROM checkpoints k WHERE k.task_id = t.id AND k.id < q.before), \
+                 (SELECT json_agg(page.item ORDER BY page.id DESC) FROM (SELECT k.id, \
+                    json_build_array(k.id, k.summary, ka.handle, k.created_at) AS item \
+                  FROM checkpoints k JOIN agents ka ON ka.id = k.created_by \
+                  WHERE k.task_id = t.id AND k.id < q.before ORDER BY k.id DESC LIMIT $2) page) ",
+                task_from!(),
+                " WHERE c.workspace_id = q.workspace_id AND c.name = q.board \
+                 AND t.number = q.number AND t.deleted_at IS NULL OFFSET 0) r"
+            ),
+            &[
+                ("workspace_id", "text"),
+                ("board", "text"),
+                ("number", "bigint"),
+                ("agent_id", "text"),
+                ("before", "bigint"),
+            ],
+            2,
+        )
+    });
+    const NOWHERE: &str = "";
+    let (sql, size) = reads::statement(&SQL, gets.len());
+    let (max_subtasks, max_checkpoints) = (MAX_SUBTASKS as i64, MAX_CHECKPOINTS as i64);
     let befores: Vec<i64> = gets
         .iter()
         .map(|(_, input)| input.checkpoints_before.unwrap_or(i64::MAX))
         .collect();
-    let (max_subtasks, max_checkpoints) = (MAX_SUBTASKS as i64, MAX_CHECKPOINTS as i64);
-    let params: [&(dyn ToSql + Sync); 7] = [
-        &workspaces,
-        &boards,
-        &numbers,
-        &agents,
-        &befores,
-        &max_subtasks,
-        &max_checkpoints,
-    ];
+    let mut params: Vec<&(dyn ToSql + Sync)> = vec![&max_subtasks, &max_checkpoints];
+    for ((p, input), before) in gets.iter().map(|get| (&get.0, &get.1)).zip(&befores) {
+        params.extend([
+            &p.workspace_id as &(dyn ToSql + Sync),
+            &input.channel,
+            &input.number,
+            &p.agent_id,
+            before,
+        ]);
+    }
+    // Padding: a board of no workspace, which matches nothing.
+    for _ in gets.len()..size {
+        params.extend([
+            &NOWHERE as &(dyn ToSql + Sync),
+            &NOWHERE,
+            &0i64,
+            &NOWHERE,
+            &0i64,
+        ]);
+    }
     let mut found: Vec<Option<Row>> = gets.iter().map(|_| None).collect();
-    for row in all(c, SQL, &params).await? {
-        let i: i64 = row.get(TASK_COLUMNS + 5);
-        found[(i - 1) as usize] = Some(row);
+    for row in all(c, sql, &params).await? {
+        let i: i32 = row.get(TASK_COLUMNS + 5);
+        if let Some(slot) = found.get_mut(i as usize - 1) {
+            *slot = Some(row);
+        }
     }
     let mut answers = Vec::with_capacity(gets.len());
     for ((p, input), row) in gets.iter().map(|get| (&get.0, &get.1)).zip(found) {
