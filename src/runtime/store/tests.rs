@@ -1738,6 +1738,53 @@ fn migrations_are_recorded_and_reapplying_changes_nothing<E: Engine>() {
     assert_eq!(block(again.schema_status()).unwrap(), status);
 }
 
+/// A batch of gets reads each task by its board's unique `(channel_id,
+/// number)` even before the tables' first `ANALYZE`: without the lateral
+/// read's `OFFSET 0`, PostgreSQL merged the batch into one join and, with
+/// no statistics, scanned the whole board for each request
+/// (docs/performance.md, task.get on PostgreSQL).
+#[test]
+fn postgres_batched_gets_read_by_number_without_statistics() {
+    let world = world::<PgStore>();
+    for batch in 0..20 {
+        let titles: Vec<Value> = (1..=50)
+            .map(|i| json!({"title": format!("t{batch}.{i}")}))
+            .collect();
+        world.ok(
+            &world.alice,
+            "create",
+            json!({"channel": "eng", "tasks": titles}),
+        );
+    }
+    let tables = "('tasks', 'channels', 'agents', 'checkpoints', 'channel_members')";
+    block(world.store.run_sql(&format!(
+        "UPDATE pg_class SET reltuples = -1, relpages = 0 WHERE relname IN {tables}; \
+         DELETE FROM pg_statistic WHERE starelid IN \
+           (SELECT oid FROM pg_class WHERE relname IN {tables})"
+    )))
+    .unwrap();
+    for n in [1, 3, 32] {
+        let gets: Vec<(Principal, TaskLocator)> = (1..=n)
+            .map(|number| {
+                let input = TaskLocator {
+                    channel: "eng".to_string(),
+                    number,
+                    checkpoints_before: None,
+                };
+                (world.alice.clone(), input)
+            })
+            .collect();
+        let plan = block(world.store.explain_gets(&gets)).unwrap();
+        // Found by board and number together, not by board and then
+        // filtered (a scan of the board per request).
+        assert!(
+            plan.contains("(channel_id = c.id) AND (number = "),
+            "{n} gets:\n{plan}"
+        );
+        assert!(!plan.contains("Seq Scan on tasks"), "{n} gets:\n{plan}");
+    }
+}
+
 /// PostgreSQL's search index has no pending list (migration 4): no create
 /// pays for merging one (docs/performance.md, task.create p99).
 #[test]

@@ -376,6 +376,15 @@ impl PgStore {
         read!(self, |c| Ok(one(c, SQL, &[&kind]).await?.get(0)))
     }
 
+    /// PostgreSQL's plan of the statement a batch of these gets runs.
+    pub(crate) async fn explain_gets(
+        &self,
+        gets: &[(Principal, TaskLocator)],
+    ) -> Result<String, Failure> {
+        let gets: Vec<&(Principal, TaskLocator)> = gets.iter().collect();
+        read!(self, |c| tasks::explain_gets(c, &gets).await)
+    }
+
     /// Runs `sql` as it is, for tests that put a store in a past state.
     pub(crate) async fn run_sql(&self, sql: &str) -> Result<(), Failure> {
         read!(self, |c| Ok(c.batch_execute(sql).await?))

@@ -934,43 +934,72 @@ pub(super) async fn get_tasks(
     c: &Object,
     gets: &[&(Principal, TaskLocator)],
 ) -> Result<Vec<Result<Value>>> {
-    static SQL: LazyLock<reads::Statements> = LazyLock::new(|| {
-        reads::statements(
-            concat!(
-                "SELECT r.*, q.i FROM {rows} CROSS JOIN LATERAL (SELECT ",
-                task_columns!(),
-                ", NOT c.private OR EXISTS (SELECT 1 FROM channel_members m \
-                 WHERE m.channel_id = c.id AND m.agent_id = q.agent_id), \
-                 (SELECT count(*) FROM tasks s WHERE s.parent_id = t.id AND s.deleted_at IS NULL), \
-                 (SELECT json_agg(page.item ORDER BY page.number) FROM (SELECT s.number, \
-                    json_build_array(s.number, sc.name, s.scope_id, s.title, s.description, \
-                    s.status, s.priority, sa.handle, t.number, s.labels, s.checklist, s.urls, \
-                    s.attachments, s.blocker, s.source_target, scb.handle, s.created_at, \
-                    s.updated_at) AS item \
-                  FROM tasks s JOIN channels sc ON sc.id = s.channel_id \
-                  JOIN agents scb ON scb.id = s.created_by LEFT JOIN agents sa ON sa.id = s.assignee_id \
-                  WHERE s.parent_id = t.id AND s.deleted_at IS NULL ORDER BY s.number LIMIT $1) page), \
-                 (SELECT count(*) FROM checkpoints k WHERE k.task_id = t.id AND k.id < q.before), \
-                 (SELECT json_agg(page.item ORDER BY page.id DESC) FROM (SELECT k.id, \
-                    json_build_array(k.id, k.summary, ka.handle, k.created_at) AS item \
-                  FROM checkpoints k JOIN agents ka ON ka.id = k.created_by \
-                  WHERE k.task_id = t.id AND k.id < q.before ORDER BY k.id DESC LIMIT $2) page) ",
-                task_from!(),
-                " WHERE c.workspace_id = q.workspace_id AND c.name = q.board \
-                 AND t.number = q.number AND t.deleted_at IS NULL OFFSET 0) r"
-            ),
-            &[
-                ("workspace_id", "text"),
-                ("board", "text"),
-                ("number", "bigint"),
-                ("agent_id", "text"),
-                ("before", "bigint"),
-            ],
-            2,
-        )
-    });
+    let mut found: Vec<Option<Row>> = gets.iter().map(|_| None).collect();
+    for row in get_rows(c, gets).await? {
+        let i: i32 = row.get(TASK_COLUMNS + 5);
+        if let Some(slot) = found.get_mut(i as usize - 1) {
+            *slot = Some(row);
+        }
+    }
+    let mut answers = Vec::with_capacity(gets.len());
+    for ((p, input), row) in gets.iter().map(|get| (&get.0, &get.1)).zip(found) {
+        answers.push(match row {
+            Some(row) if row.get::<_, bool>(TASK_COLUMNS) => Ok(task_detail(&row, p, input)),
+            Some(_) => match usable_boards(c, p).await {
+                Ok(boards) => Err(refusals::channel_not_found(&input.channel, boards).into()),
+                Err(e) => Err(e),
+            },
+            // No such board, not a member, or no such task: the board says which.
+            None => Err(match board(c, p, &input.channel).await {
+                Ok(board) => task_not_found(c, &board, input.number).await,
+                Err(e) => e,
+            }),
+        });
+    }
+    Ok(answers)
+}
+
+/// [`get_tasks`]' statement for each batch size.
+static GET_TASKS: LazyLock<reads::Statements> = LazyLock::new(|| {
+    reads::statements(
+        concat!(
+            "SELECT r.*, q.i FROM {rows} CROSS JOIN LATERAL (SELECT ",
+            task_columns!(),
+            ", NOT c.private OR EXISTS (SELECT 1 FROM channel_members m \
+             WHERE m.channel_id = c.id AND m.agent_id = q.agent_id), \
+             (SELECT count(*) FROM tasks s WHERE s.parent_id = t.id AND s.deleted_at IS NULL), \
+             (SELECT json_agg(page.item ORDER BY page.number) FROM (SELECT s.number, \
+                json_build_array(s.number, sc.name, s.scope_id, s.title, s.description, \
+                s.status, s.priority, sa.handle, t.number, s.labels, s.checklist, s.urls, \
+                s.attachments, s.blocker, s.source_target, scb.handle, s.created_at, \
+                s.updated_at) AS item \
+              FROM tasks s JOIN channels sc ON sc.id = s.channel_id \
+              JOIN agents scb ON scb.id = s.created_by LEFT JOIN agents sa ON sa.id = s.assignee_id \
+              WHERE s.parent_id = t.id AND s.deleted_at IS NULL ORDER BY s.number LIMIT $1) page), \
+             (SELECT count(*) FROM checkpoints k WHERE k.task_id = t.id AND k.id < q.before), \
+             (SELECT json_agg(page.item ORDER BY page.id DESC) FROM (SELECT k.id, \
+                json_build_array(k.id, k.summary, ka.handle, k.created_at) AS item \
+              FROM checkpoints k JOIN agents ka ON ka.id = k.created_by \
+              WHERE k.task_id = t.id AND k.id < q.before ORDER BY k.id DESC LIMIT $2) page) ",
+            task_from!(),
+            " WHERE c.workspace_id = q.workspace_id AND c.name = q.board \
+             AND t.number = q.number AND t.deleted_at IS NULL OFFSET 0) r"
+        ),
+        &[
+            ("workspace_id", "text"),
+            ("board", "text"),
+            ("number", "bigint"),
+            ("agent_id", "text"),
+            ("before", "bigint"),
+        ],
+        2,
+    )
+});
+
+/// The rows of [`get_tasks`]' statement.
+async fn get_rows(c: &Object, gets: &[&(Principal, TaskLocator)]) -> Result<Vec<Row>> {
     const NOWHERE: &str = "";
-    let (sql, size) = reads::statement(&SQL, gets.len());
+    let (sql, size) = reads::statement(&GET_TASKS, gets.len());
     let (max_subtasks, max_checkpoints) = (MAX_SUBTASKS as i64, MAX_CHECKPOINTS as i64);
     let befores: Vec<i64> = gets
         .iter()
@@ -996,29 +1025,49 @@ pub(super) async fn get_tasks(
             &0i64,
         ]);
     }
-    let mut found: Vec<Option<Row>> = gets.iter().map(|_| None).collect();
-    for row in all(c, sql, &params).await? {
-        let i: i32 = row.get(TASK_COLUMNS + 5);
-        if let Some(slot) = found.get_mut(i as usize - 1) {
-            *slot = Some(row);
-        }
-    }
-    let mut answers = Vec::with_capacity(gets.len());
-    for ((p, input), row) in gets.iter().map(|get| (&get.0, &get.1)).zip(found) {
-        answers.push(match row {
-            Some(row) if row.get::<_, bool>(TASK_COLUMNS) => Ok(task_detail(&row, p, input)),
-            Some(_) => match usable_boards(c, p).await {
-                Ok(boards) => Err(refusals::channel_not_found(&input.channel, boards).into()),
-                Err(e) => Err(e),
-            },
-            // No such board, not a member, or no such task: the board says which.
-            None => Err(match board(c, p, &input.channel).await {
-                Ok(board) => task_not_found(c, &board, input.number).await,
-                Err(e) => e,
-            }),
+    all(c, sql, &params).await
+}
+
+/// The plan PostgreSQL keeps for [`get_tasks`]' statement: its generic
+/// plan, made without the parameters' values, for a test. (An `EXPLAIN` of
+/// the statement with its parameters would show a plan for their values.)
+#[cfg(test)]
+pub(super) async fn explain_gets(c: &Object, gets: &[&(Principal, TaskLocator)]) -> Result<String> {
+    use tokio_postgres::SimpleQueryMessage;
+    let (sql, size) = reads::statement(&GET_TASKS, gets.len());
+    let text = |text: &str| format!("'{}'", text.replace('\'', "''"));
+    let mut args = vec![MAX_SUBTASKS.to_string(), MAX_CHECKPOINTS.to_string()];
+    for at in 0..size {
+        args.extend(match gets.get(at) {
+            Some((p, input)) => [
+                text(&p.workspace_id),
+                text(&input.channel),
+                input.number.to_string(),
+                text(&p.agent_id),
+                input.checkpoints_before.unwrap_or(i64::MAX).to_string(),
+            ],
+            None => [text(""), text(""), "0".into(), text(""), "0".into()],
         });
     }
-    Ok(answers)
+    c.batch_execute(&format!(
+        "SET plan_cache_mode = force_generic_plan; PREPARE explain_gets AS {sql}"
+    ))
+    .await?;
+    let plan = c
+        .simple_query(&format!(
+            "EXPLAIN EXECUTE explain_gets({})",
+            args.join(", ")
+        ))
+        .await;
+    c.batch_execute("DEALLOCATE explain_gets; RESET plan_cache_mode")
+        .await?;
+    Ok(plan?
+        .iter()
+        .filter_map(|message| match message {
+            SimpleQueryMessage::Row(row) => row.get(0).map(|line| line.to_string() + "\n"),
+            _ => None,
+        })
+        .collect())
 }
 
 /// The detail of one row of [`get_tasks`].
