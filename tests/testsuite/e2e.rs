@@ -282,16 +282,7 @@ fn bad_task_scopes_are_refused_before_any_write(engine: Engine) {
         4,
     );
     // A private board's task refuses non-members.
-    b.runtime.admin(&[
-        "channel",
-        "create",
-        "--workspace",
-        &b.workspace,
-        "--name",
-        "secret",
-        "--members",
-        "@alice",
-    ]);
+    b.runtime.private_channel(&b.workspace, "secret", "@alice");
     let hidden = b
         .alice
         .create(json!({"channel": "secret", "tasks": [{"title": "s"}]}));

@@ -373,16 +373,7 @@ fn concurrent_reads_each_answer_their_own_caller(engine: Engine) {
     let rt = servers.of(0);
     let member = rt.agent(&ws, "member");
     let outsider = rt.agent(&ws, "outsider");
-    rt.admin(&[
-        "channel",
-        "create",
-        "--workspace",
-        &ws,
-        "--name",
-        "secret",
-        "--members",
-        "@member",
-    ]);
+    rt.private_channel(&ws, "secret", "@member");
     let ws2 = rt.workspace("w2");
     rt.channel(&ws2, "eng");
     let stranger = rt.agent(&ws2, "stranger");

@@ -33,16 +33,7 @@ fn fixture(engine: Engine) -> Fixture {
     let alice = rt.agent(&w, "alice");
     let bob = rt.agent(&w, "bob");
     rt.channel(&w, "eng");
-    rt.admin(&[
-        "channel",
-        "create",
-        "--workspace",
-        &w,
-        "--name",
-        "secret",
-        "--members",
-        "@alice",
-    ]);
+    rt.private_channel(&w, "secret", "@alice");
     let x = rt.workspace("x");
     let xavier = rt.agent(&x, "xavier");
     rt.channel(&x, "eng");

@@ -193,6 +193,20 @@ impl Runtime {
         ]);
     }
 
+    /// A board only `members` (`@a,@b`) may use.
+    pub fn private_channel(&self, workspace_id: &str, name: &str, members: &str) {
+        self.admin(&[
+            "channel",
+            "create",
+            "--workspace",
+            workspace_id,
+            "--name",
+            name,
+            "--members",
+            members,
+        ]);
+    }
+
     /// Opens a workflow callback for `agent` (an id or `@handle`): its
     /// `workflow_run_id` and `callback_effect_id`.
     pub fn open_callback(&self, workspace_id: &str, agent: &str) -> Value {

@@ -226,6 +226,12 @@ fn failure(e: &tokio_postgres::Error) -> Failure {
     }
 }
 
+/// The answer to a request whose work panicked (the store's background
+/// tasks answer each caller, and a caller left unanswered gets this).
+pub(super) fn failed() -> Failure {
+    Failure::new(code::SERVER_ERROR, "The server failed on this request.")
+}
+
 pub(super) fn settle(e: Error) -> Failure {
     match e {
         Error::Refused(f) => f,

@@ -24,9 +24,9 @@ use futures_util::FutureExt;
 use serde_json::Value;
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
-use super::connections::{Connections, Error, settle};
+use super::connections::{Connections, Error, failed, settle};
 use super::{admin, tasks};
-use crate::error::{Failure, code};
+use crate::error::Failure;
 use crate::runtime::store::{Principal, TaskLocator, TokenRecord};
 
 /// The sizes a batch statement is written for: a batch of another size is
@@ -134,10 +134,6 @@ impl<B: Batch> Batches<B> {
 
 fn saturated() -> Failure {
     Failure::unavailable("The server is saturated. Retry shortly.")
-}
-
-fn failed() -> Failure {
-    Failure::new(code::SERVER_ERROR, "The server failed on this request.")
 }
 
 /// Takes what has queued, up to [`MAX_BATCH`], whenever fewer than

@@ -35,11 +35,11 @@ use tokio::sync::{mpsc, oneshot};
 
 use futures_util::future::join_all;
 
-use super::connections::{ATTEMPTS, Connections, Error, Fault, backoff, fault, settle};
+use super::connections::{ATTEMPTS, Connections, Error, Fault, backoff, failed, fault, settle};
 use super::tasks::{
     Insert, Prepare, Prepared, insert_creates, lock_create, prepare_create, reserve,
 };
-use crate::error::{Failure, code};
+use crate::error::Failure;
 use crate::runtime::store::{CreateInput, Principal};
 use crate::wire::WorkflowContext;
 
@@ -98,10 +98,6 @@ impl Creates {
         // The reply is dropped unsent only if the group's task panicked.
         answer.await.unwrap_or_else(|_| Err(failed()))
     }
-}
-
-fn failed() -> Failure {
-    Failure::new(code::SERVER_ERROR, "The server failed on this request.")
 }
 
 async fn run(connections: Connections, mut jobs: mpsc::UnboundedReceiver<Job>) {
