@@ -246,6 +246,82 @@ fn an_exhausted_pool_queues_briefly_then_answers_503() {
     );
 }
 
+/// Reads of one kind share statements, a few at a time (`reads.rs`). When
+/// those statements are stuck (here, behind a lock), a read queued behind
+/// them is answered 503 once it has waited `--pool-wait-ms`, as a request
+/// waiting for a pooled connection is, not when they come unstuck.
+#[test]
+fn a_read_queued_behind_stuck_reads_answers_503_after_the_pool_wait() {
+    let cluster = Cluster::start();
+    let (rt, agent) = runtime_on(&cluster, &["--pool-size", "8", "--pool-wait-ms", "300"]);
+    let db = crate::support::runtime::dbname(&rt.db);
+    let mut holder = session(
+        &cluster,
+        &db,
+        "BEGIN;\nLOCK TABLE tasks IN ACCESS EXCLUSIVE MODE;\nSELECT pg_sleep(3);\nCOMMIT;\n",
+    );
+    let locked = Instant::now() + Duration::from_secs(10);
+    while cluster
+        .psql(
+            &db,
+            "SELECT count(*) FROM pg_locks WHERE relation = 'tasks'::regclass AND mode = 'AccessExclusiveLock' AND granted",
+        )
+        .trim()
+        != "1"
+    {
+        assert!(Instant::now() < locked, "the lock was never taken");
+        thread::sleep(Duration::from_millis(20));
+    }
+    // Gets one after another, each its own statement, until every
+    // statement a replica runs at once waits for the lock.
+    let stuck: Vec<_> = (1..=4)
+        .map(|number| {
+            let (addr, agent) = (rt.addr, agent.clone());
+            let get = thread::spawn(move || {
+                try_post(
+                    addr,
+                    &agent,
+                    "/tasks/get",
+                    &json!({"channel": "eng", "number": number}),
+                )
+            });
+            thread::sleep(Duration::from_millis(100));
+            get
+        })
+        .collect();
+    let sent = Instant::now();
+    let (status, body) = try_post(
+        rt.addr,
+        &agent,
+        "/tasks/get",
+        &json!({"channel": "eng", "number": 2}),
+    )
+    .expect("an answer");
+    let waited = sent.elapsed();
+    assert_opaque_503(status, &body);
+    assert!(
+        waited >= Duration::from_millis(250) && waited < Duration::from_millis(1500),
+        "waited {waited:?} behind stuck reads"
+    );
+    for get in stuck {
+        let (status, body) = get.join().unwrap().expect("an answer");
+        assert!(status == 200 || status == 503, "{status}: {body}");
+    }
+    assert!(holder.wait().unwrap().success());
+    let (status, _) = try_post(
+        rt.addr,
+        &agent,
+        "/tasks/get",
+        &json!({"channel": "eng", "number": 2}),
+    )
+    .expect("an answer");
+    assert_eq!(status, 200);
+    eprintln!(
+        "reads stuck behind a lock: the next read waited {:.0} ms, then 503",
+        waited.as_secs_f64() * 1000.0
+    );
+}
+
 #[test]
 fn a_deadlock_is_retried_inside_the_runtime() {
     let cluster = Cluster::start();

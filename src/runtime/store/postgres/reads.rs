@@ -11,13 +11,15 @@
 //! read does. A lone lookup runs at once, in a batch of one. A few batches
 //! run at a time ([`IN_FLIGHT`]); the lookups that arrive meanwhile wait
 //! for the next. The wait is bounded as a pooled connection's is: a full
-//! queue is answered 503 at once, and a lookup still queued after the
-//! pool's wait is answered 503 instead of being run.
+//! queue is answered 503 at once, and a lookup that no batch has taken
+//! within the pool's wait (`--pool-wait-ms`; the batches running are stuck)
+//! is answered 503 then, and not run.
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use deadpool_postgres::Object;
 use futures_util::FutureExt;
@@ -97,13 +99,17 @@ pub(super) trait Batch: Send + Sync + 'static {
 
 struct Job<B: Batch> {
     input: B::Input,
-    queued: Instant,
+    /// Set when a batch takes the job: from then on its caller waits for
+    /// the answer, however long the statement takes.
+    taken: Arc<AtomicBool>,
     reply: oneshot::Sender<Result<B::Output, Failure>>,
 }
 
 /// The queue of one kind of read and the task that batches it.
 pub(super) struct Batches<B: Batch> {
     queue: mpsc::Sender<Job<B>>,
+    /// How long a read may wait in the queue (`--pool-wait-ms`).
+    wait: Duration,
 }
 
 impl<B: Batch> Batches<B> {
@@ -111,16 +117,21 @@ impl<B: Batch> Batches<B> {
     /// the `Batches` is dropped. `queue` lookups may wait at once.
     pub(super) fn start(connections: Connections, queue: usize, wait: Duration) -> Batches<B> {
         let (sender, jobs) = mpsc::channel(queue.max(1));
-        tokio::spawn(dispatch::<B>(connections, jobs, wait));
-        Batches { queue: sender }
+        tokio::spawn(dispatch::<B>(connections, jobs));
+        Batches {
+            queue: sender,
+            wait,
+        }
     }
 
-    /// Queues one read and resolves with its answer.
+    /// Queues one read and resolves with its answer, or with 503 if no
+    /// batch took it within the wait (the batches running are stuck).
     pub(super) async fn read(&self, input: B::Input) -> Result<B::Output, Failure> {
-        let (reply, answer) = oneshot::channel();
+        let (reply, mut answer) = oneshot::channel();
+        let taken = Arc::new(AtomicBool::new(false));
         let job = Job {
             input,
-            queued: Instant::now(),
+            taken: taken.clone(),
             reply,
         };
         self.queue.try_send(job).map_err(|e| match e {
@@ -128,7 +139,20 @@ impl<B: Batch> Batches<B> {
             mpsc::error::TrySendError::Closed(_) => failed(),
         })?;
         // The reply is dropped unsent only if its batch panicked.
-        answer.await.unwrap_or_else(|_| Err(failed()))
+        let answered = |reply: Result<_, _>| reply.unwrap_or_else(|_| Err(failed()));
+        tokio::select! {
+            biased;
+            reply = &mut answer => answered(reply),
+            () = tokio::time::sleep(self.wait) => {
+                // A batch that takes the job after this finds its caller
+                // gone and skips it.
+                if taken.load(Ordering::Acquire) {
+                    answered(answer.await)
+                } else {
+                    Err(saturated())
+                }
+            }
+        }
     }
 }
 
@@ -138,11 +162,7 @@ fn saturated() -> Failure {
 
 /// Takes what has queued, up to [`MAX_BATCH`], whenever fewer than
 /// [`IN_FLIGHT`] batches run, and runs it as one batch.
-async fn dispatch<B: Batch>(
-    connections: Connections,
-    mut jobs: mpsc::Receiver<Job<B>>,
-    wait: Duration,
-) {
+async fn dispatch<B: Batch>(connections: Connections, mut jobs: mpsc::Receiver<Job<B>>) {
     let running = Arc::new(Semaphore::new(IN_FLIGHT));
     loop {
         let Ok(permit) = running.clone().acquire_owned().await else {
@@ -154,21 +174,21 @@ async fn dispatch<B: Batch>(
         }
         let connections = connections.clone();
         tokio::spawn(async move {
-            answer::<B>(&connections, batch, wait).await;
+            answer::<B>(&connections, batch).await;
             drop(permit);
         });
     }
 }
 
-async fn answer<B: Batch>(connections: &Connections, batch: Vec<Job<B>>, wait: Duration) {
-    // A lookup that waited longer than a pooled connection may is answered
-    // as one that found no connection: 503, and nothing run for it.
-    let (batch, late): (Vec<Job<B>>, Vec<Job<B>>) = batch
+async fn answer<B: Batch>(connections: &Connections, batch: Vec<Job<B>>) {
+    // A caller that gave up waiting (503) is not read for.
+    let batch: Vec<Job<B>> = batch
         .into_iter()
-        .partition(|job| job.queued.elapsed() <= wait);
-    for job in late {
-        let _ = job.reply.send(Err(saturated()));
-    }
+        .filter(|job| {
+            job.taken.store(true, Ordering::Release);
+            !job.reply.is_closed()
+        })
+        .collect();
     if batch.is_empty() {
         return;
     }
