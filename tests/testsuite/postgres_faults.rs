@@ -2,10 +2,12 @@
 //! the test's own that it stops, starts and locks at will: a restart under
 //! load is a prompt, retryable 503 with no internals and heals without
 //! restarting the runtime; an exhausted pool queues briefly, then answers
-//! 503; a deadlock is retried inside the runtime and never reaches the
-//! client. Each test prints its figure (`-- --nocapture`).
+//! 503, and so does a read queued behind stuck shared statements; a
+//! deadlock is retried inside the runtime and never reaches the client.
+//! Each test prints its figure (`-- --nocapture`).
 
 use std::io::Write;
+use std::net::SocketAddr;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -62,6 +64,42 @@ fn session(cluster: &Cluster, db: &str, script: &str) -> std::process::Child {
         .write_all(script.as_bytes())
         .expect("the script reaches psql");
     psql
+}
+
+/// A psql session that holds the tasks table (`ACCESS EXCLUSIVE`) for
+/// `seconds`, returned once it holds it: a read of a task waits for it.
+fn hold_tasks(cluster: &Cluster, db: &str, seconds: u32) -> std::process::Child {
+    let holder = session(
+        cluster,
+        db,
+        &format!(
+            "BEGIN;\nLOCK TABLE tasks IN ACCESS EXCLUSIVE MODE;\nSELECT pg_sleep({seconds});\nCOMMIT;\n"
+        ),
+    );
+    let locked = Instant::now() + Duration::from_secs(10);
+    while cluster
+        .psql(
+            db,
+            "SELECT count(*) FROM pg_locks WHERE relation = 'tasks'::regclass AND mode = 'AccessExclusiveLock' AND granted",
+        )
+        .trim()
+        != "1"
+    {
+        assert!(Instant::now() < locked, "the lock was never taken");
+        thread::sleep(Duration::from_millis(20));
+    }
+    holder
+}
+
+/// task.get of task `number` on board `eng`: status and body.
+fn get_task(addr: SocketAddr, agent: &Agent, number: i64) -> (u16, Value) {
+    try_post(
+        addr,
+        agent,
+        "/tasks/get",
+        &json!({"channel": "eng", "number": number}),
+    )
+    .expect("an answer")
 }
 
 /// An answer that tells nothing of the store: the `server_error` document
@@ -185,61 +223,27 @@ fn an_exhausted_pool_queues_briefly_then_answers_503() {
     let db = crate::support::runtime::dbname(&rt.db);
     // A session that holds the tasks table, so a read of a task keeps the
     // runtime's one connection busy until it lets go.
-    let mut holder = session(
-        &cluster,
-        &db,
-        "BEGIN;\nLOCK TABLE tasks IN ACCESS EXCLUSIVE MODE;\nSELECT pg_sleep(2);\nCOMMIT;\n",
-    );
-    let locked = Instant::now() + Duration::from_secs(10);
-    while cluster
-        .psql(
-            &db,
-            "SELECT count(*) FROM pg_locks WHERE relation = 'tasks'::regclass AND mode = 'AccessExclusiveLock' AND granted",
-        )
-        .trim()
-        != "1"
-    {
-        assert!(Instant::now() < locked, "the lock was never taken");
-        thread::sleep(Duration::from_millis(20));
-    }
-    let (addr, first_agent) = (rt.addr, agent.clone());
-    let first = thread::spawn(move || {
-        try_post(
-            addr,
-            &first_agent,
-            "/tasks/get",
-            &json!({"channel": "eng", "number": 1}),
-        )
-    });
+    let mut holder = hold_tasks(&cluster, &db, 2);
+    let first = {
+        let (addr, agent) = (rt.addr, agent.clone());
+        thread::spawn(move || get_task(addr, &agent, 1))
+    };
     thread::sleep(Duration::from_millis(200));
     let sent = Instant::now();
-    let (status, body) = try_post(
-        rt.addr,
-        &agent,
-        "/tasks/get",
-        &json!({"channel": "eng", "number": 2}),
-    )
-    .expect("an answer");
+    let (status, body) = get_task(rt.addr, &agent, 2);
     let waited = sent.elapsed();
     assert_opaque_503(status, &body);
     assert!(
         waited >= Duration::from_millis(250) && waited < Duration::from_secs(2),
         "waited {waited:?} for a connection"
     );
-    let (status, body) = first.join().unwrap().expect("an answer");
+    let (status, body) = first.join().unwrap();
     assert_eq!(
         status, 200,
         "the queued-behind-the-lock read completes: {body}"
     );
     assert!(holder.wait().unwrap().success());
-    let (status, _) = try_post(
-        rt.addr,
-        &agent,
-        "/tasks/get",
-        &json!({"channel": "eng", "number": 2}),
-    )
-    .expect("an answer");
-    assert_eq!(status, 200);
+    assert_eq!(get_task(rt.addr, &agent, 2).0, 200);
     eprintln!(
         "pool of 1 held by a locked read: the next request waited {:.0} ms, then 503",
         waited.as_secs_f64() * 1000.0
@@ -255,48 +259,19 @@ fn a_read_queued_behind_stuck_reads_answers_503_after_the_pool_wait() {
     let cluster = Cluster::start();
     let (rt, agent) = runtime_on(&cluster, &["--pool-size", "8", "--pool-wait-ms", "300"]);
     let db = crate::support::runtime::dbname(&rt.db);
-    let mut holder = session(
-        &cluster,
-        &db,
-        "BEGIN;\nLOCK TABLE tasks IN ACCESS EXCLUSIVE MODE;\nSELECT pg_sleep(3);\nCOMMIT;\n",
-    );
-    let locked = Instant::now() + Duration::from_secs(10);
-    while cluster
-        .psql(
-            &db,
-            "SELECT count(*) FROM pg_locks WHERE relation = 'tasks'::regclass AND mode = 'AccessExclusiveLock' AND granted",
-        )
-        .trim()
-        != "1"
-    {
-        assert!(Instant::now() < locked, "the lock was never taken");
-        thread::sleep(Duration::from_millis(20));
-    }
+    let mut holder = hold_tasks(&cluster, &db, 3);
     // Gets one after another, each its own statement, until every
     // statement a replica runs at once waits for the lock.
     let stuck: Vec<_> = (1..=4)
         .map(|number| {
             let (addr, agent) = (rt.addr, agent.clone());
-            let get = thread::spawn(move || {
-                try_post(
-                    addr,
-                    &agent,
-                    "/tasks/get",
-                    &json!({"channel": "eng", "number": number}),
-                )
-            });
+            let get = thread::spawn(move || get_task(addr, &agent, number));
             thread::sleep(Duration::from_millis(100));
             get
         })
         .collect();
     let sent = Instant::now();
-    let (status, body) = try_post(
-        rt.addr,
-        &agent,
-        "/tasks/get",
-        &json!({"channel": "eng", "number": 2}),
-    )
-    .expect("an answer");
+    let (status, body) = get_task(rt.addr, &agent, 2);
     let waited = sent.elapsed();
     assert_opaque_503(status, &body);
     assert!(
@@ -304,18 +279,11 @@ fn a_read_queued_behind_stuck_reads_answers_503_after_the_pool_wait() {
         "waited {waited:?} behind stuck reads"
     );
     for get in stuck {
-        let (status, body) = get.join().unwrap().expect("an answer");
+        let (status, body) = get.join().unwrap();
         assert!(status == 200 || status == 503, "{status}: {body}");
     }
     assert!(holder.wait().unwrap().success());
-    let (status, _) = try_post(
-        rt.addr,
-        &agent,
-        "/tasks/get",
-        &json!({"channel": "eng", "number": 2}),
-    )
-    .expect("an answer");
-    assert_eq!(status, 200);
+    assert_eq!(get_task(rt.addr, &agent, 2).0, 200);
     eprintln!(
         "reads stuck behind a lock: the next read waited {:.0} ms, then 503",
         waited.as_secs_f64() * 1000.0

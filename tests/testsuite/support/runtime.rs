@@ -183,28 +183,25 @@ impl Runtime {
     }
 
     pub fn channel(&self, workspace_id: &str, name: &str) {
-        self.admin(&[
-            "channel",
-            "create",
-            "--workspace",
-            workspace_id,
-            "--name",
-            name,
-        ]);
+        self.create_channel(workspace_id, name, &[]);
     }
 
     /// A board only `members` (`@a,@b`) may use.
     pub fn private_channel(&self, workspace_id: &str, name: &str, members: &str) {
-        self.admin(&[
+        self.create_channel(workspace_id, name, &["--members", members]);
+    }
+
+    fn create_channel(&self, workspace_id: &str, name: &str, more: &[&str]) {
+        let mut args = vec![
             "channel",
             "create",
             "--workspace",
             workspace_id,
             "--name",
             name,
-            "--members",
-            members,
-        ]);
+        ];
+        args.extend_from_slice(more);
+        self.admin(&args);
     }
 
     /// Opens a workflow callback for `agent` (an id or `@handle`): its

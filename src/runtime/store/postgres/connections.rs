@@ -4,12 +4,15 @@
 //! contention waits before it runs again, and how a database error reaches
 //! a client.
 
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 
 use deadpool_postgres::{
     GenericClient, Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod,
     Runtime as PoolRuntime,
 };
+use futures_util::FutureExt;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{NoTls, Row};
@@ -230,6 +233,23 @@ fn failure(e: &tokio_postgres::Error) -> Failure {
 /// tasks answer each caller, and a caller left unanswered gets this).
 pub(super) fn failed() -> Failure {
     Failure::new(code::SERVER_ERROR, "The server failed on this request.")
+}
+
+/// The answers `work` gives the `callers` requests it serves together (a
+/// group of creates, a batch of reads), or [`failed`] for each if it
+/// panicked: a background task outlives a panic in one group.
+pub(super) async fn answers_of<T>(
+    callers: usize,
+    work: impl Future<Output = Vec<Result<T, Failure>>>,
+    panicked: &str,
+) -> Vec<Result<T, Failure>> {
+    match AssertUnwindSafe(work).catch_unwind().await {
+        Ok(answers) => answers,
+        Err(_) => {
+            tracing::error!("{panicked}");
+            (0..callers).map(|_| Err(failed())).collect()
+        }
+    }
 }
 
 pub(super) fn settle(e: Error) -> Failure {

@@ -16,17 +16,15 @@
 //! is answered 503 then, and not run.
 
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use deadpool_postgres::Object;
-use futures_util::FutureExt;
 use serde_json::Value;
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
-use super::connections::{Connections, Error, failed, settle};
+use super::connections::{Connections, Error, answers_of, failed, settle};
 use super::{admin, tasks};
 use crate::error::Failure;
 use crate::runtime::store::{Principal, TaskLocator, TokenRecord};
@@ -192,16 +190,12 @@ async fn answer<B: Batch>(connections: &Connections, batch: Vec<Job<B>>) {
     if batch.is_empty() {
         return;
     }
-    let answers = match AssertUnwindSafe(run::<B>(connections, &batch))
-        .catch_unwind()
-        .await
-    {
-        Ok(answers) => answers,
-        Err(_) => {
-            tracing::error!("a batch of reads panicked");
-            batch.iter().map(|_| Err(failed())).collect()
-        }
-    };
+    let answers = answers_of(
+        batch.len(),
+        run::<B>(connections, &batch),
+        "a batch of reads panicked",
+    )
+    .await;
     for (job, answer) in batch.into_iter().zip(answers) {
         // A caller that went away needs no answer.
         let _ = job.reply.send(answer);

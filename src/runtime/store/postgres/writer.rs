@@ -27,15 +27,14 @@
 //! creates with the same idempotency key never share a group: the second
 //! waits for the next one, where it finds the receipt.
 
-use std::panic::AssertUnwindSafe;
-
-use futures_util::FutureExt;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use futures_util::future::join_all;
 
-use super::connections::{ATTEMPTS, Connections, Error, Fault, backoff, failed, fault, settle};
+use super::connections::{
+    ATTEMPTS, Connections, Error, Fault, answers_of, backoff, failed, fault, settle,
+};
 use super::tasks::{
     Insert, Prepare, Prepared, insert_creates, lock_create, prepare_create, reserve,
 };
@@ -132,16 +131,12 @@ async fn run(connections: Connections, mut jobs: mpsc::UnboundedReceiver<Job>) {
             }
         }
         group.sort_by(|a, b| lock_order(a).cmp(&lock_order(b)));
-        let answers = match AssertUnwindSafe(commit(&connections, &group))
-            .catch_unwind()
-            .await
-        {
-            Ok(answers) => answers,
-            Err(_) => {
-                tracing::error!("a group of creates panicked; rolled back");
-                group.iter().map(|_| Err(failed())).collect()
-            }
-        };
+        let answers = answers_of(
+            group.len(),
+            commit(&connections, &group),
+            "a group of creates panicked; rolled back",
+        )
+        .await;
         for (job, answer) in group.into_iter().zip(answers) {
             // A caller that went away needs no answer.
             let _ = job.reply.send(answer);
