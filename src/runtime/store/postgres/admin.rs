@@ -13,6 +13,20 @@ use super::super::{Callback, NewToken, Principal, TokenCounts, TokenRecord, stor
 use super::connections::{Result, all, exec, maybe, one};
 use super::reads;
 
+/// [`find_tokens`]' statement for each batch size (`OFFSET 0`: see
+/// `get_tasks`).
+pub(super) static FIND_TOKENS: LazyLock<reads::Statements> = LazyLock::new(|| {
+    reads::statements(
+        "SELECT r.*, q.i FROM {rows} CROSS JOIN LATERAL (SELECT k.hash, a.workspace_id, \
+         a.id, a.handle, k.scope FROM tokens k JOIN agents a ON a.id = k.agent_id \
+         WHERE k.hash = q.hash AND k.revoked_at IS NULL AND (k.expires_at IS NULL \
+         OR k.expires_at > (extract(epoch FROM clock_timestamp()) * 1000000)::bigint) \
+         OFFSET 0) r",
+        &[("hash", "bytea")],
+        0,
+    )
+});
+
 /// The live tokens with these hashes, one answer per hash, in order: one
 /// statement for a batch of requests (`reads.rs`), each hash looked up by
 /// its own lateral subquery, by the primary key. Expiry is judged by the
@@ -21,19 +35,7 @@ pub(super) async fn find_tokens(
     c: &Object,
     hashes: &[&[u8; 32]],
 ) -> Result<Vec<Result<Option<TokenRecord>>>> {
-    // `OFFSET 0`: see `get_tasks`.
-    static SQL: LazyLock<reads::Statements> = LazyLock::new(|| {
-        reads::statements(
-            "SELECT r.*, q.i FROM {rows} CROSS JOIN LATERAL (SELECT k.hash, a.workspace_id, \
-             a.id, a.handle, k.scope FROM tokens k JOIN agents a ON a.id = k.agent_id \
-             WHERE k.hash = q.hash AND k.revoked_at IS NULL AND (k.expires_at IS NULL \
-             OR k.expires_at > (extract(epoch FROM clock_timestamp()) * 1000000)::bigint) \
-             OFFSET 0) r",
-            &[("hash", "bytea")],
-            0,
-        )
-    });
-    let (sql, size) = reads::statement(&SQL, hashes.len());
+    let (sql, size) = reads::statement(&FIND_TOKENS, hashes.len());
     let nothing: &[u8] = &[];
     let keys: Vec<&[u8]> = (0..size)
         .map(|at| hashes.get(at).map_or(nothing, |hash| hash.as_slice()))

@@ -249,11 +249,12 @@ impl Batch for Gets {
     }
 }
 
-/// Prepares both statements, in their form for one lookup, on a connection
-/// (at start, so that a lone request does not wait for it).
+/// Prepares both kinds' statements, for every batch size, on a connection
+/// (at start, so that no request waits for it).
 pub(super) async fn prepare(c: &Object) -> Result<(), Error> {
-    Tokens::run(c, &[]).await?;
-    Gets::run(c, &[]).await?;
+    for sql in admin::FIND_TOKENS.iter().chain(tasks::GET_TASKS.iter()) {
+        c.prepare_cached(sql).await?;
+    }
     Ok(())
 }
 

@@ -960,7 +960,7 @@ pub(super) async fn get_tasks(
 }
 
 /// [`get_tasks`]' statement for each batch size.
-static GET_TASKS: LazyLock<reads::Statements> = LazyLock::new(|| {
+pub(super) static GET_TASKS: LazyLock<reads::Statements> = LazyLock::new(|| {
     reads::statements(
         concat!(
             "SELECT r.*, q.i FROM {rows} CROSS JOIN LATERAL (SELECT ",
