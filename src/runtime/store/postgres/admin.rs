@@ -41,11 +41,11 @@ pub(super) async fn find_tokens(
         .map(|at| hashes.get(at).map_or(nothing, |hash| hash.as_slice()))
         .collect();
     let params: Vec<&(dyn ToSql + Sync)> = keys.iter().map(|key| key as _).collect();
-    let mut found: Vec<Result<Option<TokenRecord>>> = hashes.iter().map(|_| Ok(None)).collect();
-    for r in all(c, sql, &params).await? {
-        let i: i32 = r.get(5);
-        if let Some(slot) = found.get_mut(i as usize - 1) {
-            *slot = Ok(Some(TokenRecord {
+    let rows = all(c, sql, &params).await?;
+    Ok(reads::by_request(rows, hashes.len(), 5)
+        .into_iter()
+        .map(|row| {
+            Ok(row.map(|r| TokenRecord {
                 hash: r.get(0),
                 principal: Principal {
                     workspace_id: r.get(1),
@@ -53,10 +53,9 @@ pub(super) async fn find_tokens(
                     handle: r.get(3),
                 },
                 scope: stored_scope(r.get(4)),
-            }));
-        }
-    }
-    Ok(found)
+            }))
+        })
+        .collect())
 }
 
 pub(super) async fn create_workspace(

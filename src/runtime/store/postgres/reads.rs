@@ -23,6 +23,7 @@ use std::time::Duration;
 use deadpool_postgres::Object;
 use serde_json::Value;
 use tokio::sync::{Semaphore, mpsc, oneshot};
+use tokio_postgres::Row;
 
 use super::connections::{Connections, Error, answers_of, failed, settle};
 use super::{admin, tasks};
@@ -84,6 +85,20 @@ pub(super) fn statements(sql: &str, columns: &[(&str, &str)], fixed: usize) -> S
     })
 }
 
+/// The rows of a batch statement by request: `rows[k]` is the row (if
+/// any) whose number `i`, in `column`, is `k + 1`.
+pub(super) fn by_request(rows: Vec<Row>, requests: usize, column: usize) -> Vec<Option<Row>> {
+    let mut found: Vec<Option<Row>> = (0..requests).map(|_| None).collect();
+    for row in rows {
+        let i: i32 = row.get(column);
+        let slot = usize::try_from(i - 1).ok().and_then(|at| found.get_mut(at));
+        if let Some(slot) = slot {
+            *slot = Some(row);
+        }
+    }
+    found
+}
+
 /// One kind of batched read: many inputs, one statement, one answer each.
 pub(super) trait Batch: Send + Sync + 'static {
     type Input: Send + Sync + 'static;
@@ -136,7 +151,8 @@ impl<B: Batch> Batches<B> {
             mpsc::error::TrySendError::Full(_) => saturated(),
             mpsc::error::TrySendError::Closed(_) => failed(),
         })?;
-        // The reply is dropped unsent only if its batch panicked.
+        // Every batch answers each job it takes (a panic as `failed`); the
+        // reply is dropped unsent only if the batching task is gone.
         let answered = |reply: Result<_, _>| reply.unwrap_or_else(|_| Err(failed()));
         tokio::select! {
             biased;

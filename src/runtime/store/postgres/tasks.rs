@@ -927,20 +927,13 @@ fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Arg>)> {
 /// request; kept apart, each request is planned as a one-task statement
 /// is, by the board's unique `(channel_id, number)` whatever the
 /// statistics. One statement costs PostgreSQL a fraction of one per
-/// request (docs/performance.md).
-/// Only a task that is not there (or a board the caller may not use) takes
-/// a second trip, to ask the board why.
+/// request (docs/performance.md). Only a task that is not there (or a
+/// board the caller may not use) takes a second trip, to ask the board why.
 pub(super) async fn get_tasks(
     c: &Object,
     gets: &[&(Principal, TaskLocator)],
 ) -> Result<Vec<Result<Value>>> {
-    let mut found: Vec<Option<Row>> = gets.iter().map(|_| None).collect();
-    for row in get_rows(c, gets).await? {
-        let i: i32 = row.get(TASK_COLUMNS + 5);
-        if let Some(slot) = found.get_mut(i as usize - 1) {
-            *slot = Some(row);
-        }
-    }
+    let found = reads::by_request(get_rows(c, gets).await?, gets.len(), TASK_COLUMNS + 5);
     let mut answers = Vec::with_capacity(gets.len());
     for ((p, input), row) in gets.iter().map(|get| (&get.0, &get.1)).zip(found) {
         answers.push(match row {
