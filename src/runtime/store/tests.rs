@@ -1785,6 +1785,73 @@ fn postgres_batched_gets_read_by_number_without_statistics() {
     }
 }
 
+/// Creates that queue while a group waits for its board's counter row
+/// join that group once it holds the row, rather than wait for a group of
+/// their own behind it: all of them commit in one transaction, so they
+/// share its one time (postgres/writer.rs).
+#[test]
+fn postgres_creates_queued_behind_a_held_board_join_the_waiting_group() {
+    use futures_util::future::join;
+    use std::time::Duration;
+    let world = world::<PgStore>();
+    let none = WorkflowContext::default();
+    let create = |title: String| {
+        let action = find("task", "create").unwrap();
+        let input = json!({"channel": "eng", "tasks": [{"title": title}]});
+        let input = crate::validate::validate(action, input).unwrap();
+        dispatch(&world.store, action, &world.alice, input, &none)
+    };
+    // The first create goes once the row is held; the others once the
+    // first's group waits for it.
+    let (stage, gate) = tokio::sync::watch::channel(0);
+    let creates = futures_util::future::join_all((1..=8).map(|i| {
+        let mut gate = gate.clone();
+        let create = &create;
+        async move {
+            gate.wait_for(|&at| at >= i.min(2)).await.unwrap();
+            create(format!("queued {i}")).await.unwrap()
+        }
+    }));
+    let holder = async {
+        let (holder, connection) = tokio_postgres::connect(&world._place, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        holder
+            .batch_execute("BEGIN; SELECT 1 FROM channels WHERE name = 'eng' FOR UPDATE")
+            .await
+            .unwrap();
+        stage.send(1).unwrap();
+        let waiters = "SELECT count(*) FROM pg_locks WHERE NOT granted";
+        while holder
+            .query_one(waiters, &[])
+            .await
+            .unwrap()
+            .get::<_, i64>(0)
+            == 0
+        {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        stage.send(2).unwrap();
+        while world.store.waiting_creates() != Some(7) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        holder.batch_execute("ROLLBACK").await.unwrap();
+    };
+    let (created, ()) = block(join(creates, holder));
+    let mut numbers: Vec<i64> = created
+        .iter()
+        .map(|c| c["tasks"][0]["number"].as_i64().unwrap())
+        .collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers, (1..=8).collect::<Vec<_>>());
+    let times: std::collections::BTreeSet<&str> = created
+        .iter()
+        .map(|c| c["tasks"][0]["created_at"].as_str().unwrap())
+        .collect();
+    assert_eq!(times.len(), 1, "one group, one transaction: {times:?}");
+}
+
 /// PostgreSQL's search index has no pending list (migration 4): no create
 /// pays for merging one (docs/performance.md, task.create p99).
 #[test]

@@ -385,6 +385,12 @@ impl PgStore {
         read!(self, |c| tasks::explain_gets(c, &gets).await)
     }
 
+    /// How many creates wait for a group (`writer.rs`); `None` while a
+    /// group is taking them.
+    pub(crate) fn waiting_creates(&self) -> Option<usize> {
+        self.creates.waiting()
+    }
+
     /// Runs `sql` as it is, for tests that put a store in a past state.
     pub(crate) async fn run_sql(&self, sql: &str) -> Result<(), Failure> {
         read!(self, |c| Ok(c.batch_execute(sql).await?))

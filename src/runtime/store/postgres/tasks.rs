@@ -470,6 +470,14 @@ pub(super) struct Prepared {
     assignees: Result<Vec<Option<String>>, Failure>,
 }
 
+impl Prepared {
+    /// The board a channel locator names, known before the create's group:
+    /// the counter row the group locks first (`lock_boards`).
+    pub(super) fn board_id(&self) -> Option<i64> {
+        self.board.as_ref().map(|board| board.id)
+    }
+}
+
 /// Whether a create still needs its group.
 pub(super) enum Prepare {
     /// A receipt replay (or its conflict): answered without writing.
@@ -541,6 +549,19 @@ pub(super) struct Checked<'a> {
     receipt: Option<&'a ReceiptKey>,
     placement: Placement,
     assignees: &'a [Option<String>],
+}
+
+/// In a group's transaction, first: the counter rows of these boards,
+/// locked in the order of their ids (every group takes them in that one
+/// order, so two groups never wait on each other in a cycle), as the
+/// group's inserts will update them. Holding them, the group may take in
+/// creates that queued while it waited (`writer.rs`).
+pub(super) async fn lock_boards(tx: &Transaction<'_>, ids: &[i64]) -> Result<()> {
+    const SQL: &str = "SELECT id FROM channels WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE";
+    if !ids.is_empty() {
+        all(tx, SQL, &[&ids]).await?;
+    }
+    Ok(())
 }
 
 /// In the group's transaction: the checks that need a lock (the parent, a

@@ -1,19 +1,31 @@
 //! Group commit of creates on PostgreSQL. A create holds its board's
 //! counter row from taking its numbers until its commit is durable, so the
 //! creates on one board commit one after another, each paying a whole WAL
-//! flush. Here a replica runs the creates that queued while its previous
-//! group was committing as one transaction: one flush for the group, and
-//! the counter row passes from group to group instead of from create to
-//! create. A lone create is committed at once and waits for nothing.
+//! flush. Here a replica commits the creates that queue together as one
+//! transaction, a group: one flush for the group, and the counter row
+//! passes from group to group instead of from create to create. A lone
+//! create is committed at once and waits for nothing.
+//!
+//! A group first locks the counter rows of its creates' boards, in the
+//! order of the boards' ids (every group of every replica takes them in
+//! that one order). Only once it holds them does it take in the creates on
+//! those boards that queued while it waited, and run. Two groups of a
+//! replica are under way at once ([`IN_FLIGHT`]): while one waits for its
+//! commit to be flushed, the next has begun and waits for the rows, and
+//! takes them, with everything that queued meanwhile, the moment the first
+//! commits. So on a busy board a create waits for one commit before its
+//! own group runs, not for a whole group's work too; and of two replicas
+//! on one board, each group carries what its replica queued while the
+//! other's committed (docs/performance.md, task.create on PostgreSQL).
+//! Only the group still gathering takes creates from the queue; the next
+//! starts once it has done so.
 //!
 //! Each create keeps what a transaction of its own gave it: a create that
 //! is refused has written nothing (every check comes before its first
 //! write, `lock_create`), so it needs no savepoint; a database error rolls
 //! the whole group back, and a deadlock or serialisation failure runs the
-//! group again (a bounded number of times); only after `COMMIT` is each
-//! caller answered. Creates are taken in one order of board within a group,
-//! so two replicas' groups take their boards' counter rows in the same
-//! order.
+//! group again (a bounded number of times, the same creates); only after
+//! `COMMIT` is each caller answered.
 //!
 //! A create makes its reads that need no lock (its board, its callback and
 //! receipt, its assignees) on a connection of its own before it joins a
@@ -22,21 +34,24 @@
 //! (pipelined) rather than one round trip after another: every create's
 //! locks (its parent) and last checks; the receipts of those that passed
 //! (a pass only when one has a key); then one insert per board for all of
-//! them, in group order, so a board's counter row is taken once per group
-//! and PostgreSQL runs one statement where it ran one per create. Two
+//! them, so PostgreSQL runs one statement where it ran one per create. Two
 //! creates with the same idempotency key never share a group: the second
-//! waits for the next one, where it finds the receipt.
+//! waits for a later one, where it finds the receipt (or, if that group
+//! overlaps the first, waits in PostgreSQL for the first's receipt to
+//! commit, as a create on another replica would).
 
-use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use std::collections::VecDeque;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 
+use futures_util::FutureExt;
 use futures_util::future::join_all;
+use serde_json::Value;
+use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 
-use super::connections::{
-    ATTEMPTS, Connections, Error, Fault, answers_of, backoff, failed, fault, settle,
-};
+use super::connections::{ATTEMPTS, Connections, Error, Fault, backoff, failed, fault, settle};
 use super::tasks::{
-    Insert, Prepare, Prepared, insert_creates, lock_create, prepare_create, reserve,
+    Insert, Prepare, Prepared, insert_creates, lock_boards, lock_create, prepare_create, reserve,
 };
 use crate::error::Failure;
 use crate::runtime::store::{CreateInput, Principal};
@@ -45,10 +60,16 @@ use crate::wire::WorkflowContext;
 /// Creates committed together at most, bounding how long the last of a
 /// group waits for the others' work before its commit.
 const MAX_GROUP: usize = 64;
+/// Groups of one replica under way at once: one committing, and the next
+/// already waiting for the counter rows the first holds until its commit
+/// is durable, so that it takes them the moment they are free.
+const IN_FLIGHT: usize = 2;
 
 /// The queue of one replica's creates and the task that commits them.
 pub(super) struct Creates {
     queue: mpsc::UnboundedSender<Job>,
+    #[cfg(test)]
+    waiting: Arc<Mutex<Queue>>,
 }
 
 struct Job {
@@ -64,8 +85,24 @@ impl Creates {
     /// when the `Creates` is dropped.
     pub(super) fn start(connections: Connections) -> Creates {
         let (queue, jobs) = mpsc::unbounded_channel();
-        tokio::spawn(run(connections, jobs));
-        Creates { queue }
+        let waiting = Arc::new(Mutex::new(Queue {
+            jobs,
+            deferred: VecDeque::new(),
+        }));
+        tokio::spawn(run(connections, waiting.clone()));
+        Creates {
+            queue,
+            #[cfg(test)]
+            waiting,
+        }
+    }
+
+    /// How many creates wait for a group, for tests; `None` while the
+    /// queue is being taken from.
+    #[cfg(test)]
+    pub(super) fn waiting(&self) -> Option<usize> {
+        let queue = self.waiting.try_lock().ok()?;
+        Some(queue.jobs.len() + queue.deferred.len())
     }
 
     /// Makes one create's lock-free reads on a connection of its own, then
@@ -94,53 +131,109 @@ impl Creates {
         if self.queue.send(job).is_err() {
             return Err(failed());
         }
-        // The reply is dropped unsent only if the group's task panicked.
+        // The reply is dropped unsent only if its group panicked.
         answer.await.unwrap_or_else(|_| Err(failed()))
     }
 }
 
-async fn run(connections: Connections, mut jobs: mpsc::UnboundedReceiver<Job>) {
-    // Creates whose key was already in the group before: first in the next.
-    let mut deferred: Vec<Job> = Vec::new();
+/// Starts each group once a slot is free and no other group is still
+/// gathering: the group that gathers is the only one that takes creates
+/// from the queue until it holds its counter rows (`Gathering`).
+async fn run(connections: Connections, queue: Arc<Mutex<Queue>>) {
+    let slots = Arc::new(Semaphore::new(IN_FLIGHT));
+    let gathering = Arc::new(Semaphore::new(1));
     loop {
-        let mut group = Vec::new();
-        let mut keys = Vec::new();
-        let mut carried = std::mem::take(&mut deferred);
-        if carried.is_empty() {
-            match jobs.recv().await {
-                Some(first) => carried.push(first),
-                None => return,
-            }
-        }
-        let mut take = |job: Job, group: &mut Vec<Job>, deferred: &mut Vec<Job>| {
-            let key = receipt_key(&job);
-            if key.is_some() && keys.contains(&key) {
-                deferred.push(job);
-            } else {
-                keys.push(key);
-                group.push(job);
-            }
+        let (Ok(slot), Ok(gather)) = (
+            slots.clone().acquire_owned().await,
+            gathering.clone().acquire_owned().await,
+        ) else {
+            return;
         };
-        for job in carried {
-            take(job, &mut group, &mut deferred);
+        let Some(group) = queue.lock().await.start().await else {
+            return;
+        };
+        let (connections, queue) = (connections.clone(), queue.clone());
+        tokio::spawn(async move {
+            let _slot = slot;
+            let gathering = Gathering {
+                queue: &queue,
+                _turn: gather,
+            };
+            // A panic drops the group's replies unsent: each caller is
+            // answered `failed` (`Creates::create`).
+            let work = AssertUnwindSafe(commit(&connections, group, gathering));
+            if work.catch_unwind().await.is_err() {
+                tracing::error!("a group of creates panicked; rolled back");
+            }
+        });
+    }
+}
+
+/// The creates not yet in a group.
+struct Queue {
+    jobs: mpsc::UnboundedReceiver<Job>,
+    /// Taken from `jobs` and left to a later group: their key was already
+    /// in the group, or their board was not among those it locked.
+    deferred: VecDeque<Job>,
+}
+
+impl Queue {
+    /// A new group: the first create to wait (or, if none waits, the next
+    /// to arrive) and every other one waiting, up to [`MAX_GROUP`]. `None`
+    /// once the replica is closing.
+    async fn start(&mut self) -> Option<Vec<Job>> {
+        if self.deferred.is_empty() {
+            let first = self.jobs.recv().await?;
+            self.deferred.push_back(first);
         }
+        let mut group = Vec::new();
+        self.fill(&mut group, |_| true);
+        Some(group)
+    }
+
+    /// Takes waiting creates into `group`, oldest first, while it has room:
+    /// those `fits` accepts whose key is not in it yet. The others wait on
+    /// for a later group, in the order they came.
+    fn fill(&mut self, group: &mut Vec<Job>, fits: impl Fn(&Job) -> bool) {
+        let mut left = VecDeque::new();
         while group.len() < MAX_GROUP {
-            match jobs.try_recv() {
-                Ok(job) => take(job, &mut group, &mut deferred),
-                Err(_) => break,
+            let Some(job) = self
+                .deferred
+                .pop_front()
+                .or_else(|| self.jobs.try_recv().ok())
+            else {
+                break;
+            };
+            let key = receipt_key(&job);
+            if fits(&job) && (key.is_none() || group.iter().all(|j| receipt_key(j) != key)) {
+                group.push(job);
+            } else {
+                left.push_back(job);
             }
         }
-        group.sort_by(|a, b| lock_order(a).cmp(&lock_order(b)));
-        let answers = answers_of(
-            group.len(),
-            commit(&connections, &group),
-            "a group of creates panicked; rolled back",
-        )
-        .await;
-        for (job, answer) in group.into_iter().zip(answers) {
-            // A caller that went away needs no answer.
-            let _ = job.reply.send(answer);
-        }
+        left.append(&mut self.deferred);
+        self.deferred = left;
+    }
+}
+
+/// A group's turn to take creates from the queue; it ends, letting the
+/// next group start, once the group holds its counter rows and has taken
+/// in the creates on those boards that queued while it waited for them.
+struct Gathering<'q> {
+    queue: &'q Mutex<Queue>,
+    _turn: OwnedSemaphorePermit,
+}
+
+impl Gathering<'_> {
+    /// Adds to `group` the waiting creates on `boards`, whose counter rows
+    /// the group holds: they join without a lock wait of their own.
+    async fn gather(self, group: &mut Vec<Job>, boards: &[i64]) {
+        let fits = |job: &Job| {
+            job.prepared
+                .board_id()
+                .is_some_and(|board| boards.contains(&board))
+        };
+        self.queue.lock().await.fill(group, fits);
     }
 }
 
@@ -159,26 +252,16 @@ fn receipt_key(job: &Job) -> Option<String> {
     })
 }
 
-/// Where a create takes its first lock: its board (or task scope).
-fn lock_order(job: &Job) -> (&str, &str, &str) {
-    let input = &job.input;
-    (
-        &job.principal.workspace_id,
-        input.channel.as_deref().unwrap_or_default(),
-        input
-            .parent_task_scope
-            .as_ref()
-            .map_or("", |scope| scope.scope_id.as_str()),
-    )
-}
-
 /// Commits `group` in one transaction, again after a deadlock or a
-/// serialisation failure; one answer per create, in order.
-async fn commit(connections: &Connections, group: &[Job]) -> Vec<Result<Value, Failure>> {
+/// serialisation failure, and answers each create. The first attempt, once
+/// it holds the counter rows, takes in what queued meanwhile (`gathering`);
+/// the group is then fixed, retries included.
+async fn commit(connections: &Connections, mut group: Vec<Job>, gathering: Gathering<'_>) {
+    let mut gathering = Some(gathering);
     let mut attempt = 1;
-    loop {
-        match attempt_group(connections, group).await {
-            Ok(answers) => return answers,
+    let answers = loop {
+        match attempt_group(connections, &mut group, gathering.take()).await {
+            Ok(answers) => break answers,
             Err(Error::Db(e)) if fault(&e) == Fault::Contention && attempt < ATTEMPTS => {
                 tracing::debug!(attempt, error = %e, "retrying a group of creates after contention");
                 attempt += 1;
@@ -186,20 +269,37 @@ async fn commit(connections: &Connections, group: &[Job]) -> Vec<Result<Value, F
             }
             Err(e) => {
                 let failure = settle(e);
-                return group.iter().map(|_| Err(failure.clone())).collect();
+                break group.iter().map(|_| Err(failure.clone())).collect();
             }
         }
+    };
+    for (job, answer) in group.into_iter().zip(answers) {
+        // A caller that went away needs no answer.
+        let _ = job.reply.send(answer);
     }
 }
 
 async fn attempt_group(
     connections: &Connections,
-    group: &[Job],
+    group: &mut Vec<Job>,
+    gathering: Option<Gathering<'_>>,
 ) -> Result<Vec<Result<Value, Failure>>, Error> {
     let mut client = connections.get().await?;
     // One clock reading for the group, its transaction's start: each
     // create's times come from it (`group_time!` in tasks.rs).
     let tx = client.transaction().await?;
+    // The boards' counter rows first, in one order for every group.
+    let mut locked: Vec<i64> = group
+        .iter()
+        .filter_map(|job| job.prepared.board_id())
+        .collect();
+    locked.sort_unstable();
+    locked.dedup();
+    lock_boards(&tx, &locked).await?;
+    if let Some(gathering) = gathering {
+        gathering.gather(group, &locked).await;
+    }
+    let group = &*group;
     let mut answers: Vec<Option<Result<Value, Failure>>> = group.iter().map(|_| None).collect();
     let checks = join_all(
         group
@@ -235,7 +335,8 @@ async fn attempt_group(
             Err(e) => answers[i] = Some(Err(refusal(e)?)),
         }
     }
-    // One insert per board, the boards in group order (the lock order).
+    // One insert per board, in the order of the boards' ids: a task
+    // scope's board, found under lock, is taken in that order too.
     let mut boards: Vec<(i64, Vec<usize>)> = Vec::new();
     for (at, (_, insert)) in inserts.iter().enumerate() {
         match boards
@@ -246,6 +347,7 @@ async fn attempt_group(
             None => boards.push((insert.board_id(), vec![at])),
         }
     }
+    boards.sort_unstable_by_key(|(board, _)| *board);
     let written = join_all(boards.iter().map(|(_, members)| {
         let creates: Vec<&Insert> = members.iter().map(|&at| &inserts[at].1).collect();
         let tx = &tx;
