@@ -1822,7 +1822,15 @@ fn postgres_creates_queued_behind_a_held_board_join_the_waiting_group() {
             .await
             .unwrap();
         stage.send(1).unwrap();
-        let waiters = "SELECT count(*) FROM pg_locks WHERE NOT granted";
+        // Sessions of this test's own database that wait for a lock (other
+        // tests share the server).
+        let waiters = "SELECT count(*) FROM pg_stat_activity \
+             WHERE datname = current_database() AND cardinality(pg_blocking_pids(pid)) > 0";
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        let poll = async |what: &str| {
+            assert!(tokio::time::Instant::now() < deadline, "never {what}");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        };
         while holder
             .query_one(waiters, &[])
             .await
@@ -1830,11 +1838,11 @@ fn postgres_creates_queued_behind_a_held_board_join_the_waiting_group() {
             .get::<_, i64>(0)
             == 0
         {
-            tokio::time::sleep(Duration::from_millis(5)).await;
+            poll("waited for the board").await;
         }
         stage.send(2).unwrap();
         while world.store.waiting_creates() != Some(7) {
-            tokio::time::sleep(Duration::from_millis(5)).await;
+            poll("queued the other seven").await;
         }
         holder.batch_execute("ROLLBACK").await.unwrap();
     };
