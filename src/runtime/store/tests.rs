@@ -1813,36 +1813,14 @@ fn postgres_creates_queued_behind_a_held_board_join_the_waiting_group() {
         }
     }));
     let holder = async {
-        let (holder, connection) = tokio_postgres::connect(&world._place, tokio_postgres::NoTls)
-            .await
-            .unwrap();
-        tokio::spawn(connection);
-        holder
-            .batch_execute("BEGIN; SELECT 1 FROM channels WHERE name = 'eng' FOR UPDATE")
-            .await
-            .unwrap();
+        let holder = hold_board(&world._place).await;
         stage.send(1).unwrap();
-        // Sessions of this test's own database that wait for a lock (other
-        // tests share the server).
-        let waiters = "SELECT count(*) FROM pg_stat_activity \
-             WHERE datname = current_database() AND cardinality(pg_blocking_pids(pid)) > 0";
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-        let poll = async |what: &str| {
-            assert!(tokio::time::Instant::now() < deadline, "never {what}");
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        };
-        while holder
-            .query_one(waiters, &[])
-            .await
-            .unwrap()
-            .get::<_, i64>(0)
-            == 0
-        {
-            poll("waited for the board").await;
-        }
+        until_blocked(&holder, 1).await;
         stage.send(2).unwrap();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
         while world.store.waiting_creates() != Some(7) {
-            poll("queued the other seven").await;
+            assert!(tokio::time::Instant::now() < deadline, "never queued");
+            tokio::time::sleep(Duration::from_millis(5)).await;
         }
         holder.batch_execute("ROLLBACK").await.unwrap();
     };
@@ -1858,6 +1836,38 @@ fn postgres_creates_queued_behind_a_held_board_join_the_waiting_group() {
         .map(|c| c["tasks"][0]["created_at"].as_str().unwrap())
         .collect();
     assert_eq!(times.len(), 1, "one group, one transaction: {times:?}");
+}
+
+/// A session of its own holding the counter row of every board named
+/// `eng`, until it rolls back.
+async fn hold_board(place: &str) -> tokio_postgres::Client {
+    let (holder, connection) = tokio_postgres::connect(place, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    holder
+        .batch_execute("BEGIN; SELECT 1 FROM channels WHERE name = 'eng' FOR UPDATE")
+        .await
+        .unwrap();
+    holder
+}
+
+/// Waits until `n` sessions of the test's own database (other tests share
+/// the server) wait for a lock; fails after a minute rather than hang.
+async fn until_blocked(holder: &tokio_postgres::Client, n: i64) {
+    const BLOCKED: &str = "SELECT count(*) FROM pg_stat_activity \
+         WHERE datname = current_database() AND cardinality(pg_blocking_pids(pid)) > 0";
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+    while holder
+        .query_one(BLOCKED, &[])
+        .await
+        .unwrap()
+        .get::<_, i64>(0)
+        < n
+    {
+        assert!(tokio::time::Instant::now() < deadline, "never {n} blocked");
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
 }
 
 /// PostgreSQL's search index has no pending list (migration 4): no create

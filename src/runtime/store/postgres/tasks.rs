@@ -1168,12 +1168,23 @@ pub(super) async fn update_task(
     now: i64,
 ) -> Result<Value> {
     let board = board(tx, p, &input.channel).await?;
+    let changes = input.changes();
+    // A new parent: the board's counter row before the task, the order in
+    // which a create takes them (its group locks the row, then the parent),
+    // so moving a task and creating a subtask of it cannot deadlock.
+    if changes
+        .iter()
+        .any(|change| matches!(change, Change::Parent(Some(_))))
+    {
+        const LOCK: &str = "SELECT 1 FROM channels WHERE id = $1 FOR UPDATE";
+        one(tx, LOCK, &[&board.id]).await?;
+    }
     let task = require_task(tx, &board, input.number).await?;
     input.guard(&board.name, task.updated_at)?;
     // One statement for every field: a flag says which ones change, so the
     // statement is prepared once whatever the update names.
     let mut set = UpdateSet::default();
-    for change in input.changes() {
+    for change in changes {
         match change {
             Change::Title(title) => set.title = Some(title),
             Change::Description(description) => set.description = Some(description),
@@ -1261,16 +1272,15 @@ pub(super) async fn update_task(
 }
 
 /// The id of live task `number` as the new parent of `task_id`, refusing
-/// cycles. The board's counter row is locked first, so parent changes on
-/// one board run one at a time and each sees the others' outcome.
+/// cycles. The caller holds the board's counter row (`update_task`), so
+/// parent changes on one board run one at a time and each sees the others'
+/// outcome.
 async fn new_parent(tx: &Transaction<'_>, board: &Board, task_id: i64, number: i64) -> Result<i64> {
-    const LOCK: &str = "SELECT 1 FROM channels WHERE id = $1 FOR UPDATE";
     // The parent and its ancestors; UNION stops at a repeat.
     const ANCESTRY: &str = "WITH RECURSIVE up (id, parent_id) AS ( \
          SELECT id, parent_id FROM tasks WHERE id = $1 \
          UNION SELECT t.id, t.parent_id FROM tasks t JOIN up ON t.id = up.parent_id) \
          SELECT EXISTS (SELECT 1 FROM up WHERE id = $2)";
-    one(tx, LOCK, &[&board.id]).await?;
     let parent_id = live_parent(tx, board, number).await?;
     if one(tx, ANCESTRY, &[&parent_id, &task_id]).await?.get(0) {
         return Err(refusals::invalid_parent(number).into());
