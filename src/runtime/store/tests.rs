@@ -1858,16 +1858,74 @@ async fn until_blocked(holder: &tokio_postgres::Client, n: i64) {
     const BLOCKED: &str = "SELECT count(*) FROM pg_stat_activity \
          WHERE datname = current_database() AND cardinality(pg_blocking_pids(pid)) > 0";
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
-    while holder
-        .query_one(BLOCKED, &[])
-        .await
-        .unwrap()
-        .get::<_, i64>(0)
-        < n
-    {
+    // The holder is inside a transaction, where PostgreSQL keeps answering
+    // from its first look at the sessions: look afresh each time.
+    let fresh = async || {
+        holder
+            .batch_execute("SELECT pg_stat_clear_snapshot()")
+            .await
+            .unwrap();
+        holder
+            .query_one(BLOCKED, &[])
+            .await
+            .unwrap()
+            .get::<_, i64>(0)
+    };
+    while fresh().await < n {
         assert!(tokio::time::Instant::now() < deadline, "never {n} blocked");
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
+}
+
+/// A subtask's create and a move of its parent, at once, do not deadlock:
+/// both take the board's counter row before the parent task (a create's
+/// group locks the row, then the parent; `update_task` the row, then the
+/// task). The database here never breaks a deadlock (`deadlock_timeout` of
+/// an hour), so a deadlock fails the test when the statement timeout ends
+/// it, instead of being retried.
+#[test]
+fn postgres_a_subtask_create_and_a_move_of_its_parent_do_not_deadlock() {
+    let world = world::<PgStore>();
+    assert_eq!(
+        world.titles(&world.alice, "eng", &["moved", "new parent"]),
+        [1, 2]
+    );
+    let never = "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET deadlock_timeout = ''1h''', \
+         current_database()); END $$";
+    block(world.store.run_sql(never)).unwrap();
+    // Every connection from here on opens with that setting.
+    let world = world.reopen(<PgStore as Engine>::open);
+    let none = WorkflowContext::default();
+    let (stage, gate) = tokio::sync::watch::channel(0);
+    let call = async |at: i32, verb: &str, input: Value| {
+        let mut gate = gate.clone();
+        gate.wait_for(|&stage| stage >= at).await.unwrap();
+        let action = find("task", verb).unwrap();
+        let input = crate::validate::validate(action, input).unwrap();
+        dispatch(&world.store, action, &world.alice, input, &none).await
+    };
+    // The create waits for the row first, the move second; then the row is
+    // let go and both run.
+    let subtask = json!({"channel": "eng", "parent": 1, "tasks": [{"title": "sub"}]});
+    let create = call(1, "create", subtask);
+    let update = call(
+        2,
+        "update",
+        json!({"channel": "eng", "number": 1, "parent": 2}),
+    );
+    let holder = async {
+        let holder = hold_board(&world._place).await;
+        stage.send(1).unwrap();
+        until_blocked(&holder, 1).await;
+        stage.send(2).unwrap();
+        until_blocked(&holder, 2).await;
+        holder.batch_execute("ROLLBACK").await.unwrap();
+    };
+    let (created, updated, ()) = block(futures_util::future::join3(create, update, holder));
+    let created = created.unwrap_or_else(|f| panic!("create: {f:?}"));
+    assert_eq!(created["tasks"][0]["parent_number"], 1, "{created}");
+    let updated = updated.unwrap_or_else(|f| panic!("update: {f:?}"));
+    assert_eq!(updated["parent_number"], 2, "{updated}");
 }
 
 /// PostgreSQL's search index has no pending list (migration 4): no create
