@@ -1841,14 +1841,21 @@ fn postgres_creates_queued_behind_a_held_board_join_the_waiting_group() {
 /// A session of its own holding the counter row of every board named
 /// `eng`, until it rolls back.
 async fn hold_board(place: &str) -> tokio_postgres::Client {
+    hold(
+        place,
+        "SELECT 1 FROM channels WHERE name = 'eng' FOR UPDATE",
+    )
+    .await
+}
+
+/// A session of its own holding what `lock` locks, until it rolls back.
+async fn hold(place: &str, lock: &str) -> tokio_postgres::Client {
     let (holder, connection) = tokio_postgres::connect(place, tokio_postgres::NoTls)
         .await
         .unwrap();
     tokio::spawn(connection);
-    holder
-        .batch_execute("BEGIN; SELECT 1 FROM channels WHERE name = 'eng' FOR UPDATE")
-        .await
-        .unwrap();
+    holder.batch_execute("BEGIN").await.unwrap();
+    holder.batch_execute(lock).await.unwrap();
     holder
 }
 
@@ -1885,11 +1892,31 @@ async fn until_blocked(holder: &tokio_postgres::Client, n: i64) {
 /// it, instead of being retried.
 #[test]
 fn postgres_a_subtask_create_and_a_move_of_its_parent_do_not_deadlock() {
+    // Board held: the move must not take task 1 before the board's row.
+    let board = "SELECT 1 FROM channels WHERE name = 'eng' FOR UPDATE";
+    subtask_create_and_parent_move(|_| json!({"channel": "eng", "parent": 1}), board);
+    // Task 1 held: a task scope's create must not take it before the row.
+    let task = "SELECT 1 FROM tasks WHERE number = 1 FOR UPDATE";
+    subtask_create_and_parent_move(
+        |scope| json!({"parent_task_scope": {"kind": "task", "scope_id": scope}}),
+        task,
+    );
+}
+
+/// A subtask of task 1 created (at `locator(task 1's scope id)`) while task
+/// 1 moves under task 2, both waiting for what `held` locks.
+fn subtask_create_and_parent_move(locator: impl Fn(&str) -> Value, held: &str) {
     let world = world::<PgStore>();
     assert_eq!(
         world.titles(&world.alice, "eng", &["moved", "new parent"]),
         [1, 2]
     );
+    let scope = world.ok(&world.alice, "get", json!({"channel": "eng", "number": 1}))["scope_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut subtask = locator(&scope);
+    subtask["tasks"] = json!([{"title": "sub"}]);
     let never = "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET deadlock_timeout = ''1h''', \
          current_database()); END $$";
     block(world.store.run_sql(never)).unwrap();
@@ -1906,7 +1933,6 @@ fn postgres_a_subtask_create_and_a_move_of_its_parent_do_not_deadlock() {
     };
     // The create waits for the row first, the move second; then the row is
     // let go and both run.
-    let subtask = json!({"channel": "eng", "parent": 1, "tasks": [{"title": "sub"}]});
     let create = call(1, "create", subtask);
     let update = call(
         2,
@@ -1914,7 +1940,7 @@ fn postgres_a_subtask_create_and_a_move_of_its_parent_do_not_deadlock() {
         json!({"channel": "eng", "number": 1, "parent": 2}),
     );
     let holder = async {
-        let holder = hold_board(&world._place).await;
+        let holder = hold(&world._place, held).await;
         stage.send(1).unwrap();
         until_blocked(&holder, 1).await;
         stage.send(2).unwrap();

@@ -180,6 +180,26 @@ async fn board<C: GenericClient>(c: &C, p: &Principal, name: &str) -> Result<Boa
     })
 }
 
+/// The board of a task scope's task in the caller's workspace, if there is
+/// one: read before the create's group, so that the group takes its counter
+/// row first, in order, as it does a channel's (`writer.rs`). Whether the
+/// caller may use it is decided under lock (`lock_placement`); a task never
+/// changes board.
+async fn scope_board<C: GenericClient>(
+    c: &C,
+    p: &Principal,
+    scope_id: &str,
+) -> Result<Option<Board>> {
+    const SQL: &str = "SELECT c.id, c.name FROM tasks t JOIN channels c ON c.id = t.channel_id \
+         WHERE t.scope_id = $1 AND c.workspace_id = $2";
+    Ok(maybe(c, SQL, &[&scope_id, &p.workspace_id])
+        .await?
+        .map(|r| Board {
+            id: r.get(0),
+            name: r.get(1),
+        }))
+}
+
 /// The boards of the workspace this agent may use (public, or a member):
 /// the candidates of a lookup failure, read on the failure path only.
 async fn usable_boards<C: GenericClient>(c: &C, p: &Principal) -> Result<Vec<String>> {
@@ -462,7 +482,9 @@ async fn replay<C: GenericClient>(
 /// the write into a replay.
 pub(super) struct Prepared {
     receipt: Option<ReceiptKey>,
-    /// The channel locator's board; a task scope's is found under lock.
+    /// The locator's board: a channel's, or a task scope's task's (its
+    /// counter row is locked first, `lock_boards`; the scope's task is
+    /// found again under lock).
     board: Option<Board>,
     /// Each task's assignee, or the refusal, kept for its turn: a refusal
     /// comes in the order the SQLite store gives it (after the parent and
@@ -516,7 +538,7 @@ async fn prepare(
         }
     }
     let board = match (&input.parent_task_scope, &input.channel) {
-        (Some(_), _) => None,
+        (Some(scope), _) => scope_board(c, p, &scope.scope_id).await?,
         (None, Some(channel)) => Some(board(c, p, channel).await?),
         (None, None) => return Err(refusals::no_locator().into()),
     };
