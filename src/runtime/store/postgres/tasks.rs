@@ -493,8 +493,9 @@ pub(super) struct Prepared {
 }
 
 impl Prepared {
-    /// The board a channel locator names, known before the create's group:
-    /// the counter row the group locks first (`lock_boards`).
+    /// The locator's board (a channel's or a task scope's), known before
+    /// the create's group: the counter row the group locks first
+    /// (`lock_boards`).
     pub(super) fn board_id(&self) -> Option<i64> {
         self.board.as_ref().map(|board| board.id)
     }
@@ -1198,8 +1199,7 @@ pub(super) async fn update_task(
         .iter()
         .any(|change| matches!(change, Change::Parent(Some(_))))
     {
-        const LOCK: &str = "SELECT 1 FROM channels WHERE id = $1 FOR UPDATE";
-        one(tx, LOCK, &[&board.id]).await?;
+        lock_boards(tx, &[board.id]).await?;
     }
     let task = require_task(tx, &board, input.number).await?;
     input.guard(&board.name, task.updated_at)?;
