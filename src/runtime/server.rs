@@ -4,7 +4,10 @@
 //! authenticate → check the path is the token's own workspace and agent →
 //! decode the wire input → validate it exactly as the CLI does → run the
 //! store operation (awaited: a mutation waits for its commit without holding
-//! a thread) → answer with the wire body.
+//! a thread) → answer with the wire body. A `task_get` with a small body
+//! (and no rate limit to take from first) reads its input first and then
+//! its token and task in one store read, answering only once the token is
+//! admitted: the same answers, one round trip to the store instead of two.
 //!
 //! Every refusal, including unknown routes, wrong methods, oversized bodies
 //! and panics, is the JSON error body with the status its code registers.
@@ -56,7 +59,7 @@ use crate::error::{Failure, code};
 use crate::registry::{ACTIONS, Action, Method, Permission};
 use crate::runtime::auth;
 use crate::runtime::shed::{self, Limiter, RateLimit, Sampler, WriteDeadline};
-use crate::runtime::store::{self, Principal, Store};
+use crate::runtime::store::{self, Principal, Store, TokenRecord};
 use crate::validate::validate;
 use crate::wire::{self, MAX_BODY_BYTES, WorkflowContext};
 
@@ -513,25 +516,48 @@ async fn run<S: Store>(
     limiter: Option<Arc<Limiter>>,
 ) -> Result<(StatusCode, Value), Failure> {
     let (mut parts, body) = request.into_parts();
-    let (principal, scope, token_hash) = authenticate(store.as_ref(), &parts.headers).await?;
-    if let Some(limiter) = limiter {
-        rate_limit(&limiter, token_hash)?;
-    }
-    within_scope(action, scope)?;
+    let token_hash = bearer(&parts.headers)?;
     // Path ids that fail to decode cannot be the token's own: refused alike.
     let path: HashMap<String, String> =
         axum::extract::Path::<HashMap<String, String>>::from_request_parts(&mut parts, &())
             .await
             .map(|p| p.0)
             .unwrap_or_default();
-    if path.get("workspaceId") != Some(&principal.workspace_id)
-        || path.get("agentId") != Some(&principal.agent_id)
-    {
-        return Err(Failure::new(
-            code::FORBIDDEN,
-            "This token acts only on its own workspace and agent path.",
-        ));
+    let admit =
+        |record: Option<TokenRecord>| admit(action, record, &token_hash, limiter.as_deref(), &path);
+    if limiter.is_none() && store::reads_with_token(action) && small_body(&parts.headers) {
+        // The token and the task in one read (`store::get_for_token`): the
+        // input is read first, and its refusal waits for the token's, so
+        // every answer is the one of the order below.
+        let data = match input(action, parts, body, timeouts).await {
+            Ok((input, _)) => {
+                store::get_for_token(store.as_ref(), action, &token_hash, input, admit).await?
+            }
+            Err(refusal) => {
+                admit(store.find_token(&token_hash).await?)?;
+                return Err(refusal);
+            }
+        };
+        return Ok((status(action, &data), data));
     }
+    let principal = admit(store.find_token(&token_hash).await?)?;
+    let (input, workflow) = input(action, parts, body, timeouts).await?;
+    let data = store::dispatch(store.as_ref(), action, &principal, input, &workflow).await?;
+    Ok((status(action, &data), data))
+}
+
+fn status(action: &Action, data: &Value) -> StatusCode {
+    StatusCode::from_u16(action.success.status(data)).unwrap_or(StatusCode::OK)
+}
+
+/// The request's input, decoded from its query or body and validated
+/// exactly as the CLI validates it, and its workflow context.
+async fn input(
+    action: &Action,
+    parts: axum::http::request::Parts,
+    body: Body,
+    timeouts: Timeouts,
+) -> Result<(Value, WorkflowContext), Failure> {
     let (input, workflow) = match action.method {
         Method::Get => {
             let pairs = Query::<Vec<(String, String)>>::try_from_uri(&parts.uri)
@@ -552,25 +578,32 @@ async fn run<S: Store>(
             wire::decode_body(action, &bytes)?
         }
     };
-    let input = validate(action, input)?;
-    let data = store::dispatch(store.as_ref(), action, &principal, input, &workflow).await?;
-    let status = StatusCode::from_u16(action.success.status(&data)).unwrap_or(StatusCode::OK);
-    Ok((status, data))
+    Ok((validate(action, input)?, workflow))
 }
 
-/// The principal of the bearer token, its scope and the token's hash (the
-/// rate limit's key), or `unauthorized`. The same answer for a missing,
-/// malformed, unknown or revoked token.
-async fn authenticate<S: Store>(
-    store: &S,
-    headers: &HeaderMap,
-) -> Result<(Principal, Permission, [u8; 32]), Failure> {
-    let unauthorized = || {
-        Failure::new(
-            code::UNAUTHORIZED,
-            "A valid agent bearer token is required; this one is missing, unknown, expired or revoked.",
-        )
-    };
+/// The largest body read before its request's token is judged (a
+/// `task_get`'s input is a few dozen bytes): declared by `Content-Length`,
+/// so nothing larger is ever read for a token that may be refused.
+const SMALL_BODY_BYTES: u64 = 16 * 1024;
+
+fn small_body(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .is_some_and(|length| length <= SMALL_BODY_BYTES)
+}
+
+fn unauthorized() -> Failure {
+    Failure::new(
+        code::UNAUTHORIZED,
+        "A valid agent bearer token is required; this one is missing, unknown, expired or revoked.",
+    )
+}
+
+/// The hash of the request's bearer token, or `unauthorized` for a missing
+/// or malformed one.
+fn bearer(headers: &HeaderMap) -> Result<[u8; 32], Failure> {
     let token = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -581,14 +614,38 @@ async fn authenticate<S: Store>(
         .map(str::trim)
         .filter(|t| t.starts_with(auth::TOKEN_PREFIX) && t.len() <= 256)
         .ok_or_else(unauthorized)?;
-    let hash = auth::hash_token(token);
-    let record = store.find_token(&hash).await?;
-    match record {
-        Some(record) if auth::hashes_match(&record.hash, &hash) => {
-            Ok((record.principal, record.scope, hash))
-        }
-        _ => Err(unauthorized()),
+    Ok(auth::hash_token(token))
+}
+
+/// Whom a request acts for: the principal of its token's `record` (the
+/// store's find for `token_hash`), once the token is live, within its rate
+/// limit, of a scope that covers `action`, and on its own workspace and
+/// agent `path`. The same `unauthorized` for an unknown, expired or revoked
+/// token as for a missing one.
+fn admit(
+    action: &Action,
+    record: Option<TokenRecord>,
+    token_hash: &[u8; 32],
+    limiter: Option<&Limiter>,
+    path: &HashMap<String, String>,
+) -> Result<Principal, Failure> {
+    let record = record
+        .filter(|record| auth::hashes_match(&record.hash, token_hash))
+        .ok_or_else(unauthorized)?;
+    if let Some(limiter) = limiter {
+        rate_limit(limiter, *token_hash)?;
     }
+    within_scope(action, record.scope)?;
+    let principal = record.principal;
+    if path.get("workspaceId") != Some(&principal.workspace_id)
+        || path.get("agentId") != Some(&principal.agent_id)
+    {
+        return Err(Failure::new(
+            code::FORBIDDEN,
+            "This token acts only on its own workspace and agent path.",
+        ));
+    }
+    Ok(principal)
 }
 
 /// Refuses, with 403 `forbidden` naming both classes, an action whose

@@ -12,6 +12,7 @@ use crate::support::runtime::{Agent, Engine, Reply, Runtime, raw_http};
 on_every_engine!(
     every_registry_route_is_served_and_the_session_validates_against_the_schemas,
     refusals_are_json_with_their_status,
+    a_task_get_refuses_its_token_before_its_input,
     admin_commands_print_one_json_object,
     acknowledged_writes_survive_kill_9,
     sigterm_shuts_down_gracefully,
@@ -389,6 +390,41 @@ fn refusals_are_json_with_their_status(engine: Engine) {
     // The log never carries a token.
     let log = rt.log_containing("status=401");
     assert!(!log.contains(&alice.token) && !log.contains("Bearer"));
+}
+
+/// A `task_get` reads its input before its token where the store reads the
+/// token and the task at once (PostgreSQL), yet its refusals come in the
+/// order of every other request's: the token (401), then its path (403),
+/// then the input (400, 422), then the task (404).
+fn a_task_get_refuses_its_token_before_its_input(engine: Engine) {
+    let Fixture {
+        rt, alice, xavier, ..
+    } = fixture(engine);
+    let get = alice.path("/tasks/get");
+    let unknown = "at_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    let malformed: &[u8] = b"{\"channel\":";
+    let invalid: &[u8] = br#"{"channel": "eng"}"#;
+    let missing: &[u8] = br#"{"channel": "eng", "number": 9}"#;
+    for body in [malformed, invalid, missing] {
+        for token in [None, Some(unknown)] {
+            assert_error(
+                &rt.http("POST", &get, token, Some(body)),
+                401,
+                "unauthorized",
+            );
+        }
+        let elsewhere = rt.http(
+            "POST",
+            &xavier.path("/tasks/get"),
+            Some(&alice.token),
+            Some(body),
+        );
+        assert_error(&elsewhere, 403, "forbidden");
+    }
+    let own = |body: &[u8]| rt.http("POST", &get, Some(&alice.token), Some(body));
+    assert_error(&own(malformed), 400, "invalid_json");
+    assert_error(&own(invalid), 422, "invalid_input");
+    assert_error(&own(missing), 404, "task_not_found");
 }
 
 fn admin_commands_print_one_json_object(engine: Engine) {

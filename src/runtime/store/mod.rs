@@ -112,6 +112,11 @@ pub struct TokenRecord {
     pub scope: Permission,
 }
 
+/// What [`Store::find_token_and_get`] finds for a live token: its record
+/// and, where the engine read it with the token, the get's answer for the
+/// token's principal.
+pub type TokenGet = (TokenRecord, Option<Result<Value, Failure>>);
+
 /// A token to store: the SHA-256 of its text, its scope and its lifetime.
 #[derive(Debug, Clone, Copy)]
 pub struct NewToken {
@@ -176,6 +181,26 @@ pub trait Store: Send + Sync + 'static {
         principal: &Principal,
         input: &TaskLocator,
     ) -> impl Future<Output = Result<Value, Failure>> + Send;
+    /// [`Store::find_token`] and, where the engine can read both at once
+    /// (PostgreSQL), [`Store::get`] for the token's principal in the same
+    /// read, so that a `task_get` costs one round trip, not two. `None`: no
+    /// live token. The answer is `None` where the engine did not read it
+    /// (SQLite, whose reads cost no round trip): the caller admits the
+    /// token, then calls `get`. An answer read is given only once the
+    /// caller has admitted the token ([`get_for_token`]).
+    fn find_token_and_get(
+        &self,
+        token_hash: &[u8; 32],
+        input: &TaskLocator,
+    ) -> impl Future<Output = Result<Option<TokenGet>, Failure>> + Send {
+        let _ = input;
+        async move {
+            Ok(self
+                .find_token(token_hash)
+                .await?
+                .map(|record| (record, None)))
+        }
+    }
     /// `data.reused` tells a fresh creation from a receipt replay.
     fn create(
         &self,
@@ -315,6 +340,41 @@ pub async fn dispatch<S: Store>(
         },
     };
     result.map_err(|failure| corrected_call(action, &original, failure))
+}
+
+/// Whether the server may answer `action` by [`get_for_token`]: `task_get`.
+pub fn reads_with_token(action: &Action) -> bool {
+    matches!(
+        action.operation,
+        Operation::Task(crate::registry::task::Operation::Get)
+    )
+}
+
+/// `task_get` of the validated `input` for the bearer token whose hash is
+/// `token_hash`, its token and its task read at once where the engine can
+/// ([`Store::find_token_and_get`]). `admit` judges the token's record
+/// (`None`: no live token) as the server judges every request's, and
+/// returns whom the get is for; an answer already read is given only once
+/// the token is admitted, and a refused token gets the refusal alone.
+pub async fn get_for_token<S: Store>(
+    store: &S,
+    action: &Action,
+    token_hash: &[u8; 32],
+    input: Value,
+    admit: impl FnOnce(Option<TokenRecord>) -> Result<Principal, Failure>,
+) -> Result<Value, Failure> {
+    let original = input.clone();
+    let locator: TaskLocator = typed(input)?;
+    let (record, answer) = match store.find_token_and_get(token_hash, &locator).await? {
+        Some((record, answer)) => (Some(record), answer),
+        None => (None, None),
+    };
+    let principal = admit(record)?;
+    let answer = match answer {
+        Some(answer) => answer,
+        None => store.get(&principal, &locator).await,
+    };
+    answer.map_err(|failure| corrected_call(action, &original, failure))
 }
 
 /// For a lookup failure whose first candidate is what the input meant,

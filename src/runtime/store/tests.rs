@@ -162,6 +162,7 @@ on_every_engine!(
     delete_rules,
     private_boards_refuse_non_members,
     tokens_resolve_until_revoked_and_reopening_keeps_data,
+    a_get_read_with_its_token_answers_as_a_lookup_then_a_get,
     tokens_carry_their_scope_expire_and_dead_ones_are_pruned,
     migrations_are_recorded_and_reapplying_changes_nothing,
 );
@@ -1520,6 +1521,90 @@ fn tokens_resolve_until_revoked_and_reopening_keeps_data<E: Engine>() {
     assert_eq!(block(store.find_workspace("w")).unwrap(), Some(ws));
 }
 
+/// [`get_for_token`] answers as a token lookup and then [`dispatch`] do,
+/// whether or not the engine reads the token and the task at once
+/// (PostgreSQL does): the detail with its sections, and each refusal with
+/// its candidates and suggestion, for a member and a non-member; and a
+/// token that is not live, or that its admission refuses, gets the
+/// refusal and nothing that was read.
+fn a_get_read_with_its_token_answers_as_a_lookup_then_a_get<E: Engine>() {
+    let w = world::<E>();
+    let ws = w.alice.workspace_id.clone();
+    w.titles(&w.alice, "eng", &["one", "two"]);
+    w.titles(&w.alice, "secret", &["hidden"]);
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "parent": 1, "tasks": [{"title": "sub"}]}),
+    );
+    for summary in ["first", "second"] {
+        w.ok(
+            &w.bob,
+            "checkpoint",
+            json!({"channel": "eng", "number": 1, "summary": summary}),
+        );
+    }
+    let token = |handle: &str| {
+        let (_, hash) = crate::runtime::auth::new_token().unwrap();
+        block(w.store.issue_token(&ws, handle, &NewToken::new(hash))).unwrap();
+        hash
+    };
+    let (alice, bob) = (token("@alice"), token("@bob"));
+    let action = find("task", "get").unwrap();
+    let by_token =
+        |hash: &[u8; 32],
+         input: &Value,
+         admit: &dyn Fn(Option<TokenRecord>) -> Result<Principal, Failure>| {
+            let input = crate::validate::validate(action, input.clone()).unwrap();
+            block(get_for_token(&w.store, action, hash, input, admit))
+        };
+    let live = |record: Option<TokenRecord>| {
+        record
+            .map(|record| record.principal)
+            .ok_or_else(|| Failure::new(code::UNAUTHORIZED, "not live"))
+    };
+    let inputs = [
+        json!({"channel": "eng", "number": 1}),
+        json!({"channel": "eng", "number": 1, "checkpoints_before": 2}),
+        json!({"channel": "eng", "number": 2}),
+        json!({"channel": "eng", "number": 9}),
+        json!({"channel": "secret", "number": 1}),
+        json!({"channel": "eny", "number": 1}),
+        json!({"channel": "nowhere", "number": 1}),
+    ];
+    for (who, hash) in [(&w.alice, &alice), (&w.bob, &bob)] {
+        for input in &inputs {
+            let expected = w.call(who, "get", input.clone());
+            assert_eq!(by_token(hash, input, &live), expected, "{input}");
+        }
+    }
+    assert!(
+        by_token(&alice, &inputs[0], &live).unwrap()["checkpoints"]["total"] == 2,
+        "the sections are read"
+    );
+    let refused = |record: Option<TokenRecord>| -> Result<Principal, Failure> {
+        assert_eq!(record.map(|r| r.principal), Some(w.alice.clone()));
+        Err(Failure::new(code::FORBIDDEN, "refused"))
+    };
+    assert_eq!(
+        by_token(&alice, &inputs[0], &refused).unwrap_err().code,
+        "forbidden"
+    );
+    let (_, unknown) = crate::runtime::auth::new_token().unwrap();
+    block(w.store.revoke_tokens(&ws, "@bob")).unwrap();
+    for hash in [&unknown, &bob] {
+        let seen = std::cell::Cell::new(false);
+        let none = |record: Option<TokenRecord>| {
+            seen.set(record.is_none());
+            live(record)
+        };
+        assert_eq!(
+            by_token(hash, &inputs[0], &none).unwrap_err().code,
+            "unauthorized"
+        );
+        assert!(seen.get(), "a token that is not live has no record");
+    }
+}
+
 fn tokens_carry_their_scope_expire_and_dead_ones_are_pruned<E: Engine>() {
     let place = E::place();
     let store = E::open(&place);
@@ -1774,14 +1859,19 @@ fn postgres_batched_gets_read_by_number_without_statistics() {
                 (world.alice.clone(), input)
             })
             .collect();
-        let plan = block(world.store.explain_gets(&gets)).unwrap();
-        // Found by board and number together, not by board and then
-        // filtered (a scan of the board per request).
-        assert!(
-            plan.contains("(channel_id = c.id) AND (number = "),
-            "{n} gets:\n{plan}"
-        );
-        assert!(!plan.contains("Seq Scan on tasks"), "{n} gets:\n{plan}");
+        for by_token in [false, true] {
+            let plan = block(world.store.explain_gets(&gets, by_token)).unwrap();
+            // Found by board and number together, not by board and then
+            // filtered (a scan of the board per request).
+            assert!(
+                plan.contains("(channel_id = c.id) AND (number = "),
+                "{n} gets, by token {by_token}:\n{plan}"
+            );
+            assert!(
+                !plan.contains("Seq Scan on tasks"),
+                "{n} gets, by token {by_token}:\n{plan}"
+            );
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 use std::sync::LazyLock;
 
 use deadpool_postgres::{GenericClient, Object, Transaction};
+use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
 use super::super::refusals;
@@ -13,15 +14,48 @@ use super::super::{Callback, NewToken, Principal, TokenCounts, TokenRecord, stor
 use super::connections::{Result, all, exec, maybe, one};
 use super::reads;
 
-/// [`find_tokens`]' statement for each batch size (`OFFSET 0`: see
-/// `get_tasks`).
+/// The lateral subquery that finds the live token whose hash is the column
+/// `$hash`: its [`TOKEN_COLUMNS`] columns, read by [`token_record`]. Expiry
+/// is judged by the database's clock, the one that set it. `OFFSET 0`: see
+/// `tasks::get_tasks`.
+macro_rules! live_token {
+    ($hash:literal) => {
+        concat!(
+            "SELECT k.hash, a.workspace_id, a.id AS agent_id, a.handle, k.scope \
+             FROM tokens k JOIN agents a ON a.id = k.agent_id WHERE k.hash = ",
+            $hash,
+            " AND k.revoked_at IS NULL AND (k.expires_at IS NULL \
+             OR k.expires_at > (extract(epoch FROM clock_timestamp()) * 1000000)::bigint) \
+             OFFSET 0"
+        )
+    };
+}
+pub(super) use live_token;
+
+/// How many columns `live_token!` has.
+pub(super) const TOKEN_COLUMNS: usize = 5;
+
+/// The token whose `live_token!` columns start at `at` in `row`.
+pub(super) fn token_record(row: &Row, at: usize) -> TokenRecord {
+    TokenRecord {
+        hash: row.get(at),
+        principal: Principal {
+            workspace_id: row.get(at + 1),
+            agent_id: row.get(at + 2),
+            handle: row.get(at + 3),
+        },
+        scope: stored_scope(row.get(at + 4)),
+    }
+}
+
+/// [`find_tokens`]' statement for each batch size.
 pub(super) static FIND_TOKENS: LazyLock<reads::Statements> = LazyLock::new(|| {
     reads::statements(
-        "SELECT r.*, q.i FROM {rows} CROSS JOIN LATERAL (SELECT k.hash, a.workspace_id, \
-         a.id, a.handle, k.scope FROM tokens k JOIN agents a ON a.id = k.agent_id \
-         WHERE k.hash = q.hash AND k.revoked_at IS NULL AND (k.expires_at IS NULL \
-         OR k.expires_at > (extract(epoch FROM clock_timestamp()) * 1000000)::bigint) \
-         OFFSET 0) r",
+        concat!(
+            "SELECT r.*, q.i FROM {rows} CROSS JOIN LATERAL (",
+            live_token!("q.hash"),
+            ") r"
+        ),
         &[("hash", "bytea")],
         0,
     )
@@ -29,8 +63,7 @@ pub(super) static FIND_TOKENS: LazyLock<reads::Statements> = LazyLock::new(|| {
 
 /// The live tokens with these hashes, one answer per hash, in order: one
 /// statement for a batch of requests (`reads.rs`), each hash looked up by
-/// its own lateral subquery, by the primary key. Expiry is judged by the
-/// database's clock, the one that set it.
+/// its own lateral subquery, by the primary key.
 pub(super) async fn find_tokens(
     c: &Object,
     hashes: &[&[u8; 32]],
@@ -42,19 +75,9 @@ pub(super) async fn find_tokens(
         .collect();
     let params: Vec<&(dyn ToSql + Sync)> = keys.iter().map(|key| key as _).collect();
     let rows = all(c, sql, &params).await?;
-    Ok(reads::by_request(rows, hashes.len(), 5)
+    Ok(reads::by_request(rows, hashes.len(), TOKEN_COLUMNS)
         .into_iter()
-        .map(|row| {
-            Ok(row.map(|r| TokenRecord {
-                hash: r.get(0),
-                principal: Principal {
-                    workspace_id: r.get(1),
-                    agent_id: r.get(2),
-                    handle: r.get(3),
-                },
-                scope: stored_scope(r.get(4)),
-            }))
-        })
+        .map(|row| Ok(row.map(|r| token_record(&r, 0))))
         .collect())
 }
 

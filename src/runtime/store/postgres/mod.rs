@@ -86,9 +86,11 @@ pub struct PgStore {
     /// Creates go through a group commit (`writer.rs`); everything else runs
     /// in a transaction of its own.
     creates: writer::Creates,
-    /// Token lookups and `task_get`s are batched (`reads.rs`).
+    /// Token lookups and `task_get`s are batched (`reads.rs`), and so are
+    /// `task_get`s read together with their token.
     tokens: reads::Batches<reads::Tokens>,
     gets: reads::Batches<reads::Gets>,
+    token_gets: reads::Batches<reads::TokenGets>,
 }
 
 /// Runs `$body` in one transaction, with `$tx` the transaction and `$now`
@@ -169,6 +171,7 @@ impl PgStore {
             creates: writer::Creates::start(connections.clone()),
             tokens: reads::Batches::start(connections.clone(), options.queue, options.wait),
             gets: reads::Batches::start(connections.clone(), options.queue, options.wait),
+            token_gets: reads::Batches::start(connections.clone(), options.queue, options.wait),
             connections,
         })
     }
@@ -189,6 +192,15 @@ impl Store for PgStore {
 
     async fn get(&self, principal: &Principal, input: &TaskLocator) -> Result<Value, Failure> {
         self.gets.read((principal.clone(), input.clone())).await
+    }
+
+    async fn find_token_and_get(
+        &self,
+        token_hash: &[u8; 32],
+        input: &TaskLocator,
+    ) -> Result<Option<TokenGet>, Failure> {
+        let found = self.token_gets.read((*token_hash, input.clone())).await?;
+        Ok(found.map(|(record, answer)| (record, Some(answer))))
     }
 
     async fn create(
@@ -376,13 +388,15 @@ impl PgStore {
         read!(self, |c| Ok(one(c, SQL, &[&kind]).await?.get(0)))
     }
 
-    /// PostgreSQL's plan of the statement a batch of these gets runs.
+    /// PostgreSQL's plan of the statement a batch of these gets runs, or
+    /// with `by_token` the statement of as many gets read with their token.
     pub(crate) async fn explain_gets(
         &self,
         gets: &[(Principal, TaskLocator)],
+        by_token: bool,
     ) -> Result<String, Failure> {
         let gets: Vec<&(Principal, TaskLocator)> = gets.iter().collect();
-        read!(self, |c| tasks::explain_gets(c, &gets).await)
+        read!(self, |c| tasks::explain_gets(c, &gets, by_token).await)
     }
 
     /// How many creates wait for a group (`writer.rs`); `None` while a

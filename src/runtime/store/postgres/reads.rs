@@ -1,5 +1,5 @@
 //! Batched reads on PostgreSQL: the token lookup every request makes and
-//! `task_get`. Each costs PostgreSQL far more per statement (the protocol,
+//! `task_get`, alone or together with its request's token lookup. Each costs PostgreSQL far more per statement (the protocol,
 //! the executor's start) than per row, so a replica sends the lookups that
 //! queued while its previous statements ran as one statement over a table
 //! of their parameters ([`statements`]), and answers each from its own row
@@ -265,10 +265,31 @@ impl Batch for Gets {
     }
 }
 
-/// Prepares both kinds' statements, for every batch size, on a connection
+/// `task_get`s by bearer token: the token's lookup and the get in one
+/// statement (`tasks::token_gets`).
+pub(super) struct TokenGets;
+
+impl Batch for TokenGets {
+    type Input = ([u8; 32], TaskLocator);
+    type Output = Option<(TokenRecord, Result<Value, Failure>)>;
+
+    async fn run(
+        c: &Object,
+        gets: &[&([u8; 32], TaskLocator)],
+    ) -> Result<Vec<Result<Self::Output, Error>>, Error> {
+        tasks::token_gets(c, gets).await
+    }
+}
+
+/// Prepares every kind's statements, for every batch size, on a connection
 /// (at start, so that no request waits for it).
 pub(super) async fn prepare(c: &Object) -> Result<(), Error> {
-    for sql in admin::FIND_TOKENS.iter().chain(tasks::GET_TASKS.iter()) {
+    let kinds = [
+        &*admin::FIND_TOKENS,
+        &*tasks::GET_TASKS,
+        &*tasks::TOKEN_GETS,
+    ];
+    for sql in kinds.into_iter().flatten() {
         c.prepare_cached(sql).await?;
     }
     Ok(())

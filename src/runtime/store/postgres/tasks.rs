@@ -16,6 +16,7 @@ use super::super::cursor::Key;
 use super::super::refusals::{self, Claim};
 use super::super::search;
 use super::super::*;
+use super::admin::{self, live_token};
 use super::connections::{Error, Result, all, exec, maybe, one, settle};
 use super::reads;
 use crate::error::Failure;
@@ -980,30 +981,54 @@ pub(super) async fn get_tasks(
     let found = reads::by_request(get_rows(c, gets).await?, gets.len(), TASK_COLUMNS + 5);
     let mut answers = Vec::with_capacity(gets.len());
     for ((p, input), row) in gets.iter().map(|get| (&get.0, &get.1)).zip(found) {
-        answers.push(match row {
-            Some(row) if row.get::<_, bool>(TASK_COLUMNS) => Ok(task_detail(&row, p, input)),
-            Some(_) => match usable_boards(c, p).await {
-                Ok(boards) => Err(refusals::channel_not_found(&input.channel, boards).into()),
-                Err(e) => Err(e),
-            },
-            // No such board, not a member, or no such task: the board says which.
-            None => Err(match board(c, p, &input.channel).await {
-                Ok(board) => task_not_found(c, &board, input.number).await,
-                Err(e) => e,
-            }),
-        });
+        answers.push(answer_get(c, row.as_ref(), p, input).await);
     }
     Ok(answers)
 }
 
-/// [`get_tasks`]' statement for each batch size.
-pub(super) static GET_TASKS: LazyLock<reads::Statements> = LazyLock::new(|| {
-    reads::statements(
+/// The answer to one get from its row of [`GET_TASKS`] or [`TOKEN_GETS`]:
+/// the detail, or, for a task that is not there (or a board the caller may
+/// not use), a second trip to ask the board why.
+async fn answer_get(
+    c: &Object,
+    row: Option<&Row>,
+    p: &Principal,
+    input: &TaskLocator,
+) -> Result<Value> {
+    // Null where a token's get found no task.
+    let usable = row.and_then(|row| Some((row, row.get::<_, Option<bool>>(TASK_COLUMNS)?)));
+    match usable {
+        Some((row, true)) => Ok(task_detail(row, p, input)),
+        Some((_, false)) => {
+            let boards = usable_boards(c, p).await?;
+            Err(refusals::channel_not_found(&input.channel, boards).into())
+        }
+        // No such board, not a member, or no such task: the board says which.
+        None => Err(match board(c, p, &input.channel).await {
+            Ok(board) => task_not_found(c, &board, input.number).await,
+            Err(e) => e,
+        }),
+    }
+}
+
+/// The lateral subquery that reads one get's task for the caller whose
+/// workspace and agent id are the columns `$ws` and `$agent`, from the row
+/// `q` of a table of parameters (`board`, `number`, `before`): the task
+/// (with whether the caller may use its board) and, as scalar subqueries,
+/// the total and first page of its live subtasks and of its checkpoints,
+/// each page a JSON array of rows (`json_build_array`, the columns of
+/// [`task_row`] and of a checkpoint). The pages' sizes are `$1` and `$2`.
+/// Its `OFFSET 0` keeps PostgreSQL from merging it into one join over all
+/// the requests (see [`get_tasks`]).
+macro_rules! get_one {
+    ($ws:literal, $agent:literal) => {
         concat!(
-            "SELECT r.*, q.i FROM {rows} CROSS JOIN LATERAL (SELECT ",
+            "SELECT ",
             task_columns!(),
             ", NOT c.private OR EXISTS (SELECT 1 FROM channel_members m \
-             WHERE m.channel_id = c.id AND m.agent_id = q.agent_id), \
+             WHERE m.channel_id = c.id AND m.agent_id = ",
+            $agent,
+            "), \
              (SELECT count(*) FROM tasks s WHERE s.parent_id = t.id AND s.deleted_at IS NULL), \
              (SELECT json_agg(page.item ORDER BY page.number) FROM (SELECT s.number, \
                 json_build_array(s.number, sc.name, s.scope_id, s.title, s.description, \
@@ -1019,8 +1044,21 @@ pub(super) static GET_TASKS: LazyLock<reads::Statements> = LazyLock::new(|| {
               FROM checkpoints k JOIN agents ka ON ka.id = k.created_by \
               WHERE k.task_id = t.id AND k.id < q.before ORDER BY k.id DESC LIMIT $2) page) ",
             task_from!(),
-            " WHERE c.workspace_id = q.workspace_id AND c.name = q.board \
-             AND t.number = q.number AND t.deleted_at IS NULL OFFSET 0) r"
+            " WHERE c.workspace_id = ",
+            $ws,
+            " AND c.name = q.board \
+             AND t.number = q.number AND t.deleted_at IS NULL OFFSET 0"
+        )
+    };
+}
+
+/// [`get_tasks`]' statement for each batch size.
+pub(super) static GET_TASKS: LazyLock<reads::Statements> = LazyLock::new(|| {
+    reads::statements(
+        concat!(
+            "SELECT r.*, q.i FROM {rows} CROSS JOIN LATERAL (",
+            get_one!("q.workspace_id", "q.agent_id"),
+            ") r"
         ),
         &[
             ("workspace_id", "text"),
@@ -1032,6 +1070,86 @@ pub(super) static GET_TASKS: LazyLock<reads::Statements> = LazyLock::new(|| {
         2,
     )
 });
+
+/// [`token_gets`]' statement for each batch size: each request's live
+/// token (`admin::live_token!`, as `who`) and, for it, the get's task as
+/// [`GET_TASKS`] reads it, or nulls when there is none. A request whose
+/// token is not live has no row.
+pub(super) static TOKEN_GETS: LazyLock<reads::Statements> = LazyLock::new(|| {
+    reads::statements(
+        concat!(
+            "SELECT r.*, who.*, q.i FROM {rows} CROSS JOIN LATERAL (",
+            live_token!("q.hash"),
+            ") who LEFT JOIN LATERAL (",
+            get_one!("who.workspace_id", "who.agent_id"),
+            ") r ON true"
+        ),
+        &[
+            ("hash", "bytea"),
+            ("board", "text"),
+            ("number", "bigint"),
+            ("before", "bigint"),
+        ],
+        2,
+    )
+});
+
+/// `task_get`s by bearer token, in one statement with the tokens' lookup
+/// ([`TOKEN_GETS`]): for each request, nothing when its token is not live,
+/// or the token's record and the get's answer for the token's principal
+/// (the caller admits the token before it answers with it). A request is
+/// one round trip where a lookup and then a get are two.
+pub(super) async fn token_gets(
+    c: &Object,
+    gets: &[&([u8; 32], TaskLocator)],
+) -> Result<Vec<Result<Option<(TokenRecord, std::result::Result<Value, Failure>)>>>> {
+    const NOWHERE: &str = "";
+    let (sql, size) = reads::statement(&TOKEN_GETS, gets.len());
+    let (max_subtasks, max_checkpoints) = (MAX_SUBTASKS as i64, MAX_CHECKPOINTS as i64);
+    let befores: Vec<i64> = gets
+        .iter()
+        .map(|(_, input)| input.checkpoints_before.unwrap_or(i64::MAX))
+        .collect();
+    let mut params: Vec<&(dyn ToSql + Sync)> = vec![&max_subtasks, &max_checkpoints];
+    let hashes: Vec<&[u8]> = gets.iter().map(|(hash, _)| hash.as_slice()).collect();
+    for (((_, input), hash), before) in gets
+        .iter()
+        .map(|get| (&get.0, &get.1))
+        .zip(&hashes)
+        .zip(&befores)
+    {
+        params.extend([
+            hash as &(dyn ToSql + Sync),
+            &input.channel,
+            &input.number,
+            before,
+        ]);
+    }
+    // Padding: no token has an empty hash.
+    let nothing: &[u8] = &[];
+    for _ in gets.len()..size {
+        params.extend([&nothing as &(dyn ToSql + Sync), &NOWHERE, &0i64, &0i64]);
+    }
+    let rows = all(c, sql, &params).await?;
+    let tokens = TASK_COLUMNS + 5;
+    let found = reads::by_request(rows, gets.len(), tokens + admin::TOKEN_COLUMNS);
+    let mut answers = Vec::with_capacity(gets.len());
+    for ((_, input), row) in gets.iter().map(|get| (&get.0, &get.1)).zip(found) {
+        let Some(row) = row else {
+            answers.push(Ok(None));
+            continue;
+        };
+        let record = admin::token_record(&row, tokens);
+        answers.push(
+            match answer_get(c, Some(&row), &record.principal, input).await {
+                Ok(detail) => Ok(Some((record, Ok(detail)))),
+                Err(Error::Refused(refusal)) => Ok(Some((record, Err(refusal)))),
+                Err(e) => Err(e),
+            },
+        );
+    }
+    Ok(answers)
+}
 
 /// The rows of [`get_tasks`]' statement.
 async fn get_rows(c: &Object, gets: &[&(Principal, TaskLocator)]) -> Result<Vec<Row>> {
@@ -1065,26 +1183,46 @@ async fn get_rows(c: &Object, gets: &[&(Principal, TaskLocator)]) -> Result<Vec<
     all(c, sql, &params).await
 }
 
-/// The plan PostgreSQL keeps for [`get_tasks`]' statement: its generic
-/// plan, made without the parameters' values, for a test. (An `EXPLAIN` of
-/// the statement with its parameters would show a plan for their values.)
+/// The plan PostgreSQL keeps for [`get_tasks`]' statement, or with
+/// `by_token` for [`token_gets`]' (its tokens' hashes all empty): its
+/// generic plan, made without the parameters' values, for a test. (An
+/// `EXPLAIN` of the statement with its parameters would show a plan for
+/// their values.)
 #[cfg(test)]
-pub(super) async fn explain_gets(c: &Object, gets: &[&(Principal, TaskLocator)]) -> Result<String> {
+pub(super) async fn explain_gets(
+    c: &Object,
+    gets: &[&(Principal, TaskLocator)],
+    by_token: bool,
+) -> Result<String> {
     use tokio_postgres::SimpleQueryMessage;
-    let (sql, size) = reads::statement(&GET_TASKS, gets.len());
+    let statements = if by_token { &TOKEN_GETS } else { &GET_TASKS };
+    let (sql, size) = reads::statement(statements, gets.len());
     let text = |text: &str| format!("'{}'", text.replace('\'', "''"));
     let mut args = vec![MAX_SUBTASKS.to_string(), MAX_CHECKPOINTS.to_string()];
     for at in 0..size {
-        args.extend(match gets.get(at) {
-            Some((p, input)) => [
-                text(&p.workspace_id),
-                text(&input.channel),
-                input.number.to_string(),
-                text(&p.agent_id),
-                input.checkpoints_before.unwrap_or(i64::MAX).to_string(),
-            ],
-            None => [text(""), text(""), "0".into(), text(""), "0".into()],
-        });
+        let (p, input) = match gets.get(at) {
+            Some((p, input)) => (p.clone(), input.clone()),
+            None => (
+                Principal {
+                    workspace_id: String::new(),
+                    agent_id: String::new(),
+                    handle: String::new(),
+                },
+                TaskLocator {
+                    channel: String::new(),
+                    number: 0,
+                    checkpoints_before: Some(0),
+                },
+            ),
+        };
+        let before = input.checkpoints_before.unwrap_or(i64::MAX).to_string();
+        let (board, number) = (text(&input.channel), input.number.to_string());
+        if by_token {
+            args.extend(["'\\x'".to_string(), board, number, before]);
+        } else {
+            let (ws, agent) = (text(&p.workspace_id), text(&p.agent_id));
+            args.extend([ws, board, number, agent, before]);
+        }
     }
     c.batch_execute(&format!(
         "SET plan_cache_mode = force_generic_plan; PREPARE explain_gets AS {sql}"
