@@ -3,6 +3,7 @@
 //! is closed (`additionalProperties: false`), so no user data ever sits in an
 //! object key and a key-wise rename of the whole document is exact.
 
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
 pub fn snake_to_camel(name: &str) -> String {
@@ -53,6 +54,31 @@ pub fn to_wire(value: Value) -> Value {
     rename_keys(value, snake_to_camel)
 }
 
+/// A snake_case document serialized as [`to_wire`] renames it, every
+/// object key in camelCase, without building the renamed copy: a
+/// response's objects and keys are written as they are read.
+pub struct Wire<'a>(pub &'a Value);
+
+impl Serialize for Wire<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Object(map) => {
+                let mut out = serializer.serialize_map(Some(map.len()))?;
+                for (key, value) in map {
+                    if key.contains('_') {
+                        out.serialize_entry(&snake_to_camel(key), &Wire(value))?;
+                    } else {
+                        out.serialize_entry(key, &Wire(value))?;
+                    }
+                }
+                out.end()
+            }
+            Value::Array(items) => serializer.collect_seq(items.iter().map(Wire)),
+            other => other.serialize(serializer),
+        }
+    }
+}
+
 pub fn from_wire(value: Value) -> Value {
     rename_keys(value, camel_to_snake)
 }
@@ -85,6 +111,18 @@ mod tests {
         assert_eq!(wire["parentTaskScope"]["scopeId"], "tsk_1");
         assert_eq!(wire["idempotencyKey"], "k");
         assert_eq!(from_wire(wire), model);
+    }
+
+    #[test]
+    fn the_wire_serializer_writes_what_the_renamed_copy_does() {
+        let model = json!({
+            "parent_task_scope": {"kind": "task", "scope_id": "tsk_1"},
+            "tasks": [{"title": "a_b", "checklist": [{"text": "x", "done": true}], "n": 1.5}],
+            "next_cursor": null, "truncated": false, "items": [], "empty_map": {}
+        });
+        let written = serde_json::to_string(&Wire(&model)).unwrap();
+        assert_eq!(written, to_wire(model.clone()).to_string());
+        assert!(written.contains("\"parentTaskScope\"") && written.contains("\"a_b\""));
     }
 
     #[test]

@@ -268,7 +268,7 @@ fn request_body_schema(action: &Action, mut input: Value) -> Value {
 }
 
 /// A success body: `data` itself, with the `meta` fields (`nextCursor`,
-/// `truncated`) at its top level, as `wire::success_body` writes it.
+/// `truncated`) at its top level, as `wire::success_json` writes it.
 fn success_schema(action: &Action) -> Value {
     let document = action.output_schema();
     let mut data = document["properties"]["data"].clone();

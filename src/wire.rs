@@ -183,9 +183,9 @@ pub fn decode_body(action: &Action, bytes: &[u8]) -> Result<(Value, WorkflowCont
     Ok((case::from_wire(body), workflow))
 }
 
-/// Server side: the success body for snake_case `data`.
-pub fn success_body(data: Value) -> Value {
-    case::to_wire(data)
+/// Server side: the success body for snake_case `data`, as JSON text.
+pub fn success_json(data: &Value) -> String {
+    serde_json::to_string(&case::Wire(data)).expect("a JSON value always serializes")
 }
 
 /// Server side: the error body for a failure.

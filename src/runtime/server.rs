@@ -456,8 +456,8 @@ impl Signals {
     }
 }
 
-fn json_response(status: StatusCode, body: &Value) -> Response {
-    let mut response = Response::new(Body::from(body.to_string()));
+fn json_response(status: StatusCode, body: String) -> Response {
+    let mut response = Response::new(Body::from(body));
     *response.status_mut() = status;
     response.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -469,7 +469,7 @@ fn json_response(status: StatusCode, body: &Value) -> Response {
 fn failure_response(failure: &Failure) -> Response {
     let status =
         StatusCode::from_u16(failure.http_status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let mut response = json_response(status, &wire::error_body(failure));
+    let mut response = json_response(status, wire::error_body(failure).to_string());
     if status == StatusCode::UNAUTHORIZED {
         response
             .headers_mut()
@@ -503,7 +503,7 @@ async fn handle<S: Store>(
     limiter: Option<Arc<Limiter>>,
 ) -> Response {
     match run(action, store, request, timeouts, limiter).await {
-        Ok((status, data)) => json_response(status, &wire::success_body(data)),
+        Ok((status, data)) => json_response(status, wire::success_json(&data)),
         Err(failure) => failure_response(&failure),
     }
 }
