@@ -1094,6 +1094,18 @@ pub(super) static TOKEN_GETS: LazyLock<reads::Statements> = LazyLock::new(|| {
     )
 });
 
+/// The sections' page sizes: the first two parameters of [`GET_TASKS`] and
+/// [`TOKEN_GETS`].
+static PAGES: [i64; 2] = [MAX_SUBTASKS as i64, MAX_CHECKPOINTS as i64];
+
+/// Each get's bound on its checkpoints' ids (`checkpoints_before`; none:
+/// every checkpoint).
+fn befores<'a>(inputs: impl Iterator<Item = &'a TaskLocator>) -> Vec<i64> {
+    inputs
+        .map(|input| input.checkpoints_before.unwrap_or(i64::MAX))
+        .collect()
+}
+
 /// `task_get`s by bearer token, in one statement with the tokens' lookup
 /// ([`TOKEN_GETS`]): for each request, nothing when its token is not live,
 /// or the token's record and the get's answer for the token's principal
@@ -1105,12 +1117,8 @@ pub(super) async fn token_gets(
 ) -> Result<Vec<Result<Option<(TokenRecord, std::result::Result<Value, Failure>)>>>> {
     const NOWHERE: &str = "";
     let (sql, size) = reads::statement(&TOKEN_GETS, gets.len());
-    let (max_subtasks, max_checkpoints) = (MAX_SUBTASKS as i64, MAX_CHECKPOINTS as i64);
-    let befores: Vec<i64> = gets
-        .iter()
-        .map(|(_, input)| input.checkpoints_before.unwrap_or(i64::MAX))
-        .collect();
-    let mut params: Vec<&(dyn ToSql + Sync)> = vec![&max_subtasks, &max_checkpoints];
+    let befores = befores(gets.iter().map(|(_, input)| input));
+    let mut params: Vec<&(dyn ToSql + Sync)> = vec![&PAGES[0], &PAGES[1]];
     let hashes: Vec<&[u8]> = gets.iter().map(|(hash, _)| hash.as_slice()).collect();
     for (((_, input), hash), before) in gets
         .iter()
@@ -1155,12 +1163,8 @@ pub(super) async fn token_gets(
 async fn get_rows(c: &Object, gets: &[&(Principal, TaskLocator)]) -> Result<Vec<Row>> {
     const NOWHERE: &str = "";
     let (sql, size) = reads::statement(&GET_TASKS, gets.len());
-    let (max_subtasks, max_checkpoints) = (MAX_SUBTASKS as i64, MAX_CHECKPOINTS as i64);
-    let befores: Vec<i64> = gets
-        .iter()
-        .map(|(_, input)| input.checkpoints_before.unwrap_or(i64::MAX))
-        .collect();
-    let mut params: Vec<&(dyn ToSql + Sync)> = vec![&max_subtasks, &max_checkpoints];
+    let befores = befores(gets.iter().map(|(_, input)| input));
+    let mut params: Vec<&(dyn ToSql + Sync)> = vec![&PAGES[0], &PAGES[1]];
     for ((p, input), before) in gets.iter().map(|get| (&get.0, &get.1)).zip(&befores) {
         params.extend([
             &p.workspace_id as &(dyn ToSql + Sync),
