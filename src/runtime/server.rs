@@ -5,9 +5,10 @@
 //! decode the wire input → validate it exactly as the CLI does → run the
 //! store operation (awaited: a mutation waits for its commit without holding
 //! a thread) → answer with the wire body. A `task_get` with a small body
-//! (and no rate limit to take from first) reads its input first and then
-//! its token and task in one store read, answering only once the token is
-//! admitted: the same answers, one round trip to the store instead of two.
+//! (and no rate limit to take from first) reads its input first, if it
+//! comes with its headers (`PRE_AUTH_WAIT`), and then its token and task
+//! in one store read, answering only once the token is admitted: the same
+//! answers, one round trip to the store instead of two.
 //!
 //! Every refusal, including unknown routes, wrong methods, oversized bodies
 //! and panics, is the JSON error body with the status its code registers.
@@ -41,16 +42,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::{Body, Bytes, HttpBody};
-use axum::extract::{
-    DefaultBodyLimit, FromRequest, FromRequestParts, MatchedPath, Query, Request, State,
-};
+use axum::body::{Body, BodyDataStream, Bytes, HttpBody};
+use axum::extract::{DefaultBodyLimit, FromRequestParts, MatchedPath, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use axum::routing::{MethodFilter, MethodRouter};
+use futures_util::StreamExt;
 use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::signal::unix::{Signal, SignalKind, signal};
+use tokio::time::Instant;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 use tracing::Span;
@@ -525,23 +526,36 @@ async fn run<S: Store>(
             .unwrap_or_default();
     let admit =
         |record: Option<TokenRecord>| admit(action, record, &token_hash, limiter.as_deref(), &path);
+    let mut body = BodyReader::new(body, timeouts.body_read);
     if limiter.is_none() && store::reads_with_token(action) && small_body(&parts.headers) {
-        // The token and the task in one read (`store::get_for_token`): the
-        // input is read first, and its refusal waits for the token's, so
-        // every answer is the one of the order below.
-        let data = match input(action, parts, body, timeouts).await {
-            Ok((input, _)) => {
-                store::get_for_token(store.as_ref(), action, &token_hash, input, admit).await?
+        // The token and the task in one read (`store::get_for_token`) once
+        // the input is in: a small body arrives with its headers, and one
+        // that has not within `PRE_AUTH_WAIT` is read on after its token
+        // is admitted, as below. A refusal of the input waits for the
+        // token's, so every answer is the one of the order below.
+        let input = match body.by(Instant::now() + PRE_AUTH_WAIT).await {
+            Ok(Some(bytes)) => from_body(action, &bytes).map(Some),
+            Ok(None) => Ok(None),
+            Err(refusal) => Err(refusal),
+        };
+        match input {
+            Ok(Some((input, _))) => {
+                let data =
+                    store::get_for_token(store.as_ref(), action, &token_hash, input, admit).await?;
+                return Ok((status(action, &data), data));
             }
+            Ok(None) => {}
             Err(refusal) => {
                 admit(store.find_token(&token_hash).await?)?;
                 return Err(refusal);
             }
-        };
-        return Ok((status(action, &data), data));
+        }
     }
     let principal = admit(store.find_token(&token_hash).await?)?;
-    let (input, workflow) = input(action, parts, body, timeouts).await?;
+    let (input, workflow) = match action.method {
+        Method::Get => (query(action, &parts)?, WorkflowContext::default()),
+        Method::Post => from_body(action, &body.whole().await?)?,
+    };
     let data = store::dispatch(store.as_ref(), action, &principal, input, &workflow).await?;
     Ok((status(action, &data), data))
 }
@@ -550,36 +564,33 @@ fn status(action: &Action, data: &Value) -> StatusCode {
     StatusCode::from_u16(action.success.status(data)).unwrap_or(StatusCode::OK)
 }
 
-/// The request's input, decoded from its query or body and validated
-/// exactly as the CLI validates it, and its workflow context.
-async fn input(
-    action: &Action,
-    parts: axum::http::request::Parts,
-    body: Body,
-    timeouts: Timeouts,
-) -> Result<(Value, WorkflowContext), Failure> {
-    let (input, workflow) = match action.method {
-        Method::Get => {
-            let pairs = Query::<Vec<(String, String)>>::try_from_uri(&parts.uri)
-                .map_err(|_| {
-                    Failure::new(
-                        code::INVALID_JSON,
-                        "The query string is not valid URL encoding.",
-                    )
-                })?
-                .0;
-            (
-                wire::decode_query(action, &pairs)?,
-                WorkflowContext::default(),
+/// A GET's input, decoded from its query string and validated exactly as
+/// the CLI validates it.
+fn query(action: &Action, parts: &axum::http::request::Parts) -> Result<Value, Failure> {
+    let pairs = Query::<Vec<(String, String)>>::try_from_uri(&parts.uri)
+        .map_err(|_| {
+            Failure::new(
+                code::INVALID_JSON,
+                "The query string is not valid URL encoding.",
             )
-        }
-        Method::Post => {
-            let bytes = read_body(Request::from_parts(parts, body), timeouts.body_read).await?;
-            wire::decode_body(action, &bytes)?
-        }
-    };
+        })?
+        .0;
+    validate(action, wire::decode_query(action, &pairs)?)
+}
+
+/// A POST's input and workflow context, decoded from its body; the input
+/// validated exactly as the CLI validates it.
+fn from_body(action: &Action, body: &[u8]) -> Result<(Value, WorkflowContext), Failure> {
+    let (input, workflow) = wire::decode_body(action, body)?;
     Ok((validate(action, input)?, workflow))
 }
+
+/// How long a `task_get` waits for its body before its token is judged.
+/// Its few dozen bytes come with its headers; a client that holds them
+/// back is asked for them again only once its token is admitted, so a
+/// forged token holds a connection for this long at most, not for the
+/// whole body timeout.
+const PRE_AUTH_WAIT: Duration = Duration::from_secs(1);
 
 /// The largest body read before its request's token is judged (a
 /// `task_get`'s input is a few dozen bytes): declared by `Content-Length`,
@@ -683,41 +694,77 @@ fn rate_limit(limiter: &Limiter, token_hash: [u8; 32]) -> Result<(), Failure> {
     })
 }
 
-/// The whole body of `request`, at most [`MAX_BODY_BYTES`] and within
-/// `limit` of starting to read it. A declared oversized body is refused
-/// before any of it is read, an undeclared one as soon as it passes the
-/// limit. `limit` is one deadline for the whole body, not tower-http's
-/// `RequestBodyTimeoutLayer`, which bounds only the pause between two
-/// chunks: a client dribbling a byte at a time would hold its connection
-/// for as long as the body limit lets it.
-async fn read_body(request: Request, limit: Duration) -> Result<Bytes, Failure> {
-    let too_large = || {
-        Failure::new(
-            code::INPUT_TOO_LARGE,
-            format!("The request body exceeds {MAX_BODY_BYTES} bytes."),
-        )
-    };
-    // hyper gives a body with a Content-Length that length as its size.
-    if request.body().size_hint().lower() > MAX_BODY_BYTES as u64 {
-        return Err(too_large());
-    }
-    let read = tokio::time::timeout(limit, Bytes::from_request(request, &()))
-        .await
-        .map_err(|_| Failure {
-            // 408: the CLI classifies it as a retryable `timeout`.
-            http_status: 408,
-            ..Failure::new(
-                code::TIMEOUT,
-                "The request body did not arrive within the time limit.",
-            )
-        })?;
-    read.map_err(|rejection| {
-        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            too_large()
-        } else {
-            Failure::new(code::INVALID_JSON, "The request body could not be read.")
+/// A request's body, read within the body timeout of the end of its
+/// headers and to at most [`MAX_BODY_BYTES`], possibly in two turns: what
+/// arrives by a first deadline, then the rest. A declared oversized body is
+/// refused before any of it is read, an undeclared one as soon as it
+/// passes the limit. The timeout is one deadline for the whole body, not
+/// tower-http's `RequestBodyTimeoutLayer`, which bounds only the pause
+/// between two chunks: a client dribbling a byte at a time would hold its
+/// connection for as long as the body limit lets it.
+struct BodyReader {
+    declared: u64,
+    chunks: BodyDataStream,
+    read: Vec<u8>,
+    deadline: Instant,
+}
+
+impl BodyReader {
+    fn new(body: Body, limit: Duration) -> BodyReader {
+        BodyReader {
+            // hyper gives a body with a Content-Length that length as its size.
+            declared: body.size_hint().lower(),
+            chunks: body.into_data_stream(),
+            read: Vec::new(),
+            deadline: Instant::now() + limit,
         }
-    })
+    }
+
+    /// The whole body.
+    async fn whole(&mut self) -> Result<Bytes, Failure> {
+        match self.by(self.deadline).await? {
+            Some(body) => Ok(body),
+            None => Err(Failure {
+                // 408: the CLI classifies it as a retryable `timeout`.
+                http_status: 408,
+                ..Failure::new(
+                    code::TIMEOUT,
+                    "The request body did not arrive within the time limit.",
+                )
+            }),
+        }
+    }
+
+    /// The whole body if it has arrived by `until`; `None` if not, keeping
+    /// what has arrived for the next turn.
+    async fn by(&mut self, until: Instant) -> Result<Option<Bytes>, Failure> {
+        let too_large = || {
+            Failure::new(
+                code::INPUT_TOO_LARGE,
+                format!("The request body exceeds {MAX_BODY_BYTES} bytes."),
+            )
+        };
+        if self.declared > MAX_BODY_BYTES as u64 {
+            return Err(too_large());
+        }
+        loop {
+            // Cancelling `next` loses no chunk: it has none until it is ready.
+            match tokio::time::timeout_at(until.min(self.deadline), self.chunks.next()).await {
+                Err(_) => return Ok(None),
+                Ok(None) => return Ok(Some(Bytes::from(std::mem::take(&mut self.read)))),
+                Ok(Some(Ok(chunk))) if self.read.len() + chunk.len() <= MAX_BODY_BYTES => {
+                    self.read.extend_from_slice(&chunk);
+                }
+                Ok(Some(Ok(_))) => return Err(too_large()),
+                Ok(Some(Err(_))) => {
+                    return Err(Failure::new(
+                        code::INVALID_JSON,
+                        "The request body could not be read.",
+                    ));
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -204,6 +204,49 @@ fn read_until_closed(
     (opened.elapsed(), out)
 }
 
+/// A `task_get`'s body is read before its token is judged only while it
+/// comes with its headers: a forged token whose body is held back is
+/// refused after a second or so, not after the body timeout; a real
+/// token's late body is still read, once the token is admitted, and
+/// answered.
+#[test]
+fn a_held_back_body_waits_for_its_token_not_for_the_body_timeout() {
+    let timeouts = Timeouts {
+        header_read: Duration::from_secs(10),
+        body_read: Duration::from_secs(20),
+        write: Duration::from_secs(10),
+        shutdown_grace: Duration::from_secs(5),
+    };
+    let srv = server(timeouts);
+    let body = br#"{"channel": "eng", "number": 9}"#;
+    let head = |token: &str| {
+        format!(
+            "POST {} HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer {token}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            srv.path,
+            body.len()
+        )
+    };
+    let opened = Instant::now();
+    let mut forged = TcpStream::connect(srv.addr).unwrap();
+    forged
+        .write_all(head("at_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA").as_bytes())
+        .unwrap();
+    let (after, reply) = read_until_closed(&mut forged, opened, Duration::from_secs(30));
+    let reply = String::from_utf8_lossy(&reply);
+    assert!(reply.starts_with("HTTP/1.1 401"), "{reply}");
+    assert!(after < Duration::from_secs(10), "answered after {after:?}");
+    let mut late = TcpStream::connect(srv.addr).unwrap();
+    late.write_all(head(&srv.token).as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    late.write_all(body).unwrap();
+    let (_, reply) = read_until_closed(&mut late, Instant::now(), Duration::from_secs(30));
+    let reply = String::from_utf8_lossy(&reply);
+    assert!(
+        reply.starts_with("HTTP/1.1 404") && reply.contains("task_not_found"),
+        "{reply}"
+    );
+}
+
 #[test]
 fn slow_clients_are_cut_off_while_others_are_served() {
     let timeouts = Timeouts {
