@@ -306,10 +306,12 @@ fn success_response(action: &Action, status: u16, component: &str) -> Value {
 /// The error codes the runtime can answer `action` with, by HTTP status.
 fn failures(action: &Action) -> Vec<(u16, Vec<ErrorCode>)> {
     let crate::registry::Operation::Task(op) = action.operation;
-    // Every operation: the token, its path, the input, the board, the store.
+    // Every operation: the token, its rate limit (`serve --rate-limit`),
+    // its path, the input, the board, the store.
     let mut codes = vec![
         code::INVALID_JSON,
         code::UNAUTHORIZED,
+        code::RATE_LIMITED,
         code::FORBIDDEN,
         code::INVALID_INPUT,
         code::SERVER_ERROR,

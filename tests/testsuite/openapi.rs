@@ -150,6 +150,11 @@ fn the_conformance_check_finds_departures_from_the_document() {
         Vec::<String>::new()
     );
 
+    // What `serve --rate-limit` answers a token past its limit.
+    let limited = json!({"error": {"code": "rate_limited", "message": "Retry in 20 s.",
+        "retryable": true, "details": {"retryAfterS": 20}}});
+    assert_eq!(spec.check(&get(429, limited)), Vec::<String>::new());
+
     let problems = |x: Exchange| spec.check(&x).join("\n");
     assert!(problems(get(418, not_found.clone())).contains("undocumented status 418"));
     let conflict =
