@@ -13,7 +13,9 @@ use serde_json::{Map, Value, json};
 
 use crate::case;
 use crate::error::{self, ErrorCode, code};
-use crate::registry::{ACTIONS, Action, HiddenContext, Method, Success, task};
+use crate::registry::{
+    ACTIONS, ANY_CALL_REFUSALS, Action, BODY_REFUSALS, HiddenContext, Method, Success,
+};
 
 /// The checked-in file, relative to the package root.
 pub const FILE: &str = "openapi.json";
@@ -305,52 +307,11 @@ fn success_response(action: &Action, status: u16, component: &str) -> Value {
 
 /// The error codes the runtime can answer `action` with, by HTTP status.
 fn failures(action: &Action) -> Vec<(u16, Vec<ErrorCode>)> {
-    let crate::registry::Operation::Task(op) = action.operation;
-    // Every operation: the token, its rate limit (`serve --rate-limit`),
-    // its path, the input, the board, the store.
-    let mut codes = vec![
-        code::INVALID_JSON,
-        code::UNAUTHORIZED,
-        code::RATE_LIMITED,
-        code::FORBIDDEN,
-        code::INVALID_INPUT,
-        code::SERVER_ERROR,
-    ];
+    let mut codes = ANY_CALL_REFUSALS.to_vec();
     if action.method == Method::Post {
-        codes.extend([code::INPUT_TOO_LARGE, code::TIMEOUT]);
+        codes.extend(BODY_REFUSALS);
     }
-    codes.extend(match op {
-        task::Operation::List => vec![code::CHANNEL_NOT_FOUND, code::CURSOR_INVALID],
-        task::Operation::Get | task::Operation::Checkpoint => {
-            vec![code::CHANNEL_NOT_FOUND, code::TASK_NOT_FOUND]
-        }
-        task::Operation::Create => vec![
-            code::CHANNEL_NOT_FOUND,
-            code::PARENT_NOT_FOUND,
-            code::TASK_SCOPE_NOT_FOUND,
-            code::ASSIGNEE_NOT_FOUND,
-            code::TARGET_CONFLICT,
-            code::CALLBACK_NOT_ACTIVE,
-            code::IDEMPOTENCY_CONFLICT,
-        ],
-        task::Operation::Update => vec![
-            code::CHANNEL_NOT_FOUND,
-            code::TASK_NOT_FOUND,
-            code::PARENT_NOT_FOUND,
-            code::ASSIGNEE_NOT_FOUND,
-            code::INVALID_PARENT,
-            code::TASK_UPDATE_CONFLICT,
-        ],
-        // A task it cannot claim is a per-task failure inside the success.
-        task::Operation::SetClaim => vec![code::CHANNEL_NOT_FOUND],
-        task::Operation::Delete => vec![
-            code::CHANNEL_NOT_FOUND,
-            code::TASK_NOT_FOUND,
-            code::NOT_TASK_CREATOR,
-            code::SUBTASK_MODE_REQUIRED,
-            code::SUBTASK_CREATOR_MISMATCH,
-        ],
-    });
+    codes.extend(action.refusals);
     let mut by_status: std::collections::BTreeMap<u16, Vec<ErrorCode>> = Default::default();
     for c in codes {
         for status in statuses(c) {

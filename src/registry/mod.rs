@@ -17,6 +17,8 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::error::{ErrorCode, code};
+
 /// Every registered action, in documentation order.
 pub static ACTIONS: &[&Action] = &[
     &task::list::ACTION,
@@ -282,6 +284,22 @@ pub struct Example {
     pub input: &'static str,
 }
 
+/// The refusals any call can get, whatever its action: the token, its rate
+/// limit (`serve --rate-limit`), its path, the input, the store. A call
+/// with a body (a POST) can also get [`BODY_REFUSALS`]; each action lists
+/// its own beyond these (`Action::refusals`).
+pub const ANY_CALL_REFUSALS: [ErrorCode; 6] = [
+    code::INVALID_JSON,
+    code::UNAUTHORIZED,
+    code::RATE_LIMITED,
+    code::FORBIDDEN,
+    code::INVALID_INPUT,
+    code::SERVER_ERROR,
+];
+
+/// The refusals of a request body: too large, or not in time.
+pub const BODY_REFUSALS: [ErrorCode; 2] = [code::INPUT_TOO_LARGE, code::TIMEOUT];
+
 /// One canonical action.
 pub struct Action {
     pub domain: &'static str,
@@ -306,6 +324,11 @@ pub struct Action {
     pub paginated: bool,
     /// The HTTP status of a success.
     pub success: Success,
+    /// The refusals its operation answers beyond those every call can (the
+    /// token, its rate limit, its path, the input, the store): lookups that
+    /// find nothing and rules the call breaks. The OpenAPI description's
+    /// error responses come from them (`crate::openapi`).
+    pub refusals: &'static [ErrorCode],
     pub input_schema: fn() -> Value,
     /// Schema of `data` in the success document.
     pub data_schema: fn() -> Value,

@@ -889,3 +889,29 @@ fn success_statuses_follow_the_registry() {
         );
     }
 }
+
+/// Each action's refusals are its own: listed once, none of them one that
+/// every call can get, each a client error the runtime sends. (That every
+/// refusal a store test provokes is listed is checked by those tests,
+/// `runtime::store::tests::declared`.)
+#[test]
+fn refusals_are_each_actions_own_client_errors() {
+    let any_call: Vec<ErrorCode> = ANY_CALL_REFUSALS.into_iter().chain(BODY_REFUSALS).collect();
+    for action in ACTIONS {
+        let mut seen = HashSet::new();
+        for refusal in action.refusals {
+            let name = action.name();
+            assert!(seen.insert(refusal.code), "{name}: {} twice", refusal.code);
+            assert!(
+                !any_call.contains(refusal),
+                "{name}: {} is any call's",
+                refusal.code
+            );
+            assert!(
+                (400..500).contains(&refusal.http_status),
+                "{name}: {} is not a client error the runtime sends",
+                refusal.code
+            );
+        }
+    }
+}

@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use super::{AGENT_CONTEXT, fields};
+use crate::error::code;
 use crate::registry::schema::*;
 use crate::registry::*;
 
@@ -25,6 +26,7 @@ pub static ACTION: Action = Action {
     deprecation: Deprecation::Active,
     paginated: false,
     success: Success::Ok,
+    refusals: &[code::CHANNEL_NOT_FOUND, code::TASK_NOT_FOUND],
     input_schema,
     data_schema,
     check: no_branch_rules,

@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use super::fields;
+use crate::error::code;
 use crate::registry::schema::*;
 use crate::registry::*;
 
@@ -36,6 +37,15 @@ pub static ACTION: Action = Action {
     deprecation: Deprecation::Active,
     paginated: false,
     success: Success::CreatedUnlessReused,
+    refusals: &[
+        code::CHANNEL_NOT_FOUND,
+        code::PARENT_NOT_FOUND,
+        code::TASK_SCOPE_NOT_FOUND,
+        code::ASSIGNEE_NOT_FOUND,
+        code::TARGET_CONFLICT,
+        code::CALLBACK_NOT_ACTIVE,
+        code::IDEMPOTENCY_CONFLICT,
+    ],
     input_schema,
     data_schema,
     check,

@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use super::{AGENT_CONTEXT, fields};
+use crate::error::code;
 use crate::registry::schema::*;
 use crate::registry::*;
 
@@ -28,6 +29,13 @@ pub static ACTION: Action = Action {
     deprecation: Deprecation::Active,
     paginated: false,
     success: Success::Ok,
+    refusals: &[
+        code::CHANNEL_NOT_FOUND,
+        code::TASK_NOT_FOUND,
+        code::NOT_TASK_CREATOR,
+        code::SUBTASK_MODE_REQUIRED,
+        code::SUBTASK_CREATOR_MISMATCH,
+    ],
     input_schema,
     data_schema,
     check: no_branch_rules,

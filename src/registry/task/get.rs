@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::{AGENT_CONTEXT, fields};
+use crate::error::code;
 use crate::registry::schema::*;
 use crate::registry::*;
 
@@ -27,6 +28,7 @@ pub static ACTION: Action = Action {
     deprecation: Deprecation::Active,
     paginated: false,
     success: Success::Ok,
+    refusals: &[code::CHANNEL_NOT_FOUND, code::TASK_NOT_FOUND],
     input_schema,
     data_schema: fields::task_detail,
     check: no_branch_rules,

@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use super::{AGENT_CONTEXT, fields};
+use crate::error::code;
 use crate::registry::schema::*;
 use crate::registry::*;
 
@@ -37,6 +38,11 @@ pub static ACTION: Action = Action {
     deprecation: Deprecation::Active,
     paginated: true,
     success: Success::Ok,
+    refusals: &[
+        code::CHANNEL_NOT_FOUND,
+        code::PARENT_NOT_FOUND,
+        code::CURSOR_INVALID,
+    ],
     input_schema,
     data_schema,
     check,

@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use super::{AGENT_CONTEXT, fields};
+use crate::error::code;
 use crate::registry::schema::*;
 use crate::registry::*;
 
@@ -25,6 +26,8 @@ pub static ACTION: Action = Action {
     deprecation: Deprecation::Active,
     paginated: false,
     success: Success::Ok,
+    // A task it cannot claim is a per-task failure inside the success.
+    refusals: &[code::CHANNEL_NOT_FOUND],
     input_schema,
     data_schema,
     check: no_branch_rules,

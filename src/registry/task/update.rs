@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::{AGENT_CONTEXT, fields};
+use crate::error::code;
 use crate::registry::schema::*;
 use crate::registry::*;
 
@@ -106,6 +107,14 @@ pub static ACTION: Action = Action {
     deprecation: Deprecation::Active,
     paginated: false,
     success: Success::Ok,
+    refusals: &[
+        code::CHANNEL_NOT_FOUND,
+        code::TASK_NOT_FOUND,
+        code::PARENT_NOT_FOUND,
+        code::ASSIGNEE_NOT_FOUND,
+        code::INVALID_PARENT,
+        code::TASK_UPDATE_CONFLICT,
+    ],
     input_schema,
     data_schema: fields::compact_task,
     check,

@@ -234,7 +234,10 @@ impl<E: Engine> World<E> {
     ) -> Result<Value, Failure> {
         let action = find("task", verb).unwrap();
         let input = crate::validate::validate(action, input)?;
-        block(dispatch(&self.store, action, who, input, workflow))
+        declared(
+            action,
+            block(dispatch(&self.store, action, who, input, workflow)),
+        )
     }
 
     fn call(&self, who: &Principal, verb: &str, input: Value) -> Result<Value, Failure> {
@@ -258,13 +261,16 @@ impl<E: Engine> World<E> {
     fn follow(&self, who: &Principal, call: &Value) -> Result<Value, Failure> {
         let action = crate::registry::find_by_name(call["tool"].as_str().unwrap()).unwrap();
         let input = crate::validate::validate(action, call["arguments"].clone())?;
-        block(dispatch(
-            &self.store,
+        declared(
             action,
-            who,
-            input,
-            &WorkflowContext::default(),
-        ))
+            block(dispatch(
+                &self.store,
+                action,
+                who,
+                input,
+                &WorkflowContext::default(),
+            )),
+        )
     }
 
     fn suggestion(failure: &Failure) -> Value {
@@ -286,6 +292,24 @@ impl<E: Engine> World<E> {
         let tasks: Vec<Value> = titles.iter().map(|t| json!({"title": t})).collect();
         numbers(&self.create(who, json!({"channel": channel, "tasks": tasks})))
     }
+}
+
+/// `result`, once its refusal (if any) is checked to be one the action's
+/// registry entry declares (`Action::refusals`, which the OpenAPI
+/// description lists) or one every call can get: every refusal a test here
+/// provokes checks the registry.
+fn declared(action: &Action, result: Result<Value, Failure>) -> Result<Value, Failure> {
+    if let Err(failure) = &result {
+        let any_call = &crate::registry::ANY_CALL_REFUSALS;
+        let known = action.refusals.iter().chain(any_call);
+        assert!(
+            known.into_iter().any(|c| c.code == failure.code),
+            "{} answered `{}`, which its registry entry does not declare",
+            action.name(),
+            failure.code
+        );
+    }
+    result
 }
 
 fn numbers(items: &[Value]) -> Vec<i64> {
