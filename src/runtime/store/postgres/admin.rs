@@ -81,6 +81,22 @@ pub(super) async fn find_tokens(
         .collect())
 }
 
+/// Token lookups, by the token's hash, batched (`reads.rs`).
+pub(super) struct Tokens;
+
+impl reads::Batch for Tokens {
+    type Input = [u8; 32];
+    type Output = Option<TokenRecord>;
+
+    fn statements() -> &'static reads::Statements {
+        &FIND_TOKENS
+    }
+
+    async fn run(c: &Object, hashes: &[&[u8; 32]]) -> Result<Vec<Result<Option<TokenRecord>>>> {
+        find_tokens(c, hashes).await
+    }
+}
+
 pub(super) async fn create_workspace(
     tx: &Transaction<'_>,
     id: &str,

@@ -88,9 +88,9 @@ pub struct PgStore {
     creates: writer::Creates,
     /// Token lookups and `task_get`s are batched (`reads.rs`), and so are
     /// `task_get`s read together with their token.
-    tokens: reads::Batches<reads::Tokens>,
-    gets: reads::Batches<reads::Gets>,
-    token_gets: reads::Batches<reads::TokenGets>,
+    tokens: reads::Batches<admin::Tokens>,
+    gets: reads::Batches<tasks::Gets>,
+    token_gets: reads::Batches<tasks::TokenGets>,
 }
 
 /// Runs `$body` in one transaction, with `$tx` the transaction and `$now`
@@ -261,7 +261,15 @@ impl Store for PgStore {
     async fn warm(&self) {
         let opened = join_all((0..self.connections.max_size()).map(|_| async {
             let client = self.connections.get().await?;
-            reads::prepare(&client).await.map_err(settle)?;
+            reads::prepare::<admin::Tokens>(&client)
+                .await
+                .map_err(settle)?;
+            reads::prepare::<tasks::Gets>(&client)
+                .await
+                .map_err(settle)?;
+            reads::prepare::<tasks::TokenGets>(&client)
+                .await
+                .map_err(settle)?;
             Ok::<_, Failure>(client)
         }))
         .await;

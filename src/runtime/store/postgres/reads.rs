@@ -1,9 +1,12 @@
-//! Batched reads on PostgreSQL: the token lookup every request makes and
-//! `task_get`, alone or together with its request's token lookup. Each costs PostgreSQL far more per statement (the protocol,
-//! the executor's start) than per row, so a replica sends the lookups that
-//! queued while its previous statements ran as one statement over a table
-//! of their parameters ([`statements`]), and answers each from its own row
-//! (docs/performance.md, "task.get on PostgreSQL").
+//! Batched reads on PostgreSQL. A statement costs PostgreSQL far more (the
+//! protocol, the executor's start) than a row does, so for the reads every
+//! request makes, a replica sends the lookups that queued while its
+//! previous statements ran as one statement over a table of their
+//! parameters ([`statements`]), and answers each from its own row
+//! (docs/performance.md, "task.get on PostgreSQL"). This module is the
+//! machinery; each kind of read ([`Batch`]) lives beside its statement:
+//! the token lookup every request makes (`admin::Tokens`), and `task_get`
+//! alone or with its request's token (`tasks::Gets`, `tasks::TokenGets`).
 //!
 //! Nothing is cached: a lookup is answered by a statement that starts after
 //! the lookup was queued, so it sees every write (and every revocation)
@@ -21,14 +24,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use deadpool_postgres::Object;
-use serde_json::Value;
 use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio_postgres::Row;
 
 use super::connections::{Connections, Error, answers_of, failed, settle};
-use super::{admin, tasks};
 use crate::error::Failure;
-use crate::runtime::store::{Principal, TaskLocator, TokenRecord};
 
 /// The sizes a batch statement is written for: a batch of another size is
 /// padded to the next with rows that match nothing. Each size is its own
@@ -103,6 +103,8 @@ pub(super) fn by_request(rows: Vec<Row>, requests: usize, column: usize) -> Vec<
 pub(super) trait Batch: Send + Sync + 'static {
     type Input: Send + Sync + 'static;
     type Output: Send + 'static;
+    /// Its statement for each batch size (`statements`).
+    fn statements() -> &'static Statements;
     /// One answer per input, in order; an `Err` fails the whole batch.
     fn run(
         c: &Object,
@@ -235,61 +237,10 @@ async fn run<B: Batch>(
     }
 }
 
-/// Token lookups, by the token's hash.
-pub(super) struct Tokens;
-
-impl Batch for Tokens {
-    type Input = [u8; 32];
-    type Output = Option<TokenRecord>;
-
-    async fn run(
-        c: &Object,
-        hashes: &[&[u8; 32]],
-    ) -> Result<Vec<Result<Option<TokenRecord>, Error>>, Error> {
-        admin::find_tokens(c, hashes).await
-    }
-}
-
-/// `task_get`s, each with the caller it reads for.
-pub(super) struct Gets;
-
-impl Batch for Gets {
-    type Input = (Principal, TaskLocator);
-    type Output = Value;
-
-    async fn run(
-        c: &Object,
-        gets: &[&(Principal, TaskLocator)],
-    ) -> Result<Vec<Result<Value, Error>>, Error> {
-        tasks::get_tasks(c, gets).await
-    }
-}
-
-/// `task_get`s by bearer token: the token's lookup and the get in one
-/// statement (`tasks::token_gets`).
-pub(super) struct TokenGets;
-
-impl Batch for TokenGets {
-    type Input = ([u8; 32], TaskLocator);
-    type Output = Option<(TokenRecord, Result<Value, Failure>)>;
-
-    async fn run(
-        c: &Object,
-        gets: &[&([u8; 32], TaskLocator)],
-    ) -> Result<Vec<Result<Self::Output, Error>>, Error> {
-        tasks::token_gets(c, gets).await
-    }
-}
-
-/// Prepares every kind's statements, for every batch size, on a connection
-/// (at start, so that no request waits for it).
-pub(super) async fn prepare(c: &Object) -> Result<(), Error> {
-    let kinds = [
-        &*admin::FIND_TOKENS,
-        &*tasks::GET_TASKS,
-        &*tasks::TOKEN_GETS,
-    ];
-    for sql in kinds.into_iter().flatten() {
+/// Prepares `B`'s statement for every batch size on a connection (at
+/// start, so that no request waits for it).
+pub(super) async fn prepare<B: Batch>(c: &Object) -> Result<(), Error> {
+    for sql in B::statements() {
         c.prepare_cached(sql).await?;
     }
     Ok(())

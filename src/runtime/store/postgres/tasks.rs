@@ -1011,6 +1011,42 @@ async fn answer_get(
     }
 }
 
+/// `task_get`s, each with the caller it reads for, batched (`reads.rs`).
+pub(super) struct Gets;
+
+impl reads::Batch for Gets {
+    type Input = (Principal, TaskLocator);
+    type Output = Value;
+
+    fn statements() -> &'static reads::Statements {
+        &GET_TASKS
+    }
+
+    async fn run(c: &Object, gets: &[&(Principal, TaskLocator)]) -> Result<Vec<Result<Value>>> {
+        get_tasks(c, gets).await
+    }
+}
+
+/// `task_get`s by bearer token, batched (`reads.rs`): the token's lookup
+/// and the get in one statement ([`token_gets`]).
+pub(super) struct TokenGets;
+
+impl reads::Batch for TokenGets {
+    type Input = ([u8; 32], TaskLocator);
+    type Output = Option<(TokenRecord, std::result::Result<Value, Failure>)>;
+
+    fn statements() -> &'static reads::Statements {
+        &TOKEN_GETS
+    }
+
+    async fn run(
+        c: &Object,
+        gets: &[&([u8; 32], TaskLocator)],
+    ) -> Result<Vec<Result<Self::Output>>> {
+        token_gets(c, gets).await
+    }
+}
+
 /// The lateral subquery that reads one get's task for the caller whose
 /// workspace and agent id are the columns `$ws` and `$agent`, from the row
 /// `q` of a table of parameters (`board`, `number`, `before`): the task
