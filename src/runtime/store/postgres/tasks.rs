@@ -960,20 +960,17 @@ fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Arg>)> {
 
 // ---------------------------------------------------------------- get
 
-/// Task details in one statement, one answer per request, in order: for
-/// each, the task (with whether the caller may use its board) and, as
-/// scalar subqueries, the total and first page of its live subtasks and of
-/// its checkpoints, each page a JSON array of rows (`json_build_array`, the
-/// columns of [`task_row`] and of a checkpoint). The requests are the rows
-/// of a table of parameters (`reads::statements`), each read by the same
-/// lateral subquery. Its `OFFSET 0` keeps PostgreSQL from merging that
-/// subquery into one join over all the requests, which, before the
-/// tables' first `ANALYZE`, it planned as a scan of the whole board per
-/// request; kept apart, each request is planned as a one-task statement
-/// is, by the board's unique `(channel_id, number)` whatever the
-/// statistics. One statement costs PostgreSQL a fraction of one per
-/// request (docs/performance.md). Only a task that is not there (or a
-/// board the caller may not use) takes a second trip, to ask the board why.
+/// Task details in one statement, one answer per request, in order. The
+/// requests are the rows of a table of parameters (`reads::statements`),
+/// each read by the same lateral subquery ([`get_one!`]). Its `OFFSET 0`
+/// keeps PostgreSQL from merging that subquery into one join over all the
+/// requests, which, before the tables' first `ANALYZE`, it planned as a
+/// scan of the whole board per request; kept apart, each request is
+/// planned as a one-task statement is, by the board's unique
+/// `(channel_id, number)` whatever the statistics. One statement costs
+/// PostgreSQL a fraction of one per request (docs/performance.md). Only a
+/// task that is not there (or a board the caller may not use) takes a
+/// second trip, to ask the board why ([`answer_get`]).
 pub(super) async fn get_tasks(
     c: &Object,
     gets: &[&(Principal, TaskLocator)],
@@ -1053,9 +1050,9 @@ impl reads::Batch for TokenGets {
 /// (with whether the caller may use its board) and, as scalar subqueries,
 /// the total and first page of its live subtasks and of its checkpoints,
 /// each page a JSON array of rows (`json_build_array`, the columns of
-/// [`task_row`] and of a checkpoint). The pages' sizes are `$1` and `$2`.
-/// Its `OFFSET 0` keeps PostgreSQL from merging it into one join over all
-/// the requests (see [`get_tasks`]).
+/// [`task_row`] and of a checkpoint). The pages' sizes are `$1` and `$2`
+/// ([`PAGES`]). Its `OFFSET 0` keeps PostgreSQL from merging it into one
+/// join over all the requests (see [`get_tasks`]).
 macro_rules! get_one {
     ($ws:literal, $agent:literal) => {
         concat!(
@@ -1150,7 +1147,7 @@ fn befores<'a>(inputs: impl Iterator<Item = &'a TaskLocator>) -> Vec<i64> {
 pub(super) async fn token_gets(
     c: &Object,
     gets: &[&([u8; 32], TaskLocator)],
-) -> Result<Vec<Result<Option<(TokenRecord, std::result::Result<Value, Failure>)>>>> {
+) -> Result<Vec<Result<<TokenGets as reads::Batch>::Output>>> {
     const NOWHERE: &str = "";
     let (sql, size) = reads::statement(&TOKEN_GETS, gets.len());
     let befores = befores(gets.iter().map(|(_, input)| input));
