@@ -4,6 +4,7 @@
 //! object key and a key-wise rename of the whole document is exact.
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::map::Entry;
 use serde_json::{Map, Value};
 
 pub fn snake_to_camel(name: &str) -> String {
@@ -83,6 +84,57 @@ pub fn from_wire(value: Value) -> Value {
     rename_keys(value, camel_to_snake)
 }
 
+/// [`from_wire`], and the model-facing path of every field an object gives
+/// twice, spelt two ways (`checkpointsBefore` and `checkpoints_before` are
+/// both `checkpoints_before`), of which the renamed copy keeps one.
+pub fn from_wire_checked(value: Value) -> (Value, Vec<String>) {
+    let mut twice = Vec::new();
+    let value = renamed_checked(value, &mut twice);
+    (value, twice)
+}
+
+/// Renames as [`from_wire`] does; pushes onto `twice` the paths, relative
+/// to `value`, of the fields given twice.
+fn renamed_checked(value: Value, twice: &mut Vec<String>) -> Value {
+    let within = |at: &str, inner: Vec<String>, twice: &mut Vec<String>| {
+        twice.extend(inner.into_iter().map(|path| format!("{at}/{path}")));
+    };
+    match value {
+        Value::Object(map) => {
+            let mut out = Map::with_capacity(map.len());
+            for (key, value) in map {
+                let name = camel_to_snake(&key);
+                let mut inner = Vec::new();
+                let value = renamed_checked(value, &mut inner);
+                within(&name, inner, twice);
+                match out.entry(name) {
+                    Entry::Vacant(slot) => {
+                        slot.insert(value);
+                    }
+                    Entry::Occupied(mut slot) => {
+                        twice.push(slot.key().clone());
+                        slot.insert(value);
+                    }
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, value)| {
+                    let mut inner = Vec::new();
+                    let value = renamed_checked(value, &mut inner);
+                    within(&i.to_string(), inner, twice);
+                    value
+                })
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
 /// Lowercase ASCII snake_case: `[a-z][a-z0-9]*(_[a-z0-9]+)*`.
 pub fn is_snake_case(name: &str) -> bool {
     let mut parts = name.split('_');
@@ -123,6 +175,17 @@ mod tests {
         let written = serde_json::to_string(&Wire(&model)).unwrap();
         assert_eq!(written, to_wire(model.clone()).to_string());
         assert!(written.contains("\"parentTaskScope\"") && written.contains("\"a_b\""));
+    }
+
+    #[test]
+    fn a_field_given_in_both_spellings_is_found() {
+        let wire = json!({"channel": "eng", "checkpointsBefore": 1, "checkpoints_before": 2,
+            "tasks": [{"title": "a"}, {"scopeId": "x", "scope_id": "y"}]});
+        let (model, twice) = from_wire_checked(wire.clone());
+        assert_eq!(model, from_wire(wire));
+        assert_eq!(twice, ["checkpoints_before", "tasks/1/scope_id"]);
+        let (_, none) = from_wire_checked(json!({"parentTaskScope": {"scopeId": "x"}, "n": [1]}));
+        assert!(none.is_empty());
     }
 
     #[test]

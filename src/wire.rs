@@ -118,7 +118,13 @@ pub fn decode_query(action: &Action, pairs: &[(String, String)]) -> Result<Value
             Value::String(text.clone())
         } else {
             match serde_json::from_str::<Value>(text) {
-                Ok(v) => case::from_wire(v),
+                Ok(v) => {
+                    let (value, twice) = case::from_wire_checked(v);
+                    for path in twice {
+                        errors.insert(format!("{name}/{path}"), "Given more than once.".into());
+                    }
+                    value
+                }
                 Err(_) => {
                     errors.insert(name, format!("Must be of type {ty}."));
                     continue;
@@ -180,7 +186,18 @@ pub fn decode_body(action: &Action, bytes: &[u8]) -> Result<(Value, WorkflowCont
         workflow_run_id: take("workflowRunId")?,
         callback_effect_id: take("callbackEffectId")?,
     };
-    Ok((case::from_wire(body), workflow))
+    // A field spelt two ways is refused, as a query parameter given twice
+    // is, rather than one of its values kept in silence.
+    let (input, twice) = case::from_wire_checked(body);
+    if !twice.is_empty() {
+        return Err(Failure::invalid_input(
+            twice
+                .into_iter()
+                .map(|path| (path, "Given more than once.".to_string()))
+                .collect(),
+        ));
+    }
+    Ok((input, workflow))
 }
 
 /// Server side: the success body for snake_case `data`, as JSON text.

@@ -338,6 +338,29 @@ fn refusals_are_json_with_their_status(engine: Engine) {
         body["error"]["fieldErrors"]["workspaceId"].is_string(),
         "{body}"
     );
+    // 422: a field given twice, spelt two ways, in a body or in a query's JSON.
+    let twice =
+        br#"{"channel": "eng", "number": 1, "checkpointsBefore": 1, "checkpoints_before": 2}"#;
+    let body = assert_error(
+        &rt.http("POST", &get, Some(&alice.token), Some(twice)),
+        422,
+        "invalid_input",
+    );
+    assert_eq!(
+        body["error"]["fieldErrors"]["checkpointsBefore"], "Given more than once.",
+        "{body}"
+    );
+    let filters = "%7B%22assignedToMe%22%3Atrue%2C%22assigned_to_me%22%3Afalse%7D";
+    let list = format!("{}?channel=eng&filters={filters}", alice.path("/tasks"));
+    let body = assert_error(
+        &rt.http("GET", &list, Some(&alice.token), None),
+        422,
+        "invalid_input",
+    );
+    assert_eq!(
+        body["error"]["fieldErrors"]["filters/assignedToMe"], "Given more than once.",
+        "{body}"
+    );
     // 413: a declared oversized body is refused before it is sent.
     let headers = vec![
         (
