@@ -38,15 +38,50 @@ pub fn camel_to_snake(name: &str) -> String {
 
 /// Renames every object key in `value` with `rename`, recursively.
 pub fn rename_keys(value: Value, rename: fn(&str) -> String) -> Value {
+    renamed(value, rename, &mut Vec::new())
+}
+
+/// [`rename_keys`]; pushes onto `twice` the paths (renamed, relative to
+/// `value`) of the keys that an object gives twice once renamed, of which
+/// the renamed copy keeps the last value.
+fn renamed(value: Value, rename: fn(&str) -> String, twice: &mut Vec<String>) -> Value {
+    // The paths under one member, prefixed with its name or index: built
+    // only when there are some.
+    let within = |at: &str, inner: Vec<String>, twice: &mut Vec<String>| {
+        twice.extend(inner.into_iter().map(|path| format!("{at}/{path}")));
+    };
     match value {
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(k, v)| (rename(&k), rename_keys(v, rename)))
-                .collect::<Map<_, _>>(),
-        ),
-        Value::Array(items) => {
-            Value::Array(items.into_iter().map(|v| rename_keys(v, rename)).collect())
+        Value::Object(map) => {
+            let mut out = Map::with_capacity(map.len());
+            for (key, value) in map {
+                let name = rename(&key);
+                let mut inner = Vec::new();
+                let value = renamed(value, rename, &mut inner);
+                within(&name, inner, twice);
+                match out.entry(name) {
+                    Entry::Vacant(slot) => {
+                        slot.insert(value);
+                    }
+                    Entry::Occupied(mut slot) => {
+                        twice.push(slot.key().clone());
+                        slot.insert(value);
+                    }
+                }
+            }
+            Value::Object(out)
         }
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, value)| {
+                    let mut inner = Vec::new();
+                    let value = renamed(value, rename, &mut inner);
+                    within(&i.to_string(), inner, twice);
+                    value
+                })
+                .collect(),
+        ),
         other => other,
     }
 }
@@ -89,50 +124,8 @@ pub fn from_wire(value: Value) -> Value {
 /// both `checkpoints_before`), of which the renamed copy keeps one.
 pub fn from_wire_checked(value: Value) -> (Value, Vec<String>) {
     let mut twice = Vec::new();
-    let value = renamed_checked(value, &mut twice);
+    let value = renamed(value, camel_to_snake, &mut twice);
     (value, twice)
-}
-
-/// Renames as [`from_wire`] does; pushes onto `twice` the paths, relative
-/// to `value`, of the fields given twice.
-fn renamed_checked(value: Value, twice: &mut Vec<String>) -> Value {
-    let within = |at: &str, inner: Vec<String>, twice: &mut Vec<String>| {
-        twice.extend(inner.into_iter().map(|path| format!("{at}/{path}")));
-    };
-    match value {
-        Value::Object(map) => {
-            let mut out = Map::with_capacity(map.len());
-            for (key, value) in map {
-                let name = camel_to_snake(&key);
-                let mut inner = Vec::new();
-                let value = renamed_checked(value, &mut inner);
-                within(&name, inner, twice);
-                match out.entry(name) {
-                    Entry::Vacant(slot) => {
-                        slot.insert(value);
-                    }
-                    Entry::Occupied(mut slot) => {
-                        twice.push(slot.key().clone());
-                        slot.insert(value);
-                    }
-                }
-            }
-            Value::Object(out)
-        }
-        Value::Array(items) => Value::Array(
-            items
-                .into_iter()
-                .enumerate()
-                .map(|(i, value)| {
-                    let mut inner = Vec::new();
-                    let value = renamed_checked(value, &mut inner);
-                    within(&i.to_string(), inner, twice);
-                    value
-                })
-                .collect(),
-        ),
-        other => other,
-    }
 }
 
 /// Lowercase ASCII snake_case: `[a-z][a-z0-9]*(_[a-z0-9]+)*`.

@@ -205,9 +205,10 @@ pub fn success_json(data: &Value) -> String {
     serde_json::to_string(&case::Wire(data)).expect("a JSON value always serializes")
 }
 
-/// Server side: the error body for a failure.
-pub fn error_body(failure: &Failure) -> Value {
-    case::to_wire(failure.to_document())
+/// Server side: the error body for a failure, as JSON text.
+pub fn error_json(failure: &Failure) -> String {
+    serde_json::to_string(&case::Wire(&failure.to_document()))
+        .expect("a JSON value always serializes")
 }
 
 /// A decoded success: `data` and `meta`, snake_case.

@@ -470,7 +470,7 @@ fn json_response(status: StatusCode, body: String) -> Response {
 fn failure_response(failure: &Failure) -> Response {
     let status =
         StatusCode::from_u16(failure.http_status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let mut response = json_response(status, wire::error_body(failure).to_string());
+    let mut response = json_response(status, wire::error_json(failure));
     if status == StatusCode::UNAUTHORIZED {
         response
             .headers_mut()

@@ -108,11 +108,10 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for WriteDeadline<S> {
 /// one non-blocking `try_write` and closed, so a flood of connections costs
 /// the server no task, no request parsing and no waiting.
 pub fn over_capacity_answer() -> Vec<u8> {
-    let body = crate::wire::error_body(&crate::error::Failure::new(
+    let body = crate::wire::error_json(&crate::error::Failure::new(
         crate::error::code::SERVER_ERROR,
         "The server is at its connection limit. Retry shortly.",
-    ))
-    .to_string();
+    ));
     format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
         body.len()
