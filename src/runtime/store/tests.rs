@@ -1847,6 +1847,20 @@ fn migrations_are_recorded_and_reapplying_changes_nothing<E: Engine>() {
     assert_eq!(block(again.schema_status()).unwrap(), status);
 }
 
+/// Reads one after another run on one backend, the one used last, though
+/// the whole pool is open: handed out in turn, each read woke a backend
+/// whose caches had gone cold, and task.get served a quarter fewer
+/// requests a second (docs/performance.md).
+#[test]
+fn postgres_reads_in_turn_reuse_the_connection_used_last() {
+    let world = world::<PgStore>();
+    block(world.store.warm());
+    let pids: Vec<i32> = (0..6)
+        .map(|_| block(world.store.backend_pid()).unwrap())
+        .collect();
+    assert!(pids.iter().all(|&pid| pid == pids[0]), "{pids:?}");
+}
+
 /// A batch of gets reads each task by its board's unique `(channel_id,
 /// number)` even before the tables' first `ANALYZE`: without the lateral
 /// read's `OFFSET 0`, PostgreSQL merged the batch into one join and, with

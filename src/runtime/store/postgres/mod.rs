@@ -413,6 +413,13 @@ impl PgStore {
         self.creates.waiting()
     }
 
+    /// The process id of the PostgreSQL backend a read runs on.
+    pub(crate) async fn backend_pid(&self) -> Result<i32, Failure> {
+        read!(self, |c| Ok(one(c, "SELECT pg_backend_pid()", &[])
+            .await?
+            .get(0)))
+    }
+
     /// Runs `sql` as it is, for tests that put a store in a past state.
     pub(crate) async fn run_sql(&self, sql: &str) -> Result<(), Failure> {
         read!(self, |c| Ok(c.batch_execute(sql).await?))
