@@ -66,6 +66,9 @@ fn a_uri_is_never_taken_for_a_path() {
             "postgres://al:s3cret@db.example/tasks?sslmode=sometimes",
             "sslmode",
         ),
+        // A broken percent escape, which libpq refuses too (the password
+        // holding it is not quoted).
+        ("postgres://al:s3cret%g@db.example/tasks", "two hex digits"),
         // Another engine's scheme.
         ("mysql://al:s3cret@db.example/tasks", "mysql://"),
         ("sqlite://al:s3cret@x/tasks", "sqlite://"),

@@ -49,16 +49,25 @@ impl Target {
     /// The error names what is wrong and never repeats the password.
     pub fn parse(uri: &str) -> Result<Target, Failure> {
         let shown = without_password(uri);
-        let mut config = tokio_postgres::Config::from_str(uri).map_err(|e| {
+        let unusable = |why: &dyn std::fmt::Display| {
             Failure::new(
                 code::USAGE_ERROR,
-                format!("`{shown}` is not a PostgreSQL URI this runtime can use: {e}."),
+                format!("`{shown}` is not a PostgreSQL URI this runtime can use: {why}."),
             )
             .field(
                 "db",
                 "Use postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE or ?host=/socket/dir.",
             )
-        })?;
+        };
+        // tokio-postgres keeps a broken escape as its text (a user named
+        // `b%zz`); libpq refuses it, and so does the runtime. The escape is
+        // not quoted: it may be in the password.
+        if has_broken_escape(uri) {
+            return Err(unusable(
+                &"a `%` that is not followed by two hex digits (write a literal % as %25)",
+            ));
+        }
+        let mut config = tokio_postgres::Config::from_str(uri).map_err(|e| unusable(&e))?;
         if config.get_ssl_mode() == tokio_postgres::config::SslMode::Require {
             // Said now, by name, rather than as a failed handshake later.
             return Err(Failure::new(
@@ -272,9 +281,42 @@ fn split_escaped(line: &str) -> Vec<String> {
     fields
 }
 
+/// Whether `uri` has a `%` that does not start a percent escape (`%` and
+/// two hex digits).
+fn has_broken_escape(uri: &str) -> bool {
+    let bytes = uri.as_bytes();
+    bytes.iter().enumerate().any(|(at, &b)| {
+        b == b'%'
+            && !(bytes.get(at + 1).is_some_and(u8::is_ascii_hexdigit)
+                && bytes.get(at + 2).is_some_and(u8::is_ascii_hexdigit))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_broken_percent_escape_is_refused_without_quoting_it() {
+        for uri in [
+            "postgres://b%zz@/x",
+            "postgres://al:se%2@h/db",
+            "postgres://al@h/db%",
+            "postgres://al@/db?host=/run/p%g",
+        ] {
+            let failure = Target::parse(uri).unwrap_err();
+            assert_eq!(failure.code, "usage_error", "{uri}");
+            assert!(
+                failure.message.contains("two hex digits"),
+                "{uri}: {}",
+                failure.message
+            );
+            assert!(!failure.message.contains("se%2"), "{}", failure.message);
+        }
+        let target = Target::parse("postgres://b%40c:p%25ss@h/d%2Fb").unwrap();
+        assert_eq!(target.user(), "b@c");
+        assert_eq!(target.config.get_password(), Some(&b"p%ss"[..]));
+    }
 
     #[test]
     fn passwords_never_survive_in_the_shown_form() {
