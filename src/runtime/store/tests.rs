@@ -1849,7 +1849,7 @@ fn migrations_are_recorded_and_reapplying_changes_nothing<E: Engine>() {
 
 /// Reads one after another run on one backend, the one used last, though
 /// the whole pool is open: handed out in turn, each read woke a backend
-/// whose caches had gone cold, and task.get served a quarter fewer
+/// whose caches had gone cold, and task.get served a sixth to two fifths fewer
 /// requests a second (docs/performance.md).
 #[test]
 fn postgres_reads_in_turn_reuse_the_connection_used_last() {

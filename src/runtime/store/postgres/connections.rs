@@ -56,7 +56,7 @@ impl Connections {
             .max_size(options.size.max(1))
             // The connection returned last: the batched reads then run on
             // the few backends whose caches are warm, not on each of the
-            // pool in turn (a quarter more task.gets a second,
+            // pool in turn (a fifth to two thirds more task.gets a second,
             // docs/performance.md).
             .queue_mode(QueueMode::Lifo)
             .wait_timeout(Some(options.wait))
