@@ -269,6 +269,42 @@ fn private_cluster_stops_and_restarts_with_its_data() {
     assert_eq!(cluster.psql(&dbname, "SELECT x FROM t").trim(), "42");
 }
 
+/// A fault test stops its server while its clients and other tests open
+/// sockets: the port must still be the server's when it restarts. The
+/// harness picks ports below the kernel's ephemeral range, which the kernel
+/// never hands to `connect()` or `bind(…:0)`, and no other cluster of the
+/// process takes a claimed one.
+#[test]
+fn a_stopped_clusters_port_stays_free_for_its_restart() {
+    let cluster = Cluster::start();
+    let port = cluster.port();
+    let range = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .expect("the kernel's ephemeral port range");
+    let ephemeral_start: u16 = range.split_whitespace().next().unwrap().parse().unwrap();
+    assert!(
+        port < ephemeral_start,
+        "port {port} is in the ephemeral range ({range})"
+    );
+
+    cluster.stop();
+    let listeners: Vec<_> = (0..500)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("a free port"))
+        .collect();
+    assert!(
+        listeners
+            .iter()
+            .all(|listener| listener.local_addr().unwrap().port() != port)
+    );
+    let other = Cluster::start();
+    assert_ne!(
+        other.port(),
+        port,
+        "another cluster took the stopped one's port"
+    );
+    cluster.restart();
+    assert_eq!(cluster.psql("postgres", "SELECT 1").trim(), "1");
+}
+
 #[test]
 fn dropping_a_private_cluster_stops_it_and_deletes_its_dir() {
     let cluster = Cluster::start();

@@ -18,8 +18,11 @@
 
 #![allow(dead_code)]
 
+use std::collections::BTreeSet;
+use std::collections::hash_map::RandomState;
 use std::ffi::{CString, OsStr};
 use std::fs::{self, File, OpenOptions};
+use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::net::TcpListener;
 use std::os::unix::ffi::OsStrExt;
@@ -163,8 +166,8 @@ impl Cluster {
         cluster.prepare_dirs();
         cluster.initdb();
 
-        // A port is picked by binding 127.0.0.1:0 and releasing it, so
-        // another process can take it before the server binds it: retry.
+        // A port is picked by binding it and releasing it, so another
+        // process can take it before the server binds it: retry.
         for attempt in 1..=PORT_ATTEMPTS {
             cluster.port = free_port();
             match cluster.spawn_postmaster() {
@@ -730,12 +733,53 @@ fn clear_pg_env(command: &mut Command) {
     }
 }
 
-/// A port that was free a moment ago.
+/// The lowest port [`free_port`] picks: above the registered ports most
+/// services listen on.
+const FIRST_PORT: u16 = 10_000;
+
+/// Ports the clusters of this process have listened on. A stopped cluster
+/// keeps its port for [`Cluster::restart`], so no other cluster may take it.
+static CLAIMED_PORTS: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
+
+/// A port that was free a moment ago, below the kernel's ephemeral range
+/// and claimed for this process's clusters.
+///
+/// The kernel hands ephemeral ports to every `connect()` and every
+/// `bind(…:0)`, so a port from that range can be taken by a test's client
+/// socket or runtime listener while its cluster is stopped, and the restart
+/// then fails with "Address already in use". A port below the range is
+/// never handed out that way; the claim keeps it from another cluster.
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .expect("cannot bind 127.0.0.1:0 to pick a free port")
-        .port()
+    let below = ephemeral_ports_start();
+    if below <= FIRST_PORT {
+        // A system whose ephemeral range starts this low has no port the
+        // kernel never hands out: take one from the range.
+        return TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("cannot bind 127.0.0.1:0 to pick a free port")
+            .port();
+    }
+    let span = u64::from(below - FIRST_PORT);
+    // A random start, so clusters of concurrent test processes spread out.
+    let start = RandomState::new().build_hasher().finish() % span;
+    let mut claimed = CLAIMED_PORTS.lock().unwrap_or_else(PoisonError::into_inner);
+    (0..span)
+        .map(|offset| FIRST_PORT + u16::try_from((start + offset) % span).expect("below the span"))
+        .find(|port| !claimed.contains(port) && TcpListener::bind(("127.0.0.1", *port)).is_ok())
+        .inspect(|port| {
+            claimed.insert(*port);
+        })
+        .unwrap_or_else(|| panic!("no free port on 127.0.0.1 in {FIRST_PORT}..{below}"))
+}
+
+/// The first port of the kernel's ephemeral range
+/// (`net.ipv4.ip_local_port_range`), or Linux's default when it cannot be
+/// read.
+fn ephemeral_ports_start() -> u16 {
+    fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| range.split_whitespace().next()?.parse().ok())
+        .unwrap_or(32_768)
 }
 
 /// Percent-encodes a path for a URI query value: every byte but unreserved
