@@ -8,6 +8,7 @@ use agentteam::registry::{ACTIONS, Method};
 use serde_json::{Value, json};
 
 use crate::support::cli::Cli;
+use crate::support::closed_port::ClosedPort;
 use crate::support::recorder::{Recorder, Reply};
 
 const TOKEN: &str = "at_test_secret_token_value";
@@ -643,13 +644,9 @@ fn a_hanging_server_times_out() {
 
 #[test]
 fn connection_refused_is_a_network_error() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let closed = ClosedPort::new();
     let cli = Cli::new();
-    cli.login(&format!("http://127.0.0.1:{port}"), TOKEN, None);
+    cli.login(&closed.url(), TOKEN, None);
     let run = cli.exec(
         "task",
         "get",

@@ -21,6 +21,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::support::cli::{Cli, Run};
+use crate::support::closed_port::ClosedPort;
 use crate::support::recorder::{Recorder, Reply};
 
 const TOKEN: &str = "at_fault_matrix_secret_token";
@@ -32,7 +33,9 @@ enum Server {
     Recorder(Recorder),
     /// A raw TCP server counting accepted connections.
     Counting(String, Arc<AtomicUsize>),
-    /// No server at all (refused, DNS).
+    /// A port held closed: every connection is refused.
+    Closed(ClosedPort),
+    /// No server at all (DNS).
     None(String),
 }
 
@@ -41,6 +44,7 @@ impl Server {
         match self {
             Server::Recorder(r) => r.url.clone(),
             Server::Counting(url, _) | Server::None(url) => url.clone(),
+            Server::Closed(port) => port.url(),
         }
     }
 
@@ -49,7 +53,7 @@ impl Server {
         match self {
             Server::Recorder(r) => Some(r.requests().len()),
             Server::Counting(_, n) => Some(n.load(Ordering::SeqCst)),
-            Server::None(_) => None,
+            Server::Closed(_) | Server::None(_) => None,
         }
     }
 }
@@ -189,12 +193,7 @@ impl Fault {
 }
 
 fn refused() -> Server {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    Server::None(format!("http://127.0.0.1:{port}"))
+    Server::Closed(ClosedPort::new())
 }
 
 fn recorder(reply: Reply) -> Server {
