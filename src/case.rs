@@ -4,7 +4,6 @@
 //! object key and a key-wise rename of the whole document is exact.
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
-use serde_json::map::Entry;
 use serde_json::{Map, Value};
 
 pub fn snake_to_camel(name: &str) -> String {
@@ -38,17 +37,24 @@ pub fn camel_to_snake(name: &str) -> String {
 
 /// Renames every object key in `value` with `rename`, recursively.
 pub fn rename_keys(value: Value, rename: fn(&str) -> String) -> Value {
-    renamed(value, rename, &mut Vec::new())
+    renamed(value, rename, |_| false, &mut Vec::new())
 }
 
-/// [`rename_keys`]; pushes onto `twice` the paths (renamed, relative to
-/// `value`) of the keys that an object gives twice once renamed, of which
-/// the renamed copy keeps the last value.
-fn renamed(value: Value, rename: fn(&str) -> String, twice: &mut Vec<String>) -> Value {
-    // The paths under one member, prefixed with its name or index: built
-    // only when there are some.
-    let within = |at: &str, inner: Vec<String>, twice: &mut Vec<String>| {
-        twice.extend(inner.into_iter().map(|path| format!("{at}/{path}")));
+/// [`rename_keys`]; pushes onto `found`, for every key that `flag` picks,
+/// its path (renamed, relative to `value`) and the key as given.
+fn renamed(
+    value: Value,
+    rename: fn(&str) -> String,
+    flag: fn(&str) -> bool,
+    found: &mut Vec<(String, String)>,
+) -> Value {
+    // The findings under one member, prefixed with its name or index.
+    let within = |at: &str, inner: Vec<(String, String)>, found: &mut Vec<_>| {
+        found.extend(
+            inner
+                .into_iter()
+                .map(|(path, given)| (format!("{at}/{path}"), given)),
+        );
     };
     match value {
         Value::Object(map) => {
@@ -56,17 +62,12 @@ fn renamed(value: Value, rename: fn(&str) -> String, twice: &mut Vec<String>) ->
             for (key, value) in map {
                 let name = rename(&key);
                 let mut inner = Vec::new();
-                let value = renamed(value, rename, &mut inner);
-                within(&name, inner, twice);
-                match out.entry(name) {
-                    Entry::Vacant(slot) => {
-                        slot.insert(value);
-                    }
-                    Entry::Occupied(mut slot) => {
-                        twice.push(slot.key().clone());
-                        slot.insert(value);
-                    }
+                let value = renamed(value, rename, flag, &mut inner);
+                within(&name, inner, found);
+                if flag(&key) {
+                    found.push((name.clone(), key));
                 }
+                out.insert(name, value);
             }
             Value::Object(out)
         }
@@ -76,8 +77,8 @@ fn renamed(value: Value, rename: fn(&str) -> String, twice: &mut Vec<String>) ->
                 .enumerate()
                 .map(|(i, value)| {
                     let mut inner = Vec::new();
-                    let value = renamed(value, rename, &mut inner);
-                    within(&i.to_string(), inner, twice);
+                    let value = renamed(value, rename, flag, &mut inner);
+                    within(&i.to_string(), inner, found);
                     value
                 })
                 .collect(),
@@ -119,13 +120,29 @@ pub fn from_wire(value: Value) -> Value {
     rename_keys(value, camel_to_snake)
 }
 
-/// [`from_wire`], and the model-facing path of every field an object gives
-/// twice, spelt two ways (`checkpointsBefore` and `checkpoints_before` are
-/// both `checkpoints_before`), of which the renamed copy keeps one.
-pub fn from_wire_checked(value: Value) -> (Value, Vec<String>) {
-    let mut twice = Vec::new();
-    let value = renamed(value, camel_to_snake, &mut twice);
-    (value, twice)
+/// [`from_wire`], and every key that is no wire name, as its model-facing
+/// path and the key as given. Wire names are camelCase, so a key with `_`
+/// in it (`scope_id`, `checkpoints_before`) is not one: the server refuses
+/// it, as its OpenAPI schemas do, rather than read it as the model-facing
+/// name, which would also let one field be given twice in two spellings.
+/// Without `_`, no two keys rename to the same name.
+pub fn from_wire_checked(value: Value) -> (Value, Vec<(String, String)>) {
+    let mut found = Vec::new();
+    let value = renamed(value, camel_to_snake, is_no_wire_name, &mut found);
+    (value, found)
+}
+
+/// Whether `key` cannot be a wire (camelCase) name: it has a `_`.
+pub fn is_no_wire_name(key: &str) -> bool {
+    key.contains('_')
+}
+
+/// The field error for a key [`is_no_wire_name`] picks.
+pub fn no_wire_name_message(given: &str) -> String {
+    format!(
+        "Unknown field `{given}`: the wire spells field names in camelCase (`{}`).",
+        snake_to_camel(given)
+    )
 }
 
 /// Lowercase ASCII snake_case: `[a-z][a-z0-9]*(_[a-z0-9]+)*`.
@@ -171,14 +188,29 @@ mod tests {
     }
 
     #[test]
-    fn a_field_given_in_both_spellings_is_found() {
+    fn a_key_in_snake_case_is_found_on_the_wire() {
         let wire = json!({"channel": "eng", "checkpointsBefore": 1, "checkpoints_before": 2,
-            "tasks": [{"title": "a"}, {"scopeId": "x", "scope_id": "y"}]});
-        let (model, twice) = from_wire_checked(wire.clone());
+            "tasks": [{"title": "a_b"}, {"scope_id": "y"}], "filters": {"assigned_to_me": true}});
+        let (model, found) = from_wire_checked(wire.clone());
         assert_eq!(model, from_wire(wire));
-        assert_eq!(twice, ["checkpoints_before", "tasks/1/scope_id"]);
-        let (_, none) = from_wire_checked(json!({"parentTaskScope": {"scopeId": "x"}, "n": [1]}));
+        let found: Vec<_> = found
+            .iter()
+            .map(|(p, g)| (p.as_str(), g.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("checkpoints_before", "checkpoints_before"),
+                ("tasks/1/scope_id", "scope_id"),
+                ("filters/assigned_to_me", "assigned_to_me"),
+            ]
+        );
+        let (_, none) = from_wire_checked(json!({"parentTaskScope": {"scopeId": "x_y"}, "n": [1]}));
         assert!(none.is_empty());
+        assert_eq!(
+            no_wire_name_message("scope_id"),
+            "Unknown field `scope_id`: the wire spells field names in camelCase (`scopeId`)."
+        );
     }
 
     #[test]

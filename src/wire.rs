@@ -107,6 +107,10 @@ pub fn decode_query(action: &Action, pairs: &[(String, String)]) -> Result<Value
     let mut errors = FieldErrors::new();
     for (key, text) in pairs {
         let name = case::camel_to_snake(key);
+        if case::is_no_wire_name(key) {
+            errors.insert(name, case::no_wire_name_message(key));
+            continue;
+        }
         if object.contains_key(&name) {
             errors.insert(name, "Given more than once.".into());
             continue;
@@ -119,9 +123,9 @@ pub fn decode_query(action: &Action, pairs: &[(String, String)]) -> Result<Value
         } else {
             match serde_json::from_str::<Value>(text) {
                 Ok(v) => {
-                    let (value, twice) = case::from_wire_checked(v);
-                    for path in twice {
-                        errors.insert(format!("{name}/{path}"), "Given more than once.".into());
+                    let (value, misnamed) = case::from_wire_checked(v);
+                    for (path, given) in misnamed {
+                        errors.insert(format!("{name}/{path}"), case::no_wire_name_message(&given));
                     }
                     value
                 }
@@ -186,14 +190,14 @@ pub fn decode_body(action: &Action, bytes: &[u8]) -> Result<(Value, WorkflowCont
         workflow_run_id: take("workflowRunId")?,
         callback_effect_id: take("callbackEffectId")?,
     };
-    // A field spelt two ways is refused, as a query parameter given twice
-    // is, rather than one of its values kept in silence.
-    let (input, twice) = case::from_wire_checked(body);
-    if !twice.is_empty() {
+    // A key in snake_case is no wire name: refused, as the OpenAPI
+    // schemas say, rather than read as the model-facing name.
+    let (input, misnamed) = case::from_wire_checked(body);
+    if !misnamed.is_empty() {
         return Err(Failure::invalid_input(
-            twice
+            misnamed
                 .into_iter()
-                .map(|path| (path, "Given more than once.".to_string()))
+                .map(|(path, given)| (path, case::no_wire_name_message(&given)))
                 .collect(),
         ));
     }

@@ -338,7 +338,31 @@ fn refusals_are_json_with_their_status(engine: Engine) {
         body["error"]["fieldErrors"]["workspaceId"].is_string(),
         "{body}"
     );
-    // 422: a field given twice, spelt two ways, in a body or in a query's JSON.
+    // 422: a key in snake_case is no wire name, alone or beside its
+    // camelCase spelling, in a body, a query parameter or a query's JSON,
+    // and nothing is created.
+    let snakes = || {
+        ok(
+            &rt,
+            &alice,
+            "list",
+            json!({"channel": "eng", "status": "all", "query": "snake"}),
+        )
+    };
+    let before = snakes();
+    let snake_create =
+        json!({"channel": "eng", "tasks": [{"title": "snake"}], "idempotency_key": "k"});
+    let body = assert_error(
+        &rt.post(&alice, "/tasks", &snake_create),
+        422,
+        "invalid_input",
+    );
+    assert_eq!(
+        body["error"]["fieldErrors"]["idempotencyKey"],
+        "Unknown field `idempotency_key`: the wire spells field names in camelCase (`idempotencyKey`).",
+        "{body}"
+    );
+    assert_eq!(before, snakes(), "a refused create wrote nothing");
     let twice =
         br#"{"channel": "eng", "number": 1, "checkpointsBefore": 1, "checkpoints_before": 2}"#;
     let body = assert_error(
@@ -347,18 +371,31 @@ fn refusals_are_json_with_their_status(engine: Engine) {
         "invalid_input",
     );
     assert_eq!(
-        body["error"]["fieldErrors"]["checkpointsBefore"], "Given more than once.",
+        body["error"]["fieldErrors"]["checkpointsBefore"],
+        "Unknown field `checkpoints_before`: the wire spells field names in camelCase (`checkpointsBefore`).",
         "{body}"
     );
     let filters = "%7B%22assignedToMe%22%3Atrue%2C%22assigned_to_me%22%3Afalse%7D";
-    let list = format!("{}?channel=eng&filters={filters}", alice.path("/tasks"));
+    let list = format!(
+        "{}?channel=eng&include_subtasks=true&filters={filters}",
+        alice.path("/tasks")
+    );
     let body = assert_error(
         &rt.http("GET", &list, Some(&alice.token), None),
         422,
         "invalid_input",
     );
+    let errors = body["error"]["fieldErrors"].as_object().unwrap();
     assert_eq!(
-        body["error"]["fieldErrors"]["filters/assignedToMe"], "Given more than once.",
+        errors.keys().collect::<Vec<_>>(),
+        ["filters/assignedToMe", "includeSubtasks"],
+        "{body}"
+    );
+    assert!(
+        errors["includeSubtasks"]
+            .as_str()
+            .unwrap()
+            .contains("`include_subtasks`"),
         "{body}"
     );
     // 413: a declared oversized body is refused before it is sent.

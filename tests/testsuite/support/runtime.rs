@@ -487,7 +487,12 @@ impl Runtime {
             &Default::default(),
         );
         match action.method {
-            agentteam::registry::Method::Post => self.post(who, action.route, input),
+            agentteam::registry::Method::Post => self.http(
+                "POST",
+                &request.path,
+                Some(&who.token),
+                request.body.as_deref(),
+            ),
             agentteam::registry::Method::Get => {
                 let query: Vec<String> = request
                     .query
