@@ -102,6 +102,10 @@ enum Command {
         #[arg(long)]
         status: bool,
     },
+    /// Recompute every stored task's search terms, a batch of tasks per transaction, while
+    /// replicas serve; prints {"engine", "reindexed"}. Run it once a rolling upgrade whose
+    /// migrations recomputed them is complete (docs/deploy.md).
+    Reindex,
     /// Manage workspaces.
     #[command(subcommand)]
     Workspace(WorkspaceCommand),
@@ -407,7 +411,11 @@ async fn execute_on(location: Location, command: Command) -> Result<Option<Value
     let shown = location.shown();
     match &location {
         Location::Sqlite(path) => {
-            if matches!(command, Command::Migrate { status: true }) && !path.exists() {
+            if matches!(
+                command,
+                Command::Migrate { status: true } | Command::Reindex
+            ) && !path.exists()
+            {
                 return Err(Failure::new(
                     code::USAGE_ERROR,
                     format!(
@@ -480,6 +488,13 @@ async fn run_command<S: Store>(
                 "applied": applied,
                 "version": status.version,
             })))
+        }
+        Command::Reindex => {
+            let reindexed = store.reindex_search().await?;
+            let status = store.schema_status().await?;
+            Ok(Some(
+                json!({"engine": status.engine, "reindexed": reindexed}),
+            ))
         }
         Command::Workspace(WorkspaceCommand::Create { name }) => {
             let name = name.trim();

@@ -823,6 +823,9 @@ mod tests {
         async fn migrate(&self) -> Result<Vec<u32>, Failure> {
             unreachable!("migrations are not served over HTTP")
         }
+        async fn reindex_search(&self) -> Result<u64, Failure> {
+            unreachable!("reindexing is not served over HTTP")
+        }
         async fn create_workspace(&self, _: &str) -> Result<String, Failure> {
             unreachable!("admin operations are not served over HTTP")
         }

@@ -289,6 +289,53 @@ fn migrate_reports_and_applies(engine: Engine) {
     assert_eq!(rt.http("GET", "/readyz", None, None).status, 200);
 }
 
+/// `reindex` beside a serving replica: it reads every task, prints
+/// `{"engine", "reindexed"}`, and search answers as before. On SQLite,
+/// a store that is not there is refused, not created.
+fn reindex_reads_every_task(engine: Engine) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = fresh_db(engine, dir.path());
+    let name = if engine == Engine::Sqlite {
+        "sqlite"
+    } else {
+        "postgres"
+    };
+    if engine == Engine::Sqlite {
+        let doc = refused(&admin_output(&db, &["reindex"]), 2, "\u{0}");
+        assert!(message(&doc).contains("No store at"), "{doc}");
+        assert!(!std::path::Path::new(&db).exists());
+    }
+    let rt = Runtime::serve(engine, &db, &[]);
+    let ws = rt.workspace("w");
+    rt.channel(&ws, "eng");
+    let agent = rt.agent(&ws, "a");
+    let create = agentteam::registry::find("task", "create").unwrap();
+    let tasks = json!({"channel": "eng", "tasks": [{"title": "Release notes"}, {"title": "b"}, {"title": "c"}]});
+    assert_eq!(rt.call(&agent, create, &tasks).status, 201);
+
+    let out = admin_output(&db, &["reindex"]);
+    assert_eq!(succeeded(&out), json!({"engine": name, "reindexed": 3}));
+    let list = agentteam::registry::find("task", "list").unwrap();
+    let found = rt.call(
+        &agent,
+        list,
+        &json!({"channel": "eng", "query": "releases"}),
+    );
+    assert_eq!(found.status, 200);
+    let body: Value = serde_json::from_slice(&found.body).unwrap();
+    assert_eq!(body["items"][0]["number"], 1, "{body}");
+}
+
+#[test]
+fn reindex_reads_every_task_on_sqlite() {
+    reindex_reads_every_task(Engine::Sqlite);
+}
+
+#[test]
+fn reindex_reads_every_task_on_postgres() {
+    reindex_reads_every_task(Engine::Postgres);
+}
+
 #[test]
 fn migrate_reports_and_applies_on_sqlite() {
     migrate_reports_and_applies(Engine::Sqlite);

@@ -241,6 +241,13 @@ pub trait Store: Send + Sync + 'static {
     fn schema_status(&self) -> impl Future<Output = Result<SchemaStatus, Failure>> + Send;
     /// Applies the pending migrations; returns the versions applied.
     fn migrate(&self) -> impl Future<Output = Result<Vec<u32>, Failure>> + Send;
+    /// Recomputes every stored task's search terms from its title and
+    /// description, a batch of tasks per transaction, while the store
+    /// serves (`agentteam-runtime reindex`): for the tasks a replica of an
+    /// older version wrote during a rolling upgrade. A task written
+    /// meanwhile keeps the terms its writer gave it. Returns how many
+    /// tasks it read.
+    fn reindex_search(&self) -> impl Future<Output = Result<u64, Failure>> + Send;
 
     // Admin operations. `agent` is an agent id (`ag_…`) or a member ref (`@handle`).
     fn create_workspace(&self, name: &str) -> impl Future<Output = Result<String, Failure>> + Send;

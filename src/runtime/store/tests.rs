@@ -40,6 +40,11 @@ trait Engine: Store + Sized {
     /// Puts a closed store's search back as the schema before word forms
     /// left it (words only, no stems) at that schema's version.
     fn before_word_forms(place: &Self::Place);
+    /// What a replica of the version before word forms leaves in the
+    /// current schema's search index for the tasks it writes while a
+    /// rolling upgrade replaces it: PostgreSQL, the words without their
+    /// stems; SQLite, no terms (the triggers that fed its index are gone).
+    fn terms_of_a_replica_before_word_forms(place: &Self::Place);
     /// Activity rows of one kind, for tests of "replay records nothing".
     fn events(&self, kind: &str) -> i64;
 }
@@ -75,6 +80,11 @@ impl Engine for SqliteStore {
              PRAGMA user_version = 2; COMMIT;"
         ))
         .unwrap();
+    }
+
+    fn terms_of_a_replica_before_word_forms(dir: &tempfile::TempDir) {
+        let c = rusqlite::Connection::open(dir.path().join("rt.db")).unwrap();
+        c.execute("DELETE FROM task_fts", []).unwrap();
     }
 
     fn events(&self, kind: &str) -> i64 {
@@ -124,6 +134,14 @@ impl Engine for PgStore {
         .unwrap();
     }
 
+    fn terms_of_a_replica_before_word_forms(uri: &String) {
+        block(Self::inspect(uri).run_sql(
+            "UPDATE tasks SET search = setweight(to_tsvector('simple', title), 'A') \
+                 || setweight(to_tsvector('simple', coalesce(description, '')), 'B')",
+        ))
+        .unwrap();
+    }
+
     fn events(&self, kind: &str) -> i64 {
         block(self.count_events(kind)).unwrap()
     }
@@ -152,6 +170,7 @@ on_every_engine!(
     search_matches_the_same_words_on_every_engine,
     search_matches_word_forms_and_prefixes,
     an_upgrade_indexes_the_word_forms_of_stored_tasks,
+    reindexing_restores_the_terms_an_older_replica_left,
     get_bounds_its_sections,
     cut_sections_name_the_call_that_reads_the_rest,
     a_detail_shows_its_subtasks_as_a_list_does,
@@ -1830,6 +1849,61 @@ fn an_upgrade_indexes_the_word_forms_of_stored_tasks<E: Engine>() {
     let mut found = search_numbers(&w, "releases");
     found.sort_unstable();
     assert_eq!(found, [1, 3]);
+}
+
+/// `agentteam-runtime reindex` gives back their word forms to the tasks a
+/// replica of an older version wrote during a rolling upgrade, over more
+/// than one batch, and changes nothing more when run again.
+fn reindexing_restores_the_terms_an_older_replica_left<E: Engine>() {
+    let w = world::<E>();
+    w.titles(&w.alice, "eng", &["Release notes", "Deployment checklist"]);
+    w.ok(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 2, "description": "see the studies"}),
+    );
+    // Past the first batch of a thousand.
+    let filler: Vec<String> = (0..50).map(|i| format!("Filler {i}")).collect();
+    let filler: Vec<&str> = filler.iter().map(String::as_str).collect();
+    for _ in 0..20 {
+        w.titles(&w.bob, "eng", &filler);
+    }
+    w.titles(&w.alice, "eng", &["Walking totals"]);
+    E::terms_of_a_replica_before_word_forms(&w._place);
+    assert!(search_numbers(&w, "releases").is_empty());
+    assert!(search_numbers(&w, "walked").is_empty());
+
+    assert_eq!(block(w.store.reindex_search()).unwrap(), 1003);
+    assert_eq!(search_numbers(&w, "releases"), [1]);
+    assert_eq!(search_numbers(&w, "deploying"), [2]);
+    assert_eq!(search_numbers(&w, "study"), [2], "descriptions too");
+    assert_eq!(search_numbers(&w, "walked"), [1003], "the last batch too");
+    assert_eq!(block(w.store.reindex_search()).unwrap(), 1003);
+    assert_eq!(search_numbers(&w, "releases"), [1]);
+}
+
+/// A task retitled while `reindex` runs keeps the terms of its new title:
+/// the reindex skips a task whose text changed after it read it, rather
+/// than write terms computed from the old text.
+#[test]
+fn postgres_reindexing_keeps_the_terms_of_a_task_written_meanwhile() {
+    let w = world::<PgStore>();
+    w.titles(&w.alice, "eng", &["Release notes", "Deployment checklist"]);
+    PgStore::terms_of_a_replica_before_word_forms(&w._place);
+    let batch = block(w.store.reindex_read()).unwrap();
+    w.ok(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 1, "title": "Walking totals"}),
+    );
+    block(w.store.reindex_write(&batch)).unwrap();
+    assert_eq!(search_numbers(&w, "walked"), [1]);
+    assert!(search_numbers(&w, "release").is_empty());
+    assert_eq!(
+        search_numbers(&w, "deploying"),
+        [2],
+        "the others are written"
+    );
 }
 
 /// Opening migrates once; `migrate` on a current store applies nothing and

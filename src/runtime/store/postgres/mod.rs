@@ -294,6 +294,11 @@ impl Store for PgStore {
         apply_pending(&mut client).await.map_err(settle)
     }
 
+    async fn reindex_search(&self) -> Result<u64, Failure> {
+        let client = self.client().await?;
+        tasks::reindex_search(&client).await.map_err(settle)
+    }
+
     async fn create_workspace(&self, name: &str) -> Result<String, Failure> {
         let id = auth::new_id("ws")?;
         in_transaction!(self, |tx, now| {
@@ -423,5 +428,16 @@ impl PgStore {
     /// Runs `sql` as it is, for tests that put a store in a past state.
     pub(crate) async fn run_sql(&self, sql: &str) -> Result<(), Failure> {
         read!(self, |c| Ok(c.batch_execute(sql).await?))
+    }
+
+    /// The first batch [`Store::reindex_search`] reads, for a test that
+    /// writes a task before [`PgStore::reindex_write`] writes the batch.
+    pub(crate) async fn reindex_read(&self) -> Result<Vec<tasks::Reindexed>, Failure> {
+        read!(self, |c| tasks::read_for_reindex(c, 0).await)
+    }
+
+    /// Writes a batch [`PgStore::reindex_read`] read.
+    pub(crate) async fn reindex_write(&self, batch: &[tasks::Reindexed]) -> Result<(), Failure> {
+        read!(self, |c| tasks::write_reindexed(c, batch).await)
     }
 }

@@ -135,28 +135,74 @@ fn search_query(text: &str) -> Option<String> {
     })
 }
 
-/// Recomputes the search terms of every stored task (a migration step),
-/// a batch of tasks per statement.
-pub(super) async fn reindex_search<C: GenericClient>(c: &C) -> Result<()> {
-    const BATCH: i64 = 1000;
+/// Recomputes the search terms of every stored task, a batch of tasks per
+/// statement: a migration step, in the migration's transaction, and
+/// `agentteam-runtime reindex`, a statement at a time while replicas serve.
+/// Returns how many tasks it read.
+pub(super) async fn reindex_search<C: GenericClient>(c: &C) -> Result<u64> {
+    let (mut after, mut done) = (0_i64, 0_u64);
+    loop {
+        let batch = read_for_reindex(c, after).await?;
+        let Some(last) = batch.last() else {
+            return Ok(done);
+        };
+        after = last.id;
+        done += batch.len() as u64;
+        write_reindexed(c, &batch).await?;
+    }
+}
+
+/// How many tasks [`reindex_search`] reads and writes per statement.
+const REINDEX_BATCH: i64 = 1000;
+
+/// A task's text as [`read_for_reindex`] read it, and its terms from that.
+pub(crate) struct Reindexed {
+    id: i64,
+    title: String,
+    description: Option<String>,
+    search: String,
+}
+
+/// The next [`REINDEX_BATCH`] tasks after id `after`, in id order, with
+/// their search terms computed.
+pub(super) async fn read_for_reindex<C: GenericClient>(
+    c: &C,
+    after: i64,
+) -> Result<Vec<Reindexed>> {
     const READ: &str = "SELECT id, title, description FROM tasks WHERE id > $1 \
          ORDER BY id LIMIT $2";
+    let rows = all(c, READ, &[&after, &REINDEX_BATCH]).await?;
+    Ok(rows
+        .iter()
+        .map(|row| {
+            let (title, description): (String, Option<String>) = (row.get(1), row.get(2));
+            Reindexed {
+                id: row.get(0),
+                search: search_vector(&title, description.as_deref()),
+                title,
+                description,
+            }
+        })
+        .collect())
+}
+
+/// Writes the terms of [`read_for_reindex`]'s tasks, skipping a task whose
+/// title or description has changed since it was read: its writer gave it
+/// the terms of its new text, which stale ones must not replace. A task
+/// whose terms are already these is not rewritten.
+pub(super) async fn write_reindexed<C: GenericClient>(c: &C, batch: &[Reindexed]) -> Result<()> {
     const WRITE: &str = "UPDATE tasks SET search = s.search::tsvector \
-         FROM unnest($1::bigint[], $2::text[]) AS s(id, search) WHERE tasks.id = s.id";
-    let mut after = 0_i64;
-    loop {
-        let rows = all(c, READ, &[&after, &BATCH]).await?;
-        let Some(last) = rows.last() else {
-            return Ok(());
-        };
-        after = last.get(0);
-        let ids: Vec<i64> = rows.iter().map(|r| r.get(0)).collect();
-        let vectors: Vec<String> = rows
-            .iter()
-            .map(|r| search_vector(r.get(1), r.get::<_, Option<&str>>(2)))
-            .collect();
-        exec(c, WRITE, &[&ids, &vectors]).await?;
-    }
+         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) \
+             AS s(id, title, description, search) \
+         WHERE tasks.id = s.id AND tasks.title = s.title \
+             AND tasks.description IS NOT DISTINCT FROM s.description \
+             AND tasks.search IS DISTINCT FROM s.search::tsvector";
+    let ids: Vec<i64> = batch.iter().map(|t| t.id).collect();
+    let titles: Vec<&str> = batch.iter().map(|t| t.title.as_str()).collect();
+    let descriptions: Vec<Option<&str>> = batch.iter().map(|t| t.description.as_deref()).collect();
+    let searches: Vec<&str> = batch.iter().map(|t| t.search.as_str()).collect();
+    exec(c, WRITE, &[&ids, &titles, &descriptions, &searches]).await?;
+    Ok(())
 }
 
 #[derive(Clone)]

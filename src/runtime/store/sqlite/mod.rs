@@ -227,6 +227,17 @@ impl Store for SqliteStore {
         self.write(apply_pending).await
     }
 
+    async fn reindex_search(&self) -> Result<u64, Failure> {
+        let (mut after, mut done) = (0, 0);
+        while let Some((last, n)) = self
+            .write(move |c| tasks::reindex_search_batch(c, after))
+            .await?
+        {
+            (after, done) = (last, done + n);
+        }
+        Ok(done)
+    }
+
     async fn create_workspace(&self, name: &str) -> Result<String, Failure> {
         let (id, name) = (auth::new_id("ws")?, name.to_owned());
         self.write(move |c| admin::create_workspace(c, &id, &name).map(|()| id))

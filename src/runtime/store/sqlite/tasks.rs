@@ -284,20 +284,36 @@ pub(super) fn index_search(
     Ok(())
 }
 
-/// Recomputes the search terms of every stored task (a migration step).
-pub(super) fn reindex_search(c: &Connection) -> Result<(), Failure> {
-    let mut stmt = c.prepare("SELECT id, title, description FROM tasks")?;
-    let mut rows = stmt.query([])?;
-    while let Some(row) = rows.next()? {
-        let description: Option<String> = row.get(2)?;
-        index_search(
-            c,
-            row.get(0)?,
-            &row.get::<_, String>(1)?,
-            description.as_deref(),
-        )?;
+/// Recomputes the search terms of every stored task (a migration step,
+/// inside the migration's transaction). Returns how many tasks it read.
+pub(super) fn reindex_search(c: &Connection) -> Result<u64, Failure> {
+    let (mut after, mut done) = (0, 0);
+    while let Some((last, n)) = reindex_search_batch(c, after)? {
+        (after, done) = (last, done + n);
     }
-    Ok(())
+    Ok(done)
+}
+
+/// Recomputes the search terms of the next batch of tasks after id
+/// `after`, in id order: the last id and how many, `None` when no task is
+/// left. `agentteam-runtime reindex` runs a batch per transaction, so that
+/// writers wait for one batch at most.
+pub(super) fn reindex_search_batch(
+    c: &Connection,
+    after: i64,
+) -> Result<Option<(i64, u64)>, Failure> {
+    const BATCH: i64 = 1000;
+    let mut stmt = c.prepare_cached(
+        "SELECT id, title, description FROM tasks WHERE id > ?1 ORDER BY id LIMIT ?2",
+    )?;
+    let mut rows = stmt.query(params![after, BATCH])?;
+    let (mut last, mut done) = (None, 0);
+    while let Some(row) = rows.next()? {
+        let (id, description): (i64, Option<String>) = (row.get(0)?, row.get(2)?);
+        index_search(c, id, &row.get::<_, String>(1)?, description.as_deref())?;
+        (last, done) = (Some(id), done + 1);
+    }
+    Ok(last.map(|last| (last, done)))
 }
 
 // ---------------------------------------------------------------- create
