@@ -137,14 +137,6 @@ pub fn is_no_wire_name(key: &str) -> bool {
     key.contains('_')
 }
 
-/// The field error for a key [`is_no_wire_name`] picks.
-pub fn no_wire_name_message(given: &str) -> String {
-    format!(
-        "Unknown field `{given}`: the wire spells field names in camelCase (`{}`).",
-        snake_to_camel(given)
-    )
-}
-
 /// Lowercase ASCII snake_case: `[a-z][a-z0-9]*(_[a-z0-9]+)*`.
 pub fn is_snake_case(name: &str) -> bool {
     let mut parts = name.split('_');
@@ -207,10 +199,6 @@ mod tests {
         );
         let (_, none) = from_wire_checked(json!({"parentTaskScope": {"scopeId": "x_y"}, "n": [1]}));
         assert!(none.is_empty());
-        assert_eq!(
-            no_wire_name_message("scope_id"),
-            "Unknown field `scope_id`: the wire spells field names in camelCase (`scopeId`)."
-        );
     }
 
     #[test]

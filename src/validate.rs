@@ -317,6 +317,13 @@ fn unknown_field(name: &str, parent_path: &str, action: &Action) -> (String, Vec
     (message, names)
 }
 
+/// Whether the model-facing `path` (`tasks/0/scope_id`) names a field of
+/// the action's input.
+pub fn names_a_field(action: &Action, path: &str) -> bool {
+    let (parent, name) = path.rsplit_once('/').unwrap_or(("", path));
+    sibling_fields(action, parent).iter().any(|s| s == name)
+}
+
 /// The fields an object at `parent_path` of the input may have: the
 /// schema's properties with that parent (array indexes read as `items`).
 fn sibling_fields(action: &Action, parent_path: &str) -> Vec<String> {

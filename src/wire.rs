@@ -108,7 +108,8 @@ pub fn decode_query(action: &Action, pairs: &[(String, String)]) -> Result<Value
     for (key, text) in pairs {
         let name = case::camel_to_snake(key);
         if case::is_no_wire_name(key) {
-            errors.insert(name, case::no_wire_name_message(key));
+            let message = no_wire_name(action, &name, key);
+            errors.insert(name, message);
             continue;
         }
         if object.contains_key(&name) {
@@ -125,7 +126,9 @@ pub fn decode_query(action: &Action, pairs: &[(String, String)]) -> Result<Value
                 Ok(v) => {
                     let (value, misnamed) = case::from_wire_checked(v);
                     for (path, given) in misnamed {
-                        errors.insert(format!("{name}/{path}"), case::no_wire_name_message(&given));
+                        let path = format!("{name}/{path}");
+                        let message = no_wire_name(action, &path, &given);
+                        errors.insert(path, message);
                     }
                     value
                 }
@@ -197,11 +200,28 @@ pub fn decode_body(action: &Action, bytes: &[u8]) -> Result<(Value, WorkflowCont
         return Err(Failure::invalid_input(
             misnamed
                 .into_iter()
-                .map(|(path, given)| (path, case::no_wire_name_message(&given)))
+                .map(|(path, given)| {
+                    let message = no_wire_name(action, &path, &given);
+                    (path, message)
+                })
                 .collect(),
         ));
     }
     Ok((input, workflow))
+}
+
+/// The field error for a key in snake_case on the wire
+/// ([`case::is_no_wire_name`]) at the model-facing `path`: with the
+/// camelCase name to use where the action has that field.
+fn no_wire_name(action: &Action, path: &str, given: &str) -> String {
+    if crate::validate::names_a_field(action, path) {
+        format!(
+            "Unknown field; wire fields are camelCase: use `{}`.",
+            case::snake_to_camel(given)
+        )
+    } else {
+        "Unknown field.".into()
+    }
 }
 
 /// Server side: the success body for snake_case `data`, as JSON text.
