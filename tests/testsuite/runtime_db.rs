@@ -231,11 +231,7 @@ fn a_schema_newer_than_the_binary_is_refused_untouched() {
 fn migrate_reports_and_applies(engine: Engine) {
     let dir = tempfile::tempdir().unwrap();
     let db = fresh_db(engine, dir.path());
-    let name = if engine == Engine::Sqlite {
-        "sqlite"
-    } else {
-        "postgres"
-    };
+    let name = engine.name();
     if engine == Engine::Sqlite {
         // No store yet: the status says so and creates nothing.
         let out = admin_output(&db, &["migrate", "--status"]);
@@ -295,11 +291,7 @@ fn migrate_reports_and_applies(engine: Engine) {
 fn reindex_reads_every_task(engine: Engine) {
     let dir = tempfile::tempdir().unwrap();
     let db = fresh_db(engine, dir.path());
-    let name = if engine == Engine::Sqlite {
-        "sqlite"
-    } else {
-        "postgres"
-    };
+    let name = engine.name();
     if engine == Engine::Sqlite {
         let doc = refused(&admin_output(&db, &["reindex"]), 2, "\u{0}");
         assert!(message(&doc).contains("No store at"), "{doc}");

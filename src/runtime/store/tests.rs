@@ -307,6 +307,22 @@ impl<E: Engine> World<E> {
             .clone()
     }
 
+    /// Tasks 1 "Release notes" and 2 "Deployment checklist", described
+    /// "see the studies", on board `eng`: words with other forms in the
+    /// title and in the description.
+    fn releases_and_deployments(&self) {
+        self.titles(
+            &self.alice,
+            "eng",
+            &["Release notes", "Deployment checklist"],
+        );
+        self.ok(
+            &self.alice,
+            "update",
+            json!({"channel": "eng", "number": 2, "description": "see the studies"}),
+        );
+    }
+
     fn titles(&self, who: &Principal, channel: &str, titles: &[&str]) -> Vec<i64> {
         let tasks: Vec<Value> = titles.iter().map(|t| json!({"title": t})).collect();
         numbers(&self.create(who, json!({"channel": channel, "tasks": tasks})))
@@ -1814,12 +1830,7 @@ fn search_numbers<E: Engine>(w: &World<E>, query: &str) -> Vec<i64> {
 /// search terms, and later writes keep them.
 fn an_upgrade_indexes_the_word_forms_of_stored_tasks<E: Engine>() {
     let w = world::<E>();
-    w.titles(&w.alice, "eng", &["Release notes", "Deployment checklist"]);
-    w.ok(
-        &w.alice,
-        "update",
-        json!({"channel": "eng", "number": 2, "description": "see the studies"}),
-    );
+    w.releases_and_deployments();
     let w = w.reopen(|place| {
         E::before_word_forms(place);
         E::inspect(place)
@@ -1856,12 +1867,7 @@ fn an_upgrade_indexes_the_word_forms_of_stored_tasks<E: Engine>() {
 /// than one batch, and changes nothing more when run again.
 fn reindexing_restores_the_terms_an_older_replica_left<E: Engine>() {
     let w = world::<E>();
-    w.titles(&w.alice, "eng", &["Release notes", "Deployment checklist"]);
-    w.ok(
-        &w.alice,
-        "update",
-        json!({"channel": "eng", "number": 2, "description": "see the studies"}),
-    );
+    w.releases_and_deployments();
     // Past the first batch of a thousand.
     let filler: Vec<String> = (0..50).map(|i| format!("Filler {i}")).collect();
     let filler: Vec<&str> = filler.iter().map(String::as_str).collect();

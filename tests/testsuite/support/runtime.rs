@@ -24,6 +24,16 @@ pub enum Engine {
     Postgres,
 }
 
+impl Engine {
+    /// The engine's name, as `migrate` and `reindex` print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Sqlite => "sqlite",
+            Engine::Postgres => "postgres",
+        }
+    }
+}
+
 /// Each named test, once per engine: `sqlite::NAME` and `postgres::NAME`
 /// call `NAME(Engine::Sqlite)` and `NAME(Engine::Postgres)`. Every test
 /// module sees it (`#[macro_use]` on `support` and on this module).
