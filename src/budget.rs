@@ -14,9 +14,26 @@ pub const ENVELOPE_RESERVE: usize = 1024;
 /// The marker a cut text ends with.
 pub const CUT_MARKER: &str = " … [truncated by the result budget]";
 
-/// The compact JSON size of `value` in bytes.
+/// The compact JSON size of `value` in bytes, counted as it is written
+/// rather than written into a buffer: a task.get measures its detail
+/// against the budget on every request.
 pub fn json_len(value: &Value) -> usize {
-    serde_json::to_vec(value).map_or(usize::MAX, |bytes| bytes.len())
+    let mut counter = Counter(0);
+    serde_json::to_writer(&mut counter, value).map_or(usize::MAX, |()| counter.0)
+}
+
+/// A writer that only counts the bytes written to it.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// How many of the leading items of `sizes` (each an item's JSON size)
@@ -255,6 +272,22 @@ pub fn fit_answer(data: &mut Value, meta: &mut Map<String, Value>, budget: usize
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_len_counts_the_bytes_serde_json_writes() {
+        for value in [
+            json!(null),
+            json!({}),
+            json!({"title": "quote \" backslash \\ tab \t bell \u{7} é 漢 🎉", "n": [1, -2.5, true]}),
+            json!({"items": [{"a": {"b": []}}, "x".repeat(5000)]}),
+        ] {
+            assert_eq!(
+                json_len(&value),
+                serde_json::to_vec(&value).unwrap().len(),
+                "{value}"
+            );
+        }
+    }
 
     #[test]
     fn fit_items_keeps_a_prefix_and_always_one() {

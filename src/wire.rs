@@ -224,9 +224,18 @@ fn no_wire_name(action: &Action, path: &str, given: &str) -> String {
     }
 }
 
+/// The room a success body starts with: a task's detail without sections
+/// (about 530 bytes) fits, so a task.get writes its body without growing
+/// it (`serde_json::to_string` starts at 128 bytes and doubles), and the
+/// buffer stays under glibc's 1,008-byte small-chunk limit, whose larger
+/// requests sweep the allocator's free lists (docs/performance.md).
+const SUCCESS_ROOM: usize = 1000;
+
 /// Server side: the success body for snake_case `data`, as JSON text.
 pub fn success_json(data: &Value) -> String {
-    serde_json::to_string(&case::Wire(data)).expect("a JSON value always serializes")
+    let mut body = Vec::with_capacity(SUCCESS_ROOM);
+    serde_json::to_writer(&mut body, &case::Wire(data)).expect("a JSON value always serializes");
+    String::from_utf8(body).expect("serde_json writes UTF-8")
 }
 
 /// Server side: the error body for a failure, as JSON text.

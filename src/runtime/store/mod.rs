@@ -24,7 +24,7 @@ use std::ffi::OsStr;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::budget;
@@ -965,39 +965,55 @@ impl Section {
 
 impl TaskRow {
     pub fn compact(&self) -> Value {
-        json!({
-            "number": self.number,
-            "channel": self.channel,
-            "scope_id": self.scope_id,
-            "title": self.title,
-            "status": self.status,
-            "priority": self.priority,
-            "assignee": self.assignee.as_ref().map(|h| format!("@{h}")),
-            "parent_number": self.parent_number,
-            "labels": self.labels,
-            "created_by": format!("@{}", self.created_by),
-            "created_at": clock::format(self.created_at),
-            "updated_at": clock::format(self.updated_at),
-        })
+        Value::Object(self.compact_fields(Map::with_capacity(COMPACT_FIELDS)))
     }
 
     pub fn detail(&self, subtasks: Section, checkpoints: Section) -> Value {
-        let mut value = self.compact();
-        let extra = json!({
-            "description": self.description,
-            "checklist": self.checklist,
-            "urls": self.urls,
-            "attachments": self.attachments,
-            "blocker": self.blocker,
-            "source_target": self.source_target,
-            "subtasks": subtasks.to_value(),
-            "checkpoints": checkpoints.to_value(),
-        });
-        if let (Some(object), Value::Object(extra)) = (value.as_object_mut(), extra) {
-            object.extend(extra);
-        }
-        value
+        let mut task = self.compact_fields(Map::with_capacity(COMPACT_FIELDS + 8));
+        task.extend(named([
+            ("description", json!(self.description)),
+            ("checklist", json!(self.checklist)),
+            ("urls", json!(self.urls)),
+            ("attachments", json!(self.attachments)),
+            ("blocker", json!(self.blocker)),
+            ("source_target", json!(self.source_target)),
+            ("subtasks", subtasks.to_value()),
+            ("checkpoints", checkpoints.to_value()),
+        ]));
+        Value::Object(task)
     }
+
+    /// The compact task's fields, in order, added to `task` (which has room
+    /// for them: a task.get builds its detail without growing its map).
+    fn compact_fields(&self, mut task: Map<String, Value>) -> Map<String, Value> {
+        task.extend(named([
+            ("number", json!(self.number)),
+            ("channel", json!(self.channel)),
+            ("scope_id", json!(self.scope_id)),
+            ("title", json!(self.title)),
+            ("status", json!(self.status)),
+            ("priority", json!(self.priority)),
+            (
+                "assignee",
+                json!(self.assignee.as_ref().map(|h| format!("@{h}"))),
+            ),
+            ("parent_number", json!(self.parent_number)),
+            ("labels", json!(self.labels)),
+            ("created_by", json!(format!("@{}", self.created_by))),
+            ("created_at", json!(clock::format(self.created_at))),
+            ("updated_at", json!(clock::format(self.updated_at))),
+        ]));
+        task
+    }
+}
+
+/// How many fields a compact task has.
+const COMPACT_FIELDS: usize = 12;
+
+fn named<const N: usize>(fields: [(&str, Value); N]) -> impl Iterator<Item = (String, Value)> {
+    fields
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value))
 }
 
 /// One list page held to `budget` bytes (§8.3). `items` are the page's
