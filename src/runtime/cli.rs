@@ -60,9 +60,10 @@ enum Command {
         /// Address to listen on; port 0 picks a free port (printed on stdout).
         #[arg(long, default_value = default_listen!(), value_name = "ADDR")]
         listen: SocketAddr,
-        /// Async worker threads [default: twice the CPUs]. Reads run in place
-        /// on these workers and may briefly wait on the store's locks, so
-        /// more workers than CPUs keep other connections moving meanwhile.
+        /// Async worker threads [default: twice the CPUs on SQLite, the CPUs
+        /// on PostgreSQL]. SQLite's reads run in place on these workers and
+        /// may briefly wait on the store's locks, so more workers than CPUs
+        /// keep other connections moving meanwhile.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
         workers: Option<u16>,
         /// PostgreSQL only: connections this server keeps, all opened before
@@ -373,10 +374,16 @@ fn check_channel(name: &str) -> Result<(), Failure> {
 /// waits for its group.
 pub const MAX_BLOCKING_THREADS: usize = 8;
 
-/// Twice the CPUs: SQLite reads run on the workers, so a worker waiting on
-/// the disk should not leave a CPU idle (figures in docs/performance.md).
-fn default_workers() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get()) * 2
+/// On SQLite twice the CPUs: its reads run on the workers, so a worker
+/// waiting on the disk should not leave a CPU idle. On PostgreSQL the CPUs:
+/// no worker waits there (the store is network I/O), and more workers only
+/// park and wake each other (figures of both in docs/performance.md).
+fn default_workers(location: &Location) -> usize {
+    let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+    match location {
+        Location::Sqlite(_) => cpus * 2,
+        Location::Postgres(_) => cpus,
+    }
 }
 
 fn execute(cli: Cli) -> Result<Option<Value>, Failure> {
@@ -387,7 +394,7 @@ fn execute(cli: Cli) -> Result<Option<Value>, Failure> {
     let location = Location::parse(&db)?;
     let runtime = match &cli.command {
         Command::Serve { workers, .. } => {
-            let workers = workers.map_or_else(default_workers, usize::from);
+            let workers = workers.map_or_else(|| default_workers(&location), usize::from);
             tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(workers)
                 .max_blocking_threads(MAX_BLOCKING_THREADS)
@@ -732,5 +739,21 @@ fn listen_of(api_url: &str) -> String {
         host.to_string()
     } else {
         format!("{host}:80")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+
+    use super::*;
+
+    #[test]
+    fn only_sqlite_gets_more_workers_than_cpus() {
+        let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let sqlite = Location::parse(OsStr::new("/tmp/agentteam.db")).unwrap();
+        let postgres = Location::parse(OsStr::new("postgres://u@localhost/agentteam")).unwrap();
+        assert_eq!(default_workers(&sqlite), cpus * 2);
+        assert_eq!(default_workers(&postgres), cpus);
     }
 }
