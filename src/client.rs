@@ -85,25 +85,24 @@ impl<'a> Session<'a> {
         self.refresh_locked(&mut state, timeout)
     }
 
-    /// A 401 that stands: says which profile's token was refused and the
-    /// login that replaces it (no secret in it: the token is a placeholder).
+    /// A 401 that stands: says which profile's token was refused and how to
+    /// log in again. The login's values are named, not shown: the workspace
+    /// and agent are hidden context and the API URL a transport detail, which
+    /// no message shows (docs/contract.md §8.2); `auth status` shows them to
+    /// whoever logs in.
     fn explain_unauthorized(&self, failure: Failure, refreshed: bool) -> Failure {
-        let state = self.lock();
-        let profile = &state.profile;
         let refresh = if refreshed {
             " even after its credential process refreshed it"
         } else {
             ""
         };
+        let profile = shlex::try_quote(&self.profile_name).unwrap_or_default();
         let message = format!(
             "{} The token of profile `{}` was refused{refresh} (invalid, expired or revoked). \
-             Log in again: `printf %s \"$TOKEN\" | agentteam --profile {} auth login --api-url {} --workspace {} --agent {} --token-stdin`.",
+             Log in again: `printf %s \"$TOKEN\" | agentteam --profile {profile} auth login --api-url URL --workspace WORKSPACE_ID --agent AGENT_ID --token-stdin`, \
+             with the values `agentteam --profile {profile} auth status` shows.",
             failure.message.trim_end(),
             self.profile_name,
-            shlex::try_quote(&self.profile_name).unwrap_or_default(),
-            shlex::try_quote(&profile.api_url).unwrap_or_default(),
-            shlex::try_quote(&profile.workspace_id).unwrap_or_default(),
-            shlex::try_quote(&profile.agent_id).unwrap_or_default(),
         );
         Failure { message, ..failure }
     }
@@ -275,14 +274,14 @@ impl Client {
     }
 
     /// The full URL of `request`, query string included.
-    /// A server that cannot be reached: names the base URL tried (the
-    /// profile's api_url, which carries no credentials) and the two usual
-    /// causes, a stopped server and a wrong URL.
+    /// A server that cannot be reached: names the two usual causes, a
+    /// stopped server and a wrong URL, and where to see the URL. The URL
+    /// itself is a transport detail, which no message shows (docs/contract.md
+    /// §8.2); `-v` prints each request's URL on stderr.
     fn explain_unreachable(&self, failure: Failure) -> Failure {
         let message = format!(
-            "{} Tried {}: is the server running (`agentteam-runtime serve`), and is this the profile's api_url (`agentteam auth status`)?",
+            "{} Is the server running (`agentteam-runtime serve`), and is the profile's api_url right (`agentteam auth status`)?",
             failure.message.trim_end(),
-            self.base
         );
         Failure { message, ..failure }
     }

@@ -219,15 +219,22 @@ fn login_refuses_a_json_document_and_a_refused_token_names_the_fix() {
     let message = run.json()["error"]["message"].as_str().unwrap().to_string();
     assert!(message.contains("profile `work`"), "{message}");
     assert!(
-        message.contains(&format!(
-            "agentteam --profile work auth login --api-url {} --workspace {} --agent {} --token-stdin",
-            runtime.base_url(),
-            agent.workspace_id,
-            agent.agent_id
-        )),
+        message.contains(
+            "agentteam --profile work auth login --api-url URL --workspace WORKSPACE_ID --agent AGENT_ID --token-stdin`, \
+             with the values `agentteam --profile work auth status` shows"
+        ),
         "{message}"
     );
-    assert!(!message.contains("at_not_a_real_token"));
+    // Hidden context and the transport stay out of every message (§8.2).
+    for hidden in [
+        "at_not_a_real_token",
+        &agent.workspace_id,
+        &agent.agent_id,
+        &runtime.base_url(),
+    ] {
+        assert!(!run.stdout.contains(hidden), "{hidden} in {run:?}");
+        assert!(!run.stderr.contains(hidden), "{hidden} in {run:?}");
+    }
 }
 
 #[test]
@@ -245,8 +252,18 @@ fn first_hour_errors_name_the_way_out() {
     let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &["--retries", "0"]);
     assert_eq!(run.error_code(), "network_error", "{run:?}");
     let message = run.json()["error"]["message"].as_str().unwrap().to_string();
-    assert!(message.contains("Tried http://127.0.0.1:9"), "{message}");
     assert!(message.contains("`agentteam-runtime serve`"), "{message}");
+    assert!(message.contains("`agentteam auth status`"), "{message}");
+    // The URL is a transport detail: on stderr with -v, never in a message.
+    assert!(!run.stdout.contains("127.0.0.1:9"), "{run:?}");
+    assert!(!run.stderr.contains("127.0.0.1:9"), "{run:?}");
+    let run = cli.exec(
+        "task",
+        "list",
+        r#"{"channel":"eng"}"#,
+        &["--retries", "0", "-v"],
+    );
+    assert!(run.stderr.contains("> GET http://127.0.0.1:9/"), "{run:?}");
 
     // A bad second line of a batch is reported as line 2.
     let run = cli.exec(
