@@ -781,26 +781,32 @@ fn input_schemas_have_the_product_shape() {
                 );
             }
         }
-        // Optional fields state their default (§4.2).
-        let required: Vec<&str> = schema["required"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap())
-            .collect();
-        for (field, prop) in schema["properties"].as_object().unwrap() {
-            if !required.contains(&field.as_str()) {
-                let d = prop["description"].as_str().unwrap();
-                assert!(
-                    d.contains("Default")
-                        || d.contains("default")
-                        || d.contains("Omitted")
-                        || d.contains("Exclusive")
-                        || d.contains("No default"),
-                    "{name}: {field} states no default"
-                );
-            }
+        // Optional fields state their default (§4.2), nested ones too.
+        optional_fields_state_their_default(&name, "", &schema);
+    }
+}
+
+/// Every optional property of `object` (a schema of type object) and of the
+/// objects under it says what its absence means.
+fn optional_fields_state_their_default(action: &str, at: &str, object: &Value) {
+    let required: Vec<&str> = object["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(properties) = object["properties"].as_object() else {
+        return;
+    };
+    for (field, prop) in properties {
+        let path = format!("{at}{field}");
+        if !required.contains(&field.as_str()) {
+            let d = prop["description"].as_str().unwrap_or_default();
+            assert!(
+                d.contains("Default") || d.contains("default") || d.contains("Omitted"),
+                "{action}: {path} states no default: {d:?}"
+            );
         }
+        optional_fields_state_their_default(action, &format!("{path}."), prop);
+        optional_fields_state_their_default(action, &format!("{path}[]."), &prop["items"]);
     }
 }
 

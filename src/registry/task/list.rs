@@ -122,7 +122,7 @@ fn input_schema() -> Value {
                         (
                             "assignee",
                             fields::member_ref(
-                                "Only tasks assigned to this member, e.g. `@alice`. Exclusive with assigned_to_me.",
+                                "Only tasks assigned to this member, e.g. `@alice`. Exclusive with assigned_to_me. Default: any assignee.",
                             ),
                         ),
                         (
@@ -133,7 +133,7 @@ fn input_schema() -> Value {
                         ),
                         (
                             "parent",
-                            fields::number("Only direct subtasks of this task number."),
+                            fields::number("Only direct subtasks of this task number. Default: any parent."),
                         ),
                         (
                             "labels",
