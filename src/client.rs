@@ -305,6 +305,7 @@ impl Client {
         token: &Secret,
         printer: &Printer,
     ) -> Result<Answer, Failure> {
+        printer.redact(token);
         let url = format!("{}{}", self.base, request.path);
         let mut builder = match request.method {
             Method::Get => self.http.get(&url).query(&request.query),

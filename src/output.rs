@@ -6,6 +6,7 @@
 //! the way `head` users expect.
 
 use std::io::{self, IsTerminal, Write};
+use std::sync::Mutex;
 
 use serde_json::{Map, Value, json};
 
@@ -30,7 +31,17 @@ pub struct Printer {
     pub verbose: bool,
     /// Progress lines on stderr: only when stderr is a terminal.
     pub progress: bool,
+    /// The tokens this run has sent ([`Printer::redact`]).
+    secrets: Mutex<Vec<String>>,
 }
+
+/// What a sent token becomes in anything printed.
+pub const REDACTED: &str = "<redacted>";
+
+/// Tokens shorter than this are not searched for in output: replacing a
+/// word that short would mangle ordinary text. Every token the runtime
+/// issues is 46 bytes.
+pub const REDACT_MIN_BYTES: usize = 8;
 
 impl Printer {
     /// `format`: the user's choice; by default `text` on a terminal, `json` otherwise.
@@ -42,7 +53,34 @@ impl Printer {
             style: Style::detect(terminal),
             verbose,
             progress: io::stderr().is_terminal(),
+            secrets: Mutex::new(Vec::new()),
         }
+    }
+
+    /// From now on `secret` is printed as [`REDACTED`] wherever it would
+    /// appear, on stdout and stderr alike: a server (or a proxy) that echoes
+    /// the bearer token in an answer cannot make the CLI print it.
+    pub fn redact(&self, secret: &crate::credentials::Secret) {
+        let secret = secret.expose();
+        if secret.len() < REDACT_MIN_BYTES {
+            return;
+        }
+        let mut secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
+        if !secrets.iter().any(|known| known == secret) {
+            secrets.push(secret.to_string());
+        }
+    }
+
+    /// `text` with every known secret replaced.
+    fn redacted<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        let secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
+        let mut text = std::borrow::Cow::Borrowed(text);
+        for secret in secrets.iter() {
+            if text.contains(secret.as_str()) {
+                text = std::borrow::Cow::Owned(text.replace(secret.as_str(), REDACTED));
+            }
+        }
+        text
     }
 
     /// Prints an action's success and returns its exit class.
@@ -115,6 +153,7 @@ impl Printer {
 
     /// Plain text on stdout (help pages, completions).
     pub fn stdout(&self, text: &str) {
+        let text = self.redacted(text);
         let mut out = io::stdout().lock();
         if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
             exit_on_closed_pipe(e);
@@ -122,6 +161,7 @@ impl Printer {
     }
 
     pub fn stderr(&self, text: &str) {
+        let text = self.redacted(text);
         let _ = io::stderr().lock().write_all(text.as_bytes());
     }
 

@@ -747,3 +747,43 @@ fn tokens_never_reach_any_output() {
     assert!(!status.stdout.contains(TOKEN));
     assert_eq!(status.json()["data"]["token"], "<redacted>");
 }
+
+/// A server (or a proxy) that echoes the bearer token back cannot make the
+/// CLI print it: in an error's message and field errors, in a success's
+/// data, in JSON and in text, on stdout and on stderr.
+#[test]
+fn a_token_the_server_echoes_is_never_printed() {
+    let echoed_error = Reply::json(
+        400,
+        json!({"error": {"code": "invalid_input", "message": format!("Bad header: Bearer {TOKEN}"),
+                         "retryable": false, "fieldErrors": {"channel": TOKEN}}}),
+    );
+    let echoed_data = Reply::json(
+        200,
+        json!({"items": [{"number": 1, "channel": "eng", "title": format!("token {TOKEN}")}]}),
+    );
+    for (reply, code) in [(echoed_error, 4), (echoed_data, 0)] {
+        for format in ["json", "text"] {
+            let (cli, server) = setup(vec![reply.clone()]);
+            let run = cli.exec(
+                "task",
+                "list",
+                r#"{"channel":"eng"}"#,
+                &["--format", format, "-v", "--retries", "0"],
+            );
+            assert_eq!(run.code, code, "{run:?}");
+            assert_eq!(
+                server.requests()[0].header("authorization"),
+                Some(format!("Bearer {TOKEN}").as_str())
+            );
+            assert!(
+                !run.stdout.contains(TOKEN) && !run.stderr.contains(TOKEN),
+                "{run:?}"
+            );
+            assert!(
+                run.stdout.contains("<redacted>") || run.stderr.contains("<redacted>"),
+                "{run:?}"
+            );
+        }
+    }
+}

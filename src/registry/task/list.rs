@@ -133,7 +133,9 @@ fn input_schema() -> Value {
                         ),
                         (
                             "parent",
-                            fields::number("Only direct subtasks of this task number. Default: any parent."),
+                            fields::number(
+                                "Only direct subtasks of this task number. Default: any parent.",
+                            ),
                         ),
                         (
                             "labels",
