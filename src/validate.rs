@@ -343,7 +343,7 @@ fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> Stri
             .contains(&crate::case::camel_to_snake(name).as_str())
     });
     if hidden {
-        return "Hidden context (workspace, agent, workflow run, callback effect, token) is injected by agentteam; it cannot be set in input.".into();
+        return "Unknown field: hidden context (workspace, agent, workflow run, callback effect, token) is injected by agentteam; it cannot be set in input.".into();
     }
     let snake = crate::case::camel_to_snake(name);
     let siblings = sibling_fields(action, parent_path);
@@ -520,9 +520,9 @@ mod tests {
             "list",
             json!({"channel": "eng", "workspaceId": "w", "agent_id": "a", "includeSubtasks": true, "token": "t"}),
         );
-        assert!(e["workspaceId"].starts_with("Hidden context"));
-        assert!(e["agent_id"].starts_with("Hidden context"));
-        assert!(e["token"].starts_with("Hidden context"));
+        assert!(e["workspaceId"].starts_with("Unknown field: hidden context"));
+        assert!(e["agent_id"].starts_with("Unknown field: hidden context"));
+        assert!(e["token"].starts_with("Unknown field: hidden context"));
         assert_eq!(
             e["includeSubtasks"],
             "Unknown field; fields are snake_case: use `include_subtasks`."
