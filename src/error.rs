@@ -124,6 +124,8 @@ error_codes! {
         "The parent task does not exist on the board or is deleted. `candidates` lists the live tasks it may have meant; pick one, or list the board.";
     TASK_SCOPE_NOT_FOUND = "task_scope_not_found", Rejected, 404, false,
         "parent_task_scope names no live task in this workspace. `candidates` lists boards to find the parent's scope_id on, or give channel and parent instead.";
+    TASK_SCOPE_CLOSED = "task_scope_closed", Rejected, 409, false,
+        "parent_task_scope names a task that is done or canceled; a task scope takes subtasks only while its task is active (todo, in_progress, in_review). Give channel and parent instead (the message names both), or reopen the task with task_update.";
     ASSIGNEE_NOT_FOUND = "assignee_not_found", Rejected, 422, false,
         "The member ref names no agent in this workspace. `candidates` lists the nearest member refs; use one, or leave the task unassigned.";
     TARGET_CONFLICT = "target_conflict", Rejected, 422, false,

@@ -41,6 +41,7 @@ pub static ACTION: Action = Action {
         code::CHANNEL_NOT_FOUND,
         code::PARENT_NOT_FOUND,
         code::TASK_SCOPE_NOT_FOUND,
+        code::TASK_SCOPE_CLOSED,
         code::ASSIGNEE_NOT_FOUND,
         code::TARGET_CONFLICT,
         code::CALLBACK_NOT_ACTIVE,

@@ -178,6 +178,22 @@ pub fn task_scope_not_found(boards: Vec<String>) -> Failure {
     }
 }
 
+/// The scope's task (`number` on `board`) is live but not active: a task
+/// scope takes subtasks only while its task is active (docs/contract.md
+/// §13.2). The way that still works is named: the same parent by board and
+/// number, which takes subtasks of a task in any status.
+pub fn task_scope_closed(board: &str, number: i64, status: &str) -> Failure {
+    Failure::new(
+        code::TASK_SCOPE_CLOSED,
+        format!(
+            "parent_task_scope names task #{number} on board `{board}`, which is {status}; a task scope takes subtasks only while its task is active (todo, in_progress, in_review). Give \"channel\": \"{board}\", \"parent\": {number} instead, or reopen the task with task_update."
+        ),
+    )
+    .field("parent_task_scope/scope_id", format!("The task is {status}."))
+    .detail("status", json!(status))
+    .suggest("task_get", json!({"channel": board, "number": number}))
+}
+
 /// `handles` are the workspace's agents (without `@`); the nearest member
 /// refs become the candidates. The suggestion lists the board's tasks of
 /// the nearest member, which names it as it is written.

@@ -520,7 +520,35 @@ fn subtasks_by_parent_number_and_by_task_scope<E: Engine>() {
         json!({"parent_task_scope": {"kind": "task", "scope_id": secret["scope_id"]}, "tasks": [{"title": "x"}]}),
     );
     assert_eq!(f.code, "task_scope_not_found");
-    assert_eq!(w.titles(&w.alice, "eng", &["after"]), [5]);
+    // A task scope takes subtasks only while its task is active; a closed
+    // task still takes them by board and number, as the refusal says.
+    let by_scope = json!({"parent_task_scope": {"kind": "task", "scope_id": parent["scope_id"]}, "tasks": [{"title": "x"}]});
+    for status in ["done", "canceled"] {
+        w.ok(
+            &w.alice,
+            "update",
+            json!({"channel": "eng", "number": 1, "status": status}),
+        );
+        let f = w.err(&w.bob, "create", by_scope.clone());
+        assert_eq!(
+            (f.code.as_str(), f.http_status, f.retryable),
+            ("task_scope_closed", 409, false)
+        );
+        assert!(
+            f.message
+                .contains(r#"Give "channel": "eng", "parent": 1 instead"#),
+            "{}",
+            f.message
+        );
+        assert_eq!(f.details["status"], status);
+    }
+    w.ok(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 1, "status": "in_review"}),
+    );
+    assert_eq!(w.create(&w.bob, by_scope)[0]["number"], 5);
+    assert_eq!(w.titles(&w.alice, "eng", &["after"]), [6]);
 }
 
 fn target_is_provenance_on_the_same_board<E: Engine>() {

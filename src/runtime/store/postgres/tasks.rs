@@ -20,6 +20,7 @@ use super::admin::{self, live_token};
 use super::connections::{Error, Result, all, exec, maybe, one, settle};
 use super::reads;
 use crate::error::Failure;
+use crate::registry::task::fields::ACTIVE_STATUSES;
 use crate::registry::task::get::{MAX_CHECKPOINTS, MAX_SUBTASKS};
 use crate::runtime::auth;
 
@@ -422,7 +423,7 @@ async fn lock_placement(
     if let Some(scope) = &input.parent_task_scope {
         const SQL: &str = "SELECT t.id, c.id, c.name, NOT c.private OR EXISTS \
              (SELECT 1 FROM channel_members m WHERE m.channel_id = c.id AND m.agent_id = $3), \
-             t.number \
+             t.number, t.status \
              FROM tasks t JOIN channels c ON c.id = t.channel_id \
              WHERE t.scope_id = $1 AND c.workspace_id = $2 AND t.deleted_at IS NULL \
              FOR UPDATE OF t";
@@ -432,6 +433,10 @@ async fn lock_placement(
         let Some(row) = found.filter(|row| row.get::<_, bool>(3)) else {
             return Err(refusals::task_scope_not_found(usable_boards(tx, p).await?).into());
         };
+        let status: String = row.get(5);
+        if !ACTIVE_STATUSES.contains(&status.as_str()) {
+            return Err(refusals::task_scope_closed(row.get(2), row.get(4), &status).into());
+        }
         return Ok(Placement {
             board: Board {
                 id: row.get(1),

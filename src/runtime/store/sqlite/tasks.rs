@@ -14,6 +14,7 @@ use super::super::search;
 use super::super::*;
 use super::connections::Cached;
 use crate::error::Failure;
+use crate::registry::task::fields::ACTIVE_STATUSES;
 use crate::registry::task::get::{MAX_CHECKPOINTS, MAX_SUBTASKS};
 use crate::runtime::{auth, clock};
 
@@ -326,23 +327,39 @@ struct Placement {
 
 fn place(c: &Connection, p: &Principal, input: &CreateInput) -> Result<Placement, Failure> {
     if let Some(scope) = &input.parent_task_scope {
-        let found: Option<(i64, i64, String, bool)> = c
+        type Found = (i64, i64, String, bool, i64, String);
+        let found: Option<Found> = c
             .row_cached(
-                "SELECT t.id, c.id, c.name, c.private FROM tasks t JOIN channels c ON c.id = t.channel_id \
+                "SELECT t.id, c.id, c.name, c.private, t.number, t.status \
+                 FROM tasks t JOIN channels c ON c.id = t.channel_id \
                  WHERE t.scope_id = ?1 AND c.workspace_id = ?2 AND t.deleted_at IS NULL",
                 params![scope.scope_id, p.workspace_id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                |r| {
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                    ))
+                },
             )
             .optional()?;
         // Unknown, deleted, other-workspace scopes and those on a private
         // board the caller is not a member of are indistinguishable.
         let mut usable = None;
-        if let Some((_, channel_id, _, private)) = &found {
+        if let Some((_, channel_id, _, private, _, _)) = &found {
             usable = Some(may_use(c, p, *channel_id, *private)?);
         }
-        let Some((task_id, channel_id, name, _)) = found.filter(|_| usable == Some(true)) else {
+        let Some((task_id, channel_id, name, _, number, status)) =
+            found.filter(|_| usable == Some(true))
+        else {
             return Err(refusals::task_scope_not_found(usable_boards(c, p)?));
         };
+        if !ACTIVE_STATUSES.contains(&status.as_str()) {
+            return Err(refusals::task_scope_closed(&name, number, &status));
+        }
         return Ok(Placement {
             board: Board {
                 id: channel_id,
