@@ -39,7 +39,7 @@ impl ExitClass {
     pub fn meaning(self) -> &'static str {
         match self {
             ExitClass::Success => {
-                "success; `task set-claim` with per-task failures still exits 0 (they are in `data.failures`), while `--batch` exits with its worst line's status (internal > credentials > transient > rejected > usage)"
+                "success; `task set_claim` with per-task failures still exits 0 (they are in `data.failures`), while `--batch` exits with its worst line's status (internal > credentials > transient > rejected > usage)"
             }
             ExitClass::Internal => "internal error (a bug)",
             ExitClass::Usage => "usage error or invalid input; nothing was sent",
@@ -514,6 +514,6 @@ mod tests {
             success.contains("--batch") && success.contains("worst"),
             "{success}"
         );
-        assert!(success.contains("set-claim"), "{success}");
+        assert!(success.contains("set_claim"), "{success}");
     }
 }

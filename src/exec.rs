@@ -466,16 +466,19 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
         let mut done = 0u64;
         while let Some((line_no, result)) = results.next().await {
             let class = match result {
-                Ok(success) => {
-                    printer.line(
-                        &json!({"line": line_no, "data": success.data, "meta": success.meta}),
-                    );
+                // Each line is the document a single call prints, so it
+                // fits `--output-schema` or `--error-schema`; the input
+                // line it answers is in its meta or its error's details.
+                Ok(mut success) => {
+                    success
+                        .meta
+                        .insert(crate::registry::BATCH_LINE.into(), json!(line_no));
+                    printer.line(&json!({"data": success.data, "meta": success.meta}));
                     ExitClass::Success
                 }
                 Err(failure) => {
-                    let mut doc = json!({"line": line_no});
-                    doc["error"] = crate::output::error_document(&failure)["error"].take();
-                    printer.line(&doc);
+                    let failure = failure.detail(crate::registry::BATCH_LINE, json!(line_no));
+                    printer.line(&crate::output::error_document(&failure));
                     failure.class
                 }
             };

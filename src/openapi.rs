@@ -269,8 +269,9 @@ fn request_body_schema(action: &Action, mut input: Value) -> Value {
     input
 }
 
-/// A success body: `data` itself, with the `meta` fields (`nextCursor`,
-/// `truncated`) at its top level, as `wire::success_json` writes it.
+/// A success body: `data` itself, with the `meta` fields the wire carries
+/// (`nextCursor`, `truncated`; not the CLI's own `line`) at its top level,
+/// as `wire::success_json` writes it.
 fn success_schema(action: &Action) -> Value {
     let document = action.output_schema();
     let mut data = document["properties"]["data"].clone();
@@ -282,7 +283,9 @@ fn success_schema(action: &Action) -> Value {
         .as_object_mut()
         .expect("data is an object with properties");
     for (name, schema) in meta {
-        properties.insert(name, schema);
+        if name != crate::registry::BATCH_LINE {
+            properties.insert(name, schema);
+        }
     }
     let mut data = wire_schema(&data);
     data["title"] = json!(format!("{} result", action.name()));

@@ -301,6 +301,11 @@ pub const ANY_CALL_REFUSALS: [ErrorCode; 6] = [
 pub const BODY_REFUSALS: [ErrorCode; 2] = [code::INPUT_TOO_LARGE, code::TIMEOUT];
 
 /// One canonical action.
+/// The `meta` field of a `--batch` result that names the input line it
+/// answers (a failure has it in `details`). The CLI adds it; the wire never
+/// carries it.
+pub const BATCH_LINE: &str = "line";
+
 pub struct Action {
     pub domain: &'static str,
     pub verb: &'static str,
@@ -410,14 +415,21 @@ impl Action {
         }
     }
 
-    /// The whole success document's schema (`--output-schema`).
+    /// The whole success document's schema (`--output-schema`); `meta`'s
+    /// [`BATCH_LINE`] is the CLI's own, not the wire's.
     pub fn output_schema(&self) -> Value {
-        let mut meta = vec![(
-            "truncated",
-            schema::boolean(
-                "Present and true only when a result budget cut the result; the cut is said where it happened and how to continue.",
+        let mut meta = vec![
+            (
+                "truncated",
+                schema::boolean(
+                    "Present and true only when a result budget cut the result; the cut is said where it happened and how to continue.",
+                ),
             ),
-        )];
+            (
+                BATCH_LINE,
+                json!({"type": "integer", "minimum": 1, "description": "With --batch: the input line this result answers, from 1."}),
+            ),
+        ];
         if self.paginated {
             meta.insert(
                 0,

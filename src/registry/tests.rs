@@ -556,12 +556,16 @@ fn check_10_descriptions_reference_only_registered_actions() {
 /// deterministic regression guard, not a token count: each budget is the size
 /// measured when it was set, rounded up to the next 512 bytes. When a change
 /// needs more, raise the number here in the same reviewed change.
+///
+/// Raised for task_get (8192) and task_set_claim (3584) when `--batch`'s
+/// `meta.line` joined every output schema: the default catalog carries no
+/// output schema, so no model pays for it unless it asks.
 const DEFINITION_BUDGETS: &[(&str, usize, usize)] = &[
     ("task_list", 6144, 2560),
-    ("task_get", 8192, 1024),
+    ("task_get", 8704, 1024),
     ("task_create", 8704, 4608),
     ("task_update", 7168, 4096),
-    ("task_set_claim", 3584, 1024),
+    ("task_set_claim", 4096, 1024),
     ("task_checkpoint", 4608, 1024),
     ("task_delete", 3072, 1024),
 ];

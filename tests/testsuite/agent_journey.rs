@@ -146,8 +146,8 @@ impl Journey {
         let error = document["error"].clone();
         assert_eq!(error["code"], code, "{call:?}: {document}");
         let mut error = error;
-        if let Some(line) = document.get("line") {
-            error["line"] = line.clone();
+        if let Some(line) = error["details"].get("line").cloned() {
+            error["line"] = line;
         }
         let retry = fix(&error, call);
         self.ok(&retry)
@@ -612,7 +612,7 @@ fn a_release_planning_journey_fits_its_budget_and_every_mistake_takes_one_retry(
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .find(|l| l.get("error").is_some())
         .unwrap();
-    let line = failed["line"].as_u64().unwrap() as usize;
+    let line = failed["error"]["details"]["line"].as_u64().unwrap() as usize;
     assert_eq!(line, 2, "{failed}");
     let field = failed["error"]["field_errors"]
         .as_object()

@@ -295,6 +295,15 @@ fn piped_output_is_compact_json_by_default() {
     assert_eq!(run.stdout, "{\"data\":{\"items\":[]},\"meta\":{}}\n");
 }
 
+/// The input line a `--batch` result answers: in a success's meta, in a
+/// failure's details.
+fn input_line(result: &Value) -> u64 {
+    match result.get("error") {
+        None => result["meta"]["line"].as_u64().unwrap(),
+        Some(error) => error["details"]["line"].as_u64().unwrap(),
+    }
+}
+
 #[test]
 fn batch_answers_each_line_in_order_and_a_bad_line_fails_alone() {
     let (cli, server) = setup(vec![Reply::json(200, json!({"items": []}))]);
@@ -311,10 +320,7 @@ fn batch_answers_each_line_in_order_and_a_bad_line_fails_alone() {
         .collect();
     assert_eq!(lines.len(), 4, "blank lines are skipped: {}", run.stdout);
     assert_eq!(
-        lines
-            .iter()
-            .map(|l| l["line"].as_u64().unwrap())
-            .collect::<Vec<_>>(),
+        lines.iter().map(input_line).collect::<Vec<_>>(),
         vec![1, 3, 4, 5]
     );
     assert!(lines[0]["data"].is_object());
@@ -335,11 +341,7 @@ fn batch_of_valid_lines_exits_0() {
     let numbers: Vec<u64> = run
         .stdout
         .lines()
-        .map(|l| {
-            serde_json::from_str::<Value>(l).unwrap()["line"]
-                .as_u64()
-                .unwrap()
-        })
+        .map(|l| input_line(&serde_json::from_str::<Value>(l).unwrap()))
         .collect();
     assert_eq!(numbers, (1..=20).collect::<Vec<_>>());
     assert_eq!(server.requests().len(), 20);

@@ -273,7 +273,7 @@ fn first_hour_errors_name_the_way_out() {
         &["--batch", "--retries", "0"],
     );
     let second: Value = serde_json::from_str(run.stdout.lines().nth(1).unwrap()).unwrap();
-    assert_eq!(second["line"], 2, "{run:?}");
+    assert_eq!(second["error"]["details"]["line"], 2, "{run:?}");
     assert_eq!(second["error"]["code"], "invalid_json");
     let message = second["error"]["message"].as_str().unwrap();
     assert!(message.contains("(line 2, column"), "{message}");

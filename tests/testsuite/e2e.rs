@@ -908,9 +908,11 @@ fn a_refreshing_credential_process_recovers_from_a_revoked_token(engine: Engine)
 
 fn dry_run_and_batch_against_the_runtime(engine: Engine) {
     let b = board(engine);
-    let input: String = (1..=30)
+    let mut input: String = (1..=30)
         .map(|i| format!("{{\"channel\":\"eng\",\"tasks\":[{{\"title\":\"t{i}\"}}]}}\n"))
         .collect();
+    // Line 31 is refused by the runtime, line 32 by the CLI.
+    input.push_str("{\"channel\":\"nope\",\"tasks\":[{\"title\":\"x\"}]}\n{\"channel\":\"eng\"}\n");
     let run = b.alice.cli.run(
         &[
             "exec",
@@ -923,15 +925,32 @@ fn dry_run_and_batch_against_the_runtime(engine: Engine) {
         ],
         Some(&input),
     );
-    assert_eq!(run.code, 0, "{run:?}");
-    let mut created: Vec<u64> = run
+    assert_eq!(run.code, 4, "the worst line's exit status: {run:?}");
+    // Each line is the document of one call, so it fits the action's
+    // output schema or the error schema; the input line is in it.
+    let action = registry::find("task", "create").unwrap();
+    let success = jsonschema::draft202012::new(&action.output_schema()).unwrap();
+    let failure = jsonschema::draft202012::new(&agentteam::error::error_schema()).unwrap();
+    let lines: Vec<Value> = run
         .stdout
         .lines()
-        .map(|l| {
-            serde_json::from_str::<Value>(l).unwrap()["data"]["tasks"][0]["number"]
-                .as_u64()
-                .unwrap()
-        })
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 32, "{run:?}");
+    for (i, line) in lines.iter().enumerate() {
+        let (schema, at) = match line.get("error") {
+            None => (&success, &line["meta"]["line"]),
+            Some(error) => (&failure, &error["details"]["line"]),
+        };
+        let errors: Vec<String> = schema.iter_errors(line).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{errors:?}\n{line}");
+        assert_eq!(at.as_u64(), Some(i as u64 + 1), "in input order: {line}");
+    }
+    assert_eq!(lines[30]["error"]["code"], "channel_not_found");
+    assert_eq!(lines[31]["error"]["code"], "invalid_input");
+    let mut created: Vec<u64> = lines[..30]
+        .iter()
+        .map(|l| l["data"]["tasks"][0]["number"].as_u64().unwrap())
         .collect();
     created.sort();
     assert_eq!(
