@@ -396,8 +396,7 @@ fn run_exec(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
         return ExitClass::Success;
     }
     let Some((domain, dm)) = m.subcommand() else {
-        printer.stdout(&exec_command(true).render_long_help().to_string());
-        return ExitClass::Usage;
+        return printer.failure(&missing_subcommand(&["exec".to_string()]));
     };
     let Some((verb, am)) = dm.subcommand() else {
         unreachable!("clap requires an action")
@@ -502,12 +501,15 @@ fn run_auth(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
 /// (`exec task_get`, a synonym of a verb) as a suggested action naming the
 /// right command.
 fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
-    use clap::error::{ContextKind, ErrorKind};
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
     let printer = Printer::new(Some(Format::Json), false);
     match error.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             printer.stdout(&error.render().to_string());
             ExitClass::Success.code()
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
+            printer.failure(&missing_subcommand(&reached(args))).code()
         }
         kind => {
             let rendered = error.render().to_string();
@@ -537,6 +539,12 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                 registry::synonyms::route(&corrected)
             });
             let mut message = first.to_string();
+            // clap lists what is missing on the lines below its first.
+            if kind == ErrorKind::MissingRequiredArgument
+                && let Some(ContextValue::Strings(missing)) = error.get(ContextKind::InvalidArg)
+            {
+                message = format!("{} {}", message.trim_end(), missing.join(", "));
+            }
             if direct.is_none() {
                 for tip in tips {
                     message.push_str(&format!("; {tip}"));
@@ -582,6 +590,56 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
             printer.failure(&failure).code()
         }
     }
+}
+
+/// The words of the command `args` reached (`agentteam exec task`): each
+/// word that names a subcommand of the one before. A flag's value that
+/// happens to be a subcommand's name is taken for it; the message is then
+/// only less precise.
+fn reached(args: &[OsString]) -> Vec<String> {
+    let mut command = build(false);
+    let mut path = Vec::new();
+    for word in args.iter().skip(1).filter_map(|a| a.to_str()) {
+        if let Some(next) = command.find_subcommand(word).cloned() {
+            path.push(word.to_string());
+            command = next;
+        }
+    }
+    path
+}
+
+/// A command that needs a subcommand and was given none (`agentteam exec
+/// task`): the usage failure names what it takes, so the next call needs
+/// no help page.
+fn missing_subcommand(path: &[String]) -> Failure {
+    let mut command = build(false);
+    for word in path {
+        command = command
+            .find_subcommand(word)
+            .cloned()
+            .expect("the path was found in this command tree");
+    }
+    let name = std::iter::once("agentteam")
+        .chain(path.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let subcommands: Vec<String> = command
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+        .map(|s| format!("`{}`", s.get_name()))
+        .collect();
+    let catalog = if path == ["exec"] {
+        " (or `--catalog`, every action at once)"
+    } else {
+        ""
+    };
+    Failure::new(
+        code::USAGE_ERROR,
+        format!(
+            "`{name}` needs one of: {}{catalog}; see `{name} --help`.",
+            subcommands.join(", ")
+        ),
+    )
 }
 
 /// A string that clap's error carries under `kind` (the first, if several).

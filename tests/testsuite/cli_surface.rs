@@ -509,6 +509,60 @@ fn usage_errors_are_json_with_exit_2() {
     }
 }
 
+/// A usage error says what was missing, in its one JSON document: the
+/// subcommands a command takes, the arguments left out.
+#[test]
+fn usage_errors_name_what_is_missing() {
+    let cli = Cli::new();
+    let every_action = ACTIONS
+        .iter()
+        .map(|a| format!("`{}`", a.verb))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let domain = ACTIONS[0].domain;
+    for (args, says) in [
+        (
+            vec![],
+            "`agentteam` needs one of: `exec`, `auth`, `completions`".to_string(),
+        ),
+        (
+            vec!["exec"],
+            format!("`agentteam exec` needs one of: `{domain}` (or `--catalog`"),
+        ),
+        (
+            vec!["exec", domain],
+            format!(
+                "`agentteam exec {domain}` needs one of: {every_action}; see `agentteam exec {domain} --help`."
+            ),
+        ),
+        (
+            vec!["--profile", "p", "auth"],
+            "`agentteam auth` needs one of: `login`, `status`, `logout`".to_string(),
+        ),
+        (
+            vec![
+                "auth",
+                "login",
+                "--workspace",
+                "w",
+                "--agent",
+                "a",
+                "--token-stdin",
+            ],
+            "the following required arguments were not provided: --api-url <URL>".to_string(),
+        ),
+    ] {
+        let run = cli.run(&args, None);
+        assert_eq!(
+            (run.code, run.error_code().as_str()),
+            (2, "usage_error"),
+            "{args:?}: {run:?}"
+        );
+        let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+        assert!(message.contains(&says), "{args:?}: {message}");
+    }
+}
+
 #[test]
 fn no_input_on_a_closed_stdin_is_invalid_json() {
     let cli = Cli::new();
