@@ -314,16 +314,33 @@ pub fn decode_error(status: u16, bytes: &[u8], retry_after_seconds: Option<u64>)
             format!("The server refused the request (HTTP {status})."),
         ),
     };
-    let mut failure = parse_error_document(bytes)
-        .map(|parsed| Failure {
-            http_status: status,
-            ..parsed
-        })
-        .unwrap_or(fallback);
+    // Retryability follows the transport class, whatever the body claims.
+    let retryable = class == crate::error::ExitClass::Transient;
+    let mut failure = match parse_error_document(bytes) {
+        // A code this CLI knows, and whose retryability the status agrees
+        // with: the server's own failure.
+        Some(parsed)
+            if crate::error::lookup(&parsed.code).is_some_and(|c| c.retryable == retryable) =>
+        {
+            parsed
+        }
+        // A code this CLI does not know (a newer server's), or one the
+        // status contradicts (`task_not_found` with a 500): the status's
+        // code, so every printed code is one `--error-schema` lists with the
+        // retryability it documents; the server's code stays in details.
+        Some(parsed) => {
+            let server_code = parsed.code.clone();
+            Failure {
+                code: fallback.code,
+                ..parsed
+            }
+            .detail("server_code", Value::from(server_code))
+        }
+        None => fallback,
+    };
     failure.class = class;
     failure.http_status = status;
-    // Retryability follows the transport class, whatever the body claims.
-    failure.retryable = class == crate::error::ExitClass::Transient;
+    failure.retryable = retryable;
     if let (Some(seconds), true) = (retry_after_seconds, status == 429) {
         failure.message = format!("{} Retry after {seconds} s.", failure.message.trim_end());
     }
@@ -385,6 +402,38 @@ fn parse_error_document(bytes: &[u8]) -> Option<Failure> {
 mod tests {
     use super::*;
     use crate::registry::find;
+
+    #[test]
+    fn a_code_unknown_or_contradicted_by_the_status_gives_way_to_the_statuss() {
+        let body = |code: &str| {
+            json!({"error": {"code": code, "message": "Said by the server.", "retryable": false}})
+                .to_string()
+        };
+        for (status, server, printed, retryable) in [
+            (404, "task_not_found", "task_not_found", false),
+            (503, "server_error", "server_error", true),
+            (409, "brand_new_code", "request_rejected", false),
+            (502, "brand_new_code", "server_error", true),
+            (500, "task_not_found", "server_error", true),
+            (400, "server_error", "request_rejected", false),
+        ] {
+            let f = decode_error(status, body(server).as_bytes(), None);
+            assert_eq!(
+                (f.code.as_str(), f.retryable),
+                (printed, retryable),
+                "{status} {server}"
+            );
+            assert_eq!(f.message, "Said by the server.");
+            let known = crate::error::lookup(&f.code).unwrap();
+            assert_eq!(known.retryable, f.retryable, "{status} {server}");
+            let kept = f.details.get("server_code").and_then(Value::as_str);
+            assert_eq!(
+                kept,
+                (printed != server).then_some(server),
+                "{status} {server}"
+            );
+        }
+    }
 
     #[test]
     fn candidates_travel_bounded_and_typed() {
