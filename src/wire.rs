@@ -238,10 +238,83 @@ pub fn success_json(data: &Value) -> String {
     String::from_utf8(body).expect("serde_json writes UTF-8")
 }
 
-/// Server side: the error body for a failure, as JSON text.
+/// Server side: the error body for a failure, as JSON text. The field
+/// names it mentions are spelled as on the wire, like its keys.
 pub fn error_json(failure: &Failure) -> String {
-    serde_json::to_string(&case::Wire(&failure.to_document()))
-        .expect("a JSON value always serializes")
+    let mut document = failure.to_document();
+    respell_fields(&mut document["error"], "field_errors", case::snake_to_camel);
+    serde_json::to_string(&case::Wire(&document)).expect("a JSON value always serializes")
+}
+
+/// Respells, with `rename`, the input fields an error document (`error`,
+/// whose field errors are under `errors_key`) names outside its keys: each
+/// field error's path where the message quotes it, each candidate's input
+/// path, and, for an unknown field, the names it suggests (the candidate's
+/// value and every name its field error quotes), and the field errors' own
+/// name where the message points at them. Keys are renamed with the
+/// rest of the document; this is the text, so a wire client is never told
+/// to send `parent_task_scope` and an agent never `parentTaskScope`. Other
+/// quoted words (a board's name, a member ref) are data and stay as written.
+fn respell_fields(error: &mut Value, errors_key: &str, rename: fn(&str) -> String) {
+    let quoted = |name: &str| format!("`{name}`");
+    let unknown: Vec<String> = match error.get_mut(errors_key).and_then(Value::as_object_mut) {
+        None => Vec::new(),
+        Some(errors) => {
+            let paths: Vec<String> = errors.keys().cloned().collect();
+            if let Some(message) = error_message(error) {
+                // "see field_errors" names the document's own field.
+                let mut text = message.replace(errors_key, &rename(errors_key));
+                for path in &paths {
+                    text = text.replace(&quoted(path), &quoted(&rename(path)));
+                }
+                *message = text;
+            }
+            let errors = error[errors_key].as_object_mut().expect("checked above");
+            let mut unknown = Vec::new();
+            for (path, problem) in errors.iter_mut() {
+                if let Some(text) = problem.as_str().filter(|t| t.starts_with("Unknown field")) {
+                    *problem = Value::from(respell_quoted(text, rename));
+                    unknown.push(path.clone());
+                }
+            }
+            unknown
+        }
+    };
+    if let Some(candidates) = error.get_mut("candidates").and_then(Value::as_array_mut) {
+        for candidate in candidates {
+            let Some(field) = candidate["field"].as_str().map(str::to_string) else {
+                continue;
+            };
+            if unknown.contains(&field)
+                && let Some(name) = candidate["value"].as_str()
+            {
+                candidate["value"] = Value::from(rename(name));
+            }
+            candidate["field"] = Value::from(rename(&field));
+        }
+    }
+}
+
+fn error_message(error: &mut Value) -> Option<&mut String> {
+    match error.get_mut("message")? {
+        Value::String(message) => Some(message),
+        _ => None,
+    }
+}
+
+/// `text` with every `quoted` word renamed.
+fn respell_quoted(text: &str, rename: fn(&str) -> String) -> String {
+    text.split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                rename(part)
+            } else {
+                part.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("`")
 }
 
 /// A decoded success: `data` and `meta`, snake_case.
@@ -348,7 +421,10 @@ pub fn decode_error(status: u16, bytes: &[u8], retry_after_seconds: Option<u64>)
 }
 
 fn parse_error_document(bytes: &[u8]) -> Option<Failure> {
-    let body: Value = serde_json::from_slice(bytes).ok()?;
+    let mut body: Value = serde_json::from_slice(bytes).ok()?;
+    if let Some(error) = body.get_mut("error") {
+        respell_fields(error, "fieldErrors", case::camel_to_snake);
+    }
     let error = case::from_wire(body).get_mut("error")?.take();
     let code_name = error.get("code")?.as_str()?;
     let message = error.get("message")?.as_str()?;
@@ -402,6 +478,44 @@ fn parse_error_document(bytes: &[u8]) -> Option<Failure> {
 mod tests {
     use super::*;
     use crate::registry::find;
+
+    #[test]
+    fn an_errors_field_names_are_spelled_as_its_keys_are() {
+        let failure = Failure::new(
+            code::INVALID_INPUT,
+            "Invalid input at `parent_task_scop`; see field_errors.",
+        )
+        .field(
+            "parent_task_scop",
+            "Unknown field; did you mean `parent_task_scope`?",
+        )
+        .field("tasks/0/priority", "Must be one of `none`, `low`.")
+        .candidates("parent_task_scop", [json!("parent_task_scope")]);
+        let wire: Value = serde_json::from_str(&error_json(&failure)).unwrap();
+        assert_eq!(
+            wire,
+            json!({"error": {"code": "invalid_input", "retryable": false,
+                "message": "Invalid input at `parentTaskScop`; see fieldErrors.",
+                "fieldErrors": {"parentTaskScop": "Unknown field; did you mean `parentTaskScope`?",
+                                "tasks/0/priority": "Must be one of `none`, `low`."},
+                "candidates": [{"field": "parentTaskScop", "value": "parentTaskScope"}]}})
+        );
+        // The CLI reads it back in the model's spelling, whole.
+        let back = decode_error(422, wire.to_string().as_bytes(), None);
+        assert_eq!(back.to_document(), failure.to_document());
+        // A board's name is data, whatever its spelling.
+        let board = crate::runtime::store::refusals::channel_not_found(
+            "my_boarx",
+            vec!["my_board".to_string()],
+        );
+        let wire = error_json(&board);
+        assert!(
+            wire.contains("`my_boarx`") && wire.contains(r#""value":"my_board""#),
+            "{wire}"
+        );
+        let back = decode_error(404, wire.as_bytes(), None);
+        assert_eq!(back.to_document(), board.to_document());
+    }
 
     #[test]
     fn a_code_unknown_or_contradicted_by_the_status_gives_way_to_the_statuss() {
