@@ -301,9 +301,9 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             break
         }
         'agentteam;auth;login' {
-            [CompletionResult]::new('--api-url', '--api-url', [CompletionResultType]::ParameterName, 'Base URL of the Agent Runtime API, e.g. http://127.0.0.1:8787')
-            [CompletionResult]::new('--workspace', '--workspace', [CompletionResultType]::ParameterName, 'Workspace id')
-            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Agent id')
+            [CompletionResult]::new('--api-url', '--api-url', [CompletionResultType]::ParameterName, 'Base URL of the Agent Runtime API, e.g. http://127.0.0.1:8787 [required for a new profile; default: the profile''s]')
+            [CompletionResult]::new('--workspace', '--workspace', [CompletionResultType]::ParameterName, 'Workspace id [required for a new profile; default: the profile''s]')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Agent id [required for a new profile; default: the profile''s]')
             [CompletionResult]::new('--max-permission', '--max-permission', [CompletionResultType]::ParameterName, 'Cap the profile at this permission class: actions above it are refused before sending [default: no cap]')
             [CompletionResult]::new('--credential-process', '--credential-process', [CompletionResultType]::ParameterName, 'Command line (POSIX quoting) that prints a fresh token as JSON')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Refused: a token in argv is readable by other users; use --token-stdin')

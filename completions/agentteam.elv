@@ -268,9 +268,9 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'agentteam;auth;login'= {
-            cand --api-url 'Base URL of the Agent Runtime API, e.g. http://127.0.0.1:8787'
-            cand --workspace 'Workspace id'
-            cand --agent 'Agent id'
+            cand --api-url 'Base URL of the Agent Runtime API, e.g. http://127.0.0.1:8787 [required for a new profile; default: the profile''s]'
+            cand --workspace 'Workspace id [required for a new profile; default: the profile''s]'
+            cand --agent 'Agent id [required for a new profile; default: the profile''s]'
             cand --max-permission 'Cap the profile at this permission class: actions above it are refused before sending [default: no cap]'
             cand --credential-process 'Command line (POSIX quoting) that prints a fresh token as JSON'
             cand --token 'Refused: a token in argv is readable by other users; use --token-stdin'

@@ -191,9 +191,9 @@ complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and not __fish
 complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and not __fish_seen_subcommand_from login status logout help" -f -a "status" -d 'Show the selected profile as JSON, token redacted'
 complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and not __fish_seen_subcommand_from login status logout help" -f -a "logout" -d 'Remove the selected profile'
 complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and not __fish_seen_subcommand_from login status logout help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and __fish_seen_subcommand_from login" -l api-url -d 'Base URL of the Agent Runtime API, e.g. http://127.0.0.1:8787' -r
-complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and __fish_seen_subcommand_from login" -l workspace -d 'Workspace id' -r
-complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and __fish_seen_subcommand_from login" -l agent -d 'Agent id' -r
+complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and __fish_seen_subcommand_from login" -l api-url -d 'Base URL of the Agent Runtime API, e.g. http://127.0.0.1:8787 [required for a new profile; default: the profile\'s]' -r
+complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and __fish_seen_subcommand_from login" -l workspace -d 'Workspace id [required for a new profile; default: the profile\'s]' -r
+complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and __fish_seen_subcommand_from login" -l agent -d 'Agent id [required for a new profile; default: the profile\'s]' -r
 complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and __fish_seen_subcommand_from login" -l max-permission -d 'Cap the profile at this permission class: actions above it are refused before sending [default: no cap]' -r -f -a "read_only\t''
 agent_mutation\t''
 destructive\t''"

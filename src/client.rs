@@ -85,22 +85,26 @@ impl<'a> Session<'a> {
         self.refresh_locked(&mut state, timeout)
     }
 
-    /// A 401 that stands: says which profile's token was refused and how to
-    /// log in again. The login's values are named, not shown: the workspace
-    /// and agent are hidden context and the API URL a transport detail, which
-    /// no message shows (docs/contract.md §8.2); `auth status` shows them to
-    /// whoever logs in.
+    /// A 401 that stands: says which profile's token was refused and the
+    /// login that replaces it. That login keeps the profile's API URL,
+    /// workspace and agent, so the message shows none of them: the workspace
+    /// and agent are hidden context and the URL a transport detail, which no
+    /// message shows (docs/contract.md §8.2). It keeps the profile's cap.
     fn explain_unauthorized(&self, failure: Failure, refreshed: bool) -> Failure {
         let refresh = if refreshed {
             " even after its credential process refreshed it"
         } else {
             ""
         };
+        let cap = match self.lock().profile.max_permission {
+            Some(class) => format!(" --max-permission {}", class.as_str()),
+            None => String::new(),
+        };
         let profile = shlex::try_quote(&self.profile_name).unwrap_or_default();
         let message = format!(
             "{} The token of profile `{}` was refused{refresh} (invalid, expired or revoked). \
-             Log in again: `printf %s \"$TOKEN\" | agentteam --profile {profile} auth login --api-url URL --workspace WORKSPACE_ID --agent AGENT_ID --token-stdin`, \
-             with the values `agentteam --profile {profile} auth status` shows.",
+             Log in again: `printf %s \"$TOKEN\" | agentteam --profile {profile} auth login --token-stdin{cap}` \
+             (the profile keeps its api_url, workspace and agent).",
             failure.message.trim_end(),
             self.profile_name,
         );

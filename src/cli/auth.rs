@@ -18,11 +18,15 @@ const MAX_TOKEN_LENGTH: usize = 4096;
 /// The longest workspace or agent id, in bytes.
 const MAX_ID_LENGTH: usize = 128;
 
+/// What `auth login` was given. The profile's place (`api_url`, workspace,
+/// agent) may be left out when the profile exists: it keeps its own, so a
+/// new token is one command that shows no id. The token, the credential
+/// process and the cap are what this login says, as ever.
 pub struct LoginSettings {
     pub profile: Option<String>,
-    pub api_url: String,
-    pub workspace_id: String,
-    pub agent_id: String,
+    pub api_url: Option<String>,
+    pub workspace_id: Option<String>,
+    pub agent_id: Option<String>,
     pub token_stdin: bool,
     pub credential_process: Option<String>,
     pub max_permission: Option<Permission>,
@@ -30,12 +34,14 @@ pub struct LoginSettings {
 
 pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
     let result = (|| {
-        let api_url = check_api_url(&settings.api_url)?;
+        let api_url = settings.api_url.as_deref().map(check_api_url).transpose()?;
         for (flag, value) in [
             ("--workspace", &settings.workspace_id),
             ("--agent", &settings.agent_id),
         ] {
-            if value.trim().is_empty() || value.len() > MAX_ID_LENGTH {
+            if let Some(value) = value
+                && (value.trim().is_empty() || value.len() > MAX_ID_LENGTH)
+            {
                 return Err(Failure::new(
                     code::INVALID_INPUT,
                     format!("{flag} must be 1–{MAX_ID_LENGTH} characters."),
@@ -68,27 +74,90 @@ pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
                 "Give --token-stdin, --credential-process, or both.",
             ));
         }
-        let profile = Profile {
+        let given = Place {
             api_url,
-            workspace_id: settings.workspace_id.trim().to_string(),
-            agent_id: settings.agent_id.trim().to_string(),
-            token,
-            token_expires_at: None,
-            credential_process,
-            max_permission: settings.max_permission,
+            workspace_id: settings.workspace_id.map(|id| id.trim().to_string()),
+            agent_id: settings.agent_id.map(|id| id.trim().to_string()),
         };
         let store = CredentialStore::locate()?;
-        let name = store.update(|file| {
+        // A new profile without its place is refused before the store (or
+        // its directory) is touched; the same check runs under the lock.
+        if given.is_partial() {
+            let file = store.load()?;
+            let name = profile_name(settings.profile.as_deref(), &file);
+            given.resolve(&name, file.profiles.get(&name))?;
+        }
+        let (name, profile) = store.update(|file| {
             let name = profile_name(settings.profile.as_deref(), file);
+            let (api_url, workspace_id, agent_id) =
+                given.resolve(&name, file.profiles.get(&name))?;
+            let profile = Profile {
+                api_url,
+                workspace_id,
+                agent_id,
+                token: token.clone(),
+                token_expires_at: None,
+                credential_process: credential_process.clone(),
+                max_permission: settings.max_permission,
+            };
             file.profiles.insert(name.clone(), profile.clone());
             if file.default_profile.is_none() {
                 file.default_profile = Some(name.clone());
             }
-            Ok(name)
+            Ok((name, profile))
         })?;
         Ok(describe(&name, &profile, &store))
     })();
     finish(result, printer)
+}
+
+/// Where a login points, as given: each part left out is the profile's own.
+struct Place {
+    api_url: Option<String>,
+    workspace_id: Option<String>,
+    agent_id: Option<String>,
+}
+
+impl Place {
+    fn is_partial(&self) -> bool {
+        self.api_url.is_none() || self.workspace_id.is_none() || self.agent_id.is_none()
+    }
+
+    /// The API URL, workspace and agent of profile `name` after this login;
+    /// a new profile (`existing` none) needs all three.
+    fn resolve(
+        &self,
+        name: &str,
+        existing: Option<&Profile>,
+    ) -> Result<(String, String, String), Failure> {
+        let part = |given: &Option<String>, kept: fn(&Profile) -> &String| {
+            given.clone().or_else(|| existing.map(|p| kept(p).clone()))
+        };
+        let parts = (
+            part(&self.api_url, |p| &p.api_url),
+            part(&self.workspace_id, |p| &p.workspace_id),
+            part(&self.agent_id, |p| &p.agent_id),
+        );
+        if let (Some(api_url), Some(workspace_id), Some(agent_id)) = parts {
+            return Ok((api_url, workspace_id, agent_id));
+        }
+        let missing: Vec<&str> = [
+            ("--api-url", &self.api_url),
+            ("--workspace", &self.workspace_id),
+            ("--agent", &self.agent_id),
+        ]
+        .into_iter()
+        .filter(|(_, given)| given.is_none())
+        .map(|(flag, _)| flag)
+        .collect();
+        Err(Failure::new(
+            code::USAGE_ERROR,
+            format!(
+                "Profile `{name}` is new, so it needs {}; a login to an existing profile may leave them out.",
+                missing.join(", ")
+            ),
+        ))
+    }
 }
 
 pub fn status(profile: Option<String>, printer: &Printer) -> ExitClass {

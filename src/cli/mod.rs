@@ -295,9 +295,9 @@ fn auth_command() -> Command {
                      --credential-process names a command that prints {\"token\": \"…\", \"expires_at\": \"…\"}; \
                      it runs when there is no token and once after a 401.",
                 )
-                .arg(Arg::new("api_url").long("api-url").value_name("URL").required(true).help("Base URL of the Agent Runtime API, e.g. http://127.0.0.1:8787"))
-                .arg(Arg::new("workspace").long("workspace").value_name("WORKSPACE_ID").required(true).help("Workspace id"))
-                .arg(Arg::new("agent").long("agent").value_name("AGENT_ID").required(true).help("Agent id"))
+                .arg(Arg::new("api_url").long("api-url").value_name("URL").help("Base URL of the Agent Runtime API, e.g. http://127.0.0.1:8787 [required for a new profile; default: the profile's]"))
+                .arg(Arg::new("workspace").long("workspace").value_name("WORKSPACE_ID").help("Workspace id [required for a new profile; default: the profile's]"))
+                .arg(Arg::new("agent").long("agent").value_name("AGENT_ID").help("Agent id [required for a new profile; default: the profile's]"))
                 .arg(Arg::new("token_stdin").long("token-stdin").action(ArgAction::SetTrue).help("Read the agent's token from stdin"))
                 .arg(
                     Arg::new("max_permission")
@@ -473,7 +473,7 @@ fn run_auth(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
                     "A token in argv is readable by other users and shell history; pipe it with --token-stdin.",
                 ));
             }
-            let get = |id: &str| lm.get_one::<String>(id).cloned().unwrap_or_default();
+            let get = |id: &str| lm.get_one::<String>(id).cloned();
             auth::login(
                 auth::LoginSettings {
                     profile,

@@ -218,13 +218,8 @@ fn login_refuses_a_json_document_and_a_refused_token_names_the_fix() {
     );
     let message = run.json()["error"]["message"].as_str().unwrap().to_string();
     assert!(message.contains("profile `work`"), "{message}");
-    assert!(
-        message.contains(
-            "agentteam --profile work auth login --api-url URL --workspace WORKSPACE_ID --agent AGENT_ID --token-stdin`, \
-             with the values `agentteam --profile work auth status` shows"
-        ),
-        "{message}"
-    );
+    let fix = "printf %s \"$TOKEN\" | agentteam --profile work auth login --token-stdin`";
+    assert!(message.contains(fix), "{message}");
     // Hidden context and the transport stay out of every message (§8.2).
     for hidden in [
         "at_not_a_real_token",
@@ -235,6 +230,67 @@ fn login_refuses_a_json_document_and_a_refused_token_names_the_fix() {
         assert!(!run.stdout.contains(hidden), "{hidden} in {run:?}");
         assert!(!run.stderr.contains(hidden), "{hidden} in {run:?}");
     }
+    // The login it names, run as named, mends the profile: it keeps the
+    // profile's API URL, workspace and agent.
+    let relogin = cli.run(
+        &["--profile", "work", "auth", "login", "--token-stdin"],
+        Some(&agent.token),
+    );
+    assert_eq!(relogin.code, 0, "{relogin:?}");
+    let run = cli.run(
+        &["--profile", "work", "exec", "task", "list", "-"],
+        Some(r#"{"channel":"eng"}"#),
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    // A capped profile's hint keeps its cap.
+    let capped = cli.run(
+        &[
+            "--profile",
+            "work",
+            "auth",
+            "login",
+            "--token-stdin",
+            "--max-permission",
+            "read_only",
+        ],
+        Some("at_not_a_real_token"),
+    );
+    assert_eq!(capped.code, 0, "{capped:?}");
+    let run = cli.run(
+        &["--profile", "work", "exec", "task", "list", "-"],
+        Some(r#"{"channel":"eng"}"#),
+    );
+    let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(
+        message.contains("auth login --token-stdin --max-permission read_only`"),
+        "{message}"
+    );
+    // A new profile still needs its place, and is refused before anything
+    // is written.
+    let before = cli.store_text();
+    let run = cli.run(
+        &[
+            "--profile",
+            "fresh",
+            "auth",
+            "login",
+            "--token-stdin",
+            "--agent",
+            "a",
+        ],
+        Some(&agent.token),
+    );
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (2, "usage_error"),
+        "{run:?}"
+    );
+    let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(
+        message.contains("Profile `fresh` is new, so it needs --api-url, --workspace;"),
+        "{message}"
+    );
+    assert_eq!(cli.store_text(), before);
 }
 
 #[test]

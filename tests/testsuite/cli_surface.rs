@@ -540,16 +540,19 @@ fn usage_errors_name_what_is_missing() {
             "`agentteam auth` needs one of: `login`, `status`, `logout`".to_string(),
         ),
         (
+            vec!["completions"],
+            "the following required arguments were not provided: <shell>".to_string(),
+        ),
+        (
             vec![
                 "auth",
                 "login",
                 "--workspace",
                 "w",
-                "--agent",
-                "a",
-                "--token-stdin",
+                "--credential-process",
+                "x",
             ],
-            "the following required arguments were not provided: --api-url <URL>".to_string(),
+            "Profile `default` is new, so it needs --api-url, --agent;".to_string(),
         ),
     ] {
         let run = cli.run(&args, None);
