@@ -19,7 +19,6 @@ use crate::error::{ExitClass, Failure, code};
 use crate::output::Printer;
 use crate::registry::Method;
 use crate::wire::{self, Success, WireRequest};
-use serde_json::Value;
 
 /// The largest answer body read; anything bigger is refused as invalid.
 pub const MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
@@ -232,7 +231,7 @@ impl Client {
                         started.elapsed().as_millis()
                     ));
                     if (300..400).contains(&answer.status) {
-                        return Err(redirected(answer.status, &answer.headers));
+                        return Err(redirected(answer.status, &answer.headers, printer));
                     }
                     if answer.status == 401 && !refreshed && session.can_refresh() {
                         printer.diagnostic("401: refreshing the token through the credential process, then replaying once");
@@ -369,30 +368,28 @@ impl Client {
     }
 }
 
-/// A 3xx answer: refused, naming where it pointed (bounded and escaped:
-/// the header is the server's text).
-fn redirected(status: u16, headers: &HeaderMap) -> Failure {
+/// A 3xx answer: refused. Where it pointed is a transport detail (an
+/// internal address, perhaps), which no message shows (docs/contract.md
+/// §8.2): `-v` prints it on stderr, bounded and escaped, since the header
+/// is the server's text.
+fn redirected(status: u16, headers: &HeaderMap, printer: &Printer) -> Failure {
     let location = headers
         .get(reqwest::header::LOCATION)
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-    let shown = location.as_deref().map(|l| {
-        crate::text::clip(&crate::text::escape(l), 4 * crate::text::ECHO_LIMIT).into_owned()
-    });
-    let failure = Failure::new(
-        code::REQUEST_REJECTED,
-        match &shown {
-            Some(to) => format!(
-                "The API answered HTTP {status}, a redirect to {to}; agentteam does not follow redirects. If that is the API, make it the profile's api_url (`agentteam auth login --api-url …`)."
-            ),
-            None => format!(
-                "The API answered HTTP {status}, a redirect without a Location; agentteam does not follow redirects. Check the profile's api_url."
-            ),
-        },
-    );
-    match shown {
-        Some(to) => failure.detail("location", Value::from(to)),
-        None => failure,
-    }
+    let message = match location {
+        Some(to) => {
+            let escaped = crate::text::escape(&to);
+            let shown = crate::text::clip(&escaped, 4 * crate::text::ECHO_LIMIT);
+            printer.diagnostic(&format!("< location: {shown}"));
+            format!(
+                "The API answered HTTP {status}, a redirect; agentteam does not follow redirects. `-v` shows where it points; if that is the API, make it the profile's api_url (`agentteam auth login --api-url …`)."
+            )
+        }
+        None => format!(
+            "The API answered HTTP {status}, a redirect without a Location; agentteam does not follow redirects. Check the profile's api_url."
+        ),
+    };
+    Failure::new(code::REQUEST_REJECTED, message)
 }
 
 /// Seconds of a `Retry-After: <seconds>` header (HTTP dates are treated as absent).
