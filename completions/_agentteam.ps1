@@ -77,7 +77,7 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
         }
         'agentteam;exec;task;list' {
             [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'With --batch: requests in flight at once [default: 4]')
-            [CompletionResult]::new('--max-items', '--max-items', [CompletionResultType]::ParameterName, 'With --paginate: stop after N items [default: no limit]')
+            [CompletionResult]::new('--max-items', '--max-items', [CompletionResultType]::ParameterName, 'With --paginate: stop after N items and name the cursor that goes on (on stderr) [default: no limit]')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included [default: 30]')
             [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates only [default: 2]')

@@ -71,7 +71,7 @@ set edit:completion:arg-completer[agentteam] = {|@words|
         }
         &'agentteam;exec;task;list'= {
             cand --concurrency 'With --batch: requests in flight at once [default: 4]'
-            cand --max-items 'With --paginate: stop after N items [default: no limit]'
+            cand --max-items 'With --paginate: stop after N items and name the cursor that goes on (on stderr) [default: no limit]'
             cand --profile 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]'
             cand --timeout 'Seconds one HTTP attempt may take, connection included [default: 30]'
             cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates only [default: 2]'

@@ -326,7 +326,17 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
         let mut emitted = 0u64;
         let text = printer.format == crate::output::Format::Text;
         let mut header_shown = false;
+        // With --max-items the last page is asked for no more than remain,
+        // so its cursor continues right after the last item printed.
+        let most = (action.input_schema)()["properties"]["limit"]["maximum"].as_u64();
+        let asked = input.get("limit").and_then(Value::as_u64);
         loop {
+            if let (Some(max), Some(most)) = (max_items, most) {
+                let remain = max.saturating_sub(emitted).min(most);
+                if asked.is_none_or(|asked| remain < asked) {
+                    input["limit"] = json!(remain);
+                }
+            }
             let page = runtime.block_on(call_within_budget(
                 action, &context, &client, &session, &input, printer,
             ))?;
@@ -375,7 +385,17 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
                 Some(cursor) if max_items.is_none_or(|max| emitted < max) => {
                     input["cursor"] = json!(cursor);
                 }
-                _ => break,
+                Some(cursor) => {
+                    // Cut by --max-items: say so, and where to go on.
+                    printer.progress_done();
+                    if text {
+                        printer.stdout(&format!("More results: stopped at --max-items {emitted}; pass \"cursor\": \"{}\" with the same input to go on.\n", crate::text::escape(cursor)));
+                    } else {
+                        printer.stderr(&format!("agentteam: stopped at --max-items {emitted}; more remain: pass \"cursor\": \"{cursor}\" with the same input to go on\n"));
+                    }
+                    break;
+                }
+                None => break,
             }
         }
         printer.progress_done();

@@ -230,7 +230,7 @@ fn action_command(action: &'static registry::Action, long_help: bool) -> Command
                 .value_name("N")
                 .requires("paginate")
                 .value_parser(value_parser!(u64).range(1..))
-                .help("With --paginate: stop after N items [default: no limit]"),
+                .help("With --paginate: stop after N items and name the cursor that goes on (on stderr) [default: no limit]"),
         );
     with_option_table(command)
 }

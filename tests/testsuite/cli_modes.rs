@@ -393,7 +393,45 @@ fn paginate_stops_at_max_items() {
         &["--paginate", "--max-items", "3"],
     );
     assert_eq!(run.stdout.lines().count(), 3);
-    assert_eq!(server.requests().len(), 2);
+    // Each page asks for no more than remain, so the last page's cursor
+    // goes on right after the last item printed; the cut is said.
+    let limits: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| {
+            r.query
+                .iter()
+                .find(|(k, _)| k == "limit")
+                .unwrap()
+                .1
+                .clone()
+        })
+        .collect();
+    assert_eq!(limits, ["3", "1"]);
+    assert_eq!(
+        run.stderr,
+        "agentteam: stopped at --max-items 3; more remain: pass \"cursor\": \"more\" with the same input to go on\n"
+    );
+    // A limit smaller than what remains is kept; an end without a cursor
+    // says nothing.
+    let (cli, server) = setup(vec![Reply::json(200, json!({"items": [task(1, "a")]}))]);
+    let run = cli.exec(
+        "task",
+        "list",
+        r#"{"channel":"eng","limit":2}"#,
+        &["--paginate", "--max-items", "5"],
+    );
+    assert_eq!((run.code, run.stdout.lines().count()), (0, 1), "{run:?}");
+    assert_eq!(
+        server.requests()[0]
+            .query
+            .iter()
+            .find(|(k, _)| k == "limit")
+            .unwrap()
+            .1,
+        "2"
+    );
+    assert_eq!(run.stderr, "");
 }
 
 #[test]

@@ -973,6 +973,41 @@ fn dry_run_and_batch_against_the_runtime(engine: Engine) {
         &["--paginate"],
     );
     assert_eq!(run.stdout.lines().count(), 30);
+    // Cut by --max-items, the walk goes on from the cursor it names,
+    // with nothing skipped or repeated.
+    let numbers = |run: &Run| -> Vec<u64> {
+        run.stdout
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["number"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .collect()
+    };
+    let first = b.alice.cli.exec(
+        "task",
+        "list",
+        r#"{"channel":"eng","limit":7,"sort":"number_asc"}"#,
+        &["--paginate", "--max-items", "10"],
+    );
+    assert_eq!(first.code, 0, "{first:?}");
+    let cursor = first
+        .stderr
+        .split("\"cursor\": \"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("no cursor: {first:?}"));
+    let rest = b.alice.cli.exec(
+        "task",
+        "list",
+        &json!({"channel": "eng", "limit": 7, "sort": "number_asc", "cursor": cursor}).to_string(),
+        &["--paginate"],
+    );
+    let mut all = numbers(&first);
+    assert_eq!(all, (1..=10).collect::<Vec<_>>());
+    all.extend(numbers(&rest));
+    assert_eq!(all, (1..=30).collect::<Vec<_>>(), "{rest:?}");
 }
 
 /// `scripts/demo.sh`, run for real against the binaries under test (a stub
