@@ -259,9 +259,13 @@ fn respell_fields(error: &mut Value, errors_key: &str, rename: fn(&str) -> Strin
     let quoted = |name: &str| format!("`{name}`");
     let unknown: Vec<String> = match error.get_mut(errors_key).and_then(Value::as_object_mut) {
         None => Vec::new(),
+        // A server's answer is bounded before it is read (`parse_error_document`
+        // keeps 100 field errors of a message of 2,000 bytes); a larger one is
+        // not respelled, so its size cannot multiply the work.
+        Some(errors) if errors.len() > RESPELL_MAX_FIELDS => Vec::new(),
         Some(errors) => {
             let paths: Vec<String> = errors.keys().cloned().collect();
-            if let Some(message) = error_message(error) {
+            if let Some(message) = error_message(error).filter(|m| m.len() <= RESPELL_MAX_MESSAGE) {
                 // "see field_errors" names the document's own field.
                 let mut text = message.replace(errors_key, &rename(errors_key));
                 for path in &paths {
@@ -294,6 +298,11 @@ fn respell_fields(error: &mut Value, errors_key: &str, rename: fn(&str) -> Strin
         }
     }
 }
+
+/// The most field errors, and the longest message, that [`respell_fields`]
+/// rewrites.
+const RESPELL_MAX_FIELDS: usize = 100;
+const RESPELL_MAX_MESSAGE: usize = 2_000;
 
 fn error_message(error: &mut Value) -> Option<&mut String> {
     match error.get_mut("message")? {
