@@ -204,7 +204,9 @@ pub fn router_limited<S: Store>(
                 .on_request(())
                 .on_response(|response: &Response<_>, latency: Duration, _: &Span| {
                     let status = response.status().as_u16();
-                    let latency_ms = latency.as_secs_f64() * 1000.0;
+                    // Whole microseconds, so the line says `3.589`, not
+                    // `3.5891260000000003`.
+                    let latency_ms = latency.as_micros() as f64 / 1000.0;
                     if response.status().is_client_error() {
                         // Refused: a client sending thousands a second
                         // costs a few lines, not megabytes.

@@ -128,6 +128,12 @@ fn secrets_stay_out_of_the_log_even_at_trace_level() {
     let out = child.wait_with_output().unwrap();
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(log.contains("status=201"), "{log}");
+    // A request's latency is whole microseconds: `latency_ms=3.589`.
+    for latency in log.split("latency_ms=").skip(1) {
+        let value = latency.split_whitespace().next().unwrap_or_default();
+        let decimals = value.split_once('.').map_or(0, |(_, d)| d.len());
+        assert!(value.parse::<f64>().is_ok() && decimals <= 3, "{value}");
+    }
     for secret in [token, "at_wrong", "Bearer", "secret title 7f3a"] {
         assert!(!log.contains(secret), "the trace log shows {secret:?}");
     }
