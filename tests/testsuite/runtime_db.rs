@@ -70,8 +70,15 @@ fn a_uri_is_never_taken_for_a_path() {
         // holding it is not quoted).
         ("postgres://al:s3cret%g@db.example/tasks", "two hex digits"),
         // Another engine's scheme.
-        ("mysql://al:s3cret@db.example/tasks", "mysql://"),
-        ("sqlite://al:s3cret@x/tasks", "sqlite://"),
+        ("mysql://al:s3cret@db.example/tasks", "`mysql:`"),
+        ("sqlite://al:s3cret@x/tasks", "`sqlite:`"),
+        ("file:s3cret.db", "`file:`"),
+        // What starts like a PostgreSQL URI but is not one: never a file
+        // named `postgres:`.
+        ("postgres:/var/run/s3cret", "starts with postgres://"),
+        ("postgresql:/al:s3cret@127.0.0.1/tasks", "starts with postgres://"),
+        ("postgres:", "starts with postgres://"),
+        ("postgres ://al:s3cret@h/tasks", "starts with postgres://"),
     ] {
         for command in [vec!["serve"], vec!["workspace", "create", "--name", "w"]] {
             let mut args = vec!["--db", db];

@@ -56,22 +56,35 @@ impl Location {
         let Some(text) = db.to_str() else {
             return Ok(Location::Sqlite(PathBuf::from(db)));
         };
-        if postgres::is_uri(text) {
-            return postgres::Target::parse(text).map(|t| Location::Postgres(Box::new(t)));
+        // Blanks around a URI come from env files and quoting, never mean
+        // anything, and must not turn a URI into a path.
+        let trimmed = text.trim();
+        if postgres::is_uri(trimmed) {
+            return postgres::Target::parse(trimmed).map(|t| Location::Postgres(Box::new(t)));
         }
-        if let Some((scheme, _)) = text.split_once("://")
-            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-            && scheme
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-        {
-            return Err(Failure::new(
-                code::USAGE_ERROR,
-                format!(
-                    "`{scheme}://` is not a store agentteam-runtime can use: --db takes a SQLite file path or a postgres:// URI."
-                ),
-            )
-            .field("db", "A file path, or postgres://USER@HOST/DATABASE."));
+        // Anything that starts like a URI (`word:`), however it goes on
+        // (`postgres:/run`, `postgresql:`, `file:x.db`, `postgres ://…`), is
+        // refused rather than created as a file of that name.
+        if let Some((scheme, _)) = trimmed.split_once(':') {
+            let scheme = scheme.trim();
+            if scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+            {
+                let hint = if postgres::is_uri(&format!("{scheme}://")) {
+                    " A PostgreSQL URI starts with postgres:// (postgres://USER@HOST/DATABASE, or postgres:///DATABASE?host=/socket/dir)."
+                } else {
+                    ""
+                };
+                return Err(Failure::new(
+                    code::USAGE_ERROR,
+                    format!(
+                        "`{scheme}:` makes --db look like a URI, and it is not one agentteam-runtime can use: --db takes a SQLite file path or a postgres:// URI.{hint} A file whose name has a colon can be given as ./NAME."
+                    ),
+                )
+                .field("db", "A file path, or postgres://USER@HOST/DATABASE."));
+            }
         }
         Ok(Location::Sqlite(PathBuf::from(text)))
     }
