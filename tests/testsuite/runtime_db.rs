@@ -76,7 +76,10 @@ fn a_uri_is_never_taken_for_a_path() {
         // What starts like a PostgreSQL URI but is not one: never a file
         // named `postgres:`.
         ("postgres:/var/run/s3cret", "starts with postgres://"),
-        ("postgresql:/al:s3cret@127.0.0.1/tasks", "starts with postgres://"),
+        (
+            "postgresql:/al:s3cret@127.0.0.1/tasks",
+            "starts with postgres://",
+        ),
         ("postgres:", "starts with postgres://"),
         ("postgres ://al:s3cret@h/tasks", "starts with postgres://"),
     ] {
@@ -156,6 +159,22 @@ fn a_wrong_password_or_a_missing_database_is_named_and_nothing_is_created() {
             .trim(),
         "0",
         "a refused connection created nothing"
+    );
+    // No password where the server asks for one: a setting to fix (exit 2),
+    // not a server to wait for.
+    let bare = format!("postgres://{SUPERUSER}@127.0.0.1:{}/{db}", cluster.port());
+    let doc = refused(
+        &runtime_in(
+            dir.path(),
+            &["--db", &bare, "workspace", "create", "--name", "w"],
+        ),
+        2,
+        PASSWORD,
+    );
+    assert_eq!(doc["error"]["code"], "usage_error");
+    assert!(
+        message(&doc).contains(&format!("asks user `{SUPERUSER}` for a password")),
+        "{doc}"
     );
     // The right password works, from the URI or from PGPASSWORD.
     let right = cluster.tcp_uri(&db);

@@ -151,6 +151,22 @@ fn open_failure(target: &Target, e: PoolError) -> Failure {
         PoolError::Timeout(_) => "timed out".to_string(),
         other => other.to_string(),
     };
+    // The server asked for a password and none was given: a setting to fix,
+    // like a wrong one, not a server to wait for. tokio-postgres says so only
+    // in its error's text (a configuration error, "password missing").
+    if why.contains("password missing") {
+        return Failure::new(
+            code::USAGE_ERROR,
+            format!(
+                "PostgreSQL at {server} asks user `{}` for a password, and none was given.",
+                target.user()
+            ),
+        )
+        .field(
+            "db",
+            "Give the password in PGPASSWORD or ~/.pgpass (or in the URI).",
+        );
+    }
     Failure::unavailable(format!("Cannot reach PostgreSQL at {server}: {why}."))
         .field("db", "Is the server running and reachable?")
 }
