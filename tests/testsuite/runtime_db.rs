@@ -254,6 +254,39 @@ fn a_schema_newer_than_the_binary_is_refused_untouched() {
     assert_eq!(status["version"], 999);
 }
 
+/// Runners that migrate a fresh database at once (a release step beside
+/// replicas starting): one applies every migration, the rest wait for it
+/// and find nothing to do; none fails.
+#[test]
+fn runners_that_migrate_a_fresh_database_at_once_all_succeed() {
+    let cluster = Cluster::shared();
+    let uri = cluster.create_database();
+    let runners: Vec<_> = (0..6)
+        .map(|_| {
+            let uri = uri.clone();
+            std::thread::spawn(move || admin_output(&uri, &["migrate"]))
+        })
+        .collect();
+    let docs: Vec<Value> = runners
+        .into_iter()
+        .map(|runner| succeeded(&runner.join().unwrap()))
+        .collect();
+    let latest = docs[0]["version"].as_u64().unwrap() as usize;
+    let mut applied: Vec<usize> = docs
+        .iter()
+        .map(|doc| {
+            assert_eq!(doc["version"], latest, "{doc}");
+            doc["applied"].as_array().unwrap().len()
+        })
+        .collect();
+    applied.sort();
+    assert_eq!(
+        applied,
+        [0, 0, 0, 0, 0, latest],
+        "one runner applied them all"
+    );
+}
+
 fn migrate_reports_and_applies(engine: Engine) {
     let dir = tempfile::tempdir().unwrap();
     let db = fresh_db(engine, dir.path());

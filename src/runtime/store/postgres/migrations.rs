@@ -45,7 +45,13 @@ const MIGRATION_LOCK: i64 = 0x6167_656e_7474_6561;
 
 /// The version recorded in the database; 0 before the first migration.
 pub(super) async fn schema_version<C: GenericClient>(c: &C) -> Result<u32> {
-    const EXISTS: &str = "SELECT to_regclass('agentteam_schema') IS NOT NULL";
+    // Read from pg_class with the statement's own snapshot, not with
+    // `to_regclass`: that looks the name up in the backend's catalog cache,
+    // which an advisory lock does not refresh, so a runner that waited for
+    // another's migration still saw no table and ran migration 1 again.
+    const EXISTS: &str = "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c \
+         JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+         WHERE c.relname = 'agentteam_schema' AND n.nspname = current_schema())";
     const VERSION: &str = "SELECT coalesce(max(version), 0) FROM agentteam_schema";
     if !one(c, EXISTS, &[]).await?.get::<_, bool>(0) {
         return Ok(0);
