@@ -95,6 +95,13 @@ enum Command {
               default_value_t = server::DEFAULT_WRITE_TIMEOUT.as_secs(),
               value_parser = clap::value_parser!(u64).range(1..=3600))]
         write_timeout: u64,
+        /// Seconds one store call of a request may take; then the request
+        /// is answered 503 `server_error` (retryable, Retry-After), so a
+        /// database that stops answering hangs no client. `/readyz` too.
+        #[arg(long, value_name = "SECONDS",
+              default_value_t = server::DEFAULT_STORE_TIMEOUT.as_secs(),
+              value_parser = clap::value_parser!(u64).range(1..=3600))]
+        store_timeout: u64,
     },
     /// Apply the store's pending schema migrations; prints {"engine", "applied", "version"}.
     /// Every other command also applies them when it opens the store.
@@ -468,6 +475,7 @@ async fn run_command<S: Store>(
             max_connections,
             rate_limit,
             write_timeout,
+            store_timeout,
             ..
         } => {
             let bound = server::bind(listen).await?;
@@ -477,6 +485,7 @@ async fn run_command<S: Store>(
             tracing::info!(listen = %address, db, "agentteam-runtime serving");
             let timeouts = server::Timeouts {
                 write: Duration::from_secs(write_timeout),
+                store: Duration::from_secs(store_timeout),
                 ..server::Timeouts::default()
             };
             let limits = server::Limits {

@@ -76,6 +76,30 @@ pub struct Timeouts {
     pub write: Duration,
     /// How long in-flight requests may take to finish after SIGTERM.
     pub shutdown_grace: Duration,
+    /// How long one store call of a request (or `/readyz`) may take before
+    /// the request is answered 503: a database that stopped answering (a
+    /// frozen server, a lock held for minutes) gets no hang
+    /// (`serve --store-timeout`).
+    pub store: Duration,
+}
+
+/// [`Timeouts::store`] by default (`serve --store-timeout`): far above any
+/// store call of a healthy store, far below a client's patience.
+pub const DEFAULT_STORE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// `call`, or the 503 of a store that did not answer within `limit`.
+/// Dropping the call cancels only the wait: what the store was doing may
+/// still finish (a mutation may still commit), which a retryable 503 says.
+async fn within<T>(
+    limit: Duration,
+    call: impl std::future::Future<Output = Result<T, Failure>>,
+) -> Result<T, Failure> {
+    tokio::time::timeout(limit, call).await.unwrap_or_else(|_| {
+        tracing::warn!(limit_s = limit.as_secs(), "store call timed out");
+        Err(Failure::unavailable(
+            "The store did not answer in time. Retry shortly.",
+        ))
+    })
 }
 
 /// [`Timeouts::body_read`] by default.
@@ -119,6 +143,7 @@ impl Default for Timeouts {
             // A request whose body is still arriving at the signal may use
             // its whole body timeout and still be answered.
             shutdown_grace: BODY_READ,
+            store: DEFAULT_STORE_TIMEOUT,
         }
     }
 }
@@ -180,7 +205,10 @@ pub fn router_limited<S: Store>(
     }
     router
         .route(HEALTHZ, axum::routing::get(healthz).fallback(only_get))
-        .route(READYZ, axum::routing::get(readyz::<S>).fallback(only_get))
+        .route(
+            READYZ,
+            axum::routing::get(move |state| readyz::<S>(state, timeouts.store)).fallback(only_get),
+        )
         .route(
             crate::openapi::ROUTE,
             axum::routing::get(openapi).fallback(only_get),
@@ -255,8 +283,8 @@ async fn healthz() -> Response {
 
 /// `GET /readyz`: 200 with an empty body when the store answers, else the
 /// 503 `server_error` document (which names nothing of the store).
-async fn readyz<S: Store>(State(store): State<Arc<S>>) -> Response {
-    match store.ready().await {
+async fn readyz<S: Store>(State(store): State<Arc<S>>, limit: Duration) -> Response {
+    match within(limit, store.ready()).await {
         Ok(()) => Response::new(Body::empty()),
         Err(failure) => failure_response(&failure),
     }
@@ -542,23 +570,24 @@ async fn run<S: Store>(
         };
         match input {
             Ok(Some((input, _))) => {
-                let data =
-                    store::get_for_token(store.as_ref(), action, &token_hash, input, admit).await?;
+                let read = store::get_for_token(store.as_ref(), action, &token_hash, input, admit);
+                let data = within(timeouts.store, read).await?;
                 return Ok((status(action, &data), data));
             }
             Ok(None) => {}
             Err(refusal) => {
-                admit(store.find_token(&token_hash).await?)?;
+                admit(within(timeouts.store, store.find_token(&token_hash)).await?)?;
                 return Err(refusal);
             }
         }
     }
-    let principal = admit(store.find_token(&token_hash).await?)?;
+    let principal = admit(within(timeouts.store, store.find_token(&token_hash)).await?)?;
     let (input, workflow) = match action.method {
         Method::Get => (query(action, &parts)?, WorkflowContext::default()),
         Method::Post => from_body(action, &body.whole().await?)?,
     };
-    let data = store::dispatch(store.as_ref(), action, &principal, input, &workflow).await?;
+    let call = store::dispatch(store.as_ref(), action, &principal, input, &workflow);
+    let data = within(timeouts.store, call).await?;
     Ok((status(action, &data), data))
 }
 

@@ -341,3 +341,112 @@ fn a_deadlock_is_retried_inside_the_runtime() {
         took.as_secs_f64() * 1000.0
     );
 }
+
+/// The postmaster of `cluster` and its children (backends and helpers).
+fn cluster_pids(cluster: &Cluster) -> Vec<u32> {
+    let postmaster = cluster.postmaster_pid().expect("the cluster runs");
+    let mut pids = vec![postmaster];
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid …`; comm may hold spaces, so after the `)`.
+        let parent = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|ppid| ppid.parse::<u32>().ok());
+        if parent == Some(postmaster) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// Stopped processes, continued when this is dropped, a failed assertion
+/// included: a test never leaves a frozen server behind.
+struct Frozen(Vec<u32>);
+
+impl Frozen {
+    fn stop(pids: Vec<u32>) -> Frozen {
+        signal(&pids, "STOP");
+        Frozen(pids)
+    }
+}
+
+impl Drop for Frozen {
+    fn drop(&mut self) {
+        signal(&self.0, "CONT");
+    }
+}
+
+fn signal(pids: &[u32], signal: &str) {
+    let status = std::process::Command::new("kill")
+        .arg(format!("-{signal}"))
+        .args(pids.iter().map(u32::to_string))
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill -{signal} {pids:?}");
+}
+
+/// A database that stops answering hangs no request: a lock held for
+/// long, then a frozen server (every PostgreSQL process stopped, its
+/// sockets still open). Each request is answered 503 once its store call
+/// has taken `--store-timeout`, `/readyz` too, while `/healthz` stays 200;
+/// all heals by itself when the database answers again.
+#[test]
+fn a_database_that_stops_answering_is_a_503_after_the_store_timeout() {
+    let cluster = Cluster::start();
+    let (rt, agent) = runtime_on(&cluster, &["--store-timeout", "1"]);
+    let db = crate::support::runtime::dbname(&rt.db);
+    let prompt =
+        |waited: Duration| waited >= Duration::from_millis(900) && waited < Duration::from_secs(4);
+
+    let mut holder = hold_tasks(&cluster, &db, 3);
+    let sent = Instant::now();
+    let (status, body) = get_task(rt.addr, &agent, 1);
+    let held = sent.elapsed();
+    assert_opaque_503(status, &body);
+    assert!(prompt(held), "a get behind a held lock waited {held:?}");
+    assert!(holder.wait().unwrap().success());
+    assert_eq!(get_task(rt.addr, &agent, 1).0, 200);
+
+    let frozen = Frozen::stop(cluster_pids(&cluster));
+    let answers = {
+        let sent = Instant::now();
+        let ready = rt.http("GET", "/readyz", None, None);
+        let ready_waited = sent.elapsed();
+        let live = rt.http("GET", "/healthz", None, None);
+        let sent = Instant::now();
+        let get = try_post(
+            rt.addr,
+            &agent,
+            "/tasks/get",
+            &json!({"channel": "eng", "number": 2}),
+        );
+        (ready, ready_waited, live, get, sent.elapsed())
+    };
+    drop(frozen);
+    let (ready, ready_waited, live, get, get_waited) = answers;
+    assert_eq!((ready.status, live.status), (503, 200));
+    assert!(prompt(ready_waited), "/readyz waited {ready_waited:?}");
+    let (status, body) = get.expect("an answer, not a hang");
+    assert_opaque_503(status, &body);
+    assert!(prompt(get_waited), "a get waited {get_waited:?}");
+
+    let healed = Instant::now() + Duration::from_secs(20);
+    while get_task(rt.addr, &agent, 2).0 != 200
+        || rt.http("GET", "/readyz", None, None).status != 200
+    {
+        assert!(Instant::now() < healed, "never healed");
+        thread::sleep(Duration::from_millis(200));
+    }
+    eprintln!(
+        "a store that stops answering: 503 after {:.1} s (held lock), {:.1} s (/readyz, frozen), {:.1} s (get, frozen)",
+        held.as_secs_f64(),
+        ready_waited.as_secs_f64(),
+        get_waited.as_secs_f64()
+    );
+}

@@ -222,6 +222,7 @@ fn a_held_back_body_waits_for_its_token_not_for_the_body_timeout() {
         body_read: Duration::from_secs(20),
         write: Duration::from_secs(10),
         shutdown_grace: Duration::from_secs(5),
+        ..Timeouts::default()
     };
     let srv = server(timeouts);
     let body = br#"{"channel": "eng", "number": 9}"#;
@@ -260,6 +261,7 @@ fn slow_clients_are_cut_off_while_others_are_served() {
         body_read: Duration::from_secs(1),
         write: Duration::from_secs(1),
         shutdown_grace: Duration::from_secs(5),
+        ..Timeouts::default()
     };
     let mut srv = server(timeouts);
     // 1. Connects and never sends a byte; 2. dribbles a header byte every 100 ms.
@@ -415,6 +417,7 @@ fn a_client_that_pipelines_and_never_reads_is_cut_off() {
         body_read: Duration::from_secs(1),
         write: Duration::from_secs(1),
         shutdown_grace: Duration::from_secs(5),
+        ..Timeouts::default()
     };
     let mut srv = server(timeouts);
     let mut hog = TcpStream::connect(srv.addr).unwrap();
