@@ -578,3 +578,33 @@ fn a_path_that_is_not_a_store_is_named_and_left_untouched() {
     assert_eq!(doc["error"]["code"], "usage_error", "{doc}");
     assert!(message(&doc).starts_with("Cannot open the store"), "{doc}");
 }
+
+/// A database error the runtime cannot classify is answered opaquely, and
+/// the log names PostgreSQL's own reason, so the operator need not search
+/// the server's log: here a role that may not create tables (PostgreSQL
+/// 15's default for a role that does not own its database's schema).
+#[test]
+fn an_unclassified_database_error_is_named_in_the_log_only() {
+    let cluster = Cluster::shared();
+    let db = cluster.new_database();
+    cluster.psql(
+        &db,
+        &format!(
+            "CREATE ROLE weak_{db} LOGIN PASSWORD 'weak-pw'; GRANT CONNECT ON DATABASE {db} TO weak_{db};"
+        ),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let uri = format!(
+        "postgres://weak_{db}:weak-pw@127.0.0.1:{}/{db}",
+        cluster.port()
+    );
+    let out = runtime_in(dir.path(), &["--db", &uri, "migrate"]);
+    let doc = refused(&out, 5, "weak-pw");
+    assert_eq!(doc["error"]["code"], "server_error", "{doc}");
+    assert!(!message(&doc).contains("permission"), "{doc}");
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        log.contains("permission denied for schema public (42501)"),
+        "{log}"
+    );
+}

@@ -234,19 +234,35 @@ pub(super) fn fault(e: &tokio_postgres::Error) -> Fault {
 
 /// The answer to a database error: never its text, which goes to the log.
 fn failure(e: &tokio_postgres::Error) -> Failure {
+    let error = described(e);
     match fault(e) {
         Fault::Contention => {
-            tracing::warn!(error = %e, "store contention outlasted the retries");
+            tracing::warn!(error, "store contention outlasted the retries");
             Failure::unavailable("The store is busy. Retry shortly.")
         }
         Fault::Unavailable => {
-            tracing::warn!(error = %e, "store unavailable");
+            tracing::warn!(error, "store unavailable");
             Failure::unavailable("The store is unavailable. Retry shortly.")
         }
         Fault::Broken => {
-            tracing::error!(error = %e, "store error");
+            tracing::error!(error, "store error");
             Failure::new(code::SERVER_ERROR, "The store failed. Retry later.")
         }
+    }
+}
+
+/// A database error for the operator's log: PostgreSQL's own message and
+/// SQLSTATE (`permission denied for schema public (42501)`), or the chain
+/// of causes of a connection's failure. tokio-postgres's `Display` says
+/// only "db error". Never the error's detail, which may quote stored
+/// values.
+fn described(e: &tokio_postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("{} ({})", db.message(), db.code().code()),
+        None => std::iter::successors(Some(e as &dyn std::error::Error), |s| s.source())
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(": "),
     }
 }
 
