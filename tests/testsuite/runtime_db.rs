@@ -66,6 +66,14 @@ fn a_uri_is_never_taken_for_a_path() {
             "postgres://al:s3cret@db.example/tasks?sslmode=sometimes",
             "sslmode",
         ),
+        (
+            "postgres://al:s3cret@db.example:99999/tasks",
+            "invalid value for option `port`",
+        ),
+        (
+            "postgres://al:s3cret@db.example/tasks?bogus=1",
+            "unknown option `bogus`",
+        ),
         // A broken percent escape, which libpq refuses too (the password
         // holding it is not quoted).
         ("postgres://al:s3cret%g@db.example/tasks", "two hex digits"),
