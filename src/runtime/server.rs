@@ -90,12 +90,13 @@ pub const DEFAULT_STORE_TIMEOUT: Duration = Duration::from_secs(10);
 /// `call`, or the 503 of a store that did not answer within `limit`.
 /// Dropping the call cancels only the wait: what the store was doing may
 /// still finish (a mutation may still commit), which a retryable 503 says.
+/// Not logged apart: the request's own line has the 503 and its latency,
+/// and a frozen database under load would otherwise add a line per request.
 async fn within<T>(
     limit: Duration,
     call: impl std::future::Future<Output = Result<T, Failure>>,
 ) -> Result<T, Failure> {
     tokio::time::timeout(limit, call).await.unwrap_or_else(|_| {
-        tracing::warn!(limit_s = limit.as_secs(), "store call timed out");
         Err(Failure::unavailable(
             "The store did not answer in time. Retry shortly.",
         ))
