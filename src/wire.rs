@@ -527,6 +527,32 @@ mod tests {
     }
 
     #[test]
+    fn an_answer_past_the_bounds_is_not_respelled() {
+        let errors: Map<String, Value> = (0..=RESPELL_MAX_FIELDS)
+            .map(|i| (format!("fieldNo{i}"), json!("Unknown field.")))
+            .collect();
+        let mut error = json!({"message": "Bad `fieldNo0`.", "fieldErrors": errors});
+        respell_fields(&mut error, "fieldErrors", case::camel_to_snake);
+        assert_eq!(error["message"], "Bad `fieldNo0`.");
+        let mut error = json!({"message": format!("Bad `fieldNo0`.{}", " ".repeat(RESPELL_MAX_MESSAGE)),
+                               "fieldErrors": {"fieldNo0": "Unknown field."}});
+        respell_fields(&mut error, "fieldErrors", case::camel_to_snake);
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("Bad `fieldNo0`.")
+        );
+        let mut error =
+            json!({"message": "Bad `fieldNo0`.", "fieldErrors": {"fieldNo0": "Unknown field."}});
+        respell_fields(&mut error, "fieldErrors", case::camel_to_snake);
+        assert_eq!(
+            error["message"], "Bad `field_no0`.",
+            "within the bounds it is"
+        );
+    }
+
+    #[test]
     fn a_code_unknown_or_contradicted_by_the_status_gives_way_to_the_statuss() {
         let body = |code: &str| {
             json!({"error": {"code": code, "message": "Said by the server.", "retryable": false}})

@@ -69,13 +69,8 @@ impl Target {
         }
         // tokio-postgres's own text is "invalid connection string"; what is
         // wrong (`invalid value for option \`port\``) is in its causes.
-        let mut config = tokio_postgres::Config::from_str(uri).map_err(|e| {
-            let why = std::iter::successors(Some(&e as &dyn std::error::Error), |s| s.source())
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(": ");
-            unusable(&why)
-        })?;
+        let mut config = tokio_postgres::Config::from_str(uri)
+            .map_err(|e| unusable(&super::connections::with_causes(&e)))?;
         if config.get_ssl_mode() == tokio_postgres::config::SslMode::Require {
             // Said now, by name, rather than as a failed handshake later.
             return Err(Failure::new(
