@@ -303,7 +303,9 @@ impl Failure {
         self
     }
 
+    /// Adds the fact `key` (one of [`DETAIL_NAMES`]) to `details`.
     pub fn detail(mut self, key: &str, value: Value) -> Self {
+        debug_assert!(DETAIL_NAMES.contains(&key), "add `{key}` to DETAIL_NAMES");
         self.details.insert(key.to_string(), value);
         self
     }
@@ -379,6 +381,19 @@ impl fmt::Display for Failure {
 impl std::error::Error for Failure {}
 
 /// The JSON Schema of the error document, shared by every action.
+/// Every name a failure's `details` may carry: the wire respells them in
+/// a message's text as it does field names (`wire::respell_fields`).
+pub const DETAIL_NAMES: &[&str] = &[
+    "current_updated_at",
+    "line",
+    "max_permission",
+    "needed_scope",
+    "retry_after_s",
+    "server_code",
+    "status",
+    "token_scope",
+];
+
 pub fn error_schema() -> Value {
     let codes: Vec<&str> = ERROR_CODES.iter().map(|c| c.code).collect();
     let catalog: Vec<Value> = ERROR_CODES

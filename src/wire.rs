@@ -6,7 +6,8 @@
 //! body is `{"error": {"code", "message", "retryable", "fieldErrors",
 //! "suggestedAction", "details"}}` with the HTTP status its error code registers.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
 
@@ -242,20 +243,38 @@ pub fn success_json(data: &Value) -> String {
 /// names it mentions are spelled as on the wire, like its keys.
 pub fn error_json(failure: &Failure) -> String {
     let mut document = failure.to_document();
-    respell_fields(&mut document["error"], "field_errors", case::snake_to_camel);
+    respell_fields(&mut document["error"], Direction::ToWire);
     serde_json::to_string(&case::Wire(&document)).expect("a JSON value always serializes")
 }
 
-/// Respells, with `rename`, the input fields an error document (`error`,
-/// whose field errors are under `errors_key`) names outside its keys: each
-/// field error's path where the message quotes it, each candidate's input
-/// path, and, for an unknown field, the names it suggests (the candidate's
-/// value and every name its field error quotes), and the field errors' own
-/// name where the message points at them. Keys are renamed with the
-/// rest of the document; this is the text, so a wire client is never told
-/// to send `parent_task_scope` and an agent never `parentTaskScope`. Other
-/// quoted words (a board's name, a member ref) are data and stay as written.
-fn respell_fields(error: &mut Value, errors_key: &str, rename: fn(&str) -> String) {
+/// Which way an error document's text is respelled.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    /// The runtime's answer: model-facing snake_case to the wire's camelCase.
+    ToWire,
+    /// The CLI's reading of it: back to snake_case.
+    FromWire,
+}
+
+/// Respells the input fields an error document (`error`) names outside
+/// its keys: each field error's path where the message quotes it, each
+/// candidate's input path, and, for an unknown field, the names it suggests
+/// (the candidate's value and every name its field error quotes), the field
+/// errors' own name where the message points at them, and every other
+/// mention, quoted or not, of a field name of the registry's schemas in the
+/// message and the field errors ([`field_names`]). Keys are renamed with
+/// the rest of the document; this is the text, so a wire client is never
+/// told to send `parent_task_scope` and an agent never `parentTaskScope`.
+/// Other words (a board's name, a member ref) are data and stay as written.
+fn respell_fields(error: &mut Value, direction: Direction) {
+    let (errors_key, rename): (&str, fn(&str) -> String) = match direction {
+        Direction::ToWire => ("field_errors", case::snake_to_camel),
+        Direction::FromWire => ("fieldErrors", case::camel_to_snake),
+    };
+    let names = field_names(direction);
+    if let Some(message) = error_message(error).filter(|m| m.len() <= RESPELL_MAX_MESSAGE) {
+        *message = respell_words(message, names);
+    }
     let quoted = |name: &str| format!("`{name}`");
     let unknown: Vec<String> = match error.get_mut(errors_key).and_then(Value::as_object_mut) {
         None => Vec::new(),
@@ -276,9 +295,14 @@ fn respell_fields(error: &mut Value, errors_key: &str, rename: fn(&str) -> Strin
             let errors = error[errors_key].as_object_mut().expect("checked above");
             let mut unknown = Vec::new();
             for (path, problem) in errors.iter_mut() {
-                if let Some(text) = problem.as_str().filter(|t| t.starts_with("Unknown field")) {
+                let Some(text) = problem.as_str().filter(|t| t.len() <= RESPELL_MAX_MESSAGE) else {
+                    continue;
+                };
+                if text.starts_with("Unknown field") {
                     *problem = Value::from(respell_quoted(text, rename));
                     unknown.push(path.clone());
+                } else {
+                    *problem = Value::from(respell_words(text, names));
                 }
             }
             unknown
@@ -297,6 +321,77 @@ fn respell_fields(error: &mut Value, errors_key: &str, rename: fn(&str) -> Strin
             candidate["field"] = Value::from(rename(&field));
         }
     }
+}
+
+/// The registry's field names whose wire spelling differs from the model's
+/// (those with an underscore), each with its other spelling, keyed by the
+/// spelling `direction` reads: every property name of every action's input
+/// and output schema and of the error document's, and every name of a
+/// failure's `details`.
+fn field_names(direction: Direction) -> &'static HashMap<String, String> {
+    static NAMES: OnceLock<[HashMap<String, String>; 2]> = OnceLock::new();
+    let [to_wire, from_wire] = NAMES.get_or_init(|| {
+        let mut names = BTreeSet::new();
+        for action in crate::registry::ACTIONS {
+            property_names(action.schema(), &mut names);
+            property_names(&action.output_schema(), &mut names);
+        }
+        property_names(&crate::error::error_schema(), &mut names);
+        names.extend(
+            crate::error::DETAIL_NAMES
+                .iter()
+                .map(|name| name.to_string()),
+        );
+        let to_wire: HashMap<String, String> = names
+            .into_iter()
+            .filter(|name| name.contains('_'))
+            .map(|name| {
+                let wire = case::snake_to_camel(&name);
+                (name, wire)
+            })
+            .collect();
+        let from_wire = to_wire
+            .iter()
+            .map(|(s, c)| (c.clone(), s.clone()))
+            .collect();
+        [to_wire, from_wire]
+    });
+    match direction {
+        Direction::ToWire => to_wire,
+        Direction::FromWire => from_wire,
+    }
+}
+
+/// Adds every key of every `properties` object in `schema` to `names`.
+fn property_names(schema: &Value, names: &mut BTreeSet<String>) {
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::Object(properties)) = map.get("properties") {
+                names.extend(properties.keys().cloned());
+            }
+            map.values().for_each(|v| property_names(v, names));
+        }
+        Value::Array(items) => items.iter().for_each(|v| property_names(v, names)),
+        _ => {}
+    }
+}
+
+/// `text` with each whole word (a run of ASCII letters, digits and `_`)
+/// that `names` has replaced by its other spelling.
+fn respell_words(text: &str, names: &HashMap<String, String>) -> String {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(start) = rest.find(is_word) {
+        out.push_str(&rest[..start]);
+        let word = &rest[start..];
+        let end = word.find(|c: char| !is_word(c)).unwrap_or(word.len());
+        let (word, after) = word.split_at(end);
+        out.push_str(names.get(word).map_or(word, String::as_str));
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The most field errors, and the longest message, that [`respell_fields`]
@@ -432,7 +527,7 @@ pub fn decode_error(status: u16, bytes: &[u8], retry_after_seconds: Option<u64>)
 fn parse_error_document(bytes: &[u8]) -> Option<Failure> {
     let mut body: Value = serde_json::from_slice(bytes).ok()?;
     if let Some(error) = body.get_mut("error") {
-        respell_fields(error, "fieldErrors", case::camel_to_snake);
+        respell_fields(error, Direction::FromWire);
     }
     let error = case::from_wire(body).get_mut("error")?.take();
     let code_name = error.get("code")?.as_str()?;
@@ -527,16 +622,53 @@ mod tests {
     }
 
     #[test]
+    fn field_names_a_message_mentions_are_spelled_as_on_the_wire_quoted_or_not() {
+        let failure = Failure::new(
+            code::INVALID_INPUT,
+            "Give exactly one locator: `channel` or `parent_task_scope`.",
+        )
+        .field("channel", "Exclusive with `parent_task_scope`.")
+        .field("filters/parent", "leave include_subtasks out or true.")
+        .field(
+            "expected_updated_at",
+            "expected_updated_at is no updated_at task #1 had; see details.current_updated_at.",
+        );
+        let wire: Value = serde_json::from_str(&error_json(&failure)).unwrap();
+        assert_eq!(
+            wire["error"],
+            json!({"code": "invalid_input", "retryable": false,
+                "message": "Give exactly one locator: `channel` or `parentTaskScope`.",
+                "fieldErrors": {
+                    "channel": "Exclusive with `parentTaskScope`.",
+                    "filters/parent": "leave includeSubtasks out or true.",
+                    "expectedUpdatedAt": "expectedUpdatedAt is no updatedAt task #1 had; see details.currentUpdatedAt."}})
+        );
+        let back = decode_error(422, wire.to_string().as_bytes(), None);
+        assert_eq!(back.to_document(), failure.to_document());
+        // Words that are not field names stay, in both directions.
+        let names = field_names(Direction::ToWire);
+        assert_eq!(
+            respell_words("board `my_board`, task_x and subtask_mode", names),
+            "board `my_board`, task_x and subtaskMode"
+        );
+        let names = field_names(Direction::FromWire);
+        assert_eq!(
+            respell_words("`myBoard` and subtaskMode.", names),
+            "`myBoard` and subtask_mode."
+        );
+    }
+
+    #[test]
     fn an_answer_past_the_bounds_is_not_respelled() {
         let errors: Map<String, Value> = (0..=RESPELL_MAX_FIELDS)
             .map(|i| (format!("fieldNo{i}"), json!("Unknown field.")))
             .collect();
         let mut error = json!({"message": "Bad `fieldNo0`.", "fieldErrors": errors});
-        respell_fields(&mut error, "fieldErrors", case::camel_to_snake);
+        respell_fields(&mut error, Direction::FromWire);
         assert_eq!(error["message"], "Bad `fieldNo0`.");
         let mut error = json!({"message": format!("Bad `fieldNo0`.{}", " ".repeat(RESPELL_MAX_MESSAGE)),
                                "fieldErrors": {"fieldNo0": "Unknown field."}});
-        respell_fields(&mut error, "fieldErrors", case::camel_to_snake);
+        respell_fields(&mut error, Direction::FromWire);
         assert!(
             error["message"]
                 .as_str()
@@ -545,7 +677,7 @@ mod tests {
         );
         let mut error =
             json!({"message": "Bad `fieldNo0`.", "fieldErrors": {"fieldNo0": "Unknown field."}});
-        respell_fields(&mut error, "fieldErrors", case::camel_to_snake);
+        respell_fields(&mut error, Direction::FromWire);
         assert_eq!(
             error["message"], "Bad `field_no0`.",
             "within the bounds it is"
