@@ -108,7 +108,7 @@ schemathesis=$(cd "$venv/bin" && pwd)/schemathesis
 # shellcheck disable=SC2086 # ST_EXTRA is a list of arguments
 (cd "$work" && "$schemathesis" --config-file "$work/schemathesis.toml" run "$base/api/v1/openapi.json" \
   --url "$base" \
-  --checks not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance,negative_data_rejection,ignored_auth \
+  --checks not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance,response_headers_conformance,negative_data_rejection,ignored_auth \
   --seed "$seed" --max-examples "$max_examples" --workers 2 \
   ${ST_EXTRA:-}) 2>&1 | tee "$log" || status=$?
 

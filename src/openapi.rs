@@ -172,14 +172,15 @@ fn operation(action: &Action, schemas: &mut Map<String, Value>) -> Value {
     for (status, codes) in failures(action) {
         let list: Vec<&str> = codes.iter().map(|c| c.code).collect();
         let described: Vec<String> = codes.iter().map(|c| format!("`{}`", c.code)).collect();
-        responses.insert(
-            status.to_string(),
-            json!({
-                "description": format!("{}: {}.", reason(status), described.join(", ")),
-                "x-error-codes": list,
-                "content": {JSON: {"schema": schema_ref("Error")}},
-            }),
-        );
+        let mut response = json!({
+            "description": format!("{}: {}.", reason(status), described.join(", ")),
+            "x-error-codes": list,
+            "content": {JSON: {"schema": schema_ref("Error")}},
+        });
+        if let Some(headers) = error_headers(status) {
+            response["headers"] = headers;
+        }
+        responses.insert(status.to_string(), response);
     }
     op["responses"] = Value::Object(responses);
     op
@@ -337,6 +338,30 @@ fn statuses(c: ErrorCode) -> Vec<u16> {
     }
 }
 
+/// The headers the runtime sends with every failure of `status`
+/// (`failure_response` in `src/runtime/server.rs`).
+fn error_headers(status: u16) -> Option<Value> {
+    let retry_after = |description: &str| {
+        json!({"Retry-After": {
+            "description": description,
+            "required": true,
+            "schema": {"type": "integer", "minimum": 0},
+        }})
+    };
+    match status {
+        401 => Some(json!({"WWW-Authenticate": {
+            "description": "The authentication scheme the API takes: `Bearer`.",
+            "required": true,
+            "schema": {"type": "string", "const": "Bearer"},
+        }})),
+        429 => Some(retry_after(
+            "Seconds until the token's rate limit admits a call again.",
+        )),
+        503 => Some(retry_after("Seconds to wait before trying again.")),
+        _ => None,
+    }
+}
+
 fn reason(status: u16) -> &'static str {
     match status {
         400 => "Bad request",
@@ -347,6 +372,7 @@ fn reason(status: u16) -> &'static str {
         409 => "Conflict",
         413 => "Request body too large",
         422 => "Unprocessable input",
+        429 => "Too many requests (the response carries `Retry-After`)",
         500 => "Server error",
         503 => "Unavailable (the response carries `Retry-After`)",
         _ => "Refused",

@@ -153,7 +153,30 @@ fn the_conformance_check_finds_departures_from_the_document() {
     // What `serve --rate-limit` answers a token past its limit.
     let limited = json!({"error": {"code": "rate_limited", "message": "Retry in 20 s.",
         "retryable": true, "details": {"retryAfterS": 20}}});
-    assert_eq!(spec.check(&get(429, limited)), Vec::<String>::new());
+    let mut x = get(429, limited);
+    x.response_headers.push(("retry-after".into(), "20".into()));
+    assert_eq!(spec.check(&x), Vec::<String>::new());
+    // ... and with the headers the document declares for its status.
+    let mut without = x.clone();
+    without.response_headers.pop();
+    assert!(
+        spec.check(&without)
+            .join("\n")
+            .contains("no Retry-After header")
+    );
+    x.response_headers[1].1 = "soon".into();
+    assert!(spec.check(&x).join("\n").contains("header Retry-After"));
+    let unauthorized =
+        json!({"error": {"code": "unauthorized", "message": "No.", "retryable": false}});
+    let mut x = get(401, unauthorized);
+    assert!(
+        spec.check(&x)
+            .join("\n")
+            .contains("no WWW-Authenticate header")
+    );
+    x.response_headers
+        .push(("www-authenticate".into(), "Bearer".into()));
+    assert_eq!(spec.check(&x), Vec::<String>::new());
 
     let problems = |x: Exchange| spec.check(&x).join("\n");
     assert!(problems(get(418, not_found.clone())).contains("undocumented status 418"));

@@ -215,6 +215,26 @@ impl Spec {
             say(format!("undocumented status {}", x.status));
             return problems;
         };
+        // Its headers: each one the document declares, present and valid.
+        let declared = response["headers"].as_object().cloned().unwrap_or_default();
+        for (hname, declared) in &declared {
+            match header(&x.response_headers, &hname.to_ascii_lowercase()) {
+                None if declared["required"] == true => {
+                    say(format!("status {}: no {hname} header", x.status));
+                }
+                None => {}
+                Some(text) => {
+                    let schema = &declared["schema"];
+                    let value = match schema["type"].as_str() {
+                        Some("string") => Value::String(text.to_string()),
+                        _ => serde_json::from_str(text).unwrap_or(Value::Null),
+                    };
+                    for error in errors(schema, &value) {
+                        say(format!("status {} header {hname}: {error}", x.status));
+                    }
+                }
+            }
+        }
         let media = header(&x.response_headers, "content-type").unwrap_or("");
         let Some(content) = response["content"].get(media) else {
             say(format!(
