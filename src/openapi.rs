@@ -16,6 +16,7 @@ use crate::error::{self, ErrorCode, code};
 use crate::registry::{
     ACTIONS, ANY_CALL_REFUSALS, Action, BODY_REFUSALS, HiddenContext, Method, Success,
 };
+use crate::wire;
 
 /// The checked-in file, relative to the package root.
 pub const FILE: &str = "openapi.json";
@@ -181,6 +182,27 @@ fn operation(action: &Action, schemas: &mut Map<String, Value>) -> Value {
             response["headers"] = headers;
         }
         responses.insert(status.to_string(), response);
+    }
+    // Refused by the HTTP layer before any route is found: no body at all.
+    let refused = [
+        (
+            414,
+            format!(
+                "URI too long (over {} bytes): refused before the API reads it, with no body.",
+                wire::MAX_URI_BYTES
+            ),
+        ),
+        (
+            431,
+            format!(
+                "Request header fields too large (over {} fields, or about {} KiB with the request line): refused before the API reads them, with no body.",
+                wire::MAX_HEADERS,
+                wire::MAX_HEAD_BYTES / 1024
+            ),
+        ),
+    ];
+    for (status, reason) in refused {
+        responses.insert(status.to_string(), json!({"description": reason}));
     }
     op["responses"] = Value::Object(responses);
     op

@@ -17,6 +17,15 @@ use crate::registry::{Action, FieldErrors, HiddenContext, Method};
 
 /// Largest request body the runtime reads, and the largest input the CLI sends.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+/// The most header fields the runtime reads (hyper's own bound, left as it
+/// is: setting it moves every request's header parse to the heap), and about
+/// the most bytes of request line and headers (its read buffer, checked
+/// between reads); past either the HTTP layer answers 431 with no body.
+pub const MAX_HEADERS: usize = 100;
+pub const MAX_HEAD_BYTES: usize = 400 * 1024;
+/// The longest request target (path and query) the HTTP layer parses (the
+/// `http` crate's bound); past it the answer is 414 with no body.
+pub const MAX_URI_BYTES: usize = 65_534;
 /// The longest workflow context id (`workflowRunId`, `callbackEffectId`), in
 /// characters (Unicode scalar values), as the OpenAPI document's
 /// `maxLength` counts them.

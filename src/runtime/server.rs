@@ -439,6 +439,7 @@ pub async fn serve_limited(
         let connection = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(timeouts.header_read)
+            .max_buf_size(wire::MAX_HEAD_BYTES)
             .serve_connection(
                 TokioIo::new(WriteDeadline::new(stream, timeouts.write)),
                 TowerToHyperService::new(app.clone()),

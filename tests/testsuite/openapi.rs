@@ -75,7 +75,12 @@ fn the_document_is_valid_openapi_3_1() {
                 jsonschema::meta::validate(schema).unwrap();
             }
             for (status, response) in op["responses"].as_object().unwrap() {
-                let schema = &response["content"]["application/json"]["schema"];
+                let Some(content) = response.get("content") else {
+                    // Only the HTTP layer's own refusals have no body.
+                    assert!(["414", "431"].contains(&status.as_str()), "{status}");
+                    continue;
+                };
+                let schema = &content["application/json"]["schema"];
                 jsonschema::meta::validate(schema)
                     .unwrap_or_else(|e| panic!("{method} {path} {status}: {e}"));
             }
@@ -229,4 +234,75 @@ fn the_conformance_check_finds_departures_from_the_document() {
         problems(list(vec![("channel", "eng"), ("include_subtasks", "true")]))
             .contains("undocumented query parameter")
     );
+}
+
+/// What the HTTP layer refuses before the API reads it (a request target
+/// or a head past its bounds) is answered as the document says: 414 or
+/// 431, with no body.
+#[test]
+fn the_http_layers_own_refusals_are_documented() {
+    use crate::support::runtime::raw_http;
+    use agentteam::wire::{MAX_HEAD_BYTES, MAX_HEADERS, MAX_URI_BYTES};
+
+    let runtime = Runtime::start();
+    let w = runtime.workspace("w");
+    let agent = runtime.agent(&w, "alice");
+    runtime.channel(&w, "eng");
+    let list = agent.path("/tasks");
+    let auth = vec![(
+        "Authorization".to_string(),
+        format!("Bearer {}", agent.token),
+    )];
+    let spec = Spec::new();
+    let check = |reply: &crate::support::runtime::Reply| Exchange {
+        method: "GET".into(),
+        path: list.clone(),
+        query: vec![("channel".into(), "eng".into())],
+        request_headers: auth.clone(),
+        request_body: Vec::new(),
+        status: reply.status,
+        response_headers: reply.headers.clone(),
+        response_body: reply.body.clone(),
+    };
+
+    let target = format!("{list}?channel=eng&query={}", "a".repeat(MAX_URI_BYTES));
+    let reply = raw_http(runtime.addr, "GET", &target, &auth, b"");
+    assert_eq!((reply.status, reply.body.len()), (414, 0), "{reply:?}");
+    assert_eq!(spec.check(&check(&reply)), Vec::<String>::new());
+
+    // The head's byte bound is checked between reads (`wire::MAX_HEAD_BYTES`),
+    // so both bounds are passed twice over.
+    let many: Vec<(String, String)> = (0..2 * MAX_HEADERS)
+        .map(|i| (format!("X-Extra-{i}"), "1".to_string()))
+        .chain(auth.clone())
+        .collect();
+    let big = vec![
+        ("X-Big".to_string(), "b".repeat(2 * MAX_HEAD_BYTES)),
+        auth[0].clone(),
+    ];
+    for headers in [many, big] {
+        let reply = raw_http(
+            runtime.addr,
+            "GET",
+            &format!("{list}?channel=eng"),
+            &headers,
+            b"",
+        );
+        assert_eq!((reply.status, reply.body.len()), (431, 0), "{reply:?}");
+        assert_eq!(spec.check(&check(&reply)), Vec::<String>::new());
+    }
+    // Within both bounds the API answers.
+    let near: Vec<(String, String)> = (0..MAX_HEADERS - 4)
+        .map(|i| (format!("X-Extra-{i}"), "1".to_string()))
+        .chain([("X-Big".to_string(), "b".repeat(MAX_HEAD_BYTES / 2))])
+        .chain(auth.clone())
+        .collect();
+    let reply = raw_http(
+        runtime.addr,
+        "GET",
+        &format!("{list}?channel=eng"),
+        &near,
+        b"",
+    );
+    assert_eq!(reply.status, 200, "{reply:?}");
 }

@@ -235,6 +235,15 @@ impl Spec {
                 }
             }
         }
+        if response.get("content").is_none() {
+            if !x.response_body.is_empty() {
+                say(format!(
+                    "status {}: a body where none is documented",
+                    x.status
+                ));
+            }
+            return problems;
+        }
         let media = header(&x.response_headers, "content-type").unwrap_or("");
         let Some(content) = response["content"].get(media) else {
             say(format!(
