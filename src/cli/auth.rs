@@ -20,8 +20,10 @@ const MAX_ID_LENGTH: usize = 128;
 
 /// What `auth login` was given. The profile's place (`api_url`, workspace,
 /// agent) may be left out when the profile exists: it keeps its own, so a
-/// new token is one command that shows no id. The token, the credential
-/// process and the cap are what this login says, as ever.
+/// new token is one command that shows no id. So may its cap
+/// (`--max-permission`): a login never widens what a profile may do unless
+/// it says so (`--max-permission destructive` lifts the cap). The token and
+/// the credential process are what this login says, as ever.
 pub struct LoginSettings {
     pub profile: Option<String>,
     pub api_url: Option<String>,
@@ -89,8 +91,11 @@ pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
         }
         let (name, profile) = store.update(|file| {
             let name = profile_name(settings.profile.as_deref(), file);
-            let (api_url, workspace_id, agent_id) =
-                given.resolve(&name, file.profiles.get(&name))?;
+            let existing = file.profiles.get(&name);
+            let (api_url, workspace_id, agent_id) = given.resolve(&name, existing)?;
+            let max_permission = settings
+                .max_permission
+                .or_else(|| existing.and_then(|p| p.max_permission));
             let profile = Profile {
                 api_url,
                 workspace_id,
@@ -98,7 +103,7 @@ pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
                 token: token.clone(),
                 token_expires_at: None,
                 credential_process: credential_process.clone(),
-                max_permission: settings.max_permission,
+                max_permission,
             };
             file.profiles.insert(name.clone(), profile.clone());
             if file.default_profile.is_none() {

@@ -304,7 +304,7 @@ fn auth_command() -> Command {
                         .long("max-permission")
                         .value_name("CLASS")
                         .value_parser(["read_only", "agent_mutation", "destructive"])
-                        .help("Cap the profile at this permission class: actions above it are refused before sending [default: no cap]"),
+                        .help("Cap the profile at this permission class: actions above it are refused before sending [default: the profile's cap; none for a new profile]"),
                 )
                 .arg(
                     Arg::new("credential_process")

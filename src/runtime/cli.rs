@@ -693,7 +693,7 @@ async fn quickstart<S: Store>(
         QUICKSTART_TTL.to_string(),
     ];
     let credentials = CredentialStore::locate()?;
-    let new_profile = Profile {
+    let mut new_profile = Profile {
         api_url: api_url.trim_end_matches('/').to_string(),
         workspace_id: workspace_id.clone(),
         agent_id: agent_id.clone(),
@@ -703,6 +703,9 @@ async fn quickstart<S: Store>(
         max_permission: None,
     };
     credentials.update(|file| {
+        // A profile that is capped stays capped: a new place is no reason to
+        // let it do more (`agentteam auth login --max-permission` changes it).
+        new_profile.max_permission = file.profiles.get(profile).and_then(|p| p.max_permission);
         file.profiles.insert(profile.to_string(), new_profile);
         if file.default_profile.is_none() {
             file.default_profile = Some(profile.to_string());

@@ -682,6 +682,61 @@ fn a_json_failure_is_one_document_and_one_short_line() {
     }
 }
 
+/// `quickstart` over a profile that is capped keeps the cap: a new place is
+/// no reason to let the profile do more.
+#[test]
+fn quickstart_keeps_a_capped_profiles_cap() {
+    let rt = Runtime::start();
+    let cli = Cli::new();
+    let quickstart = || {
+        let out = std::process::Command::new(crate::support::runtime::BIN)
+            .arg("--db")
+            .arg(&rt.db)
+            .args(["quickstart", "--api-url", &rt.base_url()])
+            .env("AGENTTEAM_CONFIG_DIR", cli.config_dir())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    quickstart();
+    let capped = cli.run(
+        &[
+            "auth",
+            "login",
+            "--credential-process",
+            "false",
+            "--max-permission",
+            "read_only",
+        ],
+        None,
+    );
+    assert_eq!(capped.code, 0, "{capped:?}");
+    quickstart();
+    let status = cli.run(&["auth", "status"], None).json();
+    assert_eq!(status["data"]["max_permission"], "read_only", "{status}");
+    let run = cli.run(
+        &["exec", "task", "create", "-"],
+        Some(r#"{"channel": "demo", "tasks": [{"title": "t"}]}"#),
+    );
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (4, "forbidden"),
+        "{run:?}"
+    );
+    assert_eq!(
+        cli.run(
+            &["exec", "task", "list", "-"],
+            Some(r#"{"channel": "demo"}"#)
+        )
+        .code,
+        0
+    );
+}
+
 /// The examples name the board `agentteam-runtime quickstart` creates, so a
 /// newcomer can pipe one into its action on a fresh setup.
 #[test]

@@ -224,6 +224,22 @@ fn a_capped_profile_refuses_before_sending_and_the_catalog_says_what_it_allows(e
         0,
         "the task is still there"
     );
+    // A new token for the profile keeps its cap: a login that leaves the
+    // cap out (the one a refused token's hint gives) never widens it.
+    let again = cli.run(
+        &["auth", "login", "--token-stdin"],
+        Some(&s.issue(&[])["token"].as_str().unwrap().to_string()),
+    );
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(again.json()["data"]["max_permission"], "agent_mutation");
+    s.relogin(&cli, &token, &[]);
+    let delete = json!({"channel": "eng", "number": number});
+    assert_eq!(exec(&cli, "delete", delete.clone()).code, 4);
+    // Only an explicit cap changes it.
+    s.relogin(&cli, &token, &["--max-permission", "destructive"]);
+    let status = cli.run(&["auth", "status"], None).json();
+    assert_eq!(status["data"]["max_permission"], "destructive", "{status}");
+    s.relogin(&cli, &token, &["--max-permission", "agent_mutation"]);
     // Nothing is sent: the same refusal with the server out of reach.
     let unreachable = Cli::new();
     let run = unreachable.run(
