@@ -228,7 +228,7 @@ fn a_capped_profile_refuses_before_sending_and_the_catalog_says_what_it_allows(e
     // cap out (the one a refused token's hint gives) never widens it.
     let again = cli.run(
         &["auth", "login", "--token-stdin"],
-        Some(&s.issue(&[])["token"].as_str().unwrap().to_string()),
+        Some(s.issue(&[])["token"].as_str().unwrap()),
     );
     assert_eq!(again.code, 0, "{again:?}");
     assert_eq!(again.json()["data"]["max_permission"], "agent_mutation");
