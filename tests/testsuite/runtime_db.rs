@@ -525,6 +525,36 @@ fn the_store_files_and_directories_it_creates_are_private() {
     );
 }
 
+/// A store path that is a symbolic link to nothing (another user's trap in
+/// a shared directory) is refused: SQLite would create the link's target
+/// with the umask's mode. Nothing is created; a link to a store that
+/// exists still opens it.
+#[test]
+fn a_store_link_to_nothing_is_refused_and_nothing_is_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("loot.db");
+    let link = dir.path().join("rt.db");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let path = link.to_str().unwrap();
+    for args in [&["migrate"][..], &["workspace", "create", "--name", "w"]] {
+        let doc = refused(&admin_output(path, args), 2, "\u{0}");
+        assert!(message(&doc).contains("symbolic link"), "{args:?}: {doc}");
+        let entries: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(entries, vec![std::ffi::OsString::from("rt.db")], "{args:?}");
+    }
+    // Once the target is a store, the link opens it.
+    assert!(
+        admin_output(target.to_str().unwrap(), &["migrate"])
+            .status
+            .success()
+    );
+    let out = admin_output(path, &["workspace", "create", "--name", "w"]);
+    assert!(out.status.success(), "{out:?}");
+}
+
 /// `serve` on PostgreSQL opens its whole pool before it announces its
 /// address, so a replica's first requests do not each wait for PostgreSQL
 /// to start a backend (docs/performance.md: 70–90 ms on two busy cores).

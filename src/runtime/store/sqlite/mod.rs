@@ -36,7 +36,9 @@ use connections::{Cached, Readers, configure};
 use migrations::{MIGRATIONS, apply_pending};
 
 /// Creates `path` empty with mode 0600 (exactly: `fchmod` after creation,
-/// since the umask only narrows), unless it exists.
+/// since the umask only narrows), unless it exists. A symbolic link to
+/// nothing is refused: SQLite would create its target with the umask's
+/// mode, readable by others, where the link's maker chose.
 fn create_private(path: &Path) -> Result<(), Failure> {
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
     let created = std::fs::OpenOptions::new()
@@ -49,6 +51,18 @@ fn create_private(path: &Path) -> Result<(), Failure> {
             .set_permissions(std::fs::Permissions::from_mode(0o600))
             .map_err(|e| store_file_failure(path, e)),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            if let Err(e) = std::fs::metadata(path)
+                && e.kind() == std::io::ErrorKind::NotFound
+            {
+                return Err(Failure::new(
+                    crate::error::code::USAGE_ERROR,
+                    format!(
+                        "The store {} is a symbolic link to a file that does not exist; give the link's target as --db to create the store there, or remove the link.",
+                        path.display()
+                    ),
+                )
+                .field("db", "A symbolic link to nothing."));
+            }
             if let Ok(meta) = std::fs::metadata(path)
                 && meta.is_file()
                 && meta.mode() & 0o077 != 0
