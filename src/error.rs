@@ -263,15 +263,22 @@ impl Failure {
     }
 
     /// An `invalid_input` failure naming each bad field.
+    /// `invalid_input` with `field_errors`: at most [`MAX_FIELD_ERRORS`] of
+    /// them (the first by path); given more, the message says so.
     pub fn invalid_input(field_errors: BTreeMap<String, String>) -> Self {
+        let cut = field_errors.len() > MAX_FIELD_ERRORS;
         // A path repeats caller input (an unknown field's name): bounded.
         let field_errors: BTreeMap<String, String> = field_errors
             .into_iter()
+            .take(MAX_FIELD_ERRORS)
             .map(|(path, problem)| (echo(&path), problem))
             .collect();
         // The problems are said once, in field_errors: the message names
         // where to look, so a caller reading both pays for them once.
         let message = match field_errors.len() {
+            _ if cut => format!(
+                "Invalid input: more than {MAX_FIELD_ERRORS} fields are wrong; see field_errors for {MAX_FIELD_ERRORS} of them."
+            ),
             1 => {
                 let (field, _) = field_errors.iter().next().expect("one entry");
                 if field.is_empty() {
@@ -381,6 +388,11 @@ impl fmt::Display for Failure {
 impl std::error::Error for Failure {}
 
 /// The JSON Schema of the error document, shared by every action.
+/// The most field errors one answer carries, however much input is wrong:
+/// an answer stays small whatever a request holds (and a producer stops
+/// looking past one more than this, which is how the message knows).
+pub const MAX_FIELD_ERRORS: usize = 100;
+
 /// Every name a failure's `details` may carry: the wire respells them in
 /// a message's text as it does field names (`wire::respell_fields`).
 pub const DETAIL_NAMES: &[&str] = &[

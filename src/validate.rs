@@ -16,7 +16,7 @@ use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Number, Value};
 
-use crate::error::Failure;
+use crate::error::{Failure, MAX_FIELD_ERRORS};
 use crate::registry::{Action, FieldErrors, HiddenContext, find_by_name, schema, synonyms};
 use crate::schemas;
 
@@ -43,7 +43,7 @@ pub const KEYWORDS: &[&str] = &[
 
 /// Validates `input` for `action` and returns it canonicalised, or an
 /// `invalid_input` failure naming every bad field.
-pub fn validate(action: &Action, mut input: Value) -> Result<Value, Failure> {
+pub fn validate(action: &Action, input: Value) -> Result<Value, Failure> {
     if !input.is_object() {
         return Err(Failure::new(
             crate::error::code::INVALID_JSON,
@@ -53,8 +53,32 @@ pub fn validate(action: &Action, mut input: Value) -> Result<Value, Failure> {
     let mut errors = FieldErrors::new();
     let mut candidates = Vec::new();
     for violation in &violations(action, &input) {
+        if errors.len() > MAX_FIELD_ERRORS {
+            break;
+        }
         record(violation, action, &input, &mut errors, &mut candidates);
     }
+    checked(action, input, errors, candidates)
+}
+
+/// [`validate`] of `input` when it holds to the action's schema; `None`,
+/// without wording why, when it does not. For the runtime, which reads a
+/// `task_get` before its token is judged: a refusal's words (an unknown
+/// field's nearest names among them) cost far more than a schema check, so
+/// they wait for the token (`server::run`).
+pub fn validate_if_schema_holds(action: &Action, input: Value) -> Option<Result<Value, Failure>> {
+    let holds = input.is_object() && (schemas::compiled(action).is_valid)(&input);
+    holds.then(|| checked(action, input, FieldErrors::new(), Vec::new()))
+}
+
+/// `input`, whose schema `errors` and `candidates` judged, after the
+/// action's branch rules: refused, or canonicalised.
+fn checked(
+    action: &Action,
+    mut input: Value,
+    mut errors: FieldErrors,
+    candidates: NameCandidates,
+) -> Result<Value, Failure> {
     (action.check)(&input, &mut errors);
     if !errors.is_empty() {
         let mut failure = Failure::invalid_input(errors);
@@ -77,7 +101,10 @@ fn violations(action: &Action, input: &Value) -> Vec<Violation> {
     if (compiled.is_valid)(input) {
         return Vec::new();
     }
+    // Enough to find one more bad field than an answer carries, but no
+    // more, however much of the input is wrong.
     let mut out: Vec<Violation> = (compiled.iter_errors)(input)
+        .take(4 * MAX_FIELD_ERRORS)
         .map(|e| Violation::from_error(&e))
         .collect();
     out.sort_by_key(|v| v.kind.rank());
@@ -255,6 +282,9 @@ fn record(
         }
         Kind::Additional(unexpected) => {
             for name in unexpected {
+                if errors.len() > MAX_FIELD_ERRORS {
+                    break;
+                }
                 let (message, names) = unknown_field(name, path, action);
                 if !names.is_empty() {
                     candidates.push((join(path, name), names));
@@ -511,6 +541,58 @@ mod tests {
         assert!(e.contains_key("tasks/0/title"));
         assert!(e.contains_key("tasks/1/priority"));
         assert_eq!(e["extra"], "Unknown field.");
+    }
+
+    #[test]
+    fn an_answer_names_at_most_max_field_errors_and_says_when_there_are_more() {
+        let action = find("task", "create").unwrap();
+        let with_unknown = |n: usize| {
+            let mut input = json!({"channel": "eng", "tasks": [{"title": "t"}]});
+            let extra = (0..n).map(|i| (format!("x{i}"), json!(1)));
+            input.as_object_mut().unwrap().extend(extra);
+            validate(action, input).unwrap_err()
+        };
+        // 2,000 unknown fields: 100 errors, and a message that says more
+        // were wrong.
+        let failure = with_unknown(2000);
+        assert_eq!(failure.field_errors.len(), MAX_FIELD_ERRORS);
+        assert_eq!(
+            failure.message,
+            format!(
+                "Invalid input: more than {MAX_FIELD_ERRORS} fields are wrong; see field_errors for {MAX_FIELD_ERRORS} of them."
+            )
+        );
+        // Exactly as many as an answer carries: all of them, counted.
+        let failure = with_unknown(MAX_FIELD_ERRORS);
+        assert_eq!(failure.field_errors.len(), MAX_FIELD_ERRORS);
+        assert_eq!(
+            failure.message,
+            format!("Invalid input: {MAX_FIELD_ERRORS} fields are wrong; see field_errors.")
+        );
+    }
+
+    #[test]
+    fn only_input_that_holds_to_its_schema_is_judged_without_words() {
+        let action = find("task", "get").unwrap();
+        let good = json!({"channel": "eng", "number": 3});
+        assert_eq!(
+            validate_if_schema_holds(action, good.clone())
+                .unwrap()
+                .unwrap(),
+            validate(action, good).unwrap()
+        );
+        assert!(validate_if_schema_holds(action, json!({"channel": "eng", "numbr": 3})).is_none());
+        assert!(validate_if_schema_holds(action, json!([1])).is_none());
+        // A branch rule's refusal is the one validate gives.
+        let action = find("task", "update").unwrap();
+        let nothing = json!({"channel": "eng", "number": 3});
+        assert_eq!(
+            validate_if_schema_holds(action, nothing.clone())
+                .unwrap()
+                .unwrap_err()
+                .to_document(),
+            validate(action, nothing).unwrap_err().to_document()
+        );
     }
 
     #[test]

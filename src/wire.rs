@@ -210,6 +210,7 @@ pub fn decode_body(action: &Action, bytes: &[u8]) -> Result<(Value, WorkflowCont
         return Err(Failure::invalid_input(
             misnamed
                 .into_iter()
+                .take(crate::error::MAX_FIELD_ERRORS + 1)
                 .map(|(path, given)| {
                     let message = no_wire_name(action, &path, &given);
                     (path, message)
@@ -628,6 +629,17 @@ mod tests {
         );
         let back = decode_error(404, wire.as_bytes(), None);
         assert_eq!(back.to_document(), board.to_document());
+    }
+
+    #[test]
+    fn a_body_of_many_misnamed_keys_is_answered_with_at_most_max_field_errors() {
+        let action = find("task", "get").unwrap();
+        let mut body = json!({"channel": "eng", "number": 1});
+        let misnamed = (0..5000).map(|i| (format!("key_no_{i}"), json!(1)));
+        body.as_object_mut().unwrap().extend(misnamed);
+        let failure = decode_body(action, body.to_string().as_bytes()).unwrap_err();
+        assert_eq!(failure.field_errors.len(), crate::error::MAX_FIELD_ERRORS);
+        assert!(failure.message.contains("more than"), "{}", failure.message);
     }
 
     #[test]
