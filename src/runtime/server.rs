@@ -559,23 +559,30 @@ async fn run<S: Store>(
     let admit =
         |record: Option<TokenRecord>| admit(action, record, &token_hash, limiter.as_deref(), &path);
     let mut body = BodyReader::new(body, timeouts.body_read);
+    let mut read_early = None;
     if limiter.is_none() && store::reads_with_token(action) && small_body(&parts.headers) {
         // The token and the task in one read (`store::get_for_token`) once
         // the input is in: a small body arrives with its headers, and one
         // that has not within `PRE_AUTH_WAIT` is read on after its token
-        // is admitted, as below. A refusal of the input waits for the
-        // token's, so every answer is the one of the order below.
-        let input = match body.by(Instant::now() + PRE_AUTH_WAIT).await {
-            Ok(Some(bytes)) => from_body(action, &bytes).map(Some),
-            Ok(None) => Ok(None),
-            Err(refusal) => Err(refusal),
-        };
-        match input {
-            Ok(Some((input, _))) => {
-                let read = store::get_for_token(store.as_ref(), action, &token_hash, input, admit);
-                let data = within(timeouts.store, read).await?;
-                return Ok((status(action, &data), data));
-            }
+        // is admitted, as below. Only input that holds to its schema is
+        // judged before the token: any other is worded (the costly part of
+        // a refusal) only for a token that is admitted, as below, so a
+        // forged token costs a schema check at most. A refusal of the input
+        // waits for the token's, so every answer is the one of the order below.
+        match body.by(Instant::now() + PRE_AUTH_WAIT).await {
+            Ok(Some(bytes)) => match from_body_if_valid(action, &bytes) {
+                Some(Ok((input, _))) => {
+                    let read =
+                        store::get_for_token(store.as_ref(), action, &token_hash, input, admit);
+                    let data = within(timeouts.store, read).await?;
+                    return Ok((status(action, &data), data));
+                }
+                Some(Err(refusal)) => {
+                    admit(within(timeouts.store, store.find_token(&token_hash)).await?)?;
+                    return Err(refusal);
+                }
+                None => read_early = Some(bytes),
+            },
             Ok(None) => {}
             Err(refusal) => {
                 admit(within(timeouts.store, store.find_token(&token_hash)).await?)?;
@@ -584,9 +591,10 @@ async fn run<S: Store>(
         }
     }
     let principal = admit(within(timeouts.store, store.find_token(&token_hash)).await?)?;
-    let (input, workflow) = match action.method {
-        Method::Get => (query(action, &parts)?, WorkflowContext::default()),
-        Method::Post => from_body(action, &body.whole().await?)?,
+    let (input, workflow) = match (action.method, read_early) {
+        (Method::Get, _) => (query(action, &parts)?, WorkflowContext::default()),
+        (Method::Post, Some(bytes)) => from_body(action, &bytes)?,
+        (Method::Post, None) => from_body(action, &body.whole().await?)?,
     };
     let call = store::dispatch(store.as_ref(), action, &principal, input, &workflow);
     let data = within(timeouts.store, call).await?;
@@ -616,6 +624,16 @@ fn query(action: &Action, parts: &axum::http::request::Parts) -> Result<Value, F
 fn from_body(action: &Action, body: &[u8]) -> Result<(Value, WorkflowContext), Failure> {
     let (input, workflow) = wire::decode_body(action, body)?;
     Ok((validate(action, input)?, workflow))
+}
+
+/// [`from_body`] of a body that decodes and holds to its schema; `None`,
+/// without wording why, for any other.
+fn from_body_if_valid(
+    action: &Action,
+    body: &[u8],
+) -> Option<Result<(Value, WorkflowContext), Failure>> {
+    let (input, workflow) = wire::decode_body(action, body).ok()?;
+    Some(crate::validate::validate_if_schema_holds(action, input)?.map(|input| (input, workflow)))
 }
 
 /// How long a `task_get` waits for its body before its token is judged.
