@@ -44,11 +44,16 @@ impl Style {
 
 /// A character that could drive the terminal or reorder what it shows: the
 /// C0 and C1 controls and DEL (ESC starts an escape sequence, BEL rings, CSI
-/// is ESC's one-byte form), and the bidi overrides and isolates
-/// (U+202A–U+202E, U+2066–U+2069), which make text read in another order
+/// is ESC's one-byte form), and Unicode's bidi controls (`Bidi_Control`:
+/// the overrides and isolates U+202A–U+202E and U+2066–U+2069, and the
+/// marks U+200E, U+200F and U+061C), which make text read in another order
 /// than it is stored ("Trojan Source").
 fn drives_the_terminal(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    c.is_control()
+        || matches!(
+            c,
+            '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
+        )
 }
 
 /// `text` made safe for a terminal, for text views only (JSON is exact and
@@ -237,7 +242,11 @@ mod tests {
             escape("a\u{1b}[31mred\u{7}\u{7f}\u{9b}2J\u{85}"),
             "a\\u{1b}[31mred\\u{7}\\u{7f}\\u{9b}2J\\u{85}"
         );
-        for c in ('\u{202A}'..='\u{202E}').chain('\u{2066}'..='\u{2069}') {
+        let marks = ['\u{200E}', '\u{200F}', '\u{061C}'];
+        for c in ('\u{202A}'..='\u{202E}')
+            .chain('\u{2066}'..='\u{2069}')
+            .chain(marks)
+        {
             assert_eq!(
                 escape(&format!("x{c}y")),
                 format!("x\\u{{{:x}}}y", c as u32)
