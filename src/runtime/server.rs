@@ -664,8 +664,20 @@ fn unauthorized() -> Failure {
 }
 
 /// The hash of the request's bearer token, or `unauthorized` for a missing
-/// or malformed one.
+/// or malformed one, or for several (a proxy in front may read another than
+/// this server would: neither is taken).
 fn bearer(headers: &HeaderMap) -> Result<[u8; 32], Failure> {
+    if headers
+        .get_all(header::AUTHORIZATION)
+        .iter()
+        .nth(1)
+        .is_some()
+    {
+        return Err(Failure::new(
+            code::UNAUTHORIZED,
+            "Send one Authorization header; this request has several.",
+        ));
+    }
     let token = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())

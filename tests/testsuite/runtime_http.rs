@@ -226,6 +226,28 @@ fn refusals_are_json_with_their_status(engine: Engine) {
     let reply = rt.http("POST", &get, Some("garbage"), Some(input));
     assert_error(&reply, 401, "unauthorized");
     assert_eq!(reply.header("www-authenticate"), Some("Bearer"));
+    // Two Authorization headers, even both valid: neither is taken.
+    let twice = |first: &str| {
+        let headers: Vec<(String, String)> = [first, &alice.token]
+            .iter()
+            .map(|t| ("Authorization".to_string(), format!("Bearer {t}")))
+            .chain([
+                ("Content-Type".to_string(), "application/json".to_string()),
+                ("Content-Length".to_string(), input.len().to_string()),
+            ])
+            .collect();
+        raw_http(rt.addr, "POST", &get, &headers, input)
+    };
+    for first in [alice.token.as_str(), "garbage"] {
+        let reply = assert_error(&twice(first), 401, "unauthorized");
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("one Authorization header"),
+            "{reply}"
+        );
+    }
     assert_error(
         &rt.http(
             "POST",
@@ -472,8 +494,9 @@ fn a_task_get_refuses_its_token_before_its_input(engine: Engine) {
     let unknown = "at_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
     let malformed: &[u8] = b"{\"channel\":";
     let invalid: &[u8] = br#"{"channel": "eng"}"#;
+    let unknown_field: &[u8] = br#"{"channel": "eng", "number": 1, "numbr": 1}"#;
     let missing: &[u8] = br#"{"channel": "eng", "number": 9}"#;
-    for body in [malformed, invalid, missing] {
+    for body in [malformed, invalid, unknown_field, missing] {
         for token in [None, Some(unknown)] {
             assert_error(
                 &rt.http("POST", &get, token, Some(body)),
@@ -492,6 +515,11 @@ fn a_task_get_refuses_its_token_before_its_input(engine: Engine) {
     let own = |body: &[u8]| rt.http("POST", &get, Some(&alice.token), Some(body));
     assert_error(&own(malformed), 400, "invalid_json");
     assert_error(&own(invalid), 422, "invalid_input");
+    let refusal = assert_error(&own(unknown_field), 422, "invalid_input");
+    assert!(
+        refusal["error"]["fieldErrors"]["numbr"].is_string(),
+        "{refusal}"
+    );
     assert_error(&own(missing), 404, "task_not_found");
 }
 
