@@ -450,6 +450,9 @@ fn failing_credential_processes_exit_3() {
         r#"printf '%s\n' '{"token": "at_two words"}'"#,
         r#"printf '%s\n' '{"token": "at_\u0007bell"}'"#,
         r#"printf '%s\n' '{"token": "at_caf\u00e9"}'"#,
+        // An expiry the CLI could not read would never have it refreshed.
+        r#"printf '%s\n' '{"token": "at_ok", "expires_at": "not a date"}'"#,
+        r#"printf '%s\n' '{"token": "at_ok", "expires_at": "2026-13-01T00:00:00Z"}'"#,
     ] {
         let server = Recorder::expecting_no_request();
         let cli = Cli::new();
