@@ -259,7 +259,10 @@ pub fn command() -> clap::Command {
 }
 
 pub fn run() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match <Cli as clap::Parser>::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return command_line_failure(&e),
+    };
     if let Command::Openapi = cli.command {
         // Needs no store: printed before --db is even looked at.
         let mut out = std::io::stdout().lock();
@@ -285,6 +288,62 @@ pub fn run() -> ExitCode {
     };
     crate::runtime::log::flush(Duration::from_secs(2));
     code
+}
+
+/// A command line clap refuses: like any failure, one JSON `usage_error`
+/// on stdout (clap's words, without its tips) and clap's own text on
+/// stderr, exit 2; `--help` and `--version` print as clap prints them.
+fn command_line_failure(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    let rendered = e.render().to_string();
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand
+    ) {
+        // clap's text is then the help page: name what is missing instead.
+        let mut reached = command();
+        // Options and their values are passed over.
+        for arg in std::env::args().skip(1) {
+            if let Some(next) = reached.find_subcommand(&arg) {
+                reached = next.clone();
+            }
+        }
+        let names: Vec<String> = reached
+            .get_subcommands()
+            .filter(|c| !c.is_hide_set() && c.get_name() != "help")
+            .map(|c| format!("`{}`", c.get_name()))
+            .collect();
+        let failure = Failure::new(
+            code::USAGE_ERROR,
+            format!(
+                "`{}` needs a command: {} (see --help).",
+                reached.get_name(),
+                names.join(", ")
+            ),
+        );
+        print_json(&failure.to_document());
+        eprint!(
+            "{}",
+            crate::output::stderr_line(&format!("error: {failure}"))
+        );
+        return ExitCode::from(2);
+    }
+    let said: Vec<&str> = rendered
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
+        .collect();
+    let message = said.join(" ");
+    let message = message.trim_start_matches("error: ");
+    let failure = Failure::new(code::USAGE_ERROR, format!("{message} (see --help)"));
+    print_json(&failure.to_document());
+    eprint!("{rendered}");
+    ExitCode::from(u8::try_from(failure.class.code()).unwrap_or(2))
 }
 
 fn init_logging() {

@@ -848,3 +848,61 @@ fn every_stderr_error_line_starts_with_lowercase_error() {
         }
     }
 }
+
+/// `agentteam-runtime` refuses a command line it cannot read as it refuses
+/// anything else: one JSON `usage_error` on stdout, exit 2, and no store
+/// touched; `--help` and `--version` still print their text.
+#[test]
+fn runtime_command_line_errors_are_one_json_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("rt.db");
+    let run = |args: &[&str]| {
+        std::process::Command::new(crate::support::runtime::BIN)
+            .arg("--db")
+            .arg(&db)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let issue = ["token", "issue", "--workspace", "w", "--agent", "a"];
+    for (args, says) in [
+        (
+            &[&issue[..], &["--scope", "admin"]].concat()[..],
+            "[possible values: read_only, agent_mutation, destructive]",
+        ),
+        (
+            &[&issue[..], &["--ttl", "0"]].concat(),
+            "'0' for '--ttl <DURATION>'",
+        ),
+        (&["--bogus"], "unexpected argument '--bogus'"),
+        (
+            &[],
+            "`agentteam-runtime` needs a command: `serve`, `migrate`",
+        ),
+        (
+            &["token"],
+            "`token` needs a command: `issue`, `revoke`, `count`",
+        ),
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {out:?}"));
+        assert_eq!(doc["error"]["code"], "usage_error", "{args:?}");
+        let message = doc["error"]["message"].as_str().unwrap();
+        assert!(message.contains(says), "{args:?}: {message}");
+        assert!(!out.stderr.is_empty(), "{args:?}");
+    }
+    assert!(
+        !db.exists(),
+        "no store is opened for a command line refused"
+    );
+    for flag in ["--help", "--version"] {
+        let out = run(&[flag]);
+        assert_eq!(out.status.code(), Some(0), "{flag}");
+        assert!(
+            serde_json::from_slice::<serde_json::Value>(&out.stdout).is_err(),
+            "{flag}"
+        );
+    }
+}
