@@ -386,8 +386,7 @@ pub fn run_credential_process(
     // An expiry the CLI cannot read would never tell it to run the process
     // again before the token is refused.
     if let Some(at) = &parsed.expires_at
-        && time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339)
-            .is_err()
+        && time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339).is_err()
     {
         return Err(fail(
             "printed an `expires_at` that is not an RFC3339 time (e.g. 2026-01-31T12:00:00Z)"
