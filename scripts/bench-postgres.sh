@@ -5,15 +5,19 @@
 # side:
 #
 #   pgbench -S (select-only) and pgbench -N (simple update, durable commits)
-#   at the same concurrency, on a pgbench database of the same server;
+#   at the same concurrency, on a pgbench database of the same server, with
+#   prepared statements (-M prepared, the stricter yardstick, as the runtime
+#   prepares its own), and pgbench -S again with pgbench's default protocol
+#   (-M simple: each statement sent as text, parsed and planned);
 #   task.get and task.create req/s and p50/p99 at that concurrency (wrk),
 #   against one runtime replica, then against two replicas on the same
 #   database with the connections split between them;
 #   the floors of one replica, for scale: an unknown route's 404 (no store)
 #   and GET /readyz (one SELECT 1 through the pool), both as ratios of -S;
 #
-# and whether each target is met: task.get >= 0.5x pgbench -S, task.create
-# >= 0.5x pgbench -N, p99 <= 20 ms. Everything is bounded and removed on
+# and whether each target is met: task.get >= 0.5x pgbench -S (judged
+# against each protocol's -S, on a row of its own), task.create >= 0.5x
+# pgbench -N, p99 <= 20 ms. Everything is bounded and removed on
 # exit (runtimes stopped, cluster stopped, temp dir deleted).
 #
 #   scripts/bench-postgres.sh
@@ -49,9 +53,10 @@ pgc createdb agentteam
 # ------------------------------------------------------------------ pgbench
 echo "==> pgbench -i -s $scale" >&2
 pgc pgbench -i -q -s "$scale" pgbench >/dev/null 2>&1
-# pgbench_run MODE: "tps p50_ms p99_ms" of pgbench MODE at the concurrency.
+# pgbench_run MODE [PROTOCOL]: "tps p50_ms p99_ms" of pgbench MODE at the
+# concurrency, with -M PROTOCOL (default prepared).
 pgbench_run() {
-    pgc pgbench "$1" -M prepared -c "$concurrency" -j 2 -T "$seconds" -r \
+    pgc pgbench "$1" -M "${2:-prepared}" -c "$concurrency" -j 2 -T "$seconds" -r \
         --log --log-prefix="$work/pgbench$1" pgbench >"$work/pgbench$1.out" 2>&1
     tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$work/pgbench$1.out" | head -n 1)
     # Per-transaction latency (µs, column 3) from every client's log.
@@ -62,9 +67,10 @@ pgbench_run() {
     rm -f "$work"/pgbench"$1".*
     echo "$tps $p50 $p99"
 }
-echo "==> pgbench -S and -N: -c$concurrency -j2 -T$seconds" >&2
+echo "==> pgbench -S and -N: -c$concurrency -j2 -T$seconds, -M prepared; -S again, -M simple" >&2
 pg_select=$(pgbench_run -S)
 pg_update=$(pgbench_run -N)
+pg_simple=$(pgbench_run -S simple)
 
 # ------------------------------------------------------------------ runtime
 db="postgres://bench@/agentteam?host=$pgsock"
@@ -133,9 +139,10 @@ echo
 echo "agentteam on PostgreSQL — $(date -u +%Y-%m-%dT%H:%MZ), $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "machine: $(nproc) CPUs ($cpu); PostgreSQL $("$pg_bin/postgres" --version | awk '{ print $3 }') on $fs (fsync on, synchronous_commit on); load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-printf '%-36s %-12s %-20s %-7s %-14s %s\n' "measure" "req/s" "p50 / p99" "ratio" "target" "verdict"
-row() { printf '%-36s %-12s %-20s %-7s %-14s %s\n' "$@"; }
+printf '%-36s %-12s %-20s %-7s %-18s %s\n' "measure" "req/s" "p50 / p99" "ratio" "target" "verdict"
+row() { printf '%-36s %-12s %-20s %-7s %-18s %s\n' "$@"; }
 row "pgbench -S (select-only), tps" "$(field "$pg_select" 1)" "$(us_ms "$(field "$pg_select" 2)") / $(us_ms "$(field "$pg_select" 3)")" "" "-" "-"
+row "pgbench -S, -M simple, tps" "$(field "$pg_simple" 1)" "$(us_ms "$(field "$pg_simple" 2)") / $(us_ms "$(field "$pg_simple" 3)")" "" "-" "-"
 row "pgbench -N (simple update), tps" "$(field "$pg_update" 1)" "$(us_ms "$(field "$pg_update" 2)") / $(us_ms "$(field "$pg_update" 3)")" "" "-" "-"
 row "floor: 404 fallback, no store" "$(field "$one_static" 1)" "$(us_ms "$(field "$one_static" 2)") / $(us_ms "$(field "$one_static" 3)")" \
     "$(ratio "$(field "$one_static" 1)" "$(field "$pg_select" 1)")" "-" "-"
@@ -147,6 +154,9 @@ for replicas in one two; do
     row "task.get, $replicas replica(s)" "$(field "$get" 1)" "$(us_ms "$(field "$get" 2)") / $(us_ms "$(field "$get" 3)")" \
         "$(ratio "$(field "$get" 1)" "$(field "$pg_select" 1)")" ">= 0.5x -S" \
         "$(verdict "$(field "$get" 1) / $(field "$pg_select" 1)" ">=" 0.5)"
+    row "task.get, $replicas, vs -S -M simple" "" "" \
+        "$(ratio "$(field "$get" 1)" "$(field "$pg_simple" 1)")" ">= 0.5x -S simple" \
+        "$(verdict "$(field "$get" 1) / $(field "$pg_simple" 1)" ">=" 0.5)"
     row "task.get p99, $replicas replica(s)" "" "$(us_ms "$(field "$get" 3)")" "" "<= 20 ms" \
         "$(verdict "$(field "$get" 3)" "<=" 20000)"
     row "task.create, $replicas replica(s)" "$(field "$create" 1)" "$(us_ms "$(field "$create" 2)") / $(us_ms "$(field "$create" 3)")" \
@@ -157,5 +167,6 @@ for replicas in one two; do
 done
 echo
 echo "each run: $seconds s at $concurrency connections (two replicas: $half each, at once), on the"
-echo "machine that also runs PostgreSQL; pgbench -M prepared -j2 at scale $scale; the board held $seed_tasks"
+echo "machine that also runs PostgreSQL; pgbench -j2 at scale $scale (-M prepared but for the
+-M simple row); the board held $seed_tasks"
 echo "seeded tasks plus those task.create made."
