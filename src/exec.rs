@@ -649,7 +649,15 @@ pub fn parse_input(raw: &[u8]) -> Result<Value, Failure> {
 /// Exactly one JSON object; `line_no` is the batch line `raw` came from,
 /// which a syntax error names instead of the document's own line.
 fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
-    let value: Value = serde_json::from_slice(raw).map_err(|e| {
+    let value: Value = crate::json::from_slice(raw).map_err(|e| {
+        let e = match e {
+            crate::json::Error::Syntax(e) => e,
+            crate::json::Error::DuplicateKey { key, line, column } => {
+                let line = line_no.map_or(line, |n| n as usize);
+                let message = crate::json::Error::duplicate_message(&key, line, column);
+                return Failure::new(code::INVALID_JSON, message);
+            }
+        };
         let message = if e.is_eof() && raw.iter().all(u8::is_ascii_whitespace) {
             "The input is empty; send one JSON object.".to_string()
         } else {

@@ -18,6 +18,7 @@ pub mod env_vars;
 pub mod error;
 pub mod exec;
 pub mod generate;
+pub mod json;
 pub mod openapi;
 pub mod output;
 pub mod registry;

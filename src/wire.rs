@@ -132,7 +132,12 @@ pub fn decode_query(action: &Action, pairs: &[(String, String)]) -> Result<Value
         let value = if ty == "string" {
             Value::String(text.clone())
         } else {
-            match serde_json::from_str::<Value>(text) {
+            match crate::json::from_str(text) {
+                Err(crate::json::Error::DuplicateKey { key, line, column }) => {
+                    let message = crate::json::Error::duplicate_message(&key, line, column);
+                    errors.insert(name, message);
+                    continue;
+                }
                 Ok(v) => {
                     let (value, misnamed) = case::from_wire_checked(v);
                     for (path, given) in misnamed {
@@ -162,15 +167,18 @@ pub fn decode_query(action: &Action, pairs: &[(String, String)]) -> Result<Value
 /// action `workflowRunId` and `callbackEffectId` are unknown fields, as its
 /// OpenAPI schema says, not silently dropped.
 pub fn decode_body(action: &Action, bytes: &[u8]) -> Result<(Value, WorkflowContext), Failure> {
-    let mut body: Value = serde_json::from_slice(bytes).map_err(|e| {
-        Failure::new(
-            code::INVALID_JSON,
-            format!(
+    let mut body: Value = crate::json::from_slice(bytes).map_err(|e| {
+        let message = match e {
+            crate::json::Error::Syntax(e) => format!(
                 "The request body is not valid JSON (line {}, column {}).",
                 e.line(),
                 e.column()
             ),
-        )
+            crate::json::Error::DuplicateKey { key, line, column } => {
+                crate::json::Error::duplicate_message(&key, line, column)
+            }
+        };
+        Failure::new(code::INVALID_JSON, message)
     })?;
     let Some(object) = body.as_object_mut() else {
         return Err(Failure::new(

@@ -155,6 +155,13 @@ fn bad_input_exits_2_and_sends_nothing() {
         ("list", "{\"channel\":", "invalid_json", ""),
         ("list", "[1]", "invalid_json", ""),
         ("list", "{} {}", "invalid_json", ""),
+        // A key given twice: which one was meant is not guessed.
+        (
+            "get",
+            r#"{"channel":"secret","number":1,"channel":"eng"}"#,
+            "invalid_json",
+            "",
+        ),
         (
             "list",
             r#"{"channel":"eng","bogus":1}"#,

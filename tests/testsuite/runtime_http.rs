@@ -331,6 +331,41 @@ fn refusals_are_json_with_their_status(engine: Engine) {
         400,
         "invalid_json",
     );
+    // A key given twice, in a body or a JSON query parameter.
+    let twice = br#"{"channel": "secret", "number": 1, "channel": "eng"}"#;
+    let refusal = assert_error(
+        &rt.http("POST", &get, Some(&alice.token), Some(twice)),
+        400,
+        "invalid_json",
+    );
+    assert!(
+        refusal["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`channel` is given twice"),
+        "{refusal}"
+    );
+    let filters = percent_encoding::utf8_percent_encode(
+        r#"{"parent":1,"parent":2}"#,
+        percent_encoding::NON_ALPHANUMERIC,
+    );
+    let refusal = assert_error(
+        &rt.http(
+            "GET",
+            &format!("{}?channel=eng&filters={filters}", alice.path("/tasks")),
+            Some(&alice.token),
+            None,
+        ),
+        422,
+        "invalid_input",
+    );
+    assert!(
+        refusal["error"]["fieldErrors"]["filters"]
+            .as_str()
+            .unwrap()
+            .contains("`parent` is given twice"),
+        "{refusal}"
+    );
     let body = assert_error(
         &rt.http(
             "GET",
