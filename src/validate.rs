@@ -338,6 +338,9 @@ fn unknown_field(name: &str, parent_path: &str, action: &Action) -> (String, Vec
     // noise beside a confident fix.
     let names = match proposed {
         Some(name) => vec![name.to_string()],
+        // A field at the wrong level: the message says where it goes; no
+        // name here would do.
+        None if message.starts_with("Unknown field here") => Vec::new(),
         None => ranked
             .into_iter()
             .map(|(_, s)| s.to_string())
@@ -381,7 +384,8 @@ fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> Stri
         return format!("Unknown field; fields are snake_case: use `{snake}`.");
     }
     let lower = snake.to_ascii_lowercase();
-    if let Some((_, field, elsewhere)) = synonyms::FIELDS.iter().find(|(w, _, _)| *w == lower) {
+    let synonym = synonyms::FIELDS.iter().find(|(w, _, _)| *w == lower);
+    if let Some((_, field, elsewhere)) = synonym {
         if siblings.iter().any(|s| s == field) {
             return format!("Unknown field; use `{field}`.");
         }
@@ -393,6 +397,19 @@ fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> Stri
             );
         }
     }
+    // A field of this action given at the wrong level (a list filter at the
+    // top, a task's title beside `tasks`): where it goes, and its shape.
+    let wanted = synonym.map_or(lower.as_str(), |(_, field, _)| field);
+    if let Some(home) = home_elsewhere(action, parent_path, wanted) {
+        return format!(
+            "Unknown field here; `{wanted}` belongs {}: `{}`.",
+            match home.as_str() {
+                "" => "at the top level of the input".to_string(),
+                home => format!("in `{}`", home.trim_end_matches("/*")),
+            },
+            shape(&home, wanted)
+        );
+    }
     // The nearest sibling by edit distance, if close enough to be a typo.
     let nearest = siblings
         .iter()
@@ -403,6 +420,46 @@ fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> Stri
         return format!("Unknown field; did you mean `{field}`?");
     }
     "Unknown field.".into()
+}
+
+/// Where else in `action`'s input a field called `field` lives, when not
+/// beside `parent_path`: its container as the input writes it (`filters`,
+/// `tasks/*` for each item of `tasks`, `` for the top level), the one
+/// nearest the top first.
+fn home_elsewhere(action: &Action, parent_path: &str, field: &str) -> Option<String> {
+    let mut props = Vec::new();
+    schema::walk_properties(action.schema(), "", &mut props);
+    let here = schema_path(parent_path, "");
+    props
+        .iter()
+        .filter_map(|(path, _)| {
+            let (parent, last) = path.rsplit_once('/').unwrap_or(("", path));
+            (last == field).then_some(parent)
+        })
+        .filter(|parent| {
+            let prefix = if parent.is_empty() {
+                String::new()
+            } else {
+                format!("{parent}/")
+            };
+            prefix != here
+        })
+        .min_by_key(|parent| parent.matches('/').count())
+        .map(|parent| parent.replace("/items", "/*").replace("items", "*"))
+}
+
+/// The JSON shape that puts `field` in `home` (a [`home_elsewhere`] path):
+/// `{"filters": {"parent": …}}`, `{"tasks": [{"title": …}]}`.
+fn shape(home: &str, field: &str) -> String {
+    let mut inner = format!("{{\"{field}\": …}}");
+    for segment in home.split('/').filter(|s| !s.is_empty()).rev() {
+        inner = if segment == "*" {
+            format!("[{inner}]")
+        } else {
+            format!("{{\"{segment}\": {inner}}}")
+        };
+    }
+    inner
 }
 
 /// Levenshtein distance over chars: insertions, deletions, substitutions.
@@ -616,6 +673,50 @@ mod tests {
         );
         assert!(e["parent_task_scope/scopeId"].contains("scope_id"), "{e:?}");
         assert_eq!(e["parent_task_scope/scope_id"], "Required.");
+    }
+
+    #[test]
+    fn a_field_at_the_wrong_level_is_told_where_it_goes() {
+        let refused =
+            |verb: &str, input: Value| validate(find("task", verb).unwrap(), input).unwrap_err();
+        let f = refused("list", json!({"channel": "eng", "parent": 1, "mine": true}));
+        assert_eq!(
+            f.field_errors["parent"],
+            r#"Unknown field here; `parent` belongs in `filters`: `{"filters": {"parent": …}}`."#
+        );
+        assert!(f.field_errors["mine"].contains(r#"`{"filters": {"assigned_to_me": …}}`"#));
+        let f = refused("create", json!({"channel": "eng", "title": "a"}));
+        assert_eq!(
+            f.field_errors["title"],
+            r#"Unknown field here; `title` belongs in `tasks`: `{"tasks": [{"title": …}]}`."#
+        );
+        assert_eq!(f.candidate_list()[0].value, json!("tasks"));
+        let f = refused(
+            "list",
+            json!({"channel": "eng", "filters": {"channel": "x"}}),
+        );
+        assert!(f.field_errors["filters/channel"].contains("at the top level"));
+        assert!(
+            f.candidate_list().is_empty(),
+            "no name at this level would do"
+        );
+        // Output names given back as input.
+        let f = refused(
+            "update",
+            json!({"channel": "eng", "number": 1, "status": "done", "updated_at": "x"}),
+        );
+        assert_eq!(
+            f.field_errors["updated_at"],
+            "Unknown field; use `expected_updated_at`."
+        );
+        let f = refused(
+            "create",
+            json!({"channel": "eng", "tasks": [{"title": "a"}], "parent_number": 1}),
+        );
+        assert_eq!(
+            f.field_errors["parent_number"],
+            "Unknown field; use `parent`."
+        );
     }
 
     #[test]

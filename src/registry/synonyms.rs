@@ -53,6 +53,14 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("claim", "claimed", None),
     ("state", "status", None),
     ("page_size", "limit", None),
+    // Output names given back as input: a task's `updated_at` is the
+    // update's guard, its `parent_number` the locator `parent`.
+    ("updated_at", "expected_updated_at", None),
+    ("parent_number", "parent", None),
+    ("page", "cursor", None),
+    ("next_cursor", "cursor", None),
+    ("mine", "assigned_to_me", None),
+    ("text", "summary", Some("task_checkpoint")),
 ];
 
 /// A route the CLI could not parse, resolved to the action it meant.
