@@ -197,7 +197,7 @@ fn prepare_line(action: &Action, raw: &[u8], line_no: u64) -> Result<Value, Fail
 
 fn single(settings: &ExecSettings, printer: &Printer) -> Result<ExitClass, Failure> {
     let action = settings.action;
-    let input = prepare(action, &read_input(&settings.input)?)?;
+    let input = prepare(action, &read_input(&settings.input, action)?)?;
     let context = Context::for_action(settings.profile.as_deref(), action)?;
     let client = context.client(settings)?;
     let session = context.session();
@@ -259,7 +259,7 @@ async fn call_within_budget(
 /// and runs no credential process.
 fn dry_run(settings: &ExecSettings, printer: &Printer) -> Result<ExitClass, Failure> {
     let action = settings.action;
-    let input = prepare(action, &read_input(&settings.input)?)?;
+    let input = prepare(action, &read_input(&settings.input, action)?)?;
     let context =
         Context::for_action(settings.profile.as_deref(), action).map_err(|f| Failure {
             message: format!("Dry run: the request cannot be built. {}", f.message),
@@ -317,7 +317,7 @@ fn dry_run_text(doc: &Value) -> String {
 fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) -> ExitClass {
     let result = (|| {
         let action = settings.action;
-        let mut input = prepare(action, &read_input(&settings.input)?)?;
+        let mut input = prepare(action, &read_input(&settings.input, action)?)?;
         let context = Context::for_action(settings.profile.as_deref(), action)?;
         let client = context.client(settings)?;
         let session = context.session();
@@ -430,12 +430,7 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
         InputSource::Stdin => Box::new(BufReader::new(std::io::stdin())),
         InputSource::File(path) => match std::fs::File::open(path) {
             Ok(file) => Box::new(BufReader::new(file)),
-            Err(e) => {
-                return printer.failure(&Failure::new(
-                    code::USAGE_ERROR,
-                    format!("Cannot open input file {}: {e}.", path.display()),
-                ));
-            }
+            Err(e) => return printer.failure(&unopenable(path, &e, action)),
         },
     };
     let runtime = match async_runtime() {
@@ -591,8 +586,28 @@ fn non_empty_env(name: &str) -> Option<String> {
         .filter(|v| !v.is_empty())
 }
 
+/// An input file that cannot be opened; JSON given in its place (`exec
+/// task list '{"channel": "eng"}'`) is told to go on stdin.
+fn unopenable(path: &std::path::Path, e: &std::io::Error, action: &Action) -> Failure {
+    let given = path.to_string_lossy();
+    if given.trim_start().starts_with(['{', '[']) {
+        return Failure::new(
+            code::USAGE_ERROR,
+            format!(
+                "The input is given as an argument, which names a file: pipe the JSON to stdin instead, `echo '{}' | {}`.",
+                crate::text::clip(given.trim(), crate::text::ECHO_LIMIT),
+                action.cli_command()
+            ),
+        );
+    }
+    Failure::new(
+        code::USAGE_ERROR,
+        format!("Cannot open input file {}: {e}.", path.display()),
+    )
+}
+
 /// Reads at most [`MAX_BODY_BYTES`]; a larger input is refused without reading it all.
-fn read_input(source: &InputSource) -> Result<Vec<u8>, Failure> {
+fn read_input(source: &InputSource, action: &Action) -> Result<Vec<u8>, Failure> {
     let too_large = || {
         Failure::new(
             code::INPUT_TOO_LARGE,
@@ -618,12 +633,7 @@ fn read_input(source: &InputSource) -> Result<Vec<u8>, Failure> {
                 })?;
         }
         InputSource::File(path) => {
-            let file = std::fs::File::open(path).map_err(|e| {
-                Failure::new(
-                    code::USAGE_ERROR,
-                    format!("Cannot open input file {}: {e}.", path.display()),
-                )
-            })?;
+            let file = std::fs::File::open(path).map_err(|e| unopenable(path, &e, action))?;
             if file.metadata().map(|m| m.len() >= limit).unwrap_or(false) {
                 return Err(too_large());
             }

@@ -304,7 +304,7 @@ fn auth_command() -> Command {
                         .long("max-permission")
                         .value_name("CLASS")
                         .value_parser(["read_only", "agent_mutation", "destructive"])
-                        .help("Cap the profile at this permission class: actions above it are refused before sending [default: the profile's cap; none for a new profile]"),
+                        .help("Cap the profile at this permission class: actions above it are refused before sending [default: the profile's cap; destructive, no cap, for a new profile]"),
                 )
                 .arg(
                     Arg::new("credential_process")
@@ -518,9 +518,18 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                 .next()
                 .unwrap_or("invalid command line")
                 .trim_start_matches("error: ");
+            // clap's `-- --flag` tip is for commands that take values; an
+            // action takes its input as JSON, so it would only mislead.
             let tips: Vec<&str> = rendered
                 .lines()
                 .filter_map(|l| l.trim().strip_prefix("tip: "))
+                .filter(|tip| !tip.contains("as a value, use '--"))
+                .collect();
+            // The values an option takes, which clap lists below its first line.
+            let values: Vec<&str> = rendered
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with("[possible values:"))
                 .collect();
             let words = route_words(args);
             // The registry's reading of the route beats clap's spelling tip
@@ -539,6 +548,9 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                 registry::synonyms::route(&corrected)
             });
             let mut message = first.to_string();
+            for line in values {
+                message = format!("{} {line}", message.trim_end());
+            }
             // clap lists what is missing on the lines below its first.
             if kind == ErrorKind::MissingRequiredArgument
                 && let Some(ContextValue::Strings(missing)) = error.get(ContextKind::InvalidArg)
@@ -564,7 +576,31 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                         .any(|a| a.get_long().is_some_and(|l| format!("--{l}") == flag))
                         .then_some((flag, action))
                 });
-            if let Some((flag, action)) = misplaced {
+            // A field of the action written as a flag (`exec task list
+            // --channel eng`): fields go in the JSON input.
+            let field_flag = (kind == ErrorKind::UnknownArgument && misplaced.is_none())
+                .then(|| context_string(&error, ContextKind::InvalidArg))
+                .flatten()
+                .and_then(|arg| {
+                    let name = arg
+                        .trim_start_matches('-')
+                        .split('=')
+                        .next()?
+                        .replace('-', "_");
+                    let action = registry::synonyms::route(&words)?.action;
+                    crate::validate::names_a_field(action, &name).then_some((name, action))
+                });
+            if let Some((name, action)) = field_flag {
+                let command = format!("echo '{{\"{name}\": …}}' | {}", action.cli_command());
+                failure.message = format!(
+                    "{}. `{name}` is a field of the action's JSON input, not a flag: `{command}` (see `--input-schema`).",
+                    failure.message
+                );
+                failure = failure.suggest(&action.name(), json!({}));
+                if let Some(suggested) = failure.suggested_action.as_mut() {
+                    suggested.command = Some(action.cli_command());
+                }
+            } else if let Some((flag, action)) = misplaced {
                 let command = format!("agentteam exec {} {} {flag} -", action.domain, action.verb);
                 failure.message = format!(
                     "{}. `{flag}` belongs to the action and goes after it: `{command}`.",
@@ -586,6 +622,19 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                     hint.action.cli_command()
                 );
                 failure = failure.suggest(&hint.action.name(), json!({}));
+            } else if let Some(action) = (kind == ErrorKind::UnknownArgument)
+                .then(|| registry::synonyms::route(&words))
+                .flatten()
+                .map(|hint| hint.action)
+            {
+                failure.message = format!(
+                    "{}; `agentteam exec {} {} --help` lists the flags it takes.",
+                    failure.message, action.domain, action.verb
+                );
+            } else if kind == ErrorKind::InvalidSubcommand {
+                // No action it could have meant: the ones there are.
+                let listed = missing_subcommand(&reached(args));
+                failure.message = format!("{}. {}", failure.message, listed.message);
             }
             printer.failure(&failure).code()
         }

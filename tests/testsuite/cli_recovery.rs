@@ -113,6 +113,48 @@ fn a_wrong_route_names_the_right_one() {
     }
 }
 
+/// What clap cannot say well for an action, the JSON error says: a field
+/// given as a flag goes in the input, an option's values are listed, an
+/// unknown action lists the actions there are, and JSON given as the file
+/// argument goes on stdin. clap's `-- --flag` tip, wrong for an action,
+/// is never passed on.
+#[test]
+fn command_line_mistakes_say_how_to_fix_them() {
+    let cli = Cli::new();
+    let message = |args: &[&str]| {
+        let run = cli.run(args, None);
+        assert_eq!(
+            (run.code, run.error_code().as_str()),
+            (2, "usage_error"),
+            "{args:?}: {run:?}"
+        );
+        run.json()["error"]["message"].as_str().unwrap().to_string()
+    };
+    let said = message(&["exec", "task", "list", "--channel", "eng"]);
+    assert!(
+        said.contains(r#"`channel` is a field of the action's JSON input, not a flag: `echo '{"channel": …}' | agentteam exec task list -`"#),
+        "{said}"
+    );
+    assert!(!said.contains("-- --channel"), "{said}");
+    let said = message(&["--format", "yaml", "exec", "task", "list", "-"]);
+    assert!(said.contains("[possible values: json, text]"), "{said}");
+    let said = message(&["exec", "task", "gte", "-"]);
+    assert!(
+        said.contains("`agentteam exec task` needs one of: `list`, `get`, `create`, `update`, `set_claim`, `checkpoint`, `delete`"),
+        "{said}"
+    );
+    let said = message(&["exec", "task", "get", "--paginate", "-"]);
+    assert!(
+        said.contains("`agentteam exec task get --help` lists the flags it takes"),
+        "{said}"
+    );
+    let said = message(&["exec", "task", "list", r#"{"channel": "eng"}"#]);
+    assert!(
+        said.contains(r#"pipe the JSON to stdin instead, `echo '{"channel": "eng"}' | agentteam exec task list -`"#),
+        "{said}"
+    );
+}
+
 #[test]
 fn clap_tips_reach_the_json_error() {
     let run = Cli::new().run(&["exec", "task", "list", "--pagnate"], None);
