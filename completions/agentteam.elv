@@ -271,7 +271,7 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --api-url 'Base URL of the Agent Runtime API, e.g. http://127.0.0.1:8787 [required for a new profile; default: the profile''s]'
             cand --workspace 'Workspace id [required for a new profile; default: the profile''s]'
             cand --agent 'Agent id [required for a new profile; default: the profile''s]'
-            cand --max-permission 'Cap the profile at this permission class: actions above it are refused before sending [default: the profile''s cap; none for a new profile]'
+            cand --max-permission 'Cap the profile at this permission class: actions above it are refused before sending [default: the profile''s cap; destructive, no cap, for a new profile]'
             cand --credential-process 'Command line (POSIX quoting) that prints a fresh token as JSON'
             cand --token 'Refused: a token in argv is readable by other users; use --token-stdin'
             cand --profile 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]'

@@ -194,7 +194,7 @@ complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and not __fish
 complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and __fish_seen_subcommand_from login" -l api-url -d 'Base URL of the Agent Runtime API, e.g. http://127.0.0.1:8787 [required for a new profile; default: the profile\'s]' -r
 complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and __fish_seen_subcommand_from login" -l workspace -d 'Workspace id [required for a new profile; default: the profile\'s]' -r
 complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and __fish_seen_subcommand_from login" -l agent -d 'Agent id [required for a new profile; default: the profile\'s]' -r
-complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and __fish_seen_subcommand_from login" -l max-permission -d 'Cap the profile at this permission class: actions above it are refused before sending [default: the profile\'s cap; none for a new profile]' -r -f -a "read_only\t''
+complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and __fish_seen_subcommand_from login" -l max-permission -d 'Cap the profile at this permission class: actions above it are refused before sending [default: the profile\'s cap; destructive, no cap, for a new profile]' -r -f -a "read_only\t''
 agent_mutation\t''
 destructive\t''"
 complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and __fish_seen_subcommand_from login" -l credential-process -d 'Command line (POSIX quoting) that prints a fresh token as JSON' -r

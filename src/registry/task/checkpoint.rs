@@ -13,8 +13,8 @@ pub static ACTION: Action = Action {
     operation: Operation::Task(super::Operation::Checkpoint),
     summary: "Append a durable checkpoint to a task.",
     description: "Record one high-signal, durable checkpoint (a decision, a milestone, a hand-off) on a task; \
-        checkpoints are append-only and cannot be edited. Routine progress narrative belongs in the task's \
-        messages; use task_update to change the task itself.",
+        checkpoints are append-only and cannot be edited. Routine progress narrative belongs in the task \
+        scope's messages, which no task action carries; use task_update to change the task itself.",
     permission: Permission::AgentMutation,
     idempotency: Idempotency::None,
     concurrency: Concurrency::AppendOnly,

@@ -120,11 +120,14 @@ pub fn channel_not_found(name: &str, boards: Vec<String>) -> Failure {
 /// `nearby` are live tasks of the board (number, title), nearest to
 /// `number` first: a slip of the finger is usually among them.
 pub fn task_not_found(board: &str, number: i64, nearby: &[(i64, String)]) -> Failure {
+    let rest = if nearby.is_empty() {
+        "the board has no live task; task_list on another board may find it"
+    } else {
+        "candidates lists the ones it may have meant"
+    };
     Failure::new(
         code::TASK_NOT_FOUND,
-        format!(
-            "No live task #{number} on board `{board}`; candidates lists the ones it may have meant."
-        ),
+        format!("No live task #{number} on board `{board}`; {rest}."),
     )
     .field("number", "No such live task.")
     .task_candidates("number", nearby)
@@ -145,11 +148,14 @@ pub fn parent_not_found(
     field: &str,
     nearby: &[(i64, String)],
 ) -> Failure {
+    let rest = if nearby.is_empty() {
+        "the board has no live task"
+    } else {
+        "candidates lists the ones it may have meant, task_list finds the rest"
+    };
     Failure::new(
         code::PARENT_NOT_FOUND,
-        format!(
-            "No live task #{number} on board `{board}` to be the parent; candidates lists the ones it may have meant, task_list finds the rest."
-        ),
+        format!("No live task #{number} on board `{board}` to be the parent; {rest}."),
     )
     .field(field, "No such live task.")
     .task_candidates(field, nearby)
@@ -447,5 +453,25 @@ mod tests {
         assert_eq!(nearest("b", many).len(), MAX_CANDIDATES);
         assert!(is_typo_of("enng", "eng") && is_typo_of("alicee", "alice"));
         assert!(!is_typo_of("zzz", "eng") && !is_typo_of("bbo", "bob"));
+    }
+
+    #[test]
+    fn a_missing_task_promises_candidates_only_when_there_are_some() {
+        let none = task_not_found("eng", 2, &[]);
+        assert!(none.candidate_list().is_empty());
+        assert!(
+            none.message.contains("the board has no live task"),
+            "{}",
+            none.message
+        );
+        let some = task_not_found("eng", 2, &[(3, "three".to_string())]);
+        assert_eq!(some.candidate_list().len(), 1);
+        assert!(
+            some.message.contains("candidates lists"),
+            "{}",
+            some.message
+        );
+        let parent = parent_not_found("eng", 2, "parent", &[]);
+        assert!(!parent.message.contains("candidates"), "{}", parent.message);
     }
 }
