@@ -621,7 +621,8 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                     failure.message,
                     hint.action.cli_command()
                 );
-                failure = failure.suggest(&hint.action.name(), json!({}));
+                let arguments = recast_stdin(hint, args).unwrap_or_else(|| json!({}));
+                failure = failure.suggest(&hint.action.name(), arguments);
             } else if let Some(action) = (kind == ErrorKind::UnknownArgument)
                 .then(|| registry::synonyms::route(&words))
                 .flatten()
@@ -639,6 +640,50 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
             printer.failure(&failure).code()
         }
     }
+}
+
+/// The input on stdin (`-`), recast for the action a wrong route meant,
+/// when it can be read and the result is valid input: the fields the
+/// action has are kept, one value given for a list field of the plural
+/// name is wrapped in a list (`number` for `numbers`), and a value the
+/// hint names is added (`"claimed": true`). So the suggested action runs
+/// as given. `None` (the suggestion's arguments then empty) otherwise.
+fn recast_stdin(
+    hint: registry::synonyms::RouteHint,
+    args: &[OsString],
+) -> Option<serde_json::Value> {
+    use std::io::{IsTerminal, Read};
+    if !args.iter().any(|a| a == "-") || std::io::stdin().is_terminal() {
+        return None;
+    }
+    let mut raw = Vec::new();
+    std::io::stdin()
+        .take(crate::wire::MAX_BODY_BYTES as u64 + 1)
+        .read_to_end(&mut raw)
+        .ok()?;
+    let serde_json::Value::Object(given) = crate::json::from_slice(&raw).ok()? else {
+        return None;
+    };
+    let action = hint.action;
+    let mut recast = serde_json::Map::new();
+    for (name, value) in given {
+        let plural = format!("{name}s");
+        if crate::validate::names_a_field(action, &name) {
+            recast.insert(name, value);
+        } else if crate::validate::names_a_field(action, &plural) && !value.is_array() {
+            recast.entry(plural).or_insert(json!([value]));
+        }
+    }
+    let named = hint.how.split('`').nth(1).and_then(|member| {
+        serde_json::from_str::<serde_json::Value>(&format!("{{{member}}}")).ok()
+    });
+    if let Some(serde_json::Value::Object(named)) = named {
+        recast.extend(named);
+    }
+    let recast = serde_json::Value::Object(recast);
+    crate::validate::validate(action, recast.clone())
+        .ok()
+        .map(|_| recast)
 }
 
 /// The words of the command `args` reached (`agentteam exec task`): each

@@ -155,6 +155,42 @@ fn command_line_mistakes_say_how_to_fix_them() {
     );
 }
 
+/// A wrong route given its input on stdin suggests the right action with
+/// that input recast for it, so the suggestion runs as given.
+#[test]
+fn a_wrong_routes_suggestion_carries_the_input_recast() {
+    let cli = Cli::new();
+    for (route, input, arguments) in [
+        (
+            &["exec", "task", "claim", "-"][..],
+            r#"{"channel": "eng", "number": 2}"#,
+            json!({"channel": "eng", "numbers": [2], "claimed": true}),
+        ),
+        (
+            &["exec", "task", "release", "-"],
+            r#"{"channel": "eng", "numbers": [2, 3]}"#,
+            json!({"channel": "eng", "numbers": [2, 3], "claimed": false}),
+        ),
+        (
+            &["exec", "task_get", "-"],
+            r#"{"channel": "eng", "number": 2}"#,
+            json!({"channel": "eng", "number": 2}),
+        ),
+        // Input that cannot be made valid: no arguments rather than wrong ones.
+        (
+            &["exec", "task", "claim", "-"],
+            r#"{"channel": "eng"}"#,
+            json!({}),
+        ),
+        (&["exec", "task", "claim", "-"], "not json", json!({})),
+    ] {
+        let run = cli.run(route, Some(input));
+        assert_eq!(run.code, 2, "{route:?}");
+        let suggested = run.json()["error"]["suggested_action"].clone();
+        assert_eq!(suggested["arguments"], arguments, "{route:?} {input}");
+    }
+}
+
 #[test]
 fn clap_tips_reach_the_json_error() {
     let run = Cli::new().run(&["exec", "task", "list", "--pagnate"], None);
