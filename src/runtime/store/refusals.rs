@@ -134,6 +134,20 @@ pub fn task_not_found(board: &str, number: i64, nearby: &[(i64, String)]) -> Fai
     .suggest("task_list", json!({"channel": board}))
 }
 
+/// Task `number` of the board was deleted: said so, with no candidates (a
+/// retried delete must not be pointed at another task), and the board's
+/// live tasks one `task_list` away.
+pub fn task_deleted(board: &str, number: i64) -> Failure {
+    Failure::new(
+        code::TASK_NOT_FOUND,
+        format!(
+            "Task #{number} on board `{board}` was deleted; it cannot be read or changed again (task_list shows the live ones)."
+        ),
+    )
+    .field("number", "Deleted.")
+    .suggest("task_list", json!({"channel": board}))
+}
+
 /// The read that lists a board's live tasks, subtasks included, by number:
 /// where a parent's number is found.
 fn list_board(board: &str) -> Value {

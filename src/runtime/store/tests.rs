@@ -1504,8 +1504,24 @@ fn delete_rules<E: Engine>() {
         ),
         ("delete", json!({"channel": "eng", "number": 3})),
     ] {
-        assert_eq!(w.err(&w.alice, verb, input).code, "task_not_found");
+        let f = w.err(&w.alice, verb, input);
+        assert_eq!(f.code, "task_not_found");
+        // Said to be deleted, with no other task offered in its place (a
+        // retried delete must not be pointed at another one).
+        assert!(
+            f.message.contains("#3 on board `eng` was deleted"),
+            "{verb}: {}",
+            f.message
+        );
+        assert!(f.candidate_list().is_empty(), "{verb}");
     }
+    // A number never used still gets the nearest live tasks.
+    let f = w.err(&w.alice, "get", json!({"channel": "eng", "number": 9}));
+    assert!(
+        !f.candidate_list().is_empty() && !f.message.contains("deleted"),
+        "{}",
+        f.message
+    );
     assert_eq!(w.store.events("deleted"), 6);
 }
 

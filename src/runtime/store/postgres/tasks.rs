@@ -318,8 +318,18 @@ async fn require_task(tx: &Transaction<'_>, board: &Board, number: i64) -> Resul
     }
 }
 
-/// `task_not_found`, with the board's nearest live tasks as candidates.
+/// `task_not_found`: a deleted task said to be deleted, any other with the
+/// board's nearest live tasks as candidates.
 async fn task_not_found<C: GenericClient>(c: &C, board: &Board, number: i64) -> Error {
+    const DELETED: &str = "SELECT EXISTS (SELECT 1 FROM tasks \
+         WHERE channel_id = $1 AND number = $2 AND deleted_at IS NOT NULL)";
+    let deleted = match one(c, DELETED, &[&board.id, &number]).await {
+        Ok(row) => row.get::<_, bool>(0),
+        Err(error) => return error,
+    };
+    if deleted {
+        return refusals::task_deleted(&board.name, number).into();
+    }
     match nearby_tasks(c, board, number).await {
         Ok(nearby) => refusals::task_not_found(&board.name, number, &nearby).into(),
         Err(error) => error,

@@ -170,7 +170,20 @@ fn live_task(
     .optional()?)
 }
 
+/// `task_not_found`: a deleted task said to be deleted, any other with the
+/// board's nearest live tasks as candidates.
 fn task_not_found(c: &Connection, board: &Board, number: i64) -> Failure {
+    let deleted = c.row_cached(
+        "SELECT EXISTS (SELECT 1 FROM tasks \
+         WHERE channel_id = ?1 AND number = ?2 AND deleted_at IS NOT NULL)",
+        params![board.id, number],
+        |r| r.get::<_, bool>(0),
+    );
+    match deleted {
+        Ok(true) => return refusals::task_deleted(&board.name, number),
+        Ok(false) => {}
+        Err(e) => return e.into(),
+    }
     match nearby_tasks(c, board, number) {
         Ok(nearby) => refusals::task_not_found(&board.name, number, &nearby),
         Err(failure) => failure,
