@@ -173,7 +173,7 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             break
         }
         'agentteam;exec;task;checkpoint' {
-            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'With --batch: requests in flight at once [default: 4]')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'With --batch: requests in flight at once [default: 1, so appends are stored in the input''s order]')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included [default: 30]')
             [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates only [default: 2]')

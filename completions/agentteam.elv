@@ -162,7 +162,7 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'agentteam;exec;task;checkpoint'= {
-            cand --concurrency 'With --batch: requests in flight at once [default: 4]'
+            cand --concurrency 'With --batch: requests in flight at once [default: 1, so appends are stored in the input''s order]'
             cand --profile 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]'
             cand --timeout 'Seconds one HTTP attempt may take, connection included [default: 30]'
             cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates only [default: 2]'

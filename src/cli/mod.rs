@@ -209,9 +209,11 @@ fn action_command(action: &'static registry::Action, long_help: bool) -> Command
                 .value_name("N")
                 .requires("batch")
                 .value_parser(value_parser!(u16).range(1..=64))
-                .help(format!(
-                    "With --batch: requests in flight at once [default: {DEFAULT_CONCURRENCY}]"
-                )),
+                .help(if action.concurrency == registry::Concurrency::AppendOnly {
+                    "With --batch: requests in flight at once [default: 1, so appends are stored in the input's order]".to_string()
+                } else {
+                    format!("With --batch: requests in flight at once [default: {DEFAULT_CONCURRENCY}]")
+                }),
         );
     if !action.paginated {
         return with_option_table(command);
@@ -429,10 +431,15 @@ fn run_exec(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
         Mode::DryRun
     } else if am.get_flag("batch") {
         Mode::Batch {
-            concurrency: am
-                .get_one::<u16>("concurrency")
-                .copied()
-                .unwrap_or(DEFAULT_CONCURRENCY) as usize,
+            // Appends (checkpoints) are a timeline: one at a time unless
+            // asked, so they are stored in the order of their lines.
+            concurrency: am.get_one::<u16>("concurrency").copied().unwrap_or(
+                if action.concurrency == registry::Concurrency::AppendOnly {
+                    1
+                } else {
+                    DEFAULT_CONCURRENCY
+                },
+            ) as usize,
         }
     } else if action.paginated && am.get_flag("paginate") {
         Mode::Paginate {

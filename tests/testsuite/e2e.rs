@@ -958,6 +958,25 @@ fn dry_run_and_batch_against_the_runtime(engine: Engine) {
         (1..=30).collect::<Vec<_>>(),
         "gapless, no duplicates"
     );
+    // Checkpoints are a timeline: by default a batch stores them in the
+    // order of its lines.
+    let steps: String = (1..=5)
+        .map(|i| format!("{{\"channel\":\"eng\",\"number\":1,\"summary\":\"step {i}\"}}\n"))
+        .collect();
+    let run = b.alice.cli.run(
+        &["exec", "task", "checkpoint", "--batch", "-"],
+        Some(&steps),
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let detail = b.alice.ok("get", json!({"channel": "eng", "number": 1}));
+    let newest_first: Vec<&str> = detail["checkpoints"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["summary"].as_str().unwrap())
+        .collect();
+    let expected: Vec<String> = (1..=5).rev().map(|i| format!("step {i}")).collect();
+    assert_eq!(newest_first, expected);
     let run = b.alice.cli.exec(
         "task",
         "delete",
