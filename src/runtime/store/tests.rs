@@ -368,7 +368,11 @@ fn numbers_are_board_local_gapless_and_never_reused<E: Engine>() {
     assert_eq!(w.titles(&w.mallory, "eng", &["m"]), [1]);
     let f = w.err(&w.alice, "get", json!({"channel": "eng", "number": 2}));
     assert_eq!((f.code.as_str(), f.http_status), ("task_not_found", 404));
-    // The nearest live tasks are the candidates, on every engine alike.
+    assert!(f.message.contains("was deleted") && f.candidate_list().is_empty());
+    // For a number never used, the nearest live tasks are the candidates,
+    // on every engine alike.
+    let f = w.err(&w.alice, "get", json!({"channel": "eng", "number": 4}));
+    assert_eq!((f.code.as_str(), f.http_status), ("task_not_found", 404));
     let near: Vec<(String, Value)> = f
         .candidate_list()
         .iter()
@@ -377,8 +381,8 @@ fn numbers_are_board_local_gapless_and_never_reused<E: Engine>() {
     assert_eq!(
         near,
         [
-            ("number".to_string(), json!(1)),
-            ("number".to_string(), json!(3))
+            ("number".to_string(), json!(3)),
+            ("number".to_string(), json!(1))
         ]
     );
     let f = w.err(
