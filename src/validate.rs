@@ -298,11 +298,42 @@ fn record(
                 .or_insert_with(|| "Required.".to_string());
         }
         kind => {
-            errors
-                .entry(path.to_string())
-                .or_insert_with(|| describe(kind));
+            errors.entry(path.to_string()).or_insert_with(|| {
+                let said = describe(kind);
+                // An empty or blank value given to clear a field: say how.
+                let emptied = matches!(kind, Kind::MinLength(_))
+                    || matches!(kind, Kind::Pattern(p) if p == "\\S");
+                if emptied && nullable(action, path) {
+                    format!("{said} `null` clears it.")
+                } else {
+                    said
+                }
+            });
         }
     }
+}
+
+/// Whether the field at the input `path` (`tasks/0/assignee`) may be null.
+fn nullable(action: &Action, path: &str) -> bool {
+    let wanted: Vec<&str> = path
+        .split('/')
+        .map(|s| {
+            if s.chars().all(|c| c.is_ascii_digit()) {
+                "items"
+            } else {
+                s
+            }
+        })
+        .collect();
+    let wanted = wanted.join("/");
+    let mut props = Vec::new();
+    schema::walk_properties(action.schema(), "", &mut props);
+    props.iter().any(|(p, sub)| {
+        *p == wanted
+            && sub["type"]
+                .as_array()
+                .is_some_and(|types| types.iter().any(|t| t == "null"))
+    })
 }
 
 /// How many nearest sibling names an unknown field's candidates list when
@@ -531,6 +562,7 @@ fn describe(kind: &Kind) -> String {
                 .collect();
             format!("Must be one of {}.", names.join(", "))
         }
+        Kind::MinLength(1) => "Must be at least 1 character.".into(),
         Kind::MinLength(limit) => format!("Must be at least {limit} characters."),
         Kind::MaxLength(limit) => format!("Must be at most {limit} characters."),
         Kind::Minimum(limit) => format!("Must be at least {limit}."),
@@ -673,6 +705,23 @@ mod tests {
         );
         assert!(e["parent_task_scope/scopeId"].contains("scope_id"), "{e:?}");
         assert_eq!(e["parent_task_scope/scope_id"], "Required.");
+    }
+
+    #[test]
+    fn an_emptied_field_that_null_clears_says_so() {
+        let e = errors(
+            "task",
+            "update",
+            json!({"channel": "eng", "number": 1, "assignee": "", "title": ""}),
+        );
+        assert_eq!(
+            e["assignee"],
+            "Must be at least 1 character. `null` clears it."
+        );
+        assert_eq!(
+            e["title"], "Must be at least 1 character.",
+            "a title cannot be cleared"
+        );
     }
 
     #[test]
