@@ -41,6 +41,7 @@ pub static ACTION: Action = Action {
     refusals: &[
         code::CHANNEL_NOT_FOUND,
         code::PARENT_NOT_FOUND,
+        code::ASSIGNEE_NOT_FOUND,
         code::CURSOR_INVALID,
     ],
     input_schema,

@@ -1171,6 +1171,22 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
     assert_eq!(call["tool"], "task_create");
     let created = w.follow(&w.alice, &call).unwrap();
     assert_eq!(created["tasks"][0]["assignee"], "@bob");
+    // A list filtered by a member ref that names no one is refused alike,
+    // not answered with an empty page; the list of the member meant works.
+    let f = w.err(
+        &w.alice,
+        "list",
+        json!({"channel": "eng", "filters": {"assignee": "@bobb"}}),
+    );
+    assert_eq!(
+        (f.code.as_str(), values(&f)[0].clone()),
+        ("assignee_not_found", json!("@bob"))
+    );
+    assert_eq!(f.candidate_list()[0].field, "filters/assignee");
+    let call = World::<E>::suggestion(&f);
+    assert_eq!(call["arguments"]["filters"]["assignee"], "@bob");
+    let page = w.follow(&w.alice, &call).unwrap();
+    assert_eq!(page["items"][0]["assignee"], "@bob");
     w.titles(&w.alice, "eng", &["y"]);
     // No typo: a read of the nearest member's tasks on the board.
     let f = w.err(

@@ -920,6 +920,11 @@ pub(super) async fn list_tasks(c: &Object, p: &Principal, q: &ListQuery) -> Resu
             );
         }
     }
+    // A member ref that names no one would answer an empty page that
+    // misleads: refused as an update's would be, with the handles there are.
+    if let Some(member_ref) = &q.assignee {
+        assignee_id(c, p, member_ref, "filters/assignee").await?;
+    }
     let Some((sql, args)) = list_sql(board.id, q) else {
         // Only punctuation: nothing can match.
         return Ok(json!({"items": []}));

@@ -564,6 +564,11 @@ pub(super) fn list_tasks(c: &Connection, p: &Principal, q: &ListQuery) -> Result
             &nearby_tasks(c, &board, parent)?,
         ));
     }
+    // A member ref that names no one would answer an empty page that
+    // misleads: refused as an update's would be, with the handles there are.
+    if let Some(member_ref) = &q.assignee {
+        assignee_id(c, p, member_ref, "filters/assignee")?;
+    }
     let Some((sql, args)) = list_sql(board.id, q) else {
         // Only punctuation: nothing can match.
         return Ok(json!({"items": []}));
