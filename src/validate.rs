@@ -441,6 +441,18 @@ fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> Stri
             shape(&home, wanted)
         );
     }
+    // A field answers carry but input cannot set (`scope_id`, `created_by`).
+    let output = action.output_schema();
+    let mut answered = Vec::new();
+    schema::walk_properties(&output, "", &mut answered);
+    if answered
+        .iter()
+        .any(|(path, _)| path.rsplit('/').next() == Some(lower.as_str()))
+    {
+        return format!(
+            "Unknown field; `{lower}` is read-only: answers carry it, input cannot set it."
+        );
+    }
     // The nearest sibling by edit distance, if close enough to be a typo.
     let nearest = siblings
         .iter()
@@ -765,6 +777,14 @@ mod tests {
         assert_eq!(
             f.field_errors["parent_number"],
             "Unknown field; use `parent`."
+        );
+        let f = refused(
+            "update",
+            json!({"channel": "eng", "number": 1, "scope_id": "tsk_1"}),
+        );
+        assert_eq!(
+            f.field_errors["scope_id"],
+            "Unknown field; `scope_id` is read-only: answers carry it, input cannot set it."
         );
     }
 
