@@ -682,27 +682,31 @@ fn a_json_failure_is_one_document_and_one_short_line() {
     }
 }
 
+/// `agentteam-runtime quickstart` on `rt`'s store, writing `cli`'s
+/// profile; its JSON answer.
+fn quickstart(rt: &Runtime, cli: &Cli) -> serde_json::Value {
+    let out = std::process::Command::new(crate::support::runtime::BIN)
+        .arg("--db")
+        .arg(&rt.db)
+        .args(["quickstart", "--api-url", &rt.base_url()])
+        .env("AGENTTEAM_CONFIG_DIR", cli.config_dir())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// `quickstart` over a profile that is capped keeps the cap: a new place is
 /// no reason to let the profile do more.
 #[test]
 fn quickstart_keeps_a_capped_profiles_cap() {
     let rt = Runtime::start();
     let cli = Cli::new();
-    let quickstart = || {
-        let out = std::process::Command::new(crate::support::runtime::BIN)
-            .arg("--db")
-            .arg(&rt.db)
-            .args(["quickstart", "--api-url", &rt.base_url()])
-            .env("AGENTTEAM_CONFIG_DIR", cli.config_dir())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    quickstart();
+    quickstart(&rt, &cli);
     let capped = cli.run(
         &[
             "auth",
@@ -715,7 +719,7 @@ fn quickstart_keeps_a_capped_profiles_cap() {
         None,
     );
     assert_eq!(capped.code, 0, "{capped:?}");
-    quickstart();
+    quickstart(&rt, &cli);
     let status = cli.run(&["auth", "status"], None).json();
     assert_eq!(status["data"]["max_permission"], "read_only", "{status}");
     let run = cli.run(
@@ -743,20 +747,7 @@ fn quickstart_keeps_a_capped_profiles_cap() {
 fn the_examples_run_on_the_quickstart_board() {
     let rt = Runtime::start();
     let cli = Cli::new();
-    let out = std::process::Command::new(crate::support::runtime::BIN)
-        .arg("--db")
-        .arg(&rt.db)
-        .args(["quickstart", "--api-url", &rt.base_url()])
-        .env("AGENTTEAM_CONFIG_DIR", cli.config_dir())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let board =
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["channel"].clone();
+    let board = quickstart(&rt, &cli)["channel"].clone();
     for action in ACTIONS {
         for example in action.examples {
             let input: serde_json::Value = serde_json::from_str(example.input).unwrap();
