@@ -275,11 +275,6 @@ fn record(
 ) {
     let path = violation.path.as_str();
     match &violation.kind {
-        Kind::Pattern(pattern) if hash_prefixed(pattern, input, path) => {
-            errors.entry(path.to_string()).or_insert_with(|| {
-                "Drop the leading `#`: the name is written without it.".to_string()
-            });
-        }
         Kind::Additional(unexpected) => {
             for name in unexpected {
                 if errors.len() > MAX_FIELD_ERRORS {
@@ -299,7 +294,13 @@ fn record(
         }
         kind => {
             errors.entry(path.to_string()).or_insert_with(|| {
-                let said = describe(kind);
+                let said = match kind {
+                    Kind::Pattern(pattern) => {
+                        pattern_fix(pattern, input, path).unwrap_or_else(|| describe(kind))
+                    }
+                    Kind::Type(names) => wrong_type(action, path, names),
+                    _ => describe(kind),
+                };
                 // An empty or blank value given to clear a field: say how.
                 let emptied = matches!(kind, Kind::MinLength(_))
                     || matches!(kind, Kind::Pattern(p) if p == "\\S");
@@ -313,8 +314,8 @@ fn record(
     }
 }
 
-/// Whether the field at the input `path` (`tasks/0/assignee`) may be null.
-fn nullable(action: &Action, path: &str) -> bool {
+/// The schema of the field at the input `path` (`tasks/0/assignee`).
+fn schema_at<'a>(action: &'a Action, path: &str) -> Option<&'a Value> {
     let wanted: Vec<&str> = path
         .split('/')
         .map(|s| {
@@ -328,12 +329,46 @@ fn nullable(action: &Action, path: &str) -> bool {
     let wanted = wanted.join("/");
     let mut props = Vec::new();
     schema::walk_properties(action.schema(), "", &mut props);
-    props.iter().any(|(p, sub)| {
-        *p == wanted
-            && sub["type"]
-                .as_array()
-                .is_some_and(|types| types.iter().any(|t| t == "null"))
+    props
+        .into_iter()
+        .find(|(p, _)| *p == wanted)
+        .map(|(_, sub)| sub)
+}
+
+/// Whether the field at the input `path` may be null.
+fn nullable(action: &Action, path: &str) -> bool {
+    schema_at(action, path).is_some_and(|sub| {
+        sub["type"]
+            .as_array()
+            .is_some_and(|types| types.iter().any(|t| t == "null"))
     })
+}
+
+/// A type error's words, with the shape wanted where a list or an object
+/// was: `[…]` around one value, or the object's required fields.
+fn wrong_type(action: &Action, path: &str, names: &[&str]) -> String {
+    let said = format!("Must be of type {}", names.join(" or "));
+    match names {
+        ["array"] => format!("{said}; put the value in a list: `[…]`."),
+        ["object"] => {
+            let required: Vec<String> = schema_at(action, path)
+                .and_then(|sub| sub["required"].as_array())
+                .map(|names| {
+                    names
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(|n| format!("\"{n}\": …"))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if required.is_empty() {
+                format!("{said}.")
+            } else {
+                format!("{said}: `{{{}}}`.", required.join(", "))
+            }
+        }
+        _ => format!("{said}."),
+    }
 }
 
 /// How many nearest sibling names an unknown field's candidates list when
@@ -523,23 +558,32 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// Whether the string at `path` breaks `pattern` only by a leading `#`
-/// (a channel written `#eng`), so the message can say so instead of
-/// printing the regex.
-fn hash_prefixed(pattern: &str, input: &Value, path: &str) -> bool {
+/// What to change when the string at `path` breaks `pattern` only by a
+/// leading `#` (a channel written `#eng`), capitals (`Eng`) or a missing `@`
+/// (a member ref written `alice`), so the message can say so instead of
+/// printing the regex; it never repeats the value.
+fn pattern_fix(pattern: &str, input: &Value, path: &str) -> Option<String> {
     let pointer = if path.is_empty() {
         String::new()
     } else {
         format!("/{path}")
     };
-    let Some(rest) = input
-        .pointer(&pointer)
-        .and_then(Value::as_str)
-        .and_then(|s| s.strip_prefix('#'))
-    else {
-        return false;
-    };
-    regex::Regex::new(pattern).is_ok_and(|re| re.is_match(rest))
+    let given = input.pointer(&pointer).and_then(Value::as_str)?;
+    let re = regex::Regex::new(pattern).ok()?;
+    if given
+        .strip_prefix('#')
+        .is_some_and(|rest| re.is_match(rest))
+    {
+        return Some("Drop the leading `#`: the name is written without it.".into());
+    }
+    let lower = given.to_lowercase();
+    if lower != given && re.is_match(&lower) {
+        return Some("Must be lowercase.".into());
+    }
+    if !given.starts_with('@') && re.is_match(&format!("@{given}")) {
+        return Some("A member ref starts with `@`: write `@` before the handle.".into());
+    }
+    None
 }
 
 /// The schema-walk path of a field whose parent sits at input path `parent`
@@ -717,6 +761,39 @@ mod tests {
         );
         assert!(e["parent_task_scope/scopeId"].contains("scope_id"), "{e:?}");
         assert_eq!(e["parent_task_scope/scope_id"], "Required.");
+    }
+
+    #[test]
+    fn a_wrong_shape_or_spelling_says_what_to_change() {
+        let e = errors(
+            "task",
+            "set_claim",
+            json!({"channel": "Eng", "numbers": 2, "claimed": true}),
+        );
+        assert_eq!(
+            e["numbers"],
+            "Must be of type array; put the value in a list: `[…]`."
+        );
+        assert_eq!(e["channel"], "Must be lowercase.");
+        let e = errors(
+            "task",
+            "create",
+            json!({"parent_task_scope": "tsk_1", "tasks": [{"title": "a", "assignee": "bob"}]}),
+        );
+        assert_eq!(
+            e["parent_task_scope"],
+            r#"Must be of type object: `{"kind": …, "scope_id": …}`."#
+        );
+        assert_eq!(
+            e["tasks/0/assignee"],
+            "A member ref starts with `@`: write `@` before the handle."
+        );
+        let e = errors(
+            "task",
+            "delete",
+            json!({"channel": "eng", "number": 1, "recursive": true}),
+        );
+        assert_eq!(e["recursive"], "Unknown field; use `subtask_mode`.");
     }
 
     #[test]

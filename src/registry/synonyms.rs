@@ -61,6 +61,8 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("next_cursor", "cursor", None),
     ("mine", "assigned_to_me", None),
     ("text", "summary", Some("task_checkpoint")),
+    ("recursive", "subtask_mode", Some("task_delete")),
+    ("cascade", "subtask_mode", Some("task_delete")),
 ];
 
 /// A route the CLI could not parse, resolved to the action it meant.
