@@ -660,7 +660,11 @@ fn recast_stdin(
     args: &[OsString],
 ) -> Option<serde_json::Value> {
     use std::io::{IsTerminal, Read};
-    if !args.iter().any(|a| a == "-") || std::io::stdin().is_terminal() {
+    // One document only: a `--batch` stream may never end.
+    if !args.iter().any(|a| a == "-")
+        || args.iter().any(|a| a == "--batch")
+        || std::io::stdin().is_terminal()
+    {
         return None;
     }
     let mut raw = Vec::new();

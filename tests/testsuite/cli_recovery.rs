@@ -183,6 +183,12 @@ fn a_wrong_routes_suggestion_carries_the_input_recast() {
             json!({}),
         ),
         (&["exec", "task", "claim", "-"], "not json", json!({})),
+        // A batch's stream is not read for it.
+        (
+            &["exec", "task", "claim", "--batch", "-"],
+            r#"{"channel": "eng", "number": 2}"#,
+            json!({}),
+        ),
     ] {
         let run = cli.run(route, Some(input));
         assert_eq!(run.code, 2, "{route:?}");
