@@ -382,7 +382,11 @@ fn unknown_field(name: &str, parent_path: &str, action: &Action) -> (String, Vec
     let message = unknown_field_message(name, parent_path, action);
     // Hidden context cannot be set, and a field of another action is
     // fixed by that action: no name here would do.
-    if message.starts_with("Hidden context") || message.contains("; it is `") {
+    if message.starts_with("Hidden context")
+        || message.contains("; it is `")
+        || message.contains("` is set by ")
+        || message.contains("` is read-only")
+    {
         return (message, Vec::new());
     }
     let snake = crate::case::camel_to_snake(name);
@@ -463,6 +467,15 @@ fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> Stri
             );
         }
     }
+    // A slip of the finger on a field here comes first.
+    let nearest = siblings
+        .iter()
+        .map(|s| (edit_distance(&lower, s), s.as_str()))
+        .filter(|(d, s)| *d <= (s.len() / 3).clamp(1, 3))
+        .min();
+    if let Some((_, field)) = nearest {
+        return format!("Unknown field; did you mean `{field}`?");
+    }
     // A field of this action given at the wrong level (a list filter at the
     // top, a task's title beside `tasks`): where it goes, and its shape.
     let wanted = synonym.map_or(lower.as_str(), |(_, field, _)| field);
@@ -476,26 +489,29 @@ fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> Stri
             shape(&home, wanted)
         );
     }
-    // A field answers carry but input cannot set (`scope_id`, `created_by`).
+    // A field another action sets (`status` on a checkpoint).
+    if let Some(other) = crate::registry::ACTIONS.iter().find(|a| {
+        !a.read_only()
+            && a.name() != action.name()
+            && sibling_fields(a, "").iter().any(|f| f == wanted)
+    }) {
+        return format!(
+            "Unknown field; `{wanted}` is set by {} (`{}`).",
+            other.name(),
+            other.cli_command()
+        );
+    }
+    // A field answers carry but no input sets (`scope_id`, `created_by`).
     let output = action.output_schema();
     let mut answered = Vec::new();
     schema::walk_properties(&output, "", &mut answered);
     if answered
         .iter()
-        .any(|(path, _)| path.rsplit('/').next() == Some(lower.as_str()))
+        .any(|(path, _)| path.rsplit('/').next() == Some(wanted))
     {
         return format!(
-            "Unknown field; `{lower}` is read-only: answers carry it, input cannot set it."
+            "Unknown field; `{wanted}` is read-only: answers carry it, input cannot set it."
         );
-    }
-    // The nearest sibling by edit distance, if close enough to be a typo.
-    let nearest = siblings
-        .iter()
-        .map(|s| (edit_distance(&lower, s), s.as_str()))
-        .filter(|(d, s)| *d <= (s.len() / 3).clamp(1, 3))
-        .min();
-    if let Some((_, field)) = nearest {
-        return format!("Unknown field; did you mean `{field}`?");
     }
     "Unknown field.".into()
 }
@@ -576,11 +592,15 @@ fn pattern_fix(pattern: &str, input: &Value, path: &str) -> Option<String> {
     {
         return Some("Drop the leading `#`: the name is written without it.".into());
     }
+    // Only where the pattern allows no capital at all (a board, a handle;
+    // not a target's thread id or a URL), and only for a member ref's
+    // pattern: a blank value is no missing `@`.
     let lower = given.to_lowercase();
-    if lower != given && re.is_match(&lower) {
+    let no_capitals = !pattern.contains("A-Z") && !pattern.contains("\\S");
+    if no_capitals && lower != given && re.is_match(&lower) {
         return Some("Must be lowercase.".into());
     }
-    if !given.starts_with('@') && re.is_match(&format!("@{given}")) {
+    if pattern.starts_with("^@") && !given.starts_with('@') && re.is_match(&format!("@{given}")) {
         return Some("A member ref starts with `@`: write `@` before the handle.".into());
     }
     None
@@ -794,6 +814,38 @@ mod tests {
             json!({"channel": "eng", "number": 1, "recursive": true}),
         );
         assert_eq!(e["recursive"], "Unknown field; use `subtask_mode`.");
+        // Neither fix where it would be wrong: a blank value is no missing
+        // `@`, and a target's thread id may have capitals.
+        let e = errors(
+            "task",
+            "create",
+            json!({"channel": "eng", "target": "#Eng:Thread1", "tasks": [{"title": "  "}]}),
+        );
+        assert_eq!(e["tasks/0/title"], "Must not be blank.");
+        assert!(
+            e["target"].starts_with("Must match the pattern"),
+            "{}",
+            e["target"]
+        );
+    }
+
+    #[test]
+    fn an_unknown_field_is_a_slip_first_then_another_actions_then_read_only() {
+        let e = errors(
+            "task",
+            "set_claim",
+            json!({"channel": "eng", "numbers": [2], "claimed": true, "number": 3}),
+        );
+        assert_eq!(e["number"], "Unknown field; did you mean `numbers`?");
+        let e = errors(
+            "task",
+            "checkpoint",
+            json!({"channel": "eng", "number": 2, "summary": "s", "status": "done"}),
+        );
+        assert_eq!(
+            e["status"],
+            "Unknown field; `status` is set by task_update (`agentteam exec task update -`)."
+        );
     }
 
     #[test]
