@@ -649,29 +649,43 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
     }
 }
 
+/// How long a wrong route's usage error waits for its input on stdin to
+/// end, to recast it for the suggestion ([`recast_stdin`]).
+const STDIN_WAIT: Duration = Duration::from_millis(500);
+
 /// The input on stdin (`-`), recast for the action a wrong route meant,
 /// when it can be read and the result is valid input: the fields the
 /// action has are kept, one value given for a list field of the plural
 /// name is wrapped in a list (`number` for `numbers`), and a value the
 /// hint names is added (`"claimed": true`). So the suggested action runs
-/// as given. `None` (the suggestion's arguments then empty) otherwise.
+/// as given. `None` (the suggestion's arguments then empty) otherwise, and
+/// for a destructive action.
 fn recast_stdin(
     hint: registry::synonyms::RouteHint,
     args: &[OsString],
 ) -> Option<serde_json::Value> {
     use std::io::{IsTerminal, Read};
-    // One document only: a `--batch` stream may never end.
+    // One document only: a `--batch` stream may never end. And never a
+    // filled-in delete: an agent that follows suggestions must not delete
+    // from a mistyped route.
     if !args.iter().any(|a| a == "-")
         || args.iter().any(|a| a == "--batch")
+        || hint.action.destructive()
         || std::io::stdin().is_terminal()
     {
         return None;
     }
-    let mut raw = Vec::new();
-    std::io::stdin()
-        .take(crate::wire::MAX_BODY_BYTES as u64 + 1)
-        .read_to_end(&mut raw)
-        .ok()?;
+    // A usage error never waits on stdin for long: input that has not
+    // ended within STDIN_WAIT is left unread (the process exits anyway).
+    let (sent, read) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut raw = Vec::new();
+        let done = std::io::stdin()
+            .take(crate::wire::MAX_BODY_BYTES as u64 + 1)
+            .read_to_end(&mut raw);
+        let _ = sent.send(done.map(|_| raw));
+    });
+    let raw = read.recv_timeout(STDIN_WAIT).ok()?.ok()?;
     let serde_json::Value::Object(given) = crate::json::from_slice(&raw).ok()? else {
         return None;
     };

@@ -189,12 +189,48 @@ fn a_wrong_routes_suggestion_carries_the_input_recast() {
             r#"{"channel": "eng", "number": 2}"#,
             json!({}),
         ),
+        // Nor is a delete ever filled in from a mistyped route.
+        (
+            &["exec", "task", "remove", "-"],
+            r#"{"channel": "eng", "number": 2}"#,
+            json!({}),
+        ),
     ] {
         let run = cli.run(route, Some(input));
         assert_eq!(run.code, 2, "{route:?}");
         let suggested = run.json()["error"]["suggested_action"].clone();
         assert_eq!(suggested["arguments"], arguments, "{route:?} {input}");
     }
+}
+
+/// A wrong route's usage error does not wait on a stdin that never ends
+/// (a harness that leaves its pipe open): it answers within its short wait.
+#[test]
+fn a_wrong_route_does_not_wait_on_an_open_stdin() {
+    let cli = Cli::new();
+    let mut child = cli
+        .command(&["exec", "task", "claim", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let _open = child.stdin.take();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("still waiting on stdin after 20 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(2));
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    assert!(out.contains("\"usage_error\""), "{out}");
 }
 
 #[test]
