@@ -394,22 +394,69 @@ fn property_names(schema: &Value, names: &mut BTreeSet<String>) {
     }
 }
 
-/// `text` with each whole word (a run of ASCII letters, digits and `_`)
-/// that `names` has replaced by its other spelling.
+/// `text` with each mention of a field that `names` has replaced by its
+/// other spelling; values stay as written. A mention is a whole word (a run
+/// of ASCII letters, digits and `_`) in prose, or a quoted `` `name` `` that
+/// is the name alone. A value is anything else a message quotes, a quote
+/// that follows a word introducing one (`board `eng``, `agent `@bob``), and
+/// any word of a token with `@`, `#` or `:` (a member ref, a target).
 fn respell_words(text: &str, names: &HashMap<String, String>) -> String {
-    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
     let mut out = String::with_capacity(text.len() + 16);
-    let mut rest = text;
-    while let Some(start) = rest.find(is_word) {
-        out.push_str(&rest[..start]);
-        let word = &rest[start..];
-        let end = word.find(|c: char| !is_word(c)).unwrap_or(word.len());
-        let (word, after) = word.split_at(end);
-        out.push_str(names.get(word).map_or(word, String::as_str));
-        rest = after;
+    let mut parts = text.split('`');
+    let mut quoted = false;
+    let mut before = "";
+    while let Some(part) = parts.next() {
+        if quoted {
+            let introduced = DATA_INTRODUCERS.contains(&last_word(before));
+            match names.get(part) {
+                Some(other) if !introduced => out.push_str(other),
+                _ => out.push_str(part),
+            }
+        } else {
+            out.push_str(&respell_prose(part, names));
+            before = part;
+        }
+        quoted = !quoted;
+        // Between the parts, the backtick split removed (an unmatched last
+        // one included).
+        if parts.clone().next().is_some() {
+            out.push('`');
+        }
     }
-    out.push_str(rest);
     out
+}
+
+/// The words after which a message quotes a value, not a field.
+const DATA_INTRODUCERS: &[&str] = &["board", "named", "agent", "target", "than"];
+
+fn last_word(text: &str) -> &str {
+    text.trim_end().rsplit(' ').next().unwrap_or_default()
+}
+
+/// [`respell_words`] outside quotes: each whole word `names` has, unless
+/// its token (the run of non-blank characters around it) holds `@`, `#` or
+/// `:`.
+fn respell_prose(text: &str, names: &HashMap<String, String>) -> String {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.split_inclusive(char::is_whitespace)
+        .map(|token| {
+            if token.contains(['@', '#', ':']) {
+                return token.to_string();
+            }
+            let mut out = String::with_capacity(token.len());
+            let mut rest = token;
+            while let Some(start) = rest.find(is_word) {
+                out.push_str(&rest[..start]);
+                let word = &rest[start..];
+                let end = word.find(|c: char| !is_word(c)).unwrap_or(word.len());
+                let (word, after) = word.split_at(end);
+                out.push_str(names.get(word).map_or(word, String::as_str));
+                rest = after;
+            }
+            out.push_str(rest);
+            out
+        })
+        .collect()
 }
 
 /// The most field errors, and the longest message, that [`respell_fields`]
@@ -674,6 +721,26 @@ mod tests {
         );
         let back = decode_error(422, wire.to_string().as_bytes(), None);
         assert_eq!(back.to_document(), failure.to_document());
+        // Values stay as written, whatever their spelling: a board, a
+        // member ref or a target whose words are field names.
+        for failure in [
+            crate::runtime::store::refusals::task_not_found("updated_at", 5, &[]),
+            crate::runtime::store::refusals::channel_not_found("scope_id", vec!["eng".into()]),
+            crate::runtime::store::refusals::assignee_not_found(
+                "@created_by",
+                "assignee",
+                vec!["bob".into()],
+            ),
+            Failure::new(
+                code::TARGET_CONFLICT,
+                "target `#scope_id:updatedAt` is on another board than `updated_at`.",
+            ),
+        ] {
+            let wire: Value = serde_json::from_str(&error_json(&failure)).unwrap();
+            assert_eq!(wire["error"]["message"], failure.message.as_str(), "{wire}");
+            let back = decode_error(failure.http_status, wire.to_string().as_bytes(), None);
+            assert_eq!(back.message, failure.message);
+        }
         // Words that are not field names stay, in both directions.
         let names = field_names(Direction::ToWire);
         assert_eq!(
