@@ -595,7 +595,7 @@ fn unopenable(path: &std::path::Path, e: &std::io::Error, action: &Action) -> Fa
             code::USAGE_ERROR,
             format!(
                 "The input is given as an argument, which names a file: pipe the JSON to stdin instead, `echo '{}' | {}`.",
-                crate::text::clip(given.trim(), crate::text::ECHO_LIMIT),
+                crate::text::clip(given.trim(), crate::text::ECHO_LIMIT).replace('\'', "'\\''"),
                 action.cli_command()
             ),
         );

@@ -655,7 +655,8 @@ const STDIN_WAIT: Duration = Duration::from_millis(500);
 
 /// The input on stdin (`-`), recast for the action a wrong route meant,
 /// when it can be read and the result is valid input: the fields the
-/// action has are kept, one value given for a list field of the plural
+/// action has are kept, a synonym's value moves to its field (`note` to
+/// `summary`), one value given for a list field of the plural
 /// name is wrapped in a list (`number` for `numbers`), and a value the
 /// hint names is added (`"claimed": true`). So the suggested action runs
 /// as given. `None` (the suggestion's arguments then empty) otherwise, and
@@ -693,8 +694,13 @@ fn recast_stdin(
     let mut recast = serde_json::Map::new();
     for (name, value) in given {
         let plural = format!("{name}s");
+        let synonym = registry::synonyms::FIELDS.iter().find(|(word, field, _)| {
+            *word == name && crate::validate::names_a_field(action, field)
+        });
         if crate::validate::names_a_field(action, &name) {
             recast.insert(name, value);
+        } else if let Some((_, field, _)) = synonym {
+            recast.entry(field.to_string()).or_insert(value);
         } else if crate::validate::names_a_field(action, &plural) && !value.is_array() {
             recast.entry(plural).or_insert(json!([value]));
         }

@@ -176,6 +176,17 @@ fn a_wrong_routes_suggestion_carries_the_input_recast() {
             r#"{"channel": "eng", "number": 2}"#,
             json!({"channel": "eng", "number": 2}),
         ),
+        // A synonym's value moves to the field it means.
+        (
+            &["exec", "task", "comment", "-"],
+            r#"{"channel": "eng", "number": 2, "note": "hi"}"#,
+            json!({"channel": "eng", "number": 2, "summary": "hi"}),
+        ),
+        (
+            &["exec", "task", "search", "-"],
+            r#"{"channel": "eng", "search": "release notes"}"#,
+            json!({"channel": "eng", "query": "release notes"}),
+        ),
         // Input that cannot be made valid: no arguments rather than wrong ones.
         (
             &["exec", "task", "claim", "-"],

@@ -121,7 +121,7 @@ pub fn channel_not_found(name: &str, boards: Vec<String>) -> Failure {
 /// `number` first: a slip of the finger is usually among them.
 pub fn task_not_found(board: &str, number: i64, nearby: &[(i64, String)]) -> Failure {
     let rest = if nearby.is_empty() {
-        "the board has no live task; task_list on another board may find it"
+        "the board has no live task"
     } else {
         "candidates lists the ones it may have meant"
     };
