@@ -603,7 +603,8 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                     "{}. `{name}` is a field of the action's JSON input, not a flag: `{command}` (see `--input-schema`).",
                     failure.message
                 );
-                failure = failure.suggest(&action.name(), json!({}));
+                let arguments = fields_from_flags(action, args).unwrap_or_else(|| json!({}));
+                failure = failure.suggest(&action.name(), arguments);
                 if let Some(suggested) = failure.suggested_action.as_mut() {
                     suggested.command = Some(action.cli_command());
                 }
@@ -647,6 +648,48 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
             printer.failure(&failure).code()
         }
     }
+}
+
+/// The input that fields given as flags (`--channel eng --limit 5`) mean
+/// for `action`, when every such flag names a field and the result is valid
+/// input: each value read as JSON where it is (`5`, `true`, `[1]`), else as
+/// a string. `None` otherwise, and for a destructive action.
+fn fields_from_flags(action: &registry::Action, args: &[OsString]) -> Option<serde_json::Value> {
+    // Never a filled-in delete, as for a mistyped route.
+    if action.destructive() {
+        return None;
+    }
+    let words: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
+    let mut input = serde_json::Map::new();
+    let mut at = 0;
+    while at < words.len() {
+        let Some(flag) = words[at].strip_prefix("--") else {
+            at += 1;
+            continue;
+        };
+        let (name, inline) = match flag.split_once('=') {
+            Some((name, value)) => (name.replace('-', "_"), Some(value)),
+            None => (flag.replace('-', "_"), None),
+        };
+        if !crate::validate::names_a_field(action, &name) {
+            at += 1;
+            continue;
+        }
+        let value = match inline {
+            Some(value) => value,
+            None => {
+                at += 1;
+                *words.get(at)?
+            }
+        };
+        let value = crate::json::from_str(value).unwrap_or_else(|_| json!(value));
+        input.insert(name, value);
+        at += 1;
+    }
+    let input = serde_json::Value::Object(input);
+    crate::validate::validate(action, input.clone())
+        .ok()
+        .map(|_| input)
 }
 
 /// How long a wrong route's usage error waits for its input on stdin to

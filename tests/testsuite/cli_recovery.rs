@@ -136,6 +136,31 @@ fn command_line_mistakes_say_how_to_fix_them() {
         "{said}"
     );
     assert!(!said.contains("-- --channel"), "{said}");
+    // The suggestion carries what the flags meant, when that is valid input.
+    let suggested = |args: &[&str]| {
+        cli.run(args, None).json()["error"]["suggested_action"]["arguments"].clone()
+    };
+    assert_eq!(
+        suggested(&["exec", "task", "list", "--channel", "eng", "--limit", "5"]),
+        json!({"channel": "eng", "limit": 5})
+    );
+    assert_eq!(
+        suggested(&["exec", "task", "get", "--channel", "eng"]),
+        json!({})
+    );
+    assert_eq!(
+        suggested(&[
+            "exec",
+            "task",
+            "delete",
+            "--channel",
+            "eng",
+            "--number",
+            "3"
+        ]),
+        json!({}),
+        "never a filled-in delete"
+    );
     let said = message(&["--format", "yaml", "exec", "task", "list", "-"]);
     assert!(said.contains("[possible values: json, text]"), "{said}");
     let said = message(&["exec", "task", "gte", "-"]);
