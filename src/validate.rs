@@ -316,17 +316,8 @@ fn record(
 
 /// The schema of the field at the input `path` (`tasks/0/assignee`).
 fn schema_at<'a>(action: &'a Action, path: &str) -> Option<&'a Value> {
-    let wanted: Vec<&str> = path
-        .split('/')
-        .map(|s| {
-            if s.chars().all(|c| c.is_ascii_digit()) {
-                "items"
-            } else {
-                s
-            }
-        })
-        .collect();
-    let wanted = wanted.join("/");
+    let wanted = schema_path(path, "");
+    let wanted = wanted.trim_end_matches('/');
     let mut props = Vec::new();
     schema::walk_properties(action.schema(), "", &mut props);
     props
@@ -539,7 +530,13 @@ fn home_elsewhere(action: &Action, parent_path: &str, field: &str) -> Option<Str
             prefix != here
         })
         .min_by_key(|parent| parent.matches('/').count())
-        .map(|parent| parent.replace("/items", "/*").replace("items", "*"))
+        .map(|parent| {
+            parent
+                .split('/')
+                .map(|segment| if segment == "items" { "*" } else { segment })
+                .collect::<Vec<_>>()
+                .join("/")
+        })
 }
 
 /// The JSON shape that puts `field` in `home` (a [`home_elsewhere`] path):
