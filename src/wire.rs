@@ -303,8 +303,9 @@ fn respell_fields(error: &mut Value, direction: Direction) {
         Some(errors) => {
             let paths: Vec<String> = errors.keys().cloned().collect();
             if let Some(message) = error_message(error).filter(|m| m.len() <= RESPELL_MAX_MESSAGE) {
-                // "see field_errors" names the document's own field.
-                let mut text = message.replace(errors_key, &rename(errors_key));
+                // ("see field_errors" was respelled with the other field
+                // names above.)
+                let mut text = message.clone();
                 for path in &paths {
                     text = text.replace(&quoted(path), &quoted(&rename(path)));
                 }
