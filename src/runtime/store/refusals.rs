@@ -176,6 +176,19 @@ pub fn parent_not_found(
     .suggest("task_list", list_board(board))
 }
 
+/// Parent `number` of the board was deleted: said so, with no candidates,
+/// as `task_deleted` does for the task itself.
+pub fn parent_deleted(board: &str, number: i64, field: &str) -> Failure {
+    Failure::new(
+        code::PARENT_NOT_FOUND,
+        format!(
+            "Task #{number} on board `{board}` was deleted; it cannot be a parent (task_list shows the live ones)."
+        ),
+    )
+    .field(field, "Deleted.")
+    .suggest("task_list", list_board(board))
+}
+
 /// `boards` are those this agent may use (by name): the scope's board is
 /// unknown, so the parent is found by listing one and taking its scope_id.
 pub fn task_scope_not_found(boards: Vec<String>) -> Failure {
@@ -433,10 +446,15 @@ pub fn claim_result(claimed: bool, tasks: Vec<Value>, failures: Vec<Value>) -> V
     json!({"claimed": claimed, "updated_count": tasks.len(), "tasks": tasks, "failures": failures})
 }
 
-/// The per-task failure of a claim of a task that is not live on the board.
-pub fn claim_not_found(number: i64) -> Value {
-    json!({"number": number, "code": code::TASK_NOT_FOUND.code,
-        "message": format!("No live task #{number} on this board.")})
+/// The per-task failure of a claim of a task that is not live on the board:
+/// a deleted one said to be deleted, as `task_deleted` does.
+pub fn claim_not_found(number: i64, deleted: bool) -> Value {
+    let message = if deleted {
+        format!("Task #{number} was deleted; it cannot be claimed or released.")
+    } else {
+        format!("No live task #{number} on this board.")
+    };
+    json!({"number": number, "code": code::TASK_NOT_FOUND.code, "message": message})
 }
 
 #[cfg(test)]

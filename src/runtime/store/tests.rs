@@ -1199,20 +1199,20 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
     w.follow(&w.alice, &call).unwrap();
 
     // An unknown parent: the nearest live task numbers, with titles, and
-    // the read that lists the board's tasks.
+    // the read that lists the board's tasks (a deleted one is not offered).
     w.ok(&w.alice, "delete", json!({"channel": "eng", "number": 2}));
     let f = w.err(
         &w.alice,
         "create",
-        json!({"channel": "eng", "parent": 2, "tasks": [{"title": "x"}]}),
+        json!({"channel": "eng", "parent": 6, "tasks": [{"title": "x"}]}),
     );
     assert_eq!(f.code, "parent_not_found");
     assert_eq!(
         values(&f),
-        [json!(1), json!(3), json!(4), json!(5)],
+        [json!(5), json!(4), json!(3), json!(1)],
         "{f:?}"
     );
-    assert_eq!(f.candidate_list()[0].title.as_deref(), Some("one"));
+    assert_eq!(f.candidate_list()[0].title.as_deref(), Some("y"));
     let listed = w.follow(&w.alice, &World::<E>::suggestion(&f)).unwrap();
     assert_eq!(items_of(&listed), [1, 3, 4, 5]);
     let f = w.err(
@@ -1535,13 +1535,66 @@ fn delete_rules<E: Engine>() {
         );
         assert!(f.candidate_list().is_empty(), "{verb}");
     }
-    // A number never used still gets the nearest live tasks.
-    let f = w.err(&w.alice, "get", json!({"channel": "eng", "number": 9}));
-    assert!(
-        !f.candidate_list().is_empty() && !f.message.contains("deleted"),
-        "{}",
-        f.message
+    // So is a deleted parent, wherever a parent is named.
+    let live = w.titles(&w.alice, "eng", &["live"])[0];
+    for (verb, input, field) in [
+        (
+            "create",
+            json!({"channel": "eng", "parent": 3, "tasks": [{"title": "x"}]}),
+            "parent",
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": live, "parent": 3}),
+            "parent",
+        ),
+        (
+            "list",
+            json!({"channel": "eng", "filters": {"parent": 3}}),
+            "filters/parent",
+        ),
+    ] {
+        let f = w.err(&w.alice, verb, input);
+        assert_eq!(f.code, "parent_not_found", "{verb}");
+        assert!(
+            f.message.contains("#3 on board `eng` was deleted"),
+            "{verb}: {}",
+            f.message
+        );
+        assert_eq!(f.field_errors[field], "Deleted.", "{verb}");
+        assert!(f.candidate_list().is_empty(), "{verb}");
+    }
+    // And a claim's per-task failure, beside a number never used.
+    let r = w.ok(
+        &w.alice,
+        "set_claim",
+        json!({"channel": "eng", "numbers": [3, 9], "claimed": true}),
     );
+    let messages: Vec<&str> = r["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "Task #3 was deleted; it cannot be claimed or released.",
+            "No live task #9 on this board."
+        ]
+    );
+    // A number never used still gets the nearest live tasks.
+    for (verb, input) in [
+        ("get", json!({"channel": "eng", "number": 9})),
+        ("list", json!({"channel": "eng", "filters": {"parent": 9}})),
+    ] {
+        let f = w.err(&w.alice, verb, input);
+        assert!(
+            !f.candidate_list().is_empty() && !f.message.contains("deleted"),
+            "{verb}: {}",
+            f.message
+        );
+    }
     assert_eq!(w.store.events("deleted"), 6);
 }
 

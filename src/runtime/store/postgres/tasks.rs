@@ -321,14 +321,10 @@ async fn require_task(tx: &Transaction<'_>, board: &Board, number: i64) -> Resul
 /// `task_not_found`: a deleted task said to be deleted, any other with the
 /// board's nearest live tasks as candidates.
 async fn task_not_found<C: GenericClient>(c: &C, board: &Board, number: i64) -> Error {
-    const DELETED: &str = "SELECT EXISTS (SELECT 1 FROM tasks \
-         WHERE channel_id = $1 AND number = $2 AND deleted_at IS NOT NULL)";
-    let deleted = match one(c, DELETED, &[&board.id, &number]).await {
-        Ok(row) => row.get::<_, bool>(0),
+    match was_deleted(c, board, number).await {
+        Ok(true) => return refusals::task_deleted(&board.name, number).into(),
+        Ok(false) => {}
         Err(error) => return error,
-    };
-    if deleted {
-        return refusals::task_deleted(&board.name, number).into();
     }
     match nearby_tasks(c, board, number).await {
         Ok(nearby) => refusals::task_not_found(&board.name, number, &nearby).into(),
@@ -336,18 +332,38 @@ async fn task_not_found<C: GenericClient>(c: &C, board: &Board, number: i64) -> 
     }
 }
 
+/// `parent_not_found` for `field`: a deleted parent said to be deleted, any
+/// other with the board's nearest live tasks as candidates.
+async fn parent_not_found<C: GenericClient>(
+    c: &C,
+    board: &Board,
+    number: i64,
+    field: &str,
+) -> Error {
+    match was_deleted(c, board, number).await {
+        Ok(true) => return refusals::parent_deleted(&board.name, number, field).into(),
+        Ok(false) => {}
+        Err(error) => return error,
+    }
+    match nearby_tasks(c, board, number).await {
+        Ok(nearby) => refusals::parent_not_found(&board.name, number, field, &nearby).into(),
+        Err(error) => error,
+    }
+}
+
+/// Whether task `number` of the board existed and was deleted.
+async fn was_deleted<C: GenericClient>(c: &C, board: &Board, number: i64) -> Result<bool> {
+    const SQL: &str = "SELECT EXISTS (SELECT 1 FROM tasks \
+         WHERE channel_id = $1 AND number = $2 AND deleted_at IS NOT NULL)";
+    Ok(one(c, SQL, &[&board.id, &number]).await?.get(0))
+}
+
 /// The id of live task `number` on `board`, to be a parent (locked, so it
 /// cannot be deleted under the new child).
 async fn live_parent(tx: &Transaction<'_>, board: &Board, number: i64) -> Result<i64> {
     match lock_task(tx, board, number).await? {
         Some(parent) => Ok(parent.id),
-        None => Err(refusals::parent_not_found(
-            &board.name,
-            number,
-            "parent",
-            &nearby_tasks(tx, board, number).await?,
-        )
-        .into()),
+        None => Err(parent_not_found(tx, board, number, "parent").await),
     }
 }
 
@@ -914,10 +930,7 @@ pub(super) async fn list_tasks(c: &Object, p: &Principal, q: &ListQuery) -> Resu
         const SQL: &str = "SELECT EXISTS (SELECT 1 FROM tasks WHERE channel_id = $1 \
              AND number = $2 AND deleted_at IS NULL)";
         if !one(c, SQL, &[&board.id, &parent]).await?.get::<_, bool>(0) {
-            let nearby = nearby_tasks(c, &board, parent).await?;
-            return Err(
-                refusals::parent_not_found(&board.name, parent, "filters/parent", &nearby).into(),
-            );
+            return Err(parent_not_found(c, &board, parent, "filters/parent").await);
         }
     }
     // A member ref that names no one would answer an empty page that
@@ -1578,7 +1591,10 @@ pub(super) async fn set_claim(
     let mut failures = Vec::new();
     for number in &input.numbers {
         let Some((id, assignee, holder, updated_at)) = live.get(number) else {
-            failures.push(refusals::claim_not_found(*number));
+            failures.push(refusals::claim_not_found(
+                *number,
+                was_deleted(tx, &board, *number).await?,
+            ));
             continue;
         };
         match refusals::claim(input.claimed, assignee.as_deref(), &p.agent_id) {

@@ -173,21 +173,39 @@ fn live_task(
 /// `task_not_found`: a deleted task said to be deleted, any other with the
 /// board's nearest live tasks as candidates.
 fn task_not_found(c: &Connection, board: &Board, number: i64) -> Failure {
-    let deleted = c.row_cached(
-        "SELECT EXISTS (SELECT 1 FROM tasks \
-         WHERE channel_id = ?1 AND number = ?2 AND deleted_at IS NOT NULL)",
-        params![board.id, number],
-        |r| r.get::<_, bool>(0),
-    );
-    match deleted {
+    match was_deleted(c, board, number) {
         Ok(true) => return refusals::task_deleted(&board.name, number),
         Ok(false) => {}
-        Err(e) => return e.into(),
+        Err(failure) => return failure,
     }
     match nearby_tasks(c, board, number) {
         Ok(nearby) => refusals::task_not_found(&board.name, number, &nearby),
         Err(failure) => failure,
     }
+}
+
+/// `parent_not_found` for `field`: a deleted parent said to be deleted, any
+/// other with the board's nearest live tasks as candidates.
+fn parent_not_found(c: &Connection, board: &Board, number: i64, field: &str) -> Failure {
+    let nearby = match was_deleted(c, board, number) {
+        Ok(true) => return refusals::parent_deleted(&board.name, number, field),
+        Ok(false) => nearby_tasks(c, board, number),
+        Err(failure) => Err(failure),
+    };
+    match nearby {
+        Ok(nearby) => refusals::parent_not_found(&board.name, number, field, &nearby),
+        Err(failure) => failure,
+    }
+}
+
+/// Whether task `number` of the board existed and was deleted.
+fn was_deleted(c: &Connection, board: &Board, number: i64) -> Result<bool, Failure> {
+    Ok(c.row_cached(
+        "SELECT EXISTS (SELECT 1 FROM tasks \
+         WHERE channel_id = ?1 AND number = ?2 AND deleted_at IS NOT NULL)",
+        params![board.id, number],
+        |r| r.get::<_, bool>(0),
+    )?)
 }
 
 fn require_task(c: &Connection, board: &Board, number: i64) -> Result<i64, Failure> {
@@ -557,12 +575,7 @@ pub(super) fn list_tasks(c: &Connection, p: &Principal, q: &ListQuery) -> Result
     if let Some(parent) = q.parent
         && live_task(c, &board, parent)?.is_none()
     {
-        return Err(refusals::parent_not_found(
-            &board.name,
-            parent,
-            "filters/parent",
-            &nearby_tasks(c, &board, parent)?,
-        ));
+        return Err(parent_not_found(c, &board, parent, "filters/parent"));
     }
     // A member ref that names no one would answer an empty page that
     // misleads: refused as an update's would be, with the handles there are.
@@ -817,12 +830,7 @@ pub(super) fn update_task(
 fn live_parent(c: &Connection, board: &Board, number: i64) -> Result<i64, Failure> {
     match live_task(c, board, number)? {
         Some((id, _, _)) => Ok(id),
-        None => Err(refusals::parent_not_found(
-            &board.name,
-            number,
-            "parent",
-            &nearby_tasks(c, board, number)?,
-        )),
+        None => Err(parent_not_found(c, board, number, "parent")),
     }
 }
 
@@ -854,7 +862,10 @@ pub(super) fn set_claim(
     let mut failures = Vec::new();
     for &number in &input.numbers {
         let Some((id, assignee, _)) = live_task(c, &board, number)? else {
-            failures.push(refusals::claim_not_found(number));
+            failures.push(refusals::claim_not_found(
+                number,
+                was_deleted(c, &board, number)?,
+            ));
             continue;
         };
         match refusals::claim(input.claimed, assignee.as_deref(), &p.agent_id) {
