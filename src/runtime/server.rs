@@ -182,6 +182,10 @@ pub fn router_limited<S: Store>(
             .unwrap_or_else(|| (MethodRouter::new(), Vec::new()));
         let mut methods = methods;
         methods.push(action.method.as_str());
+        if action.method == Method::Get {
+            // axum answers HEAD wherever it answers GET.
+            methods.push("HEAD");
+        }
         routes.insert(
             action.route_template(),
             (route.on(filter, handler), methods),
@@ -291,15 +295,16 @@ async fn readyz<S: Store>(State(store): State<Arc<S>>, limit: Duration) -> Respo
     }
 }
 
-/// Another method on a GET-only route: the JSON 405, as on every other route.
+/// Another method on a GET-only route: the JSON 405, as on every other
+/// route. HEAD is answered wherever GET is, so `Allow` names both.
 async fn only_get() -> Response {
     let mut response = failure_response(&Failure::new(
         code::METHOD_NOT_ALLOWED,
-        "This route accepts GET.",
+        "This route accepts GET, HEAD.",
     ));
     response
         .headers_mut()
-        .insert(header::ALLOW, HeaderValue::from_static("GET"));
+        .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
     response
 }
 

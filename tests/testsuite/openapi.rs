@@ -117,7 +117,11 @@ fn the_runtime_serves_and_prints_the_checked_in_document() {
         let reply = runtime.http("POST", path, None, Some(b"{}"));
         assert_eq!(reply.status, 405, "{path}: {reply:?}");
         assert_eq!(reply.code(), "method_not_allowed", "{path}");
-        assert_eq!(reply.header("allow"), Some("GET"), "{path}");
+        assert_eq!(reply.header("allow"), Some("GET, HEAD"), "{path}");
+        // HEAD, which `Allow` names, is answered as GET is, without a body.
+        let reply = runtime.http("HEAD", path, None, None);
+        assert_eq!(reply.status, 200, "{path}: {reply:?}");
+        assert!(reply.body.is_empty(), "{path}");
     }
 
     let output = Command::new(BIN)
