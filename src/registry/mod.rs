@@ -98,8 +98,12 @@ pub enum Idempotency {
     Safe,
     /// A desired-state setter: repeating it yields the same state.
     DesiredState,
-    /// Replays with the same `idempotency_key` return the original outcome.
+    /// Replays with the same `idempotency_key` return the original outcome;
+    /// a key is valid only inside a workflow callback (§13.2).
     KeyedReplay,
+    /// Replays with the same `idempotency_key` return the original outcome;
+    /// a key is valid at any time, scoped to the agent and the resource.
+    Keyed,
     /// Not idempotent: never replayed once it may have reached the server.
     None,
 }
@@ -112,6 +116,7 @@ impl Idempotency {
             Idempotency::KeyedReplay => {
                 "replayable with idempotency_key (during a workflow callback); retried only with a key"
             }
+            Idempotency::Keyed => "replayable with idempotency_key; retried only with a key",
             Idempotency::None => {
                 "not idempotent; never replayed once it may have reached the server"
             }
@@ -410,7 +415,7 @@ impl Action {
     pub fn may_retry(&self, input: &Value) -> bool {
         match self.idempotency {
             Idempotency::Safe | Idempotency::DesiredState => true,
-            Idempotency::KeyedReplay => input.get("idempotency_key").is_some(),
+            Idempotency::KeyedReplay | Idempotency::Keyed => input.get("idempotency_key").is_some(),
             Idempotency::None => false,
         }
     }

@@ -578,7 +578,7 @@ fn server_errors_are_transient_and_html_never_leaks() {
 }
 
 #[test]
-fn keyed_creates_and_claims_retry_but_plain_creates_do_not() {
+fn keyed_writes_and_claims_retry_but_unkeyed_writes_do_not() {
     let fail = Reply::json(
         503,
         json!({"error": {"code": "server_error", "message": "busy", "retryable": true}}),
@@ -607,7 +607,7 @@ fn keyed_creates_and_claims_retry_but_plain_creates_do_not() {
         0
     );
     assert_eq!(server.requests().len(), 2);
-    let (cli, server) = setup(vec![fail, ok_body()]);
+    let (cli, server) = setup(vec![fail.clone(), ok_body()]);
     assert_eq!(
         cli.exec(
             "task",
@@ -619,6 +619,19 @@ fn keyed_creates_and_claims_retry_but_plain_creates_do_not() {
         5
     );
     assert_eq!(server.requests().len(), 1);
+    // A checkpoint likewise: resent only with its key.
+    for (input, sent, code) in [
+        (
+            r#"{"channel":"eng","number":1,"summary":"s","idempotency_key":"k"}"#,
+            2,
+            0,
+        ),
+        (r#"{"channel":"eng","number":1,"summary":"s"}"#, 1, 5),
+    ] {
+        let (cli, server) = setup(vec![fail.clone(), ok_body()]);
+        assert_eq!(cli.exec("task", "checkpoint", input, &[]).code, code);
+        assert_eq!(server.requests().len(), sent, "{input}");
+    }
 }
 
 #[test]

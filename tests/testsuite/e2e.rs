@@ -26,6 +26,7 @@ on_every_engine!(
     delete_rules,
     idempotent_creates_replay_inside_a_callback,
     concurrent_replays_create_once,
+    concurrent_keyed_checkpoints_append_once,
     a_refreshing_credential_process_recovers_from_a_revoked_token,
     dry_run_and_batch_against_the_runtime,
 );
@@ -831,6 +832,35 @@ fn concurrent_replays_create_once(engine: Engine) {
             .iter()
             .all(|o| numbers(o["tasks"].as_array().unwrap()) == vec![1, 2])
     );
+}
+
+/// A checkpoint retried with its idempotency_key, ten times at once (as
+/// retries after a timeout may race the first attempt), appends once.
+fn concurrent_keyed_checkpoints_append_once(engine: Engine) {
+    let b = board(engine);
+    b.alice
+        .create(json!({"channel": "eng", "tasks": [{"title": "t"}]}));
+    let input =
+        json!({"channel": "eng", "number": 1, "summary": "handed off", "idempotency_key": "race"});
+    let outcomes: Vec<Value> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..10)
+            .map(|_| s.spawn(|| b.alice.ok("checkpoint", input.clone())))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(outcomes.iter().filter(|o| o["reused"] == false).count(), 1);
+    assert!(
+        outcomes
+            .iter()
+            .all(|o| o["checkpoint"] == outcomes[0]["checkpoint"])
+    );
+    let detail = b.alice.ok("get", json!({"channel": "eng", "number": 1}));
+    assert_eq!(detail["checkpoints"]["total"], 1);
+    // Another summary under the same key is a conflict, exit 4.
+    let mut other = input.clone();
+    other["summary"] = json!("something else");
+    b.alice
+        .fails("checkpoint", other, "idempotency_conflict", 4);
 }
 
 fn a_refreshing_credential_process_recovers_from_a_revoked_token(engine: Engine) {

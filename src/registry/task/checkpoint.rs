@@ -14,9 +14,10 @@ pub static ACTION: Action = Action {
     summary: "Append a durable checkpoint to a task.",
     description: "Record one high-signal, durable checkpoint (a decision, a milestone, a hand-off) on a task; \
         checkpoints are append-only and cannot be edited. Routine progress narrative belongs in the task \
-        scope's messages, which no task action carries; use task_update to change the task itself.",
+        scope's messages, which no task action carries; use task_update to change the task itself. \
+        Retry safely only with an idempotency_key.",
     permission: Permission::AgentMutation,
-    idempotency: Idempotency::None,
+    idempotency: Idempotency::Keyed,
     concurrency: Concurrency::AppendOnly,
     hidden_context: AGENT_CONTEXT,
     budget: BudgetClass::Small,
@@ -26,15 +27,25 @@ pub static ACTION: Action = Action {
     deprecation: Deprecation::Active,
     paginated: false,
     success: Success::Ok,
-    refusals: &[code::CHANNEL_NOT_FOUND, code::TASK_NOT_FOUND],
+    refusals: &[
+        code::CHANNEL_NOT_FOUND,
+        code::TASK_NOT_FOUND,
+        code::IDEMPOTENCY_CONFLICT,
+    ],
     input_schema,
     data_schema,
-    check: no_branch_rules,
-    canonicalize: keep,
-    examples: &[Example {
-        description: "Record a decision on task 12",
-        input: r#"{"channel": "demo", "number": 12, "summary": "Root cause: token refresh raced logout. Fix merged behind a flag."}"#,
-    }],
+    check: fields::check_idempotency_key,
+    canonicalize: fields::trim_idempotency_key,
+    examples: &[
+        Example {
+            description: "Record a decision on task 12",
+            input: r#"{"channel": "demo", "number": 12, "summary": "Root cause: token refresh raced logout. Fix merged behind a flag."}"#,
+        },
+        Example {
+            description: "Record a hand-off that a retry cannot record twice",
+            input: r#"{"channel": "demo", "number": 12, "summary": "Handed off to @ops.", "idempotency_key": "handoff-12"}"#,
+        },
+    ],
     text: super::text::checkpoint,
 };
 
@@ -55,6 +66,10 @@ fn input_schema() -> Value {
             ("channel", fields::channel()),
             ("number", fields::number("The task's board-local number.")),
             ("summary", summary),
+            (
+                "idempotency_key",
+                fields::idempotency_key("", "the original checkpoint, appending nothing"),
+            ),
         ],
         &["channel", "number", "summary"],
     )
@@ -66,7 +81,11 @@ fn data_schema() -> Value {
         vec![
             ("checkpoint", fields::checkpoint()),
             ("task", fields::compact_task()),
+            (
+                "reused",
+                boolean("True when an idempotency_key replayed an earlier checkpoint."),
+            ),
         ],
-        &["checkpoint", "task"],
+        &["checkpoint", "task", "reused"],
     )
 }

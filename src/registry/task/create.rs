@@ -7,10 +7,6 @@ use crate::error::code;
 use crate::registry::schema::*;
 use crate::registry::*;
 
-pub const MAX_IDEMPOTENCY_KEY_BYTES: usize = 128;
-/// The schema's bound on the untrimmed key, in characters.
-const MAX_PADDED_IDEMPOTENCY_KEY: u64 = 4 * MAX_IDEMPOTENCY_KEY_BYTES as u64;
-
 pub static ACTION: Action = Action {
     domain: "task",
     verb: "create",
@@ -50,7 +46,7 @@ pub static ACTION: Action = Action {
     input_schema,
     data_schema,
     check,
-    canonicalize,
+    canonicalize: fields::trim_idempotency_key,
     examples: &[
         Example {
             description: "Create one task with details",
@@ -162,15 +158,9 @@ fn input_schema() -> Value {
             ),
             (
                 "idempotency_key",
-                string(
-                    &format!(
-                        "Replay key for creation inside an active workflow callback: trimmed, non-blank, at most {MAX_IDEMPOTENCY_KEY_BYTES} UTF-8 bytes. Reusing it with the same input returns the original tasks. Default: none."
-                    ),
-                    1,
-                    // Whitespace around the key does not count: the schema
-                    // bounds the raw text loosely and `check` holds the
-                    // trimmed key to its byte limit.
-                    MAX_PADDED_IDEMPOTENCY_KEY,
+                fields::idempotency_key(
+                    " for creation inside an active workflow callback",
+                    "the original tasks",
                 ),
             ),
         ],
@@ -195,14 +185,6 @@ fn data_schema() -> Value {
         ],
         &["tasks", "reused"],
     )
-}
-
-fn canonicalize(input: &mut Value) {
-    if let Some(key) = input.get_mut("idempotency_key")
-        && let Some(s) = key.as_str()
-    {
-        *key = Value::String(s.trim().to_string());
-    }
 }
 
 fn check(input: &Value, errors: &mut FieldErrors) {
@@ -243,15 +225,5 @@ fn check(input: &Value, errors: &mut FieldErrors) {
             }
         }
     }
-    if let Some(key) = input.get("idempotency_key").and_then(Value::as_str) {
-        let trimmed = key.trim();
-        if trimmed.is_empty() {
-            errors.insert("idempotency_key".into(), "Must not be blank.".into());
-        } else if trimmed.len() > MAX_IDEMPOTENCY_KEY_BYTES {
-            errors.insert(
-                "idempotency_key".into(),
-                format!("At most {MAX_IDEMPOTENCY_KEY_BYTES} UTF-8 bytes."),
-            );
-        }
-    }
+    fields::check_idempotency_key(input, errors);
 }

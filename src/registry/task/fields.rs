@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use crate::registry::FieldErrors;
 use crate::registry::schema::*;
 
 pub const STATUSES: &[&str] = &["todo", "in_progress", "in_review", "done", "canceled"];
@@ -22,6 +23,10 @@ pub const MAX_DESCRIPTION: u64 = 10_000;
 pub const MAX_BLOCKER: u64 = 1_000;
 pub const MAX_SUMMARY: u64 = 4_000;
 pub const MAX_BATCH: u64 = 50;
+/// An `idempotency_key`'s bound once trimmed (§13.2).
+pub const MAX_IDEMPOTENCY_KEY_BYTES: usize = 128;
+/// The schema's bound on the untrimmed key, in characters.
+const MAX_PADDED_IDEMPOTENCY_KEY: u64 = 4 * MAX_IDEMPOTENCY_KEY_BYTES as u64;
 pub const MAX_LABELS: u64 = 20;
 pub const MAX_LABEL: u64 = 50;
 pub const MAX_CHECKLIST: u64 = 50;
@@ -327,4 +332,45 @@ pub fn is_blank(value: Option<&Value>) -> bool {
     value
         .and_then(Value::as_str)
         .is_none_or(|s| s.trim().is_empty())
+}
+
+/// An optional `idempotency_key`: `scope` says where a key is valid (or
+/// nothing), `replays` what a reuse with the same input returns.
+pub fn idempotency_key(scope: &str, replays: &str) -> Value {
+    string(
+        &format!(
+            "Replay key{scope}: reused with the same input it returns {replays}; with other input, idempotency_conflict. Trimmed, non-blank, at most {MAX_IDEMPOTENCY_KEY_BYTES} UTF-8 bytes. Default: none."
+        ),
+        1,
+        // Whitespace around the key does not count: the schema bounds the
+        // raw text loosely and `check_idempotency_key` holds the trimmed
+        // key to its byte limit.
+        MAX_PADDED_IDEMPOTENCY_KEY,
+    )
+}
+
+/// The canonical key: trimmed, so keys that differ only in surrounding
+/// whitespace replay alike.
+pub fn trim_idempotency_key(input: &mut Value) {
+    if let Some(key) = input.get_mut("idempotency_key")
+        && let Some(s) = key.as_str()
+    {
+        *key = Value::String(s.trim().to_string());
+    }
+}
+
+/// The rules the schema cannot state: not blank, and at most
+/// [`MAX_IDEMPOTENCY_KEY_BYTES`] once trimmed.
+pub fn check_idempotency_key(input: &Value, errors: &mut FieldErrors) {
+    if let Some(key) = input.get("idempotency_key").and_then(Value::as_str) {
+        let trimmed = key.trim();
+        if trimmed.is_empty() {
+            errors.insert("idempotency_key".into(), "Must not be blank.".into());
+        } else if trimmed.len() > MAX_IDEMPOTENCY_KEY_BYTES {
+            errors.insert(
+                "idempotency_key".into(),
+                format!("At most {MAX_IDEMPOTENCY_KEY_BYTES} UTF-8 bytes."),
+            );
+        }
+    }
 }

@@ -130,15 +130,19 @@ pub fn claim(data: &Value, _style: &Style) -> String {
     out
 }
 
-/// `task_checkpoint`: one line.
+/// `task_checkpoint`: one line, and a second for a replay.
 pub fn checkpoint(data: &Value, _style: &Style) -> String {
-    format!(
+    let mut out = format!(
         "checkpoint {} on #{} by {}: {}\n",
         scalar(&data["checkpoint"]["id"]),
         scalar(&data["task"]["number"]),
         scalar(&data["checkpoint"]["created_by"]),
         crate::text::truncate(&scalar(&data["checkpoint"]["summary"]), 100)
-    )
+    );
+    if data["reused"] == Value::Bool(true) {
+        out.push_str("(replayed: an earlier checkpoint with the same idempotency_key; nothing new was appended)\n");
+    }
+    out
 }
 
 /// `task_delete`: one line.

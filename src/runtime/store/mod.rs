@@ -773,6 +773,10 @@ pub struct CheckpointInput {
     pub channel: String,
     pub number: i64,
     pub summary: String,
+    /// Trimmed by the registry's canonical form; scoped to the agent and
+    /// the task.
+    #[serde(default)]
+    pub idempotency_key: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

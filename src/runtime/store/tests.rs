@@ -66,7 +66,8 @@ impl Engine for SqliteStore {
 
     /// The trigger-fed FTS5 table of the first migration, filled from the
     /// tasks as its triggers would have, tokens without scope or expiry,
-    /// and `user_version` 2: the schema before word forms.
+    /// checkpoints without keys, and `user_version` 2: the schema before
+    /// word forms.
     fn before_word_forms(dir: &tempfile::TempDir) {
         let schema = include_str!("sqlite/migrations/0001_schema.sql");
         let old_index = &schema[schema.find("CREATE VIRTUAL TABLE task_fts").unwrap()..];
@@ -77,6 +78,8 @@ impl Engine for SqliteStore {
              DROP INDEX tokens_by_expiry; DROP INDEX tokens_by_revocation; \
              ALTER TABLE tokens DROP COLUMN expires_at; \
              ALTER TABLE tokens DROP COLUMN scope; \
+             DROP INDEX checkpoints_by_key; \
+             ALTER TABLE checkpoints DROP COLUMN idempotency_key; \
              PRAGMA user_version = 2; COMMIT;"
         ))
         .unwrap();
@@ -120,8 +123,8 @@ impl Engine for PgStore {
         .unwrap()
     }
 
-    /// Title and description words without stems (weights A and B), and
-    /// the record of migration 2 removed.
+    /// Title and description words without stems (weights A and B), the
+    /// later migrations' columns dropped, and their records removed.
     fn before_word_forms(uri: &String) {
         let store = Self::inspect(uri);
         block(store.run_sql(
@@ -129,6 +132,7 @@ impl Engine for PgStore {
                  || setweight(to_tsvector('simple', coalesce(description, '')), 'B'); \
              DROP INDEX tokens_by_revocation; \
              ALTER TABLE tokens DROP COLUMN expires_at, DROP COLUMN scope; \
+             ALTER TABLE checkpoints DROP COLUMN idempotency_key; \
              DELETE FROM agentteam_schema WHERE version >= 2",
         ))
         .unwrap();
@@ -165,6 +169,7 @@ on_every_engine!(
     subtasks_by_parent_number_and_by_task_scope,
     target_is_provenance_on_the_same_board,
     idempotency_receipts,
+    checkpoint_keys_replay_per_agent_and_task,
     list_browses_searches_filters_sorts_and_pages,
     cursors_page_without_gaps_and_are_bound_to_the_query,
     search_matches_the_same_words_on_every_engine,
@@ -693,6 +698,46 @@ fn idempotency_receipts<E: Engine>() {
     // Replays allocated nothing and recorded nothing.
     assert_eq!(w.store.events("created"), 3);
     assert_eq!(w.titles(&w.alice, "eng", &["c"]), [4]);
+}
+
+/// A checkpoint's idempotency_key (§7.2) replays the original checkpoint
+/// at any time, keyed by agent and task; another summary conflicts.
+fn checkpoint_keys_replay_per_agent_and_task<E: Engine>() {
+    let w = world::<E>();
+    w.titles(&w.alice, "eng", &["a", "b"]);
+    let input =
+        json!({"channel": "eng", "number": 1, "summary": "handed off", "idempotency_key": "k1"});
+    let first = w.ok(&w.alice, "checkpoint", input.clone());
+    assert_eq!(first["reused"], false);
+    // The key is trimmed before it is matched; the replay is the original.
+    let mut spaced = input.clone();
+    spaced["idempotency_key"] = json!("  k1 ");
+    let replay = w.ok(&w.alice, "checkpoint", spaced);
+    assert_eq!(replay["reused"], true);
+    assert_eq!(replay["checkpoint"], first["checkpoint"]);
+    assert_eq!(replay["task"], first["task"]);
+    let mut changed = input.clone();
+    changed["summary"] = json!("handed back");
+    let f = w.err(&w.alice, "checkpoint", changed);
+    assert_eq!(
+        (f.code.as_str(), f.http_status),
+        ("idempotency_conflict", 409)
+    );
+    // The same key on another task, or by another agent, is its own.
+    let mut on_two = input.clone();
+    on_two["number"] = json!(2);
+    assert_eq!(w.ok(&w.alice, "checkpoint", on_two)["reused"], false);
+    let by_bob = w.ok(&w.bob, "checkpoint", input.clone());
+    assert_eq!(by_bob["reused"], false);
+    assert_ne!(by_bob["checkpoint"]["id"], first["checkpoint"]["id"]);
+    // Without a key every call appends.
+    let plain = json!({"channel": "eng", "number": 1, "summary": "handed off"});
+    w.ok(&w.alice, "checkpoint", plain.clone());
+    w.ok(&w.alice, "checkpoint", plain);
+    // The replay and the conflict appended and recorded nothing.
+    assert_eq!(w.store.events("checkpointed"), 5);
+    let detail = w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}));
+    assert_eq!(detail["checkpoints"]["total"], 4);
 }
 
 fn list_browses_searches_filters_sorts_and_pages<E: Engine>() {

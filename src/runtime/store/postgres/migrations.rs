@@ -35,6 +35,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0004_search_index_without_pending_list.sql"),
         reindex_search: false,
     },
+    Migration {
+        version: 5,
+        name: "checkpoint_keys",
+        sql: include_str!("migrations/0005_checkpoint_keys.sql"),
+        reindex_search: false,
+    },
 ];
 
 /// Where applied migrations are recorded; created by the first migration run.

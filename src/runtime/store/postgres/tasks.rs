@@ -1629,13 +1629,42 @@ pub(super) async fn checkpoint(
     input: &CheckpointInput,
     now: i64,
 ) -> Result<Value> {
-    const SQL: &str = "INSERT INTO checkpoints (task_id, summary, created_by, created_at) \
-         VALUES ($1, $2, $3, $4) RETURNING id";
+    const SQL: &str = "INSERT INTO checkpoints \
+         (task_id, summary, created_by, created_at, idempotency_key) \
+         VALUES ($1, $2, $3, $4, $5) RETURNING id";
+    // The task's row lock (require_task) orders appends with one key: a
+    // concurrent first use waits for it and then finds the checkpoint.
+    const KEYED: &str = "SELECT id, summary, created_at FROM checkpoints \
+         WHERE task_id = $1 AND created_by = $2 AND idempotency_key = $3";
     let board = board(tx, p, &input.channel).await?;
     let task = require_task(tx, &board, input.number).await?;
-    let checkpoint_id: i64 = one(tx, SQL, &[&task.id, &input.summary, &p.agent_id, &now])
-        .await?
-        .get(0);
+    if let Some(key) = &input.idempotency_key
+        && let Some(row) = maybe(tx, KEYED, &[&task.id, &p.agent_id, key]).await?
+    {
+        let summary: String = row.get(1);
+        if summary != input.summary {
+            return Err(refusals::idempotency_conflict().into());
+        }
+        // Replay: the original checkpoint; nothing appended or recorded.
+        return Ok(json!({
+            "checkpoint": checkpoint_value(row.get(0), &summary, &p.handle, row.get(2)),
+            "task": load_task(tx, task.id).await?.compact(),
+            "reused": true,
+        }));
+    }
+    let checkpoint_id: i64 = one(
+        tx,
+        SQL,
+        &[
+            &task.id,
+            &input.summary,
+            &p.agent_id,
+            &now,
+            &input.idempotency_key,
+        ],
+    )
+    .await?
+    .get(0);
     event(
         tx,
         task.id,
@@ -1648,6 +1677,7 @@ pub(super) async fn checkpoint(
     Ok(json!({
         "checkpoint": checkpoint_value(checkpoint_id, &input.summary, &p.handle, now),
         "task": load_task(tx, task.id).await?.compact(),
+        "reused": false,
     }))
 }
 

@@ -35,6 +35,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0004_token_scope_expiry.sql"),
         reindex_search: false,
     },
+    Migration {
+        version: 5,
+        name: "checkpoint_keys",
+        sql: include_str!("migrations/0005_checkpoint_keys.sql"),
+        reindex_search: false,
+    },
 ];
 
 /// Applies the migrations after the store's `user_version` inside the

@@ -912,10 +912,32 @@ pub(super) fn checkpoint(
 ) -> Result<Value, Failure> {
     let board = board(c, p, &input.channel)?;
     let id = require_task(c, &board, input.number)?;
+    if let Some(key) = &input.idempotency_key {
+        let stored: Option<(i64, String, i64)> = c
+            .row_cached(
+                "SELECT id, summary, created_at FROM checkpoints \
+                 WHERE task_id = ?1 AND created_by = ?2 AND idempotency_key = ?3",
+                params![id, p.agent_id, key],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?;
+        if let Some((checkpoint_id, summary, created_at)) = stored {
+            if summary != input.summary {
+                return Err(refusals::idempotency_conflict());
+            }
+            // Replay: the original checkpoint; nothing appended or recorded.
+            return Ok(json!({
+                "checkpoint": checkpoint_value(checkpoint_id, &summary, &p.handle, created_at),
+                "task": load_task(c, id)?.compact(),
+                "reused": true,
+            }));
+        }
+    }
     let now = clock::now();
     c.exec_cached(
-        "INSERT INTO checkpoints (task_id, summary, created_by, created_at) VALUES (?1, ?2, ?3, ?4)",
-        params![id, input.summary, p.agent_id, now],
+        "INSERT INTO checkpoints (task_id, summary, created_by, created_at, idempotency_key) \
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![id, input.summary, p.agent_id, now, input.idempotency_key],
     )?;
     let checkpoint_id = c.last_insert_rowid();
     event(
@@ -928,6 +950,7 @@ pub(super) fn checkpoint(
     Ok(json!({
         "checkpoint": checkpoint_value(checkpoint_id, &input.summary, &p.handle, now),
         "task": load_task(c, id)?.compact(),
+        "reused": false,
     }))
 }
 
