@@ -135,6 +135,15 @@ fn fifty_agents_claiming_one_task_leave_exactly_one_owner(engine: Engine) {
         .map(|i| format!("@a{i}"))
         .unwrap();
     assert_eq!(detail["assignee"], json!(winner_ref));
+    // Each loser is told who won, even one whose claim waited for the
+    // winner's lock and so read the task before it had an assignee.
+    for (_, data) in &losers {
+        assert_eq!(
+            data["failures"][0]["message"],
+            format!("Task #1 is held by {winner_ref}."),
+            "{data}"
+        );
+    }
     eprintln!(
         "claim race: 50 agents, 1 owner ({winner_ref}), 49 × task_claimed_by_other, {:.0} ms",
         elapsed.as_secs_f64() * 1000.0

@@ -1574,23 +1574,27 @@ pub(super) async fn set_claim(
 ) -> Result<Value> {
     // Every task of the batch locked at once, in number order (two batches
     // naming the same tasks lock them in the same order: no deadlock).
-    const LOCK: &str = "SELECT t.number, t.id, t.assignee_id, a.handle, t.updated_at FROM tasks t \
-         LEFT JOIN agents a ON a.id = t.assignee_id \
-         WHERE t.channel_id = $1 AND t.number = ANY($2) AND t.deleted_at IS NULL \
-         ORDER BY t.number FOR UPDATE OF t";
+    //
+    // No other table is joined here: a row that waited for its lock is
+    // re-read at its latest version, but a joined row would be the one read
+    // before the wait (the assignee's handle of an unclaimed task: none).
+    const LOCK: &str = "SELECT number, id, assignee_id, updated_at FROM tasks \
+         WHERE channel_id = $1 AND number = ANY($2) AND deleted_at IS NULL \
+         ORDER BY number FOR UPDATE";
+    const HANDLE: &str = "SELECT handle FROM agents WHERE id = $1";
     const TAKE: &str = "UPDATE tasks SET assignee_id = $2 WHERE id = $1";
     const RELEASE: &str = "UPDATE tasks SET assignee_id = NULL WHERE id = $1";
     let board = board(tx, p, &input.channel).await?;
-    let live: HashMap<i64, (i64, Option<String>, Option<String>, i64)> =
+    let live: HashMap<i64, (i64, Option<String>, i64)> =
         all(tx, LOCK, &[&board.id, &input.numbers])
             .await?
             .iter()
-            .map(|r| (r.get(0), (r.get(1), r.get(2), r.get(3), r.get(4))))
+            .map(|r| (r.get(0), (r.get(1), r.get(2), r.get(3))))
             .collect();
     let mut tasks = Vec::new();
     let mut failures = Vec::new();
     for number in &input.numbers {
-        let Some((id, assignee, holder, updated_at)) = live.get(number) else {
+        let Some((id, assignee, updated_at)) = live.get(number) else {
             failures.push(refusals::claim_not_found(
                 *number,
                 was_deleted(tx, &board, *number).await?,
@@ -1611,11 +1615,10 @@ pub(super) async fn set_claim(
                 tasks.push(refusals::claimed_task(*number, at));
             }
             Claim::AlreadySo => tasks.push(refusals::claimed_task(*number, *updated_at)),
-            Claim::Refuse => failures.push(refusals::claim_failure(
-                input.claimed,
-                *number,
-                holder.as_deref().unwrap_or_default(),
-            )),
+            Claim::Refuse => {
+                let holder: String = one(tx, HANDLE, &[assignee]).await?.get(0);
+                failures.push(refusals::claim_failure(input.claimed, *number, &holder));
+            }
         }
     }
     Ok(refusals::claim_result(input.claimed, tasks, failures))
