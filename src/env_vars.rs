@@ -56,6 +56,11 @@ pub const PG_PASSWORD: EnvVar = EnvVar {
     binary: "agentteam-runtime",
     description: "PostgreSQL password when the --db URI has none (as libpq reads it).",
 };
+pub const PG_USER: EnvVar = EnvVar {
+    name: "PGUSER",
+    binary: "agentteam-runtime",
+    description: "PostgreSQL user when the --db URI names none (as libpq reads it). Default: the operating system user.",
+};
 pub const PG_PASSFILE: EnvVar = EnvVar {
     name: "PGPASSFILE",
     binary: "agentteam-runtime",
@@ -80,6 +85,7 @@ pub const ALL: &[&EnvVar] = &[
     &CALLBACK_EFFECT_ID,
     &RUNTIME_DB,
     &PG_PASSWORD,
+    &PG_USER,
     &PG_PASSFILE,
     &RUNTIME_LOG,
     &NO_COLOR,

@@ -71,6 +71,23 @@ impl Target {
         // wrong (`invalid value for option \`port\``) is in its causes.
         let mut config = tokio_postgres::Config::from_str(uri)
             .map_err(|e| unusable(&super::connections::with_causes(&e)))?;
+        // The user info ends at the first `@`: a second one means a user or
+        // password with an `@` left as it is, and what follows the first
+        // (part of the password) was read as the host.
+        if config
+            .get_hosts()
+            .iter()
+            .any(|host| matches!(host, Host::Tcp(name) if name.contains('@')))
+        {
+            return Err(unusable(
+                &"its user or password holds an `@` that is not percent-encoded (write it as %40)",
+            ));
+        }
+        if config.get_user().is_none() {
+            // As libpq and tokio-postgres do; set here so that messages and
+            // the password file name the user the connection will use.
+            config.user(default_user());
+        }
         if config.get_ssl_mode() == tokio_postgres::config::SslMode::Require {
             // Said now, by name, rather than as a failed handshake later.
             return Err(Failure::new(
@@ -82,6 +99,14 @@ impl Target {
         if config.get_hosts().is_empty() && config.get_hostaddrs().is_empty() {
             config.host_path(DEFAULT_SOCKET_DIR);
             config.host("localhost");
+        }
+        // Said now, by name, rather than as a connection failure later.
+        let hosts = config.get_hosts().len().max(config.get_hostaddrs().len());
+        let ports = config.get_ports().len();
+        if ports > 1 && ports != hosts {
+            return Err(unusable(&format_args!(
+                "it gives {ports} ports for {hosts} host(s) (a port both after the host and in `?port=`?)"
+            )));
         }
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
@@ -149,7 +174,7 @@ impl Target {
     }
 
     pub(super) fn user(&self) -> &str {
-        self.config.get_user().unwrap_or("?")
+        self.config.get_user().unwrap_or_default()
     }
 
     pub(super) fn dbname(&self) -> &str {
@@ -166,19 +191,25 @@ pub fn is_uri(db: &str) -> bool {
 
 /// `uri` with any password removed: from the user info
 /// (`user:secret@host` → `user@host`) and from a `password=` parameter.
+///
+/// The user info ends at the URI's last `@`, wherever it is: a password
+/// may hold an `@`, `/`, `?` or `#` its writer did not percent-encode, and
+/// none of it may be shown. Of the user info only the user is kept, up to
+/// the first character that could start the password or the path.
 fn without_password(uri: &str) -> String {
     let Some((scheme, rest)) = uri.split_once("://") else {
         return uri.to_string();
     };
-    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(authority_end);
-    let authority = match authority.rsplit_once('@') {
-        Some((userinfo, hosts)) => {
-            let user = userinfo.split_once(':').map_or(userinfo, |(user, _)| user);
-            format!("{user}@{hosts}")
+    let (user, tail) = match rest.rsplit_once('@') {
+        Some((userinfo, after)) => {
+            let user_end = userinfo
+                .find([':', '/', '?', '#'])
+                .unwrap_or(userinfo.len());
+            (Some(&userinfo[..user_end]), after)
         }
-        None => authority.to_string(),
+        None => (None, rest),
     };
+    let authority = user.map_or(String::new(), |user| format!("{user}@"));
     let tail = match tail.split_once('?') {
         Some((path, query)) => {
             let kept: Vec<&str> = query
@@ -199,6 +230,19 @@ fn without_password(uri: &str) -> String {
         None => tail.to_string(),
     };
     format!("{scheme}://{authority}{tail}")
+}
+
+/// The user libpq connects as when the URI names none: `PGUSER`, else the
+/// operating system's name for the effective user.
+fn default_user() -> String {
+    if let Some(user) = std::env::var(crate::env_vars::PG_USER.name)
+        .ok()
+        .filter(|user| !user.is_empty())
+    {
+        return user;
+    }
+    // The name tokio-postgres itself falls back to.
+    whoami::username().unwrap_or_default()
 }
 
 /// The password libpq would use when the URI has none: `PGPASSWORD`, else
@@ -338,6 +382,16 @@ mod tests {
             ),
             ("postgres:///tasks", "postgres:///tasks"),
             ("postgres://h/db?password=x", "postgres://h/db"),
+            // Characters a password should have percent-encoded and did not.
+            (
+                "postgres://at:P@ssw0rd@127.0.0.1:55432/atdb",
+                "postgres://at@127.0.0.1:55432/atdb",
+            ),
+            (
+                "postgres://s:p@ss:w/rd%?#x@127.0.0.1:5432/db?sslmode=disable",
+                "postgres://s@127.0.0.1:5432/db?sslmode=disable",
+            ),
+            ("postgres://s:/p?w@h/db", "postgres://s@h/db"),
         ] {
             assert_eq!(without_password(uri), shown, "{uri}");
         }
@@ -355,6 +409,51 @@ mod tests {
         assert!(!failure.message.contains("s3cret"), "{}", failure.message);
         assert!(failure.message.contains("sslmode"), "{}", failure.message);
         assert!(failure.field_errors.contains_key("db"));
+    }
+
+    #[test]
+    fn a_password_with_an_unencoded_at_is_refused_without_showing_any_of_it() {
+        for uri in [
+            "postgres://at:P@ssw0rd@127.0.0.1:55432/atdb",
+            "postgres://s:p@ss:w/rd%?#x@127.0.0.1:5432/db",
+            "postgresql://u:a@b@/db?host=/run/pg",
+        ] {
+            let failure = Target::parse(uri).unwrap_err();
+            assert_eq!(failure.code, "usage_error", "{uri}");
+            for secret in ["ssw0rd", "ss:w", "rd%", "a@b", "P@"] {
+                assert!(
+                    !failure.message.contains(secret),
+                    "{uri}: {}",
+                    failure.message
+                );
+            }
+        }
+        let failure = Target::parse("postgres://at:P@ssw0rd@127.0.0.1:55432/atdb").unwrap_err();
+        assert!(failure.message.contains("%40"), "{}", failure.message);
+    }
+
+    #[test]
+    fn ports_that_do_not_match_the_hosts_are_refused_by_name() {
+        let failure = Target::parse("postgres://al:s3cret@h:5433/db?port=5433").unwrap_err();
+        assert_eq!(failure.code, "usage_error");
+        assert!(
+            failure.message.contains("2 ports for 1 host"),
+            "{}",
+            failure.message
+        );
+        assert!(!failure.message.contains("s3cret"));
+        assert!(Target::parse("postgres://al@h1:5433,h2:5434/db").is_ok());
+    }
+
+    #[test]
+    fn a_uri_without_a_user_names_the_one_it_connects_as() {
+        let target = Target::parse("postgres://h:5432/db").unwrap();
+        let expected = std::env::var(crate::env_vars::PG_USER.name)
+            .ok()
+            .filter(|user| !user.is_empty())
+            .unwrap_or_else(|| whoami::username().unwrap());
+        assert_eq!(target.user(), expected);
+        assert_eq!(target.server(), format!("{expected}@h:5432/db"));
     }
 
     #[test]
