@@ -222,6 +222,96 @@ fn a_wrong_password_or_a_missing_database_is_named_and_nothing_is_created() {
     );
 }
 
+/// A database the runtime's user may not build or read in, or one that
+/// holds a table of the runtime's names, is a setting to fix (exit 2),
+/// named as PostgreSQL names it; a role out of connections is a moment to
+/// wait out (exit 5). Nothing is half-created.
+#[test]
+fn refusals_by_the_database_are_named_and_classed() {
+    let cluster = Cluster::shared();
+    let as_role = |role: &str, db: &str| {
+        cluster
+            .socket_uri(db)
+            .replacen(&format!("//{SUPERUSER}@"), &format!("//{role}@"), 1)
+    };
+    // Another application's table of one of the runtime's names.
+    let db = cluster.new_database();
+    cluster.psql(&db, "CREATE TABLE tasks (x int)");
+    let doc = refused(
+        &admin_output(&cluster.socket_uri(&db), &["migrate"]),
+        2,
+        "\u{0}",
+    );
+    assert_eq!(doc["error"]["code"], "usage_error");
+    assert!(
+        message(&doc).contains("relation \"tasks\" already exists"),
+        "{doc}"
+    );
+    assert_eq!(
+        cluster
+            .psql(
+                &db,
+                "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"
+            )
+            .trim(),
+        "1",
+        "the failed migration left nothing of its own"
+    );
+    // A user who may neither create in the database nor read another's store.
+    let role = format!("weak_{db}");
+    cluster.psql(&db, &format!("CREATE ROLE {role} LOGIN"));
+    let fresh = cluster.new_database();
+    let doc = refused(
+        &admin_output(&as_role(&role, &fresh), &["migrate"]),
+        2,
+        "\u{0}",
+    );
+    assert!(
+        message(&doc).contains("permission denied for schema public"),
+        "{doc}"
+    );
+    let built = cluster.new_database();
+    succeeded(&admin_output(&cluster.socket_uri(&built), &["migrate"]));
+    let doc = refused(
+        &admin_output(&as_role(&role, &built), &["migrate", "--status"]),
+        2,
+        "\u{0}",
+    );
+    assert!(
+        message(&doc).contains("permission denied for table agentteam_schema"),
+        "{doc}"
+    );
+    // A parameter the server cannot meet (channel binding from a server
+    // that trusts the socket): a setting, not an outage.
+    let binding = format!("{}&channel_binding=require", cluster.socket_uri(&built));
+    let doc = refused(
+        &admin_output(&binding, &["migrate", "--status"]),
+        2,
+        "\u{0}",
+    );
+    assert!(message(&doc).contains("channel binding"), "{doc}");
+    // A role that may open no connection now: retryable.
+    let limited = format!("limited_{db}");
+    cluster.psql(
+        &db,
+        &format!("CREATE ROLE {limited} LOGIN CONNECTION LIMIT 0"),
+    );
+    let doc = refused(
+        &admin_output(&as_role(&limited, &built), &["migrate", "--status"]),
+        5,
+        "\u{0}",
+    );
+    assert_eq!(
+        (&doc["error"]["code"], &doc["error"]["retryable"]),
+        (&json!("server_error"), &json!(true)),
+        "{doc}"
+    );
+    assert!(
+        message(&doc).contains("cannot take a connection now"),
+        "{doc}"
+    );
+}
+
 #[test]
 fn a_schema_newer_than_the_binary_is_refused_untouched() {
     let dir = tempfile::tempdir().unwrap();

@@ -124,6 +124,14 @@ fn open_failure(target: &Target, e: PoolError) -> Failure {
                 ),
                 "Check the user and password (in the URI, PGPASSWORD or ~/.pgpass).",
             )
+        } else if matches!(fault_of_state(state), Some(Fault::Unavailable)) {
+            // Too many connections, or a server starting or stopping: a
+            // moment to wait out, not a setting to change.
+            return Failure::unavailable(format!(
+                "PostgreSQL at {server} cannot take a connection now: {}.",
+                db.message()
+            ))
+            .field("db", "Retry shortly; if it persists, see the server's max_connections and the replicas' --pool-size.");
         } else if *state == SqlState::INVALID_CATALOG_NAME {
             (
                 format!(
@@ -154,6 +162,13 @@ fn open_failure(target: &Target, e: PoolError) -> Failure {
     // The server asked for a password and none was given: a setting to fix,
     // like a wrong one, not a server to wait for. tokio-postgres says so only
     // in its error's text (a configuration error, "password missing").
+    let settings = match &e {
+        PoolError::Backend(e) => {
+            let kind = e.to_string();
+            kind == "invalid configuration" || kind == "authentication error"
+        }
+        _ => false,
+    };
     if why.contains("password missing") {
         return Failure::new(
             code::USAGE_ERROR,
@@ -167,8 +182,45 @@ fn open_failure(target: &Target, e: PoolError) -> Failure {
             "Give the password in PGPASSWORD or ~/.pgpass (or in the URI).",
         );
     }
+    if settings {
+        // A parameter the server or the client cannot work with (channel
+        // binding required of a server that offers none, say): to fix in
+        // the URI, not to wait out.
+        return Failure::new(
+            code::USAGE_ERROR,
+            format!("PostgreSQL at {server} cannot be used as the URI asks: {why}."),
+        )
+        .field("db", "Check the URI's parameters.");
+    }
     Failure::unavailable(format!("Cannot reach PostgreSQL at {server}: {why}."))
         .field("db", "Is the server running and reachable?")
+}
+
+/// A failure to read or migrate the schema. A refusal by the database's
+/// rules (SQLSTATE class 42: a privilege the user lacks, a table of the
+/// same name that is not the runtime's) is a setting for the operator to
+/// fix, named as PostgreSQL names it; anything else is answered as any
+/// store error is.
+pub(super) fn schema_failure(e: Error) -> Failure {
+    if let Error::Db(db) = &e
+        && let Some(refusal) = db.as_db_error()
+        && refusal.code().code().starts_with("42")
+    {
+        tracing::error!(error = described(db), "schema refused");
+        return Failure::new(
+            code::USAGE_ERROR,
+            format!(
+                "PostgreSQL refused the runtime's schema: {} ({}).",
+                refusal.message(),
+                refusal.code().code()
+            ),
+        )
+        .field(
+            "db",
+            "The user must own the database (or hold CREATE on its schema), and the database must hold no other tables of the runtime's names: give the runtime a database of its own.",
+        );
+    }
+    settle(e)
 }
 
 /// What a store operation fails with inside this module: a refusal the
@@ -207,20 +259,7 @@ pub(super) enum Fault {
 
 pub(super) fn fault(e: &tokio_postgres::Error) -> Fault {
     if let Some(state) = e.code() {
-        return match *state {
-            SqlState::T_R_DEADLOCK_DETECTED | SqlState::T_R_SERIALIZATION_FAILURE => {
-                Fault::Contention
-            }
-            SqlState::ADMIN_SHUTDOWN
-            | SqlState::CRASH_SHUTDOWN
-            | SqlState::CANNOT_CONNECT_NOW
-            | SqlState::TOO_MANY_CONNECTIONS
-            | SqlState::QUERY_CANCELED
-            | SqlState::LOCK_NOT_AVAILABLE
-            | SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT => Fault::Unavailable,
-            ref other if other.code().starts_with("08") => Fault::Unavailable,
-            _ => Fault::Broken,
-        };
+        return fault_of_state(state).unwrap_or(Fault::Broken);
     }
     // No SQLSTATE: the connection itself failed (closed, reset, timed out).
     let io = std::iter::successors(std::error::Error::source(e), |s| s.source())
@@ -229,6 +268,24 @@ pub(super) fn fault(e: &tokio_postgres::Error) -> Fault {
         Fault::Unavailable
     } else {
         Fault::Broken
+    }
+}
+
+/// The fault a SQLSTATE names, if it names one of the passing kinds.
+fn fault_of_state(state: &SqlState) -> Option<Fault> {
+    match *state {
+        SqlState::T_R_DEADLOCK_DETECTED | SqlState::T_R_SERIALIZATION_FAILURE => {
+            Some(Fault::Contention)
+        }
+        SqlState::ADMIN_SHUTDOWN
+        | SqlState::CRASH_SHUTDOWN
+        | SqlState::CANNOT_CONNECT_NOW
+        | SqlState::TOO_MANY_CONNECTIONS
+        | SqlState::QUERY_CANCELED
+        | SqlState::LOCK_NOT_AVAILABLE
+        | SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT => Some(Fault::Unavailable),
+        ref other if other.code().starts_with("08") => Some(Fault::Unavailable),
+        _ => None,
     }
 }
 

@@ -50,7 +50,9 @@ use super::schema::OnOpen;
 use super::*;
 use crate::error::Failure;
 use crate::runtime::auth;
-use connections::{ATTEMPTS, Connections, Error, Fault, NOW, backoff, fault, one, settle};
+use connections::{
+    ATTEMPTS, Connections, Error, Fault, NOW, backoff, fault, one, schema_failure, settle,
+};
 use migrations::{MIGRATIONS, apply_pending, schema_version};
 
 /// The connection pool of one runtime process.
@@ -161,10 +163,10 @@ impl PgStore {
         let connections = Connections::open(target, options)?;
         let mut client = connections.first(target).await?;
         if on_open == OnOpen::Migrate {
-            apply_pending(&mut client).await.map_err(settle)?;
+            apply_pending(&mut client).await.map_err(schema_failure)?;
         } else {
             // Even a look at the schema needs a database that exists.
-            schema_version(&client).await.map_err(settle)?;
+            schema_version(&client).await.map_err(schema_failure)?;
         }
         drop(client);
         Ok(PgStore {
@@ -285,13 +287,14 @@ impl Store for PgStore {
     }
 
     async fn schema_status(&self) -> Result<SchemaStatus, Failure> {
-        let version = read!(self, |c| schema_version(c).await)?;
+        let client = self.client().await?;
+        let version = schema_version(&client).await.map_err(schema_failure)?;
         Ok(SchemaStatus::new("postgres", version, MIGRATIONS))
     }
 
     async fn migrate(&self) -> Result<Vec<u32>, Failure> {
         let mut client = self.client().await?;
-        apply_pending(&mut client).await.map_err(settle)
+        apply_pending(&mut client).await.map_err(schema_failure)
     }
 
     async fn reindex_search(&self) -> Result<u64, Failure> {
