@@ -368,7 +368,9 @@ pub fn run_credential_process(
     }
     let (status, out) = (status.expect("waited"), out.expect("read"));
     if !status.success() {
-        return Err(fail(format!("exited with {status}")));
+        return Err(
+            process_error(status, &out).unwrap_or_else(|| fail(format!("exited with {status}")))
+        );
     }
     let parsed: ProcessOutput = serde_json::from_slice(&out)
         .map_err(|_| fail("did not print a JSON object with a `token`".into()))?;
@@ -397,6 +399,32 @@ pub fn run_credential_process(
         Secret::new(parsed.token.trim().to_string()),
         parsed.expires_at,
     ))
+}
+
+/// The failure a process that exited unsuccessfully describes on stdout as
+/// an error document, as `agentteam-runtime token issue` does: passing
+/// (`retryable: true`, its store unavailable, say) or not, in its words.
+fn process_error(status: std::process::ExitStatus, out: &[u8]) -> Option<Failure> {
+    let doc: serde_json::Value = serde_json::from_slice(out).ok()?;
+    let error = doc.get("error")?;
+    let said = error
+        .get("message")
+        .and_then(serde_json::Value::as_str)
+        .map(|message| crate::text::clip(message, 300).into_owned());
+    let said = said.map_or(String::new(), |message| format!(": {message}"));
+    Some(
+        if error.get("retryable") == Some(&serde_json::Value::Bool(true)) {
+            Failure::new(
+                code::CREDENTIAL_PROCESS_UNAVAILABLE,
+                format!("The credential process could not issue a token now{said}; retry shortly."),
+            )
+        } else {
+            Failure::new(
+                code::CREDENTIAL_PROCESS_FAILED,
+                format!("The credential process exited with {status}{said}."),
+            )
+        },
+    )
 }
 
 /// The longest token a credential process may print, in bytes.

@@ -150,6 +150,8 @@ error_codes! {
         "Per-task failure of task_set_claim: another member holds the task. Leave it, or ask the holder to release it.";
     NOT_ASSIGNEE = "not_assignee", Rejected, 409, false,
         "Per-task failure of task_set_claim: only the assignee may release a task. Leave it claimed, or ask the assignee.";
+    CREDENTIAL_PROCESS_UNAVAILABLE = "credential_process_unavailable", Transient, 0, true,
+        "The profile's credential_process said its failure is passing (its store or server is unavailable; it printed an error with `retryable: true`). Retry shortly; the credentials are not at fault.";
     RATE_LIMITED = "rate_limited", Transient, 429, true,
         "Too many requests. Retry after the delay the server gave.";
     SERVER_ERROR = "server_error", Transient, 500, true,

@@ -523,6 +523,44 @@ sleep 0.2"#,
     }
 }
 
+/// A process that says its failure is passing, as `agentteam-runtime token
+/// issue` does when its store is down: retryable, exit 5, not "log in
+/// again".
+#[test]
+fn a_credential_process_whose_store_is_unavailable() {
+    try_fault(|| Fault {
+        exit: 5,
+        code: "credential_process_unavailable",
+        ..Fault::credential_process(
+            "credential process store unavailable",
+            r#"echo '{"error": {"code": "server_error", "message": "The store is unavailable.", "retryable": true}}'; exit 5"#,
+        )
+    });
+}
+
+/// A process that says why it failed for good: its words in the message.
+#[test]
+fn a_credential_process_that_says_why_it_failed() {
+    let cli = Cli::new();
+    let server = Recorder::expecting_no_request();
+    let fault = Fault::credential_process(
+        "credential process refuses",
+        r#"echo '{"error": {"code": "usage_error", "message": "No agent ag_test in the workspace.", "retryable": false}}'; exit 2"#,
+    );
+    login(&cli, &server.url, &fault);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[]);
+    assert_eq!(run.code, 3, "{run:?}");
+    let doc = run.json();
+    assert_eq!(doc["error"]["code"], "credential_process_failed");
+    assert!(
+        doc["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("No agent ag_test in the workspace."),
+        "{doc}"
+    );
+}
+
 #[test]
 fn a_credential_process_that_prints_garbage() {
     try_fault(|| Fault::credential_process("credential process prints garbage", "echo '<html>'"));
