@@ -134,6 +134,45 @@ fn an_unreachable_server_is_named_and_transient() {
         "{text}"
     );
     assert!(text.to_lowercase().contains("refused"), "{text}");
+    // The scheme in capitals is the same URI (RFC 3986): the same answer.
+    let upper = uri.replacen("postgres", "POSTGRES", 1);
+    let doc = refused(
+        &runtime_in(dir.path(), &["--db", &upper, "migrate", "--status"]),
+        5,
+        "s3cret",
+    );
+    assert!(
+        message(&doc).contains("Cannot reach PostgreSQL at al@127.0.0.1:1/tasks"),
+        "{doc}"
+    );
+}
+
+/// An empty --db, or an empty AGENTTEAM_RUNTIME_DB, is a usage error that
+/// says so; no store is looked for or created.
+#[test]
+fn an_empty_store_setting_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = refused(
+        &runtime_in(dir.path(), &["--db", "", "migrate"]),
+        2,
+        "\u{0}",
+    );
+    assert!(message(&doc).contains("is empty"), "{doc}");
+    let out = Command::new(BIN)
+        .args(["migrate"])
+        .current_dir(dir.path())
+        .env("AGENTTEAM_RUNTIME_DB", "  ")
+        .env("HOME", dir.path())
+        .env("XDG_DATA_HOME", dir.path().join("data"))
+        .output()
+        .unwrap();
+    let doc = refused(&out, 2, "\u{0}");
+    assert!(message(&doc).contains("is empty"), "{doc}");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing created"
+    );
 }
 
 #[test]
@@ -257,19 +296,10 @@ fn refusals_by_the_database_are_named_and_classed() {
         "1",
         "the failed migration left nothing of its own"
     );
-    // A user who may neither create in the database nor read another's store.
-    let role = format!("weak_{db}");
+    // A user who may not read another's store (one who may not build a
+    // store: a_refused_migration_names_the_reason_in_the_answer_and_the_log).
+    let role = format!("reader_{db}");
     cluster.psql(&db, &format!("CREATE ROLE {role} LOGIN"));
-    let fresh = cluster.new_database();
-    let doc = refused(
-        &admin_output(&as_role(&role, &fresh), &["migrate"]),
-        2,
-        "\u{0}",
-    );
-    assert!(
-        message(&doc).contains("permission denied for schema public"),
-        "{doc}"
-    );
     let built = cluster.new_database();
     succeeded(&admin_output(&cluster.socket_uri(&built), &["migrate"]));
     let doc = refused(
@@ -707,12 +737,13 @@ fn a_path_that_is_not_a_store_is_named_and_left_untouched() {
     assert!(message(&doc).starts_with("Cannot open the store"), "{doc}");
 }
 
-/// A database error the runtime cannot classify is answered opaquely, and
-/// the log names PostgreSQL's own reason, so the operator need not search
-/// the server's log: here a role that may not create tables (PostgreSQL
-/// 15's default for a role that does not own its database's schema).
+/// A migration the database refuses by its rules names PostgreSQL's own
+/// reason in the answer and the log, so the operator need not search the
+/// server's log: here a role that may not create tables (PostgreSQL 15's
+/// default for a role that does not own its database's schema). The
+/// password is in neither.
 #[test]
-fn an_unclassified_database_error_is_named_in_the_log_only() {
+fn a_refused_migration_names_the_reason_in_the_answer_and_the_log() {
     let cluster = Cluster::shared();
     let db = cluster.new_database();
     cluster.psql(
@@ -727,9 +758,12 @@ fn an_unclassified_database_error_is_named_in_the_log_only() {
         cluster.port()
     );
     let out = runtime_in(dir.path(), &["--db", &uri, "migrate"]);
-    let doc = refused(&out, 5, "weak-pw");
-    assert_eq!(doc["error"]["code"], "server_error", "{doc}");
-    assert!(!message(&doc).contains("permission"), "{doc}");
+    let doc = refused(&out, 2, "weak-pw");
+    assert_eq!(doc["error"]["code"], "usage_error", "{doc}");
+    assert!(
+        message(&doc).contains("permission denied for schema public (42501)"),
+        "{doc}"
+    );
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(
         log.contains("permission denied for schema public (42501)"),

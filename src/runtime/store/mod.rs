@@ -59,8 +59,19 @@ impl Location {
         // Blanks around a URI come from env files and quoting, never mean
         // anything, and must not turn a URI into a path.
         let trimmed = text.trim();
+        if trimmed.is_empty() {
+            return Err(Failure::new(
+                code::USAGE_ERROR,
+                "--db (or AGENTTEAM_RUNTIME_DB) is empty: give a SQLite file path or a postgres:// URI, or leave both unset for the default store.",
+            )
+            .field("db", "Empty."));
+        }
         if postgres::is_uri(trimmed) {
-            return postgres::Target::parse(trimmed).map(|t| Location::Postgres(Box::new(t)));
+            // A scheme is case-insensitive (RFC 3986); tokio-postgres reads
+            // only the lowercase spelling.
+            let (scheme, rest) = trimmed.split_once("://").expect("a URI has ://");
+            let uri = format!("{}://{rest}", scheme.to_ascii_lowercase());
+            return postgres::Target::parse(&uri).map(|t| Location::Postgres(Box::new(t)));
         }
         // Anything that starts like a URI (`word:`), however it goes on
         // (`postgres:/run`, `postgresql:`, `file:x.db`, `postgres ://…`), is
