@@ -380,6 +380,13 @@ fn a_schema_newer_than_the_binary_is_refused_untouched() {
     assert!(out.status.success());
     let status: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(status["version"], 999);
+    assert!(
+        status["note"]
+            .as_str()
+            .unwrap()
+            .contains("newer than this agentteam-runtime knows"),
+        "{status}"
+    );
 }
 
 /// Runners that migrate a fresh database at once (a release step beside
@@ -460,6 +467,7 @@ fn migrate_reports_and_applies(engine: Engine) {
         (json!(name), json!(latest))
     );
     assert_eq!(status["latest"], latest);
+    assert!(status.get("note").is_none(), "{status}");
     assert!(
         status["migrations"]
             .as_array()

@@ -48,6 +48,10 @@ pub struct SchemaStatus {
     /// The newest version this binary knows.
     pub latest: u32,
     pub migrations: Vec<MigrationState>,
+    /// Said only of a store whose schema is newer than this binary knows,
+    /// which every other command refuses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl SchemaStatus {
@@ -64,6 +68,8 @@ impl SchemaStatus {
                     applied: m.version <= version,
                 })
                 .collect(),
+            note: (version > latest(migrations))
+                .then(|| newer_schema(version, latest(migrations)).message),
         }
     }
 }
