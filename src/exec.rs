@@ -225,6 +225,7 @@ async fn call_within_budget(
     let may_retry = action.may_retry(input);
     let request = context.request(action, input);
     let mut answer = client.call(&request, session, may_retry, printer).await?;
+    wire::check_answer(action, &answer.data)?;
     let fitted = budget::fit_answer(&mut answer.data, &mut answer.meta, budget);
     let Fitted::Page { kept } = fitted else {
         if fitted == Fitted::Cut {
@@ -247,6 +248,7 @@ async fn call_within_budget(
     again["limit"] = json!(kept);
     let request = context.request(action, &again);
     let mut page = client.call(&request, session, may_retry, printer).await?;
+    wire::check_answer(action, &page.data)?;
     if budget::fit_answer(&mut page.data, &mut page.meta, budget) != Fitted::Whole {
         printer
             .diagnostic("the server ignored the smaller limit; its page is cut without a cursor");

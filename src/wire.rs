@@ -523,6 +523,21 @@ pub fn decode_success(bytes: &[u8]) -> Result<Success, Failure> {
     })
 }
 
+/// Client side: a success status whose body is an error document
+/// (`{"error": …}`, a field no answer of `action` has) is not a success: a
+/// proxy's or another server's failure sent with the wrong status. It is
+/// not printed as `data`. Other shapes are the server's contract: a
+/// minimal body (`{}`) passes.
+pub fn check_answer(action: &Action, data: &Value) -> Result<(), Failure> {
+    if data.get("error").is_none() || (action.data_schema)()["properties"].get("error").is_some() {
+        return Ok(());
+    }
+    Err(Failure::new(
+        code::INVALID_RESPONSE,
+        "The server answered success with an error document; check that api_url points at an Agent Runtime API of this version.",
+    ))
+}
+
 /// Client side: a non-2xx answer to a failure. The class comes from the
 /// status; the body contributes code, message and details only when it is the
 /// documented error shape, so an HTML page or proxy text never leaks through.

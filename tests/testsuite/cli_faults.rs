@@ -415,6 +415,21 @@ fn status_200_with_a_body_that_is_not_json() {
     });
 }
 
+/// JSON, but not an answer of this API (another server's, a proxy's): not
+/// printed as `data`.
+#[test]
+fn status_200_with_json_of_another_shape() {
+    try_fault(|| {
+        Fault::server(
+            "200, JSON of another shape",
+            recorder(Reply::json(200, json!({"error": "weird"}))),
+            5,
+            "invalid_response",
+        )
+        .seen(Some(1), Some(1))
+    });
+}
+
 #[test]
 fn status_200_with_a_50_mb_body() {
     let tried = try_fault(|| {
