@@ -427,7 +427,7 @@ impl Action {
             (
                 "truncated",
                 schema::boolean(
-                    "Present and true only when a result budget cut the result; the cut is said where it happened and how to continue.",
+                    "Present and true only when the result was cut; the cut is said where it happened and how to continue.",
                 ),
             ),
             (

@@ -527,7 +527,11 @@ fn checkpoints_append_and_get_bounds_them(engine: Engine) {
         assert_eq!(out["checkpoint"]["summary"], format!("step {i}"));
         assert_eq!(out["task"]["number"], 1);
     }
-    let detail = b.alice.ok("get", json!({"channel": "eng", "number": 1}));
+    let run = b.alice.exec("get", json!({"channel": "eng", "number": 1}));
+    assert_eq!(run.code, 0, "{run:?}");
+    // The cut section makes the answer explicitly truncated (§8.3).
+    assert_eq!(run.json()["meta"]["truncated"], true);
+    let detail = run.json()["data"].take();
     assert_eq!(detail["checkpoints"]["total"], 7);
     assert_eq!(detail["checkpoints"]["truncated"], true);
     let shown: Vec<&str> = detail["checkpoints"]["items"]

@@ -1114,9 +1114,14 @@ pub fn list_page(mut rows: Vec<(TaskRow, f64)>, q: &ListQuery) -> Value {
 /// `task_list` of the task's direct subtasks in number order with the
 /// cursor after that item; for checkpoints, this `task_get` with
 /// `checkpoints_before` the oldest checkpoint shown. `next` is null in a
-/// section that is whole.
+/// section that is whole. A cut section also marks the whole answer
+/// `truncated` (the CLI's `meta.truncated`), so the detail does not look
+/// complete to a reader that checks only the top (§8.3).
 pub fn link_sections(mut detail: Value, principal: &Principal, input: &TaskLocator) -> Value {
     let truncated = |detail: &Value, section: &str| detail[section]["truncated"] == json!(true);
+    if truncated(&detail, "subtasks") || truncated(&detail, "checkpoints") {
+        detail["truncated"] = json!(true);
+    }
     let last_number = detail["subtasks"]["items"]
         .as_array()
         .and_then(|items| items.last())

@@ -988,6 +988,11 @@ fn get_bounds_its_sections<E: Engine>() {
     );
     // Checkpoints do not change the task's updated_at.
     assert_eq!(got["updated_at"], got["created_at"]);
+    // A cut section marks the whole answer (the CLI's meta.truncated); a
+    // whole detail is not marked.
+    assert_eq!(got["truncated"], true);
+    let whole = w.ok(&w.alice, "get", json!({"channel": "eng", "number": 2}));
+    assert!(whole.get("truncated").is_none(), "{whole}");
 }
 
 fn cut_sections_name_the_call_that_reads_the_rest<E: Engine>() {
