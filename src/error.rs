@@ -64,6 +64,20 @@ impl ExitClass {
     }
 }
 
+impl ErrorCode {
+    /// The exit status when the server, not the CLI, answers this code,
+    /// where that differs from [`ErrorCode::class`]'s: input the CLI
+    /// refuses before sending is exit 2, the same refusal from the server
+    /// (after sending) exit 4, as its HTTP status says.
+    pub fn exit_status_from_server(&self) -> Option<i32> {
+        if self.http_status == 0 {
+            return None;
+        }
+        let status = ExitClass::from_http_status(self.http_status).code();
+        (status != self.class.code()).then_some(status)
+    }
+}
+
 /// One registered error code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ErrorCode {
@@ -413,12 +427,16 @@ pub fn error_schema() -> Value {
     let catalog: Vec<Value> = ERROR_CODES
         .iter()
         .map(|c| {
-            json!({
+            let mut entry = json!({
                 "code": c.code,
                 "retryable": c.retryable,
                 "exit_status": c.class.code(),
                 "description": c.description,
-            })
+            });
+            if let Some(status) = c.exit_status_from_server() {
+                entry["exit_status_from_server"] = json!(status);
+            }
+            entry
         })
         .collect();
     json!({

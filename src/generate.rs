@@ -466,7 +466,10 @@ pub fn errors_table() -> String {
         out.push_str(&format!(
             "| `{}` | {} | {} | {} |\n",
             code.code,
-            code.class.code(),
+            match code.exit_status_from_server() {
+                Some(server) => format!("{} ({server} from the server)", code.class.code()),
+                None => code.class.code().to_string(),
+            },
             if code.retryable { "yes" } else { "no" },
             table_cell(code.description)
         ));

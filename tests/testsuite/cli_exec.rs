@@ -756,6 +756,32 @@ fn server_rejections_exit_4_with_the_servers_error() {
     );
 }
 
+/// Input the server refuses after it was sent exits 4, not the 2 of the
+/// same code found before sending; the error schema says both.
+#[test]
+fn input_the_server_refuses_exits_4_as_the_error_schema_says() {
+    let refused =
+        json!({"error": {"code": "input_too_large", "message": "Too large.", "retryable": false}});
+    let (cli, _s) = setup(vec![Reply::json(413, refused)]);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[]);
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (4, "input_too_large")
+    );
+    let errors = cli.run(&["exec", "--error-schema"], None).json();
+    let entry = errors["x-error-codes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["code"] == "input_too_large")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (&entry["exit_status"], &entry["exit_status_from_server"]),
+        (&json!(2), &json!(4))
+    );
+}
+
 #[test]
 fn tokens_never_reach_any_output() {
     let (cli, _s) = setup(vec![Reply::json(
