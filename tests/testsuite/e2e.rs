@@ -824,12 +824,7 @@ fn concurrent_replays_create_once(engine: Engine) {
         ),
     ];
     let input = json!({"channel": "eng", "tasks": [{"title": "once"}, {"title": "twice"}], "idempotency_key": "race"});
-    let outcomes: Vec<Value> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..10)
-            .map(|_| s.spawn(|| alice.ok("create", input.clone())))
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
+    let outcomes = ten_at_once(&alice, "create", &input);
     assert_eq!(outcomes.iter().filter(|o| o["reused"] == false).count(), 1);
     assert!(
         outcomes
@@ -838,20 +833,26 @@ fn concurrent_replays_create_once(engine: Engine) {
     );
 }
 
-/// A checkpoint retried with its idempotency_key, ten times at once (as
-/// retries after a timeout may race the first attempt), appends once.
+/// `verb` with `input`, ten times at once, as retries after a timeout may
+/// race the first attempt: each answer's `data`.
+fn ten_at_once(member: &Member, verb: &str, input: &Value) -> Vec<Value> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..10)
+            .map(|_| s.spawn(|| member.ok(verb, input.clone())))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
+/// A checkpoint retried with its idempotency_key, ten times at once,
+/// appends once.
 fn concurrent_keyed_checkpoints_append_once(engine: Engine) {
     let b = board(engine);
     b.alice
         .create(json!({"channel": "eng", "tasks": [{"title": "t"}]}));
     let input =
         json!({"channel": "eng", "number": 1, "summary": "handed off", "idempotency_key": "race"});
-    let outcomes: Vec<Value> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..10)
-            .map(|_| s.spawn(|| b.alice.ok("checkpoint", input.clone())))
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
+    let outcomes = ten_at_once(&b.alice, "checkpoint", &input);
     assert_eq!(outcomes.iter().filter(|o| o["reused"] == false).count(), 1);
     assert!(
         outcomes
