@@ -66,9 +66,10 @@ enum Command {
         /// keep other connections moving meanwhile.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
         workers: Option<u16>,
-        /// PostgreSQL only: connections this server keeps, all opened before
-        /// it announces its address. Every replica has its own pool; keep
-        /// their sum under the server's max_connections.
+        /// PostgreSQL only: connections this server keeps for requests, all
+        /// opened before it announces its address (/readyz has one more of
+        /// its own). Every replica has its own pool; keep their sum under
+        /// the server's max_connections.
         #[arg(long, value_name = "N", default_value_t = PoolOptions::DEFAULT_SIZE,
               value_parser = clap::value_parser!(u16).range(1..=1024))]
         pool_size: u16,

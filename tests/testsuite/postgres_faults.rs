@@ -237,6 +237,11 @@ fn an_exhausted_pool_queues_briefly_then_answers_503() {
         waited >= Duration::from_millis(250) && waited < Duration::from_secs(2),
         "waited {waited:?} for a connection"
     );
+    // The database is reachable, though every request connection is busy:
+    // /readyz says so (a load balancer must not take a busy replica for a
+    // broken one).
+    let ready = rt.http("GET", "/readyz", None, None);
+    assert_eq!(ready.status, 200, "{ready:?}");
     let (status, body) = first.join().unwrap();
     assert_eq!(
         status, 200,

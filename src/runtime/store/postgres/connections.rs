@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use deadpool_postgres::{
     GenericClient, Manager, ManagerConfig, Object, Pool, PoolError, QueueMode, RecyclingMethod,
-    Runtime as PoolRuntime,
+    Runtime as PoolRuntime, TimeoutType, Timeouts,
 };
 use futures_util::FutureExt;
 use tokio_postgres::error::SqlState;
@@ -34,6 +34,10 @@ const SESSION_OPTIONS: &str = "-c synchronous_commit=on -c statement_timeout=150
 pub(super) struct Connections {
     pool: Pool,
     queue: usize,
+    /// One connection of its own for `/readyz`, so that "the store is
+    /// reachable" is answered while every request connection is busy: a
+    /// saturated replica is not an unreachable database.
+    probe: Pool,
 }
 
 impl Connections {
@@ -45,14 +49,27 @@ impl Connections {
             Some(own) => format!("{SESSION_OPTIONS} {own}"),
             None => SESSION_OPTIONS.to_string(),
         });
-        let manager = Manager::from_config(
-            config,
-            NoTls,
-            ManagerConfig {
-                recycling_method: RecyclingMethod::Fast,
-            },
-        );
-        let pool = Pool::builder(manager)
+        let manager = |config| {
+            Manager::from_config(
+                config,
+                NoTls,
+                ManagerConfig {
+                    recycling_method: RecyclingMethod::Fast,
+                },
+            )
+        };
+        let no_pool = |e: deadpool_postgres::BuildError| {
+            Failure::new(code::SERVER_ERROR, format!("No connection pool: {e}."))
+        };
+        let probe = Pool::builder(manager(config.clone()))
+            .max_size(1)
+            .wait_timeout(Some(options.wait))
+            .create_timeout(Some(target.connect_timeout()))
+            .recycle_timeout(Some(Duration::from_secs(5)))
+            .runtime(PoolRuntime::Tokio1)
+            .build()
+            .map_err(no_pool)?;
+        let pool = Pool::builder(manager(config))
             .max_size(options.size.max(1))
             // The connection returned last: the batched reads then run on
             // the few backends whose caches are warm, not on each of the
@@ -64,11 +81,42 @@ impl Connections {
             .recycle_timeout(Some(Duration::from_secs(5)))
             .runtime(PoolRuntime::Tokio1)
             .build()
-            .map_err(|e| Failure::new(code::SERVER_ERROR, format!("No connection pool: {e}.")))?;
+            .map_err(no_pool)?;
         Ok(Connections {
             pool,
             queue: options.queue,
+            probe,
         })
+    }
+
+    /// Whether the database answers: on a pooled connection that is free
+    /// now, as a request would; when none is, on the probe's own (opened on
+    /// first use, and again after it broke), so that a busy pool is not
+    /// taken for an unreachable database.
+    pub(super) async fn probe(&self) -> Result<(), Failure> {
+        let now = Timeouts {
+            wait: Some(Duration::ZERO),
+            ..self.pool.timeouts()
+        };
+        let unavailable = |e: PoolError| match e {
+            PoolError::Backend(e) => failure(&e),
+            other => {
+                tracing::warn!(error = %other, "no connection to probe with");
+                Failure::unavailable("The store is unavailable. Retry shortly.")
+            }
+        };
+        let client = match self.pool.timeout_get(&now).await {
+            Ok(client) => client,
+            Err(PoolError::Timeout(TimeoutType::Wait)) => {
+                self.probe.get().await.map_err(unavailable)?
+            }
+            Err(e) => return Err(unavailable(e)),
+        };
+        client
+            .simple_query("SELECT 1")
+            .await
+            .map(drop)
+            .map_err(|e| failure(&e))
     }
 
     /// Connections the pool keeps at most.

@@ -249,10 +249,7 @@ impl Store for PgStore {
     }
 
     async fn ready(&self) -> Result<(), Failure> {
-        read!(self, |c| {
-            one(c, "SELECT 1", &[]).await?;
-            Ok(())
-        })
+        self.connections.probe().await
     }
 
     /// Every connection of the pool, opened at once, with the batched reads
@@ -275,8 +272,10 @@ impl Store for PgStore {
             Ok::<_, Failure>(client)
         }))
         .await;
-        // Every connection was held until here, so each one was opened.
-        let failures: Vec<Failure> = opened.into_iter().filter_map(Result::err).collect();
+        // Every connection was held until here, so each one was opened; and
+        // the probe's, so the first /readyz does not wait for a backend.
+        let mut failures: Vec<Failure> = opened.into_iter().filter_map(Result::err).collect();
+        failures.extend(self.connections.probe().await.err());
         if let Some(first) = failures.first() {
             tracing::warn!(
                 failed = failures.len(),
