@@ -230,6 +230,15 @@ fn a_wrong_password_or_a_missing_database_is_named_and_nothing_is_created() {
         &["--db", &right, "workspace", "create", "--name", "w"],
     );
     succeeded(&out);
+    // The port given only as a parameter, as libpq reads it.
+    let query_port = format!(
+        "postgres://{SUPERUSER}:{PASSWORD}@127.0.0.1/{db}?port={}",
+        cluster.port()
+    );
+    succeeded(&runtime_in(
+        dir.path(),
+        &["--db", &query_port, "workspace", "create", "--name", "w3"],
+    ));
     let bare = format!("postgres://{SUPERUSER}@127.0.0.1:{}/{db}", cluster.port());
     let out = Command::new(BIN)
         .args(["--db", &bare, "workspace", "create", "--name", "w2"])

@@ -49,10 +49,12 @@ impl Target {
     /// The error names what is wrong and never repeats the password.
     pub fn parse(uri: &str) -> Result<Target, Failure> {
         let shown = without_password(uri);
+        // A refusal never quotes the URI: what it holds may not be where
+        // its writer meant it (a password's tail read as the host).
         let unusable = |why: &dyn std::fmt::Display| {
             Failure::new(
                 code::USAGE_ERROR,
-                format!("`{shown}` is not a PostgreSQL URI this runtime can use: {why}."),
+                format!("The --db URI is not a PostgreSQL URI this runtime can use: {why}."),
             )
             .field(
                 "db",
@@ -69,18 +71,18 @@ impl Target {
         }
         // tokio-postgres's own text is "invalid connection string"; what is
         // wrong (`invalid value for option \`port\``) is in its causes.
-        let mut config = tokio_postgres::Config::from_str(uri)
+        let mut config = tokio_postgres::Config::from_str(&query_ports_to_hosts(uri))
             .map_err(|e| unusable(&super::connections::with_causes(&e)))?;
-        // The user info ends at the first `@`: a second one means a user or
-        // password with an `@` left as it is, and what follows the first
-        // (part of the password) was read as the host.
+        // The user info ends at the first `@`: what follows a second one (a
+        // user or password with an `@` left as it is, or `user@server` in
+        // the query) was read as the host.
         if config
             .get_hosts()
             .iter()
-            .any(|host| matches!(host, Host::Tcp(name) if name.contains('@')))
+            .any(|host| matches!(host, Host::Tcp(name) if !is_plain_host(name)))
         {
             return Err(unusable(
-                &"its user or password holds an `@` that is not percent-encoded (write it as %40)",
+                &"its host is not a host name; an `@` in a user or password is written %40 (and `:`, `/`, `?`, `#` as %3A, %2F, %3F, %23)",
             ));
         }
         if config.get_user().is_none() {
@@ -192,33 +194,30 @@ pub fn is_uri(db: &str) -> bool {
 /// `uri` with any password removed: from the user info
 /// (`user:secret@host` → `user@host`) and from a `password=` parameter.
 ///
-/// The user info ends at the URI's last `@`, wherever it is: a password
-/// may hold an `@`, `/`, `?` or `#` its writer did not percent-encode, and
-/// none of it may be shown. Of the user info only the user is kept, up to
-/// the first character that could start the password or the path.
+/// The user info is read as the parser reads it: up to the URI's first
+/// `@`, the user up to its first `:`. A password with an `@` its writer did
+/// not percent-encode would leave its tail where the host is; such a URI is
+/// refused ([`Target::parse`]) and never shown, as no refusal of a URI
+/// quotes it.
 fn without_password(uri: &str) -> String {
     let Some((scheme, rest)) = uri.split_once("://") else {
         return uri.to_string();
     };
-    let (user, tail) = match rest.rsplit_once('@') {
+    let (authority, tail) = match rest.split_once('@') {
         Some((userinfo, after)) => {
-            let user_end = userinfo
-                .find([':', '/', '?', '#'])
-                .unwrap_or(userinfo.len());
-            (Some(&userinfo[..user_end]), after)
+            let user = userinfo.split_once(':').map_or(userinfo, |(user, _)| user);
+            (format!("{user}@"), after)
         }
-        None => (None, rest),
+        None => (String::new(), rest),
     };
-    let authority = user.map_or(String::new(), |user| format!("{user}@"));
     let tail = match tail.split_once('?') {
         Some((path, query)) => {
             let kept: Vec<&str> = query
                 .split('&')
                 .filter(|pair| {
-                    !pair
-                        .split('=')
-                        .next()
-                        .is_some_and(|key| key.eq_ignore_ascii_case("password"))
+                    let key = pair.split('=').next().unwrap_or_default();
+                    let key = percent_encoding::percent_decode_str(key).decode_utf8_lossy();
+                    !key.trim().eq_ignore_ascii_case("password")
                 })
                 .collect();
             if kept.is_empty() {
@@ -230,6 +229,76 @@ fn without_password(uri: &str) -> String {
         None => tail.to_string(),
     };
     format!("{scheme}://{authority}{tail}")
+}
+
+/// `uri` with a `?port=` moved onto hosts that name no port of their own
+/// (`postgres://h/db?port=5433` → `postgres://h:5433/db`), which libpq
+/// reads as the hosts' port; tokio-postgres would give those hosts 5432
+/// and then count one port too many. One port applies to every host, or
+/// one per host in order. Anything else is left for the parser to judge.
+fn query_ports_to_hosts(uri: &str) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    let Some((scheme, rest)) = uri.split_once("://") else {
+        return Cow::Borrowed(uri);
+    };
+    let (creds, after) = match rest.split_once('@') {
+        Some((creds, after)) => (Some(creds), after),
+        None => (None, rest),
+    };
+    let hosts_end = after.find(['/', '?']).unwrap_or(after.len());
+    let (hosts, remainder) = after.split_at(hosts_end);
+    let Some((path, query)) = remainder.split_once('?') else {
+        return Cow::Borrowed(uri);
+    };
+    let chunks: Vec<&str> = hosts.split(',').collect();
+    let has_port = |chunk: &str| match chunk.rfind(']') {
+        Some(end) => chunk[end..].contains(':'),
+        None => chunk.contains(':'),
+    };
+    if hosts.is_empty() || chunks.iter().any(|chunk| has_port(chunk)) {
+        return Cow::Borrowed(uri);
+    }
+    let pairs: Vec<&str> = query.split('&').collect();
+    let ports: Vec<&str> = pairs
+        .iter()
+        .filter_map(|pair| pair.strip_prefix("port="))
+        .collect();
+    let [ports] = ports.as_slice() else {
+        return Cow::Borrowed(uri);
+    };
+    let ports: Vec<&str> = ports.split(',').collect();
+    if ports.len() != 1 && ports.len() != chunks.len() {
+        return Cow::Borrowed(uri);
+    }
+    let hosts: Vec<String> = chunks
+        .iter()
+        .enumerate()
+        .map(|(i, chunk)| format!("{chunk}:{}", ports[if ports.len() == 1 { 0 } else { i }]))
+        .collect();
+    let kept: Vec<&str> = pairs
+        .into_iter()
+        .filter(|pair| !pair.starts_with("port="))
+        .collect();
+    let query = if kept.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", kept.join("&"))
+    };
+    let creds = creds.map_or(String::new(), |creds| format!("{creds}@"));
+    Cow::Owned(format!(
+        "{scheme}://{creds}{}{path}{query}",
+        hosts.join(",")
+    ))
+}
+
+/// Whether a host name the parser read could be one: not a piece of a
+/// password or a parameter that landed there (an unencoded `@` in the user
+/// info, or `user@server` in the query, moves what follows it there).
+fn is_plain_host(host: &str) -> bool {
+    !host.is_empty()
+        && !host
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || "@&=?/#%,".contains(c))
 }
 
 /// The user libpq connects as when the URI names none: `PGUSER`, else the
@@ -382,16 +451,16 @@ mod tests {
             ),
             ("postgres:///tasks", "postgres:///tasks"),
             ("postgres://h/db?password=x", "postgres://h/db"),
-            // Characters a password should have percent-encoded and did not.
+            // Characters a password should have percent-encoded and did not,
+            // where the parser still ends the user info (at the first `@`).
+            ("postgres://s:/p?w#x@h/db", "postgres://s@h/db"),
+            // An `@` in the query is not the user info's end.
             (
-                "postgres://at:P@ssw0rd@127.0.0.1:55432/atdb",
-                "postgres://at@127.0.0.1:55432/atdb",
+                "postgres://rt@h:5/db?application_name=x@y&password=secretZ&b=1",
+                "postgres://rt@h:5/db?application_name=x@y&b=1",
             ),
-            (
-                "postgres://s:p@ss:w/rd%?#x@127.0.0.1:5432/db?sslmode=disable",
-                "postgres://s@127.0.0.1:5432/db?sslmode=disable",
-            ),
-            ("postgres://s:/p?w@h/db", "postgres://s@h/db"),
+            // A parameter name written with escapes is still the password.
+            ("postgres://h/db?pass%77ord=x", "postgres://h/db"),
         ] {
             assert_eq!(without_password(uri), shown, "{uri}");
         }
@@ -417,10 +486,25 @@ mod tests {
             "postgres://at:P@ssw0rd@127.0.0.1:55432/atdb",
             "postgres://s:p@ss:w/rd%?#x@127.0.0.1:5432/db",
             "postgresql://u:a@b@/db?host=/run/pg",
+            "postgres://rt:P@ss/w?d#x:y@host/db",
+            "postgres://u@ser:pw@host/db",
+            "postgres://rt:P@ss@[::1]:19390/db",
+            // A user@server login in the query, without user info.
+            "postgres://127.0.0.1:19391/db?user=admin@myserver&password=TopSecret1",
         ] {
             let failure = Target::parse(uri).unwrap_err();
             assert_eq!(failure.code, "usage_error", "{uri}");
-            for secret in ["ssw0rd", "ss:w", "rd%", "a@b", "P@"] {
+            for secret in [
+                "ssw0rd",
+                "ss:w",
+                "rd%",
+                "a@b",
+                "P@",
+                "ss/w",
+                "pw",
+                "TopSecret1",
+                "u@ser",
+            ] {
                 assert!(
                     !failure.message.contains(secret),
                     "{uri}: {}",
@@ -430,6 +514,37 @@ mod tests {
         }
         let failure = Target::parse("postgres://at:P@ssw0rd@127.0.0.1:55432/atdb").unwrap_err();
         assert!(failure.message.contains("%40"), "{}", failure.message);
+        // A URI that parses keeps no password in its shown form.
+        let target =
+            Target::parse("postgres://rt@h:5/db?application_name=x@y&password=plain").unwrap();
+        assert!(!target.shown().contains("plain"), "{}", target.shown());
+        assert!(target.had_password());
+    }
+
+    #[test]
+    fn a_query_port_is_the_port_of_hosts_that_name_none() {
+        for (uri, ports) in [
+            ("postgres://al:pw@h/db?port=5433", vec![5433]),
+            (
+                "postgres://al@h1,h2/db?sslmode=disable&port=5433",
+                vec![5433, 5433],
+            ),
+            ("postgres://al@h1,[::1]/db?port=5433,5434", vec![5433, 5434]),
+        ] {
+            let target = Target::parse(uri).unwrap();
+            assert_eq!(target.config.get_ports(), ports, "{uri}");
+        }
+        let target = Target::parse("postgres://al:pw@h/db?port=5433&sslmode=disable").unwrap();
+        assert_eq!(
+            target.shown(),
+            "postgres://al@h/db?port=5433&sslmode=disable"
+        );
+        assert_eq!(target.config.get_password(), Some(&b"pw"[..]));
+        assert!(
+            !Target::parse("postgres://al@h/db?port=5433")
+                .unwrap()
+                .had_password()
+        );
     }
 
     #[test]
