@@ -411,7 +411,9 @@ fn process_error(status: std::process::ExitStatus, out: &[u8]) -> Option<Failure
         .get("message")
         .and_then(serde_json::Value::as_str)
         .map(|message| crate::text::clip(message, 300).into_owned());
-    let said = said.map_or(String::new(), |message| format!(": {message}"));
+    let said = said.map_or(String::new(), |message| {
+        format!(": {}", message.trim_end().trim_end_matches('.'))
+    });
     Some(
         if error.get("retryable") == Some(&serde_json::Value::Bool(true)) {
             Failure::new(

@@ -70,7 +70,10 @@ impl ErrorCode {
     /// refuses before sending is exit 2, the same refusal from the server
     /// (after sending) exit 4, as its HTTP status says.
     pub fn exit_status_from_server(&self) -> Option<i32> {
-        if self.http_status == 0 {
+        // Only input refusals keep their code from the server; any other
+        // code answered with a status of another class gives way to that
+        // status's own code (a 500 `internal_error` is `server_error`).
+        if self.http_status == 0 || self.class != ExitClass::Usage {
             return None;
         }
         let status = ExitClass::from_http_status(self.http_status).code();

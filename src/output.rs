@@ -94,7 +94,7 @@ impl Printer {
                     text.push_str(&format!("More results: pass \"cursor\": \"{cursor}\" with the same input, or use --paginate.\n"));
                 }
                 if meta.get("truncated") == Some(&Value::Bool(true)) {
-                    text.push_str("(truncated by the result budget; see the JSON output for where to continue)\n");
+                    text.push_str("(truncated: a part was cut, by the result budget or a section's item bound; see the JSON output for where to continue)\n");
                 }
                 self.stdout(&text);
             }

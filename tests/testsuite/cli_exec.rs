@@ -780,6 +780,15 @@ fn input_the_server_refuses_exits_4_as_the_error_schema_says() {
         (&entry["exit_status"], &entry["exit_status_from_server"]),
         (&json!(2), &json!(4))
     );
+    // Any other code from a server gives way to its status's own code
+    // (a 500 internal_error is server_error), so none says more.
+    let others: Vec<&Value> = errors["x-error-codes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c.get("exit_status_from_server").is_some())
+        .collect();
+    assert_eq!(others.len(), 3, "{others:?}");
 }
 
 #[test]

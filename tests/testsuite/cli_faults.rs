@@ -571,7 +571,7 @@ fn a_credential_process_that_says_why_it_failed() {
         doc["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("No agent ag_test in the workspace."),
+            .ends_with(": No agent ag_test in the workspace."),
         "{doc}"
     );
 }

@@ -68,7 +68,10 @@ fn input_schema() -> Value {
             ("summary", summary),
             (
                 "idempotency_key",
-                fields::idempotency_key("", "the original checkpoint, appending nothing"),
+                fields::idempotency_key(
+                    " of this agent on this task",
+                    "the original checkpoint, appending nothing",
+                ),
             ),
         ],
         &["channel", "number", "summary"],

@@ -181,9 +181,7 @@ pub fn parent_not_found(
 pub fn parent_deleted(board: &str, number: i64, field: &str) -> Failure {
     Failure::new(
         code::PARENT_NOT_FOUND,
-        format!(
-            "Task #{number} on board `{board}` was deleted; it cannot be a parent (task_list shows the live ones)."
-        ),
+        format!("Task #{number} on board `{board}` was deleted; task_list shows the live ones."),
     )
     .field(field, "Deleted.")
     .suggest("task_list", list_board(board))
