@@ -1129,7 +1129,11 @@ impl reads::Batch for TokenGets {
 /// (with whether the caller may use its board) and, as scalar subqueries,
 /// the total and first page of its live subtasks and of its checkpoints,
 /// each page a JSON array of rows (`json_build_array`, the columns of
-/// [`task_row`] and of a checkpoint). The pages' sizes are `$1` and `$2`
+/// [`task_row`] and of a checkpoint). A subtask's board is its parent's
+/// (`c`), not joined again: with the board joined, PostgreSQL could AND
+/// the subtasks' index with a scan of the whole board's index, a read of
+/// every task of the board per get (seen at tens of milliseconds a
+/// statement once a board held 36,000 tasks, docs/performance.md). The pages' sizes are `$1` and `$2`
 /// ([`PAGES`]). Its `OFFSET 0` keeps PostgreSQL from merging it into one
 /// join over all the requests (see [`get_tasks`]).
 macro_rules! get_one {
@@ -1143,11 +1147,11 @@ macro_rules! get_one {
             "), \
              (SELECT count(*) FROM tasks s WHERE s.parent_id = t.id AND s.deleted_at IS NULL), \
              (SELECT json_agg(page.item ORDER BY page.number) FROM (SELECT s.number, \
-                json_build_array(s.number, sc.name, s.scope_id, s.title, s.description, \
+                json_build_array(s.number, c.name, s.scope_id, s.title, s.description, \
                 s.status, s.priority, sa.handle, t.number, s.labels, s.checklist, s.urls, \
                 s.attachments, s.blocker, s.source_target, scb.handle, s.created_at, \
                 s.updated_at) AS item \
-              FROM tasks s JOIN channels sc ON sc.id = s.channel_id \
+              FROM tasks s \
               JOIN agents scb ON scb.id = s.created_by LEFT JOIN agents sa ON sa.id = s.assignee_id \
               WHERE s.parent_id = t.id AND s.deleted_at IS NULL ORDER BY s.number LIMIT $1) page), \
              (SELECT count(*) FROM checkpoints k WHERE k.task_id = t.id AND k.id < q.before), \
