@@ -49,39 +49,31 @@ impl Connections {
             Some(own) => format!("{SESSION_OPTIONS} {own}"),
             None => SESSION_OPTIONS.to_string(),
         });
-        let manager = |config| {
-            Manager::from_config(
-                config,
+        // Both pools: their size, and the order they hand connections out.
+        let build = |size: usize, queue_mode: QueueMode| {
+            let manager = Manager::from_config(
+                config.clone(),
                 NoTls,
                 ManagerConfig {
                     recycling_method: RecyclingMethod::Fast,
                 },
-            )
+            );
+            Pool::builder(manager)
+                .max_size(size)
+                .queue_mode(queue_mode)
+                .wait_timeout(Some(options.wait))
+                .create_timeout(Some(target.connect_timeout()))
+                .recycle_timeout(Some(Duration::from_secs(5)))
+                .runtime(PoolRuntime::Tokio1)
+                .build()
+                .map_err(|e| Failure::new(code::SERVER_ERROR, format!("No connection pool: {e}.")))
         };
-        let no_pool = |e: deadpool_postgres::BuildError| {
-            Failure::new(code::SERVER_ERROR, format!("No connection pool: {e}."))
-        };
-        let probe = Pool::builder(manager(config.clone()))
-            .max_size(1)
-            .wait_timeout(Some(options.wait))
-            .create_timeout(Some(target.connect_timeout()))
-            .recycle_timeout(Some(Duration::from_secs(5)))
-            .runtime(PoolRuntime::Tokio1)
-            .build()
-            .map_err(no_pool)?;
-        let pool = Pool::builder(manager(config))
-            .max_size(options.size.max(1))
-            // The connection returned last: the batched reads then run on
-            // the few backends whose caches are warm, not on each of the
-            // pool in turn (a fifth to two thirds more task.gets a second,
-            // docs/performance.md).
-            .queue_mode(QueueMode::Lifo)
-            .wait_timeout(Some(options.wait))
-            .create_timeout(Some(target.connect_timeout()))
-            .recycle_timeout(Some(Duration::from_secs(5)))
-            .runtime(PoolRuntime::Tokio1)
-            .build()
-            .map_err(no_pool)?;
+        // The connection returned last: the batched reads then run on the
+        // few backends whose caches are warm, not on each of the pool in
+        // turn (a fifth to two thirds more task.gets a second,
+        // docs/performance.md).
+        let pool = build(options.size.max(1), QueueMode::Lifo)?;
+        let probe = build(1, QueueMode::Fifo)?;
         Ok(Connections {
             pool,
             queue: options.queue,
