@@ -90,19 +90,12 @@ impl Connections {
             wait: Some(Duration::ZERO),
             ..self.pool.timeouts()
         };
-        let unavailable = |e: PoolError| match e {
-            PoolError::Backend(e) => failure(&e),
-            other => {
-                tracing::warn!(error = %other, "no connection to probe with");
-                Failure::unavailable("The store is unavailable. Retry shortly.")
-            }
-        };
         let client = match self.pool.timeout_get(&now).await {
             Ok(client) => client,
             Err(PoolError::Timeout(TimeoutType::Wait)) => {
-                self.probe.get().await.map_err(unavailable)?
+                self.probe.get().await.map_err(pool_failure)?
             }
-            Err(e) => return Err(unavailable(e)),
+            Err(e) => return Err(pool_failure(e)),
         };
         client
             .simple_query("SELECT 1")
@@ -130,16 +123,20 @@ impl Connections {
                 "The server is saturated. Retry shortly.",
             ));
         }
-        self.pool.get().await.map_err(|e| match e {
-            PoolError::Backend(e) => failure(&e),
-            PoolError::Timeout(_) => {
-                Failure::unavailable("The server is saturated. Retry shortly.")
-            }
-            other => {
-                tracing::warn!(error = %other, "no store connection");
-                Failure::unavailable("The store is unavailable. Retry shortly.")
-            }
-        })
+        self.pool.get().await.map_err(pool_failure)
+    }
+}
+
+/// Why no connection was had: the database's answer, a wait that ran out,
+/// or the pool itself.
+fn pool_failure(e: PoolError) -> Failure {
+    match e {
+        PoolError::Backend(e) => failure(&e),
+        PoolError::Timeout(_) => Failure::unavailable("The server is saturated. Retry shortly."),
+        other => {
+            tracing::warn!(error = %other, "no store connection");
+            Failure::unavailable("The store is unavailable. Retry shortly.")
+        }
     }
 }
 
@@ -202,13 +199,6 @@ fn open_failure(target: &Target, e: PoolError) -> Failure {
     // The server asked for a password and none was given: a setting to fix,
     // like a wrong one, not a server to wait for. tokio-postgres says so only
     // in its error's text (a configuration error, "password missing").
-    let settings = match &e {
-        PoolError::Backend(e) => {
-            let kind = e.to_string();
-            kind == "invalid configuration" || kind == "authentication error"
-        }
-        _ => false,
-    };
     if why.contains("password missing") {
         return Failure::new(
             code::USAGE_ERROR,
@@ -222,10 +212,13 @@ fn open_failure(target: &Target, e: PoolError) -> Failure {
             "Give the password in PGPASSWORD or ~/.pgpass (or in the URI).",
         );
     }
-    if settings {
-        // A parameter the server or the client cannot work with (channel
-        // binding required of a server that offers none, say): to fix in
-        // the URI, not to wait out.
+    // A parameter the server or the client cannot work with (channel
+    // binding required of a server that offers none, say): to fix in the
+    // URI, not to wait out. tokio-postgres tells its kinds of error apart
+    // only by their text.
+    if let PoolError::Backend(e) = &e
+        && ["invalid configuration", "authentication error"].contains(&e.to_string().as_str())
+    {
         return Failure::new(
             code::USAGE_ERROR,
             format!("PostgreSQL at {server} cannot be used as the URI asks: {why}."),
