@@ -1169,6 +1169,12 @@ pub fn checkpoint_value(id: i64, summary: &str, author_handle: &str, created_at:
     })
 }
 
+/// The `task_checkpoint` answer: the checkpoint appended (or, `reused`,
+/// the one its idempotency_key appended before) and its task as it is now.
+pub fn checkpoint_answer(checkpoint: Value, task: Value, reused: bool) -> Value {
+    json!({"checkpoint": checkpoint, "task": task, "reused": reused})
+}
+
 /// The channel a `#channel:thread` target names.
 pub fn target_channel(target: &str) -> &str {
     target

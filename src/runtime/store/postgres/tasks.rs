@@ -1133,7 +1133,8 @@ impl reads::Batch for TokenGets {
 /// (`c`), not joined again: with the board joined, PostgreSQL could AND
 /// the subtasks' index with a scan of the whole board's index, a read of
 /// every task of the board per get (seen at tens of milliseconds a
-/// statement once a board held 36,000 tasks, docs/performance.md). The pages' sizes are `$1` and `$2`
+/// statement once a board held 36,000 tasks, docs/performance.md). The
+/// pages' sizes are `$1` and `$2`
 /// ([`PAGES`]). Its `OFFSET 0` keeps PostgreSQL from merging it into one
 /// join over all the requests (see [`get_tasks`]).
 macro_rules! get_one {
@@ -1653,11 +1654,11 @@ pub(super) async fn checkpoint(
             return Err(refusals::idempotency_conflict().into());
         }
         // Replay: the original checkpoint; nothing appended or recorded.
-        return Ok(json!({
-            "checkpoint": checkpoint_value(row.get(0), &summary, &p.handle, row.get(2)),
-            "task": load_task(tx, task.id).await?.compact(),
-            "reused": true,
-        }));
+        return Ok(checkpoint_answer(
+            checkpoint_value(row.get(0), &summary, &p.handle, row.get(2)),
+            load_task(tx, task.id).await?.compact(),
+            true,
+        ));
     }
     let checkpoint_id: i64 = one(
         tx,
@@ -1681,11 +1682,11 @@ pub(super) async fn checkpoint(
         json!({"checkpoint_id": checkpoint_id}),
     )
     .await?;
-    Ok(json!({
-        "checkpoint": checkpoint_value(checkpoint_id, &input.summary, &p.handle, now),
-        "task": load_task(tx, task.id).await?.compact(),
-        "reused": false,
-    }))
+    Ok(checkpoint_answer(
+        checkpoint_value(checkpoint_id, &input.summary, &p.handle, now),
+        load_task(tx, task.id).await?.compact(),
+        false,
+    ))
 }
 
 // ---------------------------------------------------------------- delete

@@ -187,12 +187,12 @@ fn task_not_found(c: &Connection, board: &Board, number: i64) -> Failure {
 /// `parent_not_found` for `field`: a deleted parent said to be deleted, any
 /// other with the board's nearest live tasks as candidates.
 fn parent_not_found(c: &Connection, board: &Board, number: i64, field: &str) -> Failure {
-    let nearby = match was_deleted(c, board, number) {
+    match was_deleted(c, board, number) {
         Ok(true) => return refusals::parent_deleted(&board.name, number, field),
-        Ok(false) => nearby_tasks(c, board, number),
-        Err(failure) => Err(failure),
-    };
-    match nearby {
+        Ok(false) => {}
+        Err(failure) => return failure,
+    }
+    match nearby_tasks(c, board, number) {
         Ok(nearby) => refusals::parent_not_found(&board.name, number, field, &nearby),
         Err(failure) => failure,
     }
@@ -926,11 +926,11 @@ pub(super) fn checkpoint(
                 return Err(refusals::idempotency_conflict());
             }
             // Replay: the original checkpoint; nothing appended or recorded.
-            return Ok(json!({
-                "checkpoint": checkpoint_value(checkpoint_id, &summary, &p.handle, created_at),
-                "task": load_task(c, id)?.compact(),
-                "reused": true,
-            }));
+            return Ok(checkpoint_answer(
+                checkpoint_value(checkpoint_id, &summary, &p.handle, created_at),
+                load_task(c, id)?.compact(),
+                true,
+            ));
         }
     }
     let now = clock::now();
@@ -947,11 +947,11 @@ pub(super) fn checkpoint(
         p,
         json!({"checkpoint_id": checkpoint_id}),
     )?;
-    Ok(json!({
-        "checkpoint": checkpoint_value(checkpoint_id, &input.summary, &p.handle, now),
-        "task": load_task(c, id)?.compact(),
-        "reused": false,
-    }))
+    Ok(checkpoint_answer(
+        checkpoint_value(checkpoint_id, &input.summary, &p.handle, now),
+        load_task(c, id)?.compact(),
+        false,
+    ))
 }
 
 // ---------------------------------------------------------------- delete
