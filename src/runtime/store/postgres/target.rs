@@ -191,44 +191,79 @@ pub fn is_uri(db: &str) -> bool {
         .any(|scheme| db.len() >= scheme.len() && db[..scheme.len()].eq_ignore_ascii_case(scheme))
 }
 
+/// A URI's parts as tokio-postgres splits them: the user info up to the
+/// first `@`, the hosts up to the next `/` or `?`, the path, the query.
+struct Parts<'a> {
+    scheme: &'a str,
+    userinfo: Option<&'a str>,
+    hosts: &'a str,
+    path: &'a str,
+    query: Option<&'a str>,
+}
+
+impl Parts<'_> {
+    fn of(uri: &str) -> Option<Parts<'_>> {
+        let (scheme, rest) = uri.split_once("://")?;
+        let (userinfo, after) = match rest.split_once('@') {
+            Some((userinfo, after)) => (Some(userinfo), after),
+            None => (None, rest),
+        };
+        let (hosts, remainder) = after.split_at(after.find(['/', '?']).unwrap_or(after.len()));
+        let (path, query) = match remainder.split_once('?') {
+            Some((path, query)) => (path, Some(query)),
+            None => (remainder, None),
+        };
+        Some(Parts {
+            scheme,
+            userinfo,
+            hosts,
+            path,
+            query,
+        })
+    }
+
+    /// The URI again, with the user info given and the query's pairs kept.
+    fn join(&self, userinfo: Option<&str>, hosts: &str, pairs: &[&str]) -> String {
+        let userinfo = userinfo.map_or(String::new(), |info| format!("{info}@"));
+        let query = if pairs.is_empty() {
+            String::new()
+        } else {
+            format!("?{}", pairs.join("&"))
+        };
+        format!("{}://{userinfo}{hosts}{}{query}", self.scheme, self.path)
+    }
+
+    fn pairs(&self) -> Vec<&str> {
+        self.query
+            .map_or(Vec::new(), |query| query.split('&').collect())
+    }
+}
+
 /// `uri` with any password removed: from the user info
 /// (`user:secret@host` → `user@host`) and from a `password=` parameter.
 ///
-/// The user info is read as the parser reads it: up to the URI's first
-/// `@`, the user up to its first `:`. A password with an `@` its writer did
-/// not percent-encode would leave its tail where the host is; such a URI is
+/// The user info is read as the parser reads it ([`Parts`]): the user up
+/// to its first `:`. A password with an `@` its writer did not
+/// percent-encode would leave its tail where the host is; such a URI is
 /// refused ([`Target::parse`]) and never shown, as no refusal of a URI
 /// quotes it.
 fn without_password(uri: &str) -> String {
-    let Some((scheme, rest)) = uri.split_once("://") else {
+    let Some(parts) = Parts::of(uri) else {
         return uri.to_string();
     };
-    let (authority, tail) = match rest.split_once('@') {
-        Some((userinfo, after)) => {
-            let user = userinfo.split_once(':').map_or(userinfo, |(user, _)| user);
-            (format!("{user}@"), after)
-        }
-        None => (String::new(), rest),
-    };
-    let tail = match tail.split_once('?') {
-        Some((path, query)) => {
-            let kept: Vec<&str> = query
-                .split('&')
-                .filter(|pair| {
-                    let key = pair.split('=').next().unwrap_or_default();
-                    let key = percent_encoding::percent_decode_str(key).decode_utf8_lossy();
-                    !key.trim().eq_ignore_ascii_case("password")
-                })
-                .collect();
-            if kept.is_empty() {
-                path.to_string()
-            } else {
-                format!("{path}?{}", kept.join("&"))
-            }
-        }
-        None => tail.to_string(),
-    };
-    format!("{scheme}://{authority}{tail}")
+    let user = parts
+        .userinfo
+        .map(|info| info.split_once(':').map_or(info, |(user, _)| user));
+    let kept: Vec<&str> = parts
+        .pairs()
+        .into_iter()
+        .filter(|pair| {
+            let key = pair.split('=').next().unwrap_or_default();
+            let key = percent_encoding::percent_decode_str(key).decode_utf8_lossy();
+            !key.trim().eq_ignore_ascii_case("password")
+        })
+        .collect();
+    parts.join(user, parts.hosts, &kept)
 }
 
 /// `uri` with a `?port=` moved onto hosts that name no port of their own
@@ -238,35 +273,25 @@ fn without_password(uri: &str) -> String {
 /// one per host in order. Anything else is left for the parser to judge.
 fn query_ports_to_hosts(uri: &str) -> std::borrow::Cow<'_, str> {
     use std::borrow::Cow;
-    let Some((scheme, rest)) = uri.split_once("://") else {
+    let Some(parts) = Parts::of(uri) else {
         return Cow::Borrowed(uri);
     };
-    let (creds, after) = match rest.split_once('@') {
-        Some((creds, after)) => (Some(creds), after),
-        None => (None, rest),
-    };
-    let hosts_end = after.find(['/', '?']).unwrap_or(after.len());
-    let (hosts, remainder) = after.split_at(hosts_end);
-    let Some((path, query)) = remainder.split_once('?') else {
-        return Cow::Borrowed(uri);
-    };
-    let chunks: Vec<&str> = hosts.split(',').collect();
+    let chunks: Vec<&str> = parts.hosts.split(',').collect();
     let has_port = |chunk: &str| match chunk.rfind(']') {
         Some(end) => chunk[end..].contains(':'),
         None => chunk.contains(':'),
     };
-    if hosts.is_empty() || chunks.iter().any(|chunk| has_port(chunk)) {
+    if parts.hosts.is_empty() || chunks.iter().any(|chunk| has_port(chunk)) {
         return Cow::Borrowed(uri);
     }
-    let pairs: Vec<&str> = query.split('&').collect();
-    let ports: Vec<&str> = pairs
-        .iter()
-        .filter_map(|pair| pair.strip_prefix("port="))
-        .collect();
+    let (ports, kept): (Vec<&str>, Vec<&str>) = parts
+        .pairs()
+        .into_iter()
+        .partition(|pair| pair.starts_with("port="));
     let [ports] = ports.as_slice() else {
         return Cow::Borrowed(uri);
     };
-    let ports: Vec<&str> = ports.split(',').collect();
+    let ports: Vec<&str> = ports["port=".len()..].split(',').collect();
     if ports.len() != 1 && ports.len() != chunks.len() {
         return Cow::Borrowed(uri);
     }
@@ -275,20 +300,7 @@ fn query_ports_to_hosts(uri: &str) -> std::borrow::Cow<'_, str> {
         .enumerate()
         .map(|(i, chunk)| format!("{chunk}:{}", ports[if ports.len() == 1 { 0 } else { i }]))
         .collect();
-    let kept: Vec<&str> = pairs
-        .into_iter()
-        .filter(|pair| !pair.starts_with("port="))
-        .collect();
-    let query = if kept.is_empty() {
-        String::new()
-    } else {
-        format!("?{}", kept.join("&"))
-    };
-    let creds = creds.map_or(String::new(), |creds| format!("{creds}@"));
-    Cow::Owned(format!(
-        "{scheme}://{creds}{}{path}{query}",
-        hosts.join(",")
-    ))
+    Cow::Owned(parts.join(parts.userinfo, &hosts.join(","), &kept))
 }
 
 /// Whether a host name the parser read could be one: not a piece of a
