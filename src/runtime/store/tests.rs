@@ -2160,6 +2160,48 @@ fn postgres_batched_gets_read_by_number_without_statistics() {
     }
 }
 
+/// A list of one task's subtasks reads them through `tasks_by_parent`,
+/// even before the tables' first `ANALYZE`: with the board named in the
+/// query too, PostgreSQL ANDed the subtasks' index with a scan of the whole
+/// board's index (docs/performance.md, "Query plans").
+#[test]
+fn postgres_a_parents_subtasks_are_listed_without_reading_the_board() {
+    let world = world::<PgStore>();
+    world.titles(&world.alice, "eng", &["parent"]);
+    world.ok(
+        &world.alice,
+        "create",
+        json!({"channel": "eng", "parent": 1, "tasks": [{"title": "a"}, {"title": "b"}]}),
+    );
+    // A board of 40,000 more tasks, copies of the parent, written at once
+    // (the plan, not the path each create takes, is under test).
+    block(world.store.run_sql(
+        "INSERT INTO tasks (channel_id, number, scope_id, title, status, priority, labels, \
+           checklist, urls, attachments, created_by, created_at, updated_at, search) \
+         SELECT channel_id, 10 + g, 'copy-' || g, title, status, priority, labels, checklist, \
+           urls, attachments, created_by, created_at + g, updated_at + g, search \
+         FROM tasks, generate_series(1, 40000) g WHERE title = 'parent'",
+    ))
+    .unwrap();
+    block(world.store.run_sql(
+        "UPDATE pg_class SET reltuples = -1, relpages = 0 WHERE relname = 'tasks'; \
+         DELETE FROM pg_statistic WHERE starelid = 'tasks'::regclass",
+    ))
+    .unwrap();
+    for sort in ["updated_desc", "created_desc", "number_asc"] {
+        let input = json!({"channel": "eng", "filters": {"parent": 1}, "sort": sort});
+        let action = find("task", "list").unwrap();
+        let input = crate::validate::validate(action, input).unwrap();
+        let q = ListQuery::from_input(&world.alice, input).unwrap();
+        let plan = block(world.store.explain_list(&world.alice, &q)).unwrap();
+        assert!(plan.contains("tasks_by_parent"), "{sort}:\n{plan}");
+        assert!(
+            !plan.contains("tasks_by_board") && !plan.contains("Seq Scan on tasks t"),
+            "{sort}: reads the board:\n{plan}"
+        );
+    }
+}
+
 /// Creates that queue while a group waits for its board's counter row
 /// join that group once it holds the row, rather than wait for a group of
 /// their own behind it: all of them commit in one transaction, so they

@@ -403,6 +403,15 @@ impl PgStore {
         read!(self, |c| Ok(one(c, SQL, &[&kind]).await?.get(0)))
     }
 
+    /// PostgreSQL's plan of the page query of list `q` for `p`.
+    pub(crate) async fn explain_list(
+        &self,
+        p: &Principal,
+        q: &ListQuery,
+    ) -> Result<String, Failure> {
+        read!(self, |c| tasks::explain_list(c, p, q).await)
+    }
+
     /// PostgreSQL's plan of the statement a batch of these gets runs, or
     /// with `by_token` the statement of as many gets read with their token.
     pub(crate) async fn explain_gets(

@@ -186,3 +186,30 @@ fn pruning_dead_tokens_reads_only_them_through_an_index() {
         );
     }
 }
+
+/// A list of one task's subtasks reads them through `tasks_by_parent`,
+/// whatever the order asked: a walk of the board's index in page order,
+/// filtered by parent, would read the whole board for a parent with a
+/// handful of subtasks.
+#[test]
+fn filtering_by_parent_reads_the_parents_subtasks_only() {
+    let (_dir, store, alice) = store();
+    for sort in ["updated_desc", "created_desc", "number_asc"] {
+        let input = json!({"channel": "eng", "filters": {"parent": 1}, "sort": sort});
+        for q in [
+            query(&alice, input.clone()),
+            with_cursor(query(&alice, input.clone())),
+        ] {
+            let plan = plan(&store, &q);
+            let tasks = plan
+                .iter()
+                .find(|line| line.contains(" t USING"))
+                .unwrap_or_else(|| panic!("{input}: no step reads tasks: {plan:?}"));
+            assert!(
+                tasks.starts_with("SEARCH t USING INDEX tasks_by_parent (parent_id=?)"),
+                "{input} (cursor: {}): tasks read by {tasks:?}: {plan:?}",
+                q.after.is_some()
+            );
+        }
+    }
+}

@@ -618,10 +618,22 @@ pub(super) fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Sql>
             arg(Sql::Text(fts))
         ));
     }
-    let mut conditions = vec![
-        format!("t.channel_id = {}", arg(Sql::Integer(board_id))),
-        "t.deleted_at IS NULL".to_string(),
-    ];
+    let mut conditions = vec!["t.deleted_at IS NULL".to_string()];
+    match q.parent {
+        // A subtask is always on its parent's board (no change moves a task
+        // to another), so the parent alone names the rows, read through
+        // `tasks_by_parent`. With the board named too, the page order's board
+        // index wins, and a handful of subtasks costs a walk of the whole
+        // board (`plan_tests`).
+        Some(parent) => {
+            let (board, parent) = (arg(Sql::Integer(board_id)), arg(Sql::Integer(parent)));
+            conditions.push(format!(
+                "t.parent_id = (SELECT x.id FROM tasks x WHERE x.channel_id = {board} \
+                 AND x.number = {parent} AND x.deleted_at IS NULL)"
+            ));
+        }
+        None => conditions.push(format!("t.channel_id = {}", arg(Sql::Integer(board_id)))),
+    }
     if !q.include_subtasks {
         conditions.push("t.parent_id IS NULL".into());
     }
@@ -635,13 +647,6 @@ pub(super) fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Sql>
     if let Some(member) = &q.assignee {
         let handle = arg(Sql::Text(handle_of(member).to_string()));
         conditions.push(format!("a.handle = {handle}"));
-    }
-    if let Some(parent) = q.parent {
-        let (board, parent) = (arg(Sql::Integer(board_id)), arg(Sql::Integer(parent)));
-        conditions.push(format!(
-            "t.parent_id = (SELECT x.id FROM tasks x WHERE x.channel_id = {board} \
-             AND x.number = {parent} AND x.deleted_at IS NULL)"
-        ));
     }
     for label in &q.labels {
         let label = arg(Sql::Text(label.clone()));
