@@ -80,6 +80,9 @@ fn checked(
     candidates: NameCandidates,
 ) -> Result<Value, Failure> {
     (action.check)(&input, &mut errors);
+    if holds_nul(&input) {
+        nul_characters(&input, "", &mut errors);
+    }
     if !errors.is_empty() {
         let mut failure = Failure::invalid_input(errors);
         for (field, names) in candidates {
@@ -90,6 +93,40 @@ fn checked(
     integers(action.schema(), &mut input);
     (action.canonicalize)(&mut input);
     Ok(input)
+}
+
+/// Whether any string of `value` holds U+0000 (no path built on the way).
+fn holds_nul(value: &Value) -> bool {
+    match value {
+        Value::String(text) => text.contains('\0'),
+        Value::Object(object) => object.values().any(holds_nul),
+        Value::Array(items) => items.iter().any(holds_nul),
+        _ => false,
+    }
+}
+
+/// Refuses every string of `value` that holds U+0000, by its path: no
+/// stored text may (PostgreSQL's `text` cannot hold it), so both engines
+/// refuse it alike, before anything is stored or searched.
+fn nul_characters(value: &Value, path: &str, errors: &mut FieldErrors) {
+    if errors.len() > MAX_FIELD_ERRORS {
+        return;
+    }
+    match value {
+        Value::String(text) if text.contains('\0') => {
+            errors
+                .entry(path.to_string())
+                .or_insert_with(|| "Must not contain the NUL character (U+0000).".to_string());
+        }
+        Value::Object(object) => object
+            .iter()
+            .for_each(|(name, child)| nul_characters(child, &join(path, name), errors)),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .for_each(|(at, item)| nul_characters(item, &join(path, &at.to_string()), errors)),
+        _ => {}
+    }
 }
 
 /// `input`'s schema violations, those of one path in keyword order (the

@@ -110,6 +110,7 @@ fn search_vector(title: &str, description: Option<&str>) -> String {
     let mut lexemes = Vec::new();
     for (i, (term, weight)) in title.chain(description).enumerate() {
         for word in std::iter::once(term.word).chain(term.stem) {
+            let word = clip_lexeme(&word);
             // Positions past PostgreSQL's limit keep the word without position.
             lexemes.push(match i + 1 {
                 pos @ 1..=16383 => format!("'{word}':{pos}{weight}"),
@@ -118,6 +119,26 @@ fn search_vector(title: &str, description: Option<&str>) -> String {
         }
     }
     lexemes.join(" ")
+}
+
+/// PostgreSQL's longest lexeme, in bytes: a longer word fails the whole
+/// `tsvector` ("word is too long").
+const MAX_LEXEME: usize = 2046;
+
+/// `word` cut to [`MAX_LEXEME`] bytes at a character boundary. Matching is
+/// unchanged: a query (at most 200 characters, under 2,046 bytes once
+/// folded, a Hangul syllable to three letters at most) finds a word
+/// as a prefix of it or as its stem whole, and either fits in the part
+/// kept; SQLite indexes the word whole and finds it for the same queries.
+fn clip_lexeme(word: &str) -> &str {
+    if word.len() <= MAX_LEXEME {
+        return word;
+    }
+    let end = (0..=MAX_LEXEME)
+        .rev()
+        .find(|&at| word.is_char_boundary(at))
+        .unwrap_or(0);
+    &word[..end]
 }
 
 /// A search as a `tsquery` literal: every query word required, as a
@@ -1768,6 +1789,18 @@ pub(super) async fn delete_task(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_word_past_postgresqls_longest_lexeme_is_cut_at_a_character() {
+        let long = "w".repeat(3000);
+        assert_eq!(clip_lexeme(&long).len(), MAX_LEXEME);
+        // 2045 bytes, then a two-byte letter that would end past the limit.
+        let mixed = format!("{}é", "w".repeat(2045));
+        assert_eq!(clip_lexeme(&mixed), "w".repeat(2045));
+        assert_eq!(clip_lexeme("short"), "short");
+        let vector = search_vector("t", Some(&long));
+        assert_eq!(vector, format!("'t':1A '{}':2B", "w".repeat(MAX_LEXEME)));
+    }
 
     #[test]
     fn search_literals_carry_folded_words_and_stems_with_weights() {
