@@ -745,6 +745,7 @@ mod tests {
             crate::runtime::store::refusals::assignee_not_found(
                 "@created_by",
                 "assignee",
+                "alice",
                 vec!["bob".into()],
             ),
             Failure::new(

@@ -430,6 +430,20 @@ fn corrected_call(action: &Action, input: &Value, failure: Failure) -> Failure {
     ) else {
         return failure;
     };
+    if is(code::ASSIGNEE_NOT_FOUND) && refusals::is_self_ref(given) {
+        // The first candidate is the caller: a list asks for its own tasks
+        // the way the schema says, a write names the caller by its ref.
+        let mut arguments = input.clone();
+        if first.field == "filters/assignee" {
+            if let Some(filters) = arguments.get_mut("filters").and_then(Value::as_object_mut) {
+                filters.remove("assignee");
+                filters.insert("assigned_to_me".into(), json!(true));
+            }
+        } else if let Some(slot) = arguments.pointer_mut(&pointer) {
+            *slot = json!(meant);
+        }
+        return failure.suggest(&action.name(), arguments);
+    }
     let read = action.permission == crate::registry::Permission::ReadOnly;
     if read || refusals::is_typo_of(handle_of(given), handle_of(meant)) {
         let mut arguments = input.clone();

@@ -228,7 +228,46 @@ pub fn task_scope_closed(board: &str, number: i64, status: &str) -> Failure {
 /// `handles` are the workspace's agents (without `@`); the nearest member
 /// refs become the candidates. The suggestion lists the board's tasks of
 /// the nearest member, which names it as it is written.
-pub fn assignee_not_found(member_ref: &str, field: &str, handles: Vec<String>) -> Failure {
+/// `member_ref`, which names no member of the workspace, for `caller` (a
+/// handle): the nearest member refs; a word a caller uses for itself
+/// ([`is_self_ref`]) gets the caller's own ref first, since the nearest
+/// by spelling is someone else.
+pub fn assignee_not_found(
+    member_ref: &str,
+    field: &str,
+    caller: &str,
+    handles: Vec<String>,
+) -> Failure {
+    if is_self_ref(member_ref) {
+        let mut refs = vec![format!("@{caller}")];
+        refs.extend(
+            nearest(handle_of(member_ref), handles)
+                .into_iter()
+                .filter(|h| h != caller)
+                .map(|h| format!("@{h}"))
+                .take(MAX_CANDIDATES - 1),
+        );
+        let (message, hint) = if field == "filters/assignee" {
+            (
+                format!(
+                    "No agent `{member_ref}` in this workspace; for your own tasks set \
+                     `filters.assigned_to_me: true` instead of `filters.assignee`."
+                ),
+                "No such member; use `filters.assigned_to_me: true` for your own tasks.",
+            )
+        } else {
+            (
+                format!(
+                    "No agent `{member_ref}` in this workspace; you are `@{caller}` (the first \
+                     candidate)."
+                ),
+                "No such member; name yourself by your own ref.",
+            )
+        };
+        return Failure::new(code::ASSIGNEE_NOT_FOUND, message)
+            .field(field, hint)
+            .candidates(field, refs.into_iter().map(Value::from));
+    }
     let refs: Vec<String> = nearest(handle_of(member_ref), handles)
         .into_iter()
         .map(|h| format!("@{h}"))
@@ -241,6 +280,14 @@ pub fn assignee_not_found(member_ref: &str, field: &str, handles: Vec<String>) -
     )
     .field(field, "No such member.")
     .candidates(field, refs.into_iter().map(Value::from))
+}
+
+/// Whether `member_ref` is a word a caller uses for itself (`@me`,
+/// `@self`, `@myself`), not a member's handle.
+pub fn is_self_ref(member_ref: &str) -> bool {
+    ["me", "self", "myself"]
+        .iter()
+        .any(|word| handle_of(member_ref).eq_ignore_ascii_case(word))
 }
 
 pub fn invalid_parent(number: i64) -> Failure {

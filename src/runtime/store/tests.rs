@@ -1238,6 +1238,33 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
     assert_eq!(call["arguments"]["filters"]["assignee"], "@bob");
     let page = w.follow(&w.alice, &call).unwrap();
     assert_eq!(page["items"][0]["assignee"], "@bob");
+    // A word for oneself (`@me`) names the caller first, never the member
+    // nearest by spelling: a write names the caller, a list asks for the
+    // caller's own tasks.
+    let f = w.err(
+        &w.bob,
+        "create",
+        json!({"channel": "ops", "tasks": [{"title": "mine", "assignee": "@me"}]}),
+    );
+    assert_eq!(values(&f)[0], json!("@bob"), "{f:?}");
+    let created = w.follow(&w.bob, &World::<E>::suggestion(&f)).unwrap();
+    assert_eq!(created["tasks"][0]["assignee"], "@bob");
+    for word in ["@me", "@self", "@myself"] {
+        let f = w.err(
+            &w.bob,
+            "list",
+            json!({"channel": "ops", "filters": {"assignee": word}}),
+        );
+        assert_eq!(values(&f)[0], json!("@bob"), "{f:?}");
+        assert!(f.message.contains("assigned_to_me"), "{}", f.message);
+        let call = World::<E>::suggestion(&f);
+        assert_eq!(
+            call["arguments"]["filters"],
+            json!({"assigned_to_me": true})
+        );
+        let page = w.follow(&w.bob, &call).unwrap();
+        assert_eq!(page["items"][0]["title"], "mine");
+    }
     w.titles(&w.alice, "eng", &["y"]);
     // No typo: a read of the nearest member's tasks on the board.
     let f = w.err(

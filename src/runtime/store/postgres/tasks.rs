@@ -408,12 +408,13 @@ async fn assignee_id<C: GenericClient>(
 ) -> Result<String> {
     match agent_by_ref(c, &p.workspace_id, member_ref).await? {
         Some(id) => Ok(id),
-        None => {
-            Err(
-                refusals::assignee_not_found(member_ref, field, handles(c, &p.workspace_id).await?)
-                    .into(),
-            )
-        }
+        None => Err(refusals::assignee_not_found(
+            member_ref,
+            field,
+            &p.handle,
+            handles(c, &p.workspace_id).await?,
+        )
+        .into()),
     }
 }
 

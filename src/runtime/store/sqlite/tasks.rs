@@ -240,6 +240,7 @@ fn assignee_id(
         None => Err(refusals::assignee_not_found(
             member_ref,
             field,
+            &p.handle,
             handles(c, &p.workspace_id)?,
         )),
     }
