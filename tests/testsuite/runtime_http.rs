@@ -848,3 +848,16 @@ fn quickstart_writes_a_profile_whose_credential_process_works_and_is_rerunnable(
     let listed = ok(&rt, &agent, "list", json!({"channel": "demo"}));
     assert_eq!(listed["items"], json!([]));
 }
+
+/// A method HTTP does not define is refused, and the request's log line
+/// does not carry it: any token is a method on the wire, of any length
+/// (one of 350 KB made a 350 KB line per request).
+#[test]
+fn a_method_http_does_not_define_is_refused_and_not_logged() {
+    let rt = Runtime::start_on(Engine::Sqlite);
+    let method = "X".repeat(100_000);
+    let reply = raw_http(rt.addr, &method, "/healthz", &[], b"");
+    assert_error(&reply, 405, "method_not_allowed");
+    let log = rt.log_containing("method=<other>");
+    assert!(!log.contains("XXXX"), "the method was logged");
+}
