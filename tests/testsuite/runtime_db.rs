@@ -90,6 +90,15 @@ fn a_uri_is_never_taken_for_a_path() {
         ),
         ("postgres:", "starts with postgres://"),
         ("postgres ://al:s3cret@h/tasks", "starts with postgres://"),
+        // libpq's key=value form: never a file named after it.
+        (
+            "host=127.0.0.1 port=5432 user=al password=s3cret dbname=tasks",
+            "key=value connection string",
+        ),
+        (
+            "dbname=tasks PASSWORD=s3cret",
+            "key=value connection string",
+        ),
     ] {
         for command in [vec!["serve"], vec!["workspace", "create", "--name", "w"]] {
             let mut args = vec!["--db", db];

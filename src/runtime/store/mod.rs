@@ -97,6 +97,16 @@ impl Location {
                 .field("db", "A file path, or postgres://USER@HOST/DATABASE."));
             }
         }
+        // libpq's other form, `host=… user=… password=…`, is no path: taken
+        // for one, it made a file named after it, password and all, and
+        // `serve` printed that name. Refused without quoting it.
+        if is_conninfo(trimmed) {
+            return Err(Failure::new(
+                code::USAGE_ERROR,
+                "--db looks like a libpq key=value connection string, which agentteam-runtime does not take: give a postgres:// URI (postgres://USER@HOST:PORT/DATABASE, the password in PGPASSWORD or ~/.pgpass). A file whose name has `=` can be given as ./NAME.",
+            )
+            .field("db", "A file path, or postgres://USER@HOST/DATABASE."));
+        }
         Ok(Location::Sqlite(PathBuf::from(text)))
     }
 
@@ -108,6 +118,29 @@ impl Location {
             Location::Postgres(target) => target.shown().to_string(),
         }
     }
+}
+
+/// Whether `db` reads as a libpq key=value connection string: a word of
+/// it is `KEY=…` for one of libpq's connection keys.
+fn is_conninfo(db: &str) -> bool {
+    const KEYS: [&str; 12] = [
+        "host",
+        "hostaddr",
+        "port",
+        "dbname",
+        "user",
+        "password",
+        "passfile",
+        "sslmode",
+        "service",
+        "options",
+        "connect_timeout",
+        "application_name",
+    ];
+    db.split_ascii_whitespace().any(|word| {
+        word.split_once('=')
+            .is_some_and(|(key, _)| KEYS.contains(&key.to_ascii_lowercase().as_str()))
+    })
 }
 
 /// The authenticated caller: every task operation acts as exactly this agent
