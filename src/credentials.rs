@@ -288,7 +288,10 @@ struct ProcessOutput {
 }
 
 /// Runs `argv` and returns the token it prints, or `credential_process_failed`.
-/// Its stderr passes through to ours (never its stdout: that holds the token).
+/// Neither its stdout (the token) nor its stderr reaches ours: a process
+/// may print anything there, its token included. A failure quotes the last
+/// line of its stderr, with every word that could be a secret redacted
+/// ([`redact_secrets`]).
 ///
 /// `timeout` covers the whole run: the process's exit *and* the end of its
 /// stdout, which a background child it forked may hold open after it exits.
@@ -310,7 +313,7 @@ pub fn run_credential_process(
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(Stdio::piped())
         // Its own process group (pgid = its pid), so a timeout kills whatever
         // it started too, even after it has exited itself.
         .process_group(0)
@@ -321,6 +324,24 @@ pub fn run_credential_process(
         // SAFETY: kill(2) on the group we created; no memory is touched.
         unsafe { libc::kill(-group, libc::SIGKILL) };
     };
+    // Read to its end, so that a process never blocks on a full pipe; the
+    // last 4 KiB are kept, for the line a failure quotes.
+    let mut stderr = child.stderr.take().expect("stderr is piped");
+    let (said, last_words) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut tail: Vec<u8> = Vec::new();
+        let mut chunk = [0u8; 4096];
+        while let Ok(n) = stderr.read(&mut chunk) {
+            if n == 0 {
+                break;
+            }
+            tail.extend_from_slice(&chunk[..n]);
+            if tail.len() > 4096 {
+                tail.drain(..tail.len() - 4096);
+            }
+        }
+        let _ = said.send(tail);
+    });
     let mut stdout = child.stdout.take().expect("stdout is piped");
     let (sender, output) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
@@ -368,9 +389,14 @@ pub fn run_credential_process(
     }
     let (status, out) = (status.expect("waited"), out.expect("read"));
     if !status.success() {
-        return Err(
-            process_error(status, &out).unwrap_or_else(|| fail(format!("exited with {status}")))
-        );
+        let stderr = last_words
+            .recv_timeout(Duration::from_millis(100))
+            .unwrap_or_default();
+        let quoted = last_line(&stderr).map_or(String::new(), |line| {
+            format!("; its stderr ended: {}", redact_secrets(&line))
+        });
+        return Err(process_error(status, &out)
+            .unwrap_or_else(|| fail(format!("exited with {status}{quoted}"))));
     }
     let parsed: ProcessOutput = serde_json::from_slice(&out)
         .map_err(|_| fail("did not print a JSON object with a `token`".into()))?;
@@ -399,6 +425,42 @@ pub fn run_credential_process(
         Secret::new(parsed.token.trim().to_string()),
         parsed.expires_at,
     ))
+}
+
+/// The last non-blank line of a process's stderr, cut to 200 characters.
+fn last_line(stderr: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(stderr);
+    let line = text.lines().map(str::trim).rfind(|line| !line.is_empty())?;
+    Some(crate::text::clip(line, 200).into_owned())
+}
+
+/// `line` with every word that could be a secret replaced by `<redacted>`:
+/// a run of 16 or more letters, digits and `_-+=/.` holding both a letter
+/// and a digit (a token, a key, a password), whatever it is a part of.
+fn redact_secrets(line: &str) -> String {
+    let secretish = |c: char| c.is_ascii_alphanumeric() || "_-+=/.".contains(c);
+    let mut out = String::with_capacity(line.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let letters = word.chars().any(|c| c.is_ascii_alphabetic());
+        let digits = word.chars().any(|c| c.is_ascii_digit());
+        if word.len() >= 16 && letters && digits {
+            out.push_str("<redacted>");
+        } else {
+            out.push_str(word);
+        }
+        word.clear();
+    };
+    for c in line.chars() {
+        if secretish(c) {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
 }
 
 /// The failure a process that exited unsuccessfully describes on stdout as
@@ -499,6 +561,23 @@ fn invalid(message: String) -> Failure {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failing_process_is_quoted_by_its_last_line_without_secrets() {
+        assert_eq!(
+            last_line(b"first\n  second line  \n\n").as_deref(),
+            Some("second line")
+        );
+        assert_eq!(last_line(b" \n"), None);
+        assert_eq!(
+            redact_secrets("refused at_6aEU56b_EptJ67Q_LS32i4Yb (expired 2026-12-01)"),
+            "refused <redacted> (expired 2026-12-01)"
+        );
+        assert_eq!(
+            redact_secrets("password=hunter2hunter2hunter2 for /etc/agentteam/creds.json"),
+            "<redacted> for /etc/agentteam/creds.json"
+        );
+    }
 
     fn profile(agent: &str) -> Profile {
         Profile {

@@ -472,6 +472,19 @@ fn a_credential_process_that_fails() {
     try_fault(|| Fault::credential_process("credential process fails", "echo oops >&2; exit 7"));
 }
 
+/// A process that prints its token on stderr and fails: its stderr never
+/// reaches ours whole; the failure quotes its last line, the token
+/// redacted (the harness checks that no stream carries `at_fresh_token`).
+#[test]
+fn a_credential_process_that_prints_a_token_on_stderr() {
+    try_fault(|| {
+        Fault::credential_process(
+            "credential process prints a token on stderr",
+            "echo 'issued at_fresh_token_4f8a9b2c1d7e' >&2; echo 'refused: at_fresh_token_4f8a9b2c1d7e' >&2; exit 1",
+        )
+    });
+}
+
 #[test]
 fn a_credential_process_that_hangs() {
     let tried = try_fault(|| {
