@@ -27,6 +27,7 @@ fn login_status_logout_round_trip() {
     );
     assert_eq!(run.code, 0, "{run:?}");
     assert!(!run.stdout.contains("at_secret"));
+    assert_eq!(run.stderr, "", "loopback http is no cleartext risk");
     let status = cli.run(&["auth", "status"], None).json();
     assert_eq!(status["data"]["profile"], "default");
     assert_eq!(status["data"]["api_url"], "http://127.0.0.1:9");
@@ -62,6 +63,15 @@ fn login_status_logout_round_trip() {
         None,
     );
     assert_eq!(run.code, 0, "{run:?}");
+    // Plain http to another host is saved, with a warning that the token
+    // would cross the network unencrypted.
+    assert!(
+        run.stderr
+            .starts_with("agentteam: warning: http://h:1 is plain http")
+            && run.stderr.contains("unencrypted"),
+        "{}",
+        run.stderr
+    );
     // Only the program: its arguments may hold a secret.
     let ci = cli.run(&["auth", "status", "--profile", "ci"], None);
     assert_eq!(ci.json()["data"]["credential_process"], json!("printf"));
