@@ -614,7 +614,14 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                     "{}. `{flag}` belongs to the action and goes after it: `{command}`.",
                     failure.message
                 );
-                failure = failure.suggest(&action.name(), json!({}));
+                // The input on stdin, as it was meant for the action.
+                let arguments = (!action.destructive())
+                    .then(|| stdin_object(args))
+                    .flatten()
+                    .map(serde_json::Value::Object)
+                    .filter(|input| crate::validate::validate(action, input.clone()).is_ok())
+                    .unwrap_or_else(|| json!({}));
+                failure = failure.suggest(&action.name(), arguments);
                 if let Some(suggested) = failure.suggested_action.as_mut() {
                     suggested.command = Some(command);
                 }
@@ -629,6 +636,11 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                     failure.message,
                     hint.action.cli_command()
                 );
+                if hint.action.destructive() {
+                    failure.message.push_str(
+                        " No input is filled in for a destructive action: send the same input to that route once you have checked it names what you mean to delete.",
+                    );
+                }
                 let arguments = recast_stdin(hint, args).unwrap_or_else(|| json!({}));
                 failure = failure.suggest(&hint.action.name(), arguments);
             } else if let Some(action) = (kind == ErrorKind::UnknownArgument)
@@ -651,7 +663,8 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
 }
 
 /// The input that fields given as flags (`--channel eng --limit 5`) mean
-/// for `action`, when every such flag names a field and the result is valid
+/// for `action`, over the input on stdin when `-` was given too (`list -
+/// --limit 5`), when every such flag names a field and the result is valid
 /// input: each value read as JSON where it is (`5`, `true`, `[1]`), else as
 /// a string. `None` otherwise, and for a destructive action.
 fn fields_from_flags(action: &registry::Action, args: &[OsString]) -> Option<serde_json::Value> {
@@ -660,7 +673,7 @@ fn fields_from_flags(action: &registry::Action, args: &[OsString]) -> Option<ser
         return None;
     }
     let words: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
-    let mut input = serde_json::Map::new();
+    let mut input = stdin_object(args).unwrap_or_default();
     let mut at = 0;
     while at < words.len() {
         let Some(flag) = words[at].strip_prefix("--") else {
@@ -708,31 +721,12 @@ fn recast_stdin(
     hint: registry::synonyms::RouteHint,
     args: &[OsString],
 ) -> Option<serde_json::Value> {
-    use std::io::{IsTerminal, Read};
-    // One document only: a `--batch` stream may never end. And never a
-    // filled-in delete: an agent that follows suggestions must not delete
-    // from a mistyped route.
-    if !args.iter().any(|a| a == "-")
-        || args.iter().any(|a| a == "--batch")
-        || hint.action.destructive()
-        || std::io::stdin().is_terminal()
-    {
+    // Never a filled-in delete: an agent that follows suggestions must not
+    // delete from a mistyped route.
+    if hint.action.destructive() {
         return None;
     }
-    // A usage error never waits on stdin for long: input that has not
-    // ended within STDIN_WAIT is left unread (the process exits anyway).
-    let (sent, read) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut raw = Vec::new();
-        let done = std::io::stdin()
-            .take(crate::wire::MAX_BODY_BYTES as u64 + 1)
-            .read_to_end(&mut raw);
-        let _ = sent.send(done.map(|_| raw));
-    });
-    let raw = read.recv_timeout(STDIN_WAIT).ok()?.ok()?;
-    let serde_json::Value::Object(given) = crate::json::from_slice(&raw).ok()? else {
-        return None;
-    };
+    let given = stdin_object(args)?;
     let action = hint.action;
     let mut recast = serde_json::Map::new();
     for (name, value) in given {
@@ -758,6 +752,34 @@ fn recast_stdin(
     crate::validate::validate(action, recast.clone())
         .ok()
         .map(|_| recast)
+}
+
+/// The JSON object on stdin, for a usage error's suggestion, when the
+/// command line reads stdin (`-`, not `--batch`: a stream may never end)
+/// and stdin is no terminal. A usage error never waits on stdin for long:
+/// input that has not ended within [`STDIN_WAIT`] is left unread (the
+/// process exits anyway).
+fn stdin_object(args: &[OsString]) -> Option<serde_json::Map<String, serde_json::Value>> {
+    use std::io::{IsTerminal, Read};
+    if !args.iter().any(|a| a == "-")
+        || args.iter().any(|a| a == "--batch")
+        || std::io::stdin().is_terminal()
+    {
+        return None;
+    }
+    let (sent, read) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut raw = Vec::new();
+        let done = std::io::stdin()
+            .take(crate::wire::MAX_BODY_BYTES as u64 + 1)
+            .read_to_end(&mut raw);
+        let _ = sent.send(done.map(|_| raw));
+    });
+    let raw = read.recv_timeout(STDIN_WAIT).ok()?.ok()?;
+    match crate::json::from_slice(&raw).ok()? {
+        serde_json::Value::Object(given) => Some(given),
+        _ => None,
+    }
 }
 
 /// The words of the command `args` reached (`agentteam exec task`): each

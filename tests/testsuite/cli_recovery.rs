@@ -77,6 +77,11 @@ fn a_wrong_route_names_the_right_one() {
         ),
         (&["exec", "task", "set-claim", "-"], "task_set_claim", ""),
         (&["exec", "task", "search", "-"], "task_list", "`query`"),
+        (
+            &["exec", "task", "remove", "-"],
+            "task_delete",
+            "No input is filled in for a destructive action",
+        ),
         (&["task", "list", "-"], "task_list", ""),
         (&["--format", "json", "task", "claim"], "task_set_claim", ""),
         // clap's spelling tip, made runnable.
@@ -147,6 +152,24 @@ fn command_line_mistakes_say_how_to_fix_them() {
     assert_eq!(
         suggested(&["exec", "task", "get", "--channel", "eng"]),
         json!({})
+    );
+    // A flag after `-` joins the input on stdin: the retry needs both.
+    let with_stdin = |args: &[&str], stdin: &str| {
+        cli.run(args, Some(stdin)).json()["error"]["suggested_action"]["arguments"].clone()
+    };
+    assert_eq!(
+        with_stdin(
+            &["exec", "task", "list", "-", "--limit", "5"],
+            r#"{"channel": "eng"}"#
+        ),
+        json!({"channel": "eng", "limit": 5})
+    );
+    assert_eq!(
+        with_stdin(
+            &["exec", "task", "get", "-", "--number", "3"],
+            r#"{"channel": "eng", "number": 2}"#
+        ),
+        json!({"channel": "eng", "number": 3})
     );
     assert_eq!(
         suggested(&[
