@@ -317,7 +317,12 @@ fn record(
                 if errors.len() > MAX_FIELD_ERRORS {
                     break;
                 }
-                let (message, names) = unknown_field(name, path, action);
+                let parent = if path.is_empty() {
+                    Some(input)
+                } else {
+                    input.pointer(&format!("/{}", path.replace('~', "~0")))
+                };
+                let (message, names) = unknown_field(name, path, action, parent);
                 if !names.is_empty() {
                     candidates.push((join(path, name), names));
                 }
@@ -406,11 +411,17 @@ const NEAREST_NAMES: usize = 3;
 /// The message for an unknown field and the known names it may have meant,
 /// nearest first: the snake_case spelling, the registry's synonym, or the
 /// siblings nearest by edit distance.
-fn unknown_field(name: &str, parent_path: &str, action: &Action) -> (String, Vec<String>) {
-    let message = unknown_field_message(name, parent_path, action);
+fn unknown_field(
+    name: &str,
+    parent_path: &str,
+    action: &Action,
+    parent: Option<&Value>,
+) -> (String, Vec<String>) {
+    let mut message = unknown_field_message(name, parent_path, action);
     // Hidden context cannot be set, and a field of another action is
     // fixed by that action: no name here would do.
-    if message.starts_with("Hidden context")
+    if message.contains("hidden context")
+        || message.contains("meta.next_cursor")
         || message.contains("; it is `")
         || message.contains("` is set by ")
         || message.contains("` is read-only")
@@ -433,12 +444,36 @@ fn unknown_field(name: &str, parent_path: &str, action: &Action) -> (String, Vec
         .collect();
     ranked.sort();
     // A name the message proposes stands alone: runners-up would only be
-    // noise beside a confident fix.
+    // noise beside a confident fix; and its value is shown in the shape
+    // the name takes, when the one given does not fit it (`numbers: [2]`
+    // for `number`).
     let names = match proposed {
-        Some(name) => vec![name.to_string()],
+        Some(field) => {
+            // Only for a rename here, and not over a value the field has.
+            let renamed = !message.starts_with("Unknown field here")
+                && parent.is_some_and(|p| p.get(field).is_none());
+            let written = parent
+                .and_then(|p| p.get(name))
+                .filter(|_| renamed)
+                .and_then(|value| reshaped(action, parent_path, field, value));
+            if let Some(written) = written {
+                message.push_str(&format!(" Write it `{written}`."));
+            }
+            vec![field.to_string()]
+        }
         // A field at the wrong level: the message says where it goes; no
         // name here would do.
         None if message.starts_with("Unknown field here") => Vec::new(),
+        // Nothing near: the fields there are, and no candidate that would
+        // only fail in its turn (`force` is no misspelt `number`).
+        None if message == "Unknown field." => {
+            let fields: Vec<String> = siblings.iter().map(|s| format!("`{s}`")).collect();
+            message = format!(
+                "Unknown field; drop it. The fields here: {}.",
+                fields.join(", ")
+            );
+            Vec::new()
+        }
         None => ranked
             .into_iter()
             .map(|(_, s)| s.to_string())
@@ -446,6 +481,40 @@ fn unknown_field(name: &str, parent_path: &str, action: &Action) -> (String, Vec
             .collect(),
     };
     (message, names)
+}
+
+/// `"field": value` with `value` in the shape `field` takes, when the one
+/// given does not fit it: one value put in a list (`"numbers": [3]`), a
+/// list of one taken out of it (`"number": 2`), an object put in a list
+/// (`"tasks": [{…}]`). `None` when the value fits, or no one shape does (a
+/// list of several for a field of one value).
+fn reshaped(action: &Action, parent_path: &str, field: &str, value: &Value) -> Option<String> {
+    let schema = schema_at(action, &join(parent_path, field))?;
+    let types: Vec<&str> = match &schema["type"] {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => return None,
+    };
+    let wants_list = types == ["array"];
+    let fitted = match value {
+        Value::Array(items) if !wants_list && !types.contains(&"array") => match items.as_slice() {
+            [one] => one.clone(),
+            _ => return None,
+        },
+        Value::Array(_) => return None,
+        other if wants_list => Value::Array(vec![other.clone()]),
+        _ => return None,
+    };
+    let written = fitted.to_string();
+    let written = if written.chars().count() > 60 {
+        match fitted {
+            Value::Array(_) => "[…]".to_string(),
+            _ => "…".to_string(),
+        }
+    } else {
+        written
+    };
+    Some(format!("\"{field}\": {written}"))
 }
 
 /// Whether the model-facing `path` (`tasks/0/scope_id`) names a field of
@@ -484,6 +553,10 @@ fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> Stri
     let lower = snake.to_ascii_lowercase();
     let synonym = synonyms::FIELDS.iter().find(|(w, _, _)| *w == lower);
     if let Some((_, field, elsewhere)) = synonym {
+        if ["page", "offset"].contains(&lower.as_str()) && siblings.iter().any(|s| s == field) {
+            // A page number or offset has no cursor to become.
+            return "Unknown field; pages are read by cursor, not by number: drop it, and for the next page pass the last answer's `meta.next_cursor` as `cursor`.".into();
+        }
         if siblings.iter().any(|s| s == field) {
             return format!("Unknown field; use `{field}`.");
         }
@@ -502,6 +575,13 @@ fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> Stri
         .filter(|(d, s)| *d <= (s.len() / 3).clamp(1, 3))
         .min();
     if let Some((_, field)) = nearest {
+        return format!("Unknown field; did you mean `{field}`?");
+    }
+    // One word of exactly one field's name (`mode` for `subtask_mode`).
+    let mut holding = siblings
+        .iter()
+        .filter(|s| s.contains('_') && s.split('_').any(|word| word == lower));
+    if let (Some(field), None) = (holding.next(), holding.next()) {
         return format!("Unknown field; did you mean `{field}`?");
     }
     // A field of this action given at the wrong level (a list filter at the
@@ -739,7 +819,7 @@ mod tests {
         assert!(e.contains_key("channel"));
         assert!(e.contains_key("tasks/0/title"));
         assert!(e.contains_key("tasks/1/priority"));
-        assert_eq!(e["extra"], "Unknown field.");
+        assert!(e["extra"].starts_with("Unknown field; drop it."), "{e:?}");
     }
 
     #[test]
@@ -951,6 +1031,68 @@ mod tests {
         );
     }
 
+    /// A proposed name comes with the value in the shape that name takes;
+    /// a word of one field's name proposes it; nothing near proposes no
+    /// candidate; a page number is pointed at the cursor; hidden context
+    /// gets no candidate.
+    #[test]
+    fn unknown_field_hints_run_as_written() {
+        let refused =
+            |verb: &str, input: Value| validate(find("task", verb).unwrap(), input).unwrap_err();
+        let f = refused("get", json!({"channel": "eng", "numbers": [2]}));
+        assert_eq!(
+            f.field_errors["numbers"],
+            "Unknown field; did you mean `number`? Write it `\"number\": 2`."
+        );
+        let f = refused(
+            "set_claim",
+            json!({"channel": "eng", "number": 3, "claimed": true}),
+        );
+        assert!(
+            f.field_errors["number"].ends_with("Write it `\"numbers\": [3]`."),
+            "{f:?}"
+        );
+        let f = refused("create", json!({"channel": "eng", "task": {"title": "x"}}));
+        assert!(
+            f.field_errors["task"].ends_with("Write it `\"tasks\": [{\"title\":\"x\"}]`."),
+            "{f:?}"
+        );
+        let f = refused("list", json!({"channel": "eng", "filters": {"label": "x"}}));
+        assert_eq!(
+            f.field_errors["filters/label"],
+            "Unknown field; use `labels`. Write it `\"labels\": [\"x\"]`."
+        );
+        let f = refused(
+            "delete",
+            json!({"channel": "eng", "number": 1, "mode": "promote"}),
+        );
+        assert_eq!(
+            f.field_errors["mode"],
+            "Unknown field; did you mean `subtask_mode`?"
+        );
+        for (verb, input, field) in [
+            (
+                "delete",
+                json!({"channel": "eng", "number": 1, "force": true}),
+                "force",
+            ),
+            (
+                "create",
+                json!({"channel": "eng", "workspace_id": "w", "tasks": [{"title": "x"}]}),
+                "workspace_id",
+            ),
+            ("list", json!({"channel": "eng", "page": 2}), "page"),
+        ] {
+            let f = refused(verb, input);
+            assert!(f.candidate_list().is_empty(), "{field}: {f:?}");
+        }
+        let f = refused("list", json!({"channel": "eng", "page": 2}));
+        assert!(
+            f.field_errors["page"].contains("`meta.next_cursor` as `cursor`"),
+            "{f:?}"
+        );
+    }
+
     #[test]
     fn unknown_fields_get_the_nearest_name_or_the_registry_synonym() {
         let e = errors(
@@ -963,7 +1105,10 @@ mod tests {
             "Unknown field; did you mean `assignee`?"
         );
         assert_eq!(e["tasks/0/tags"], "Unknown field; use `labels`.");
-        assert_eq!(e["tasks/0/frobnicate"], "Unknown field.");
+        assert_eq!(
+            e["tasks/0/frobnicate"],
+            "Unknown field; drop it. The fields here: `title`, `description`, `status`, `priority`, `assignee`, `labels`, `checklist`, `urls`, `attachments`, `blocker`."
+        );
         let e = errors(
             "task",
             "update",

@@ -58,6 +58,7 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("updated_at", "expected_updated_at", None),
     ("parent_number", "parent", None),
     ("page", "cursor", None),
+    ("offset", "cursor", None),
     ("next_cursor", "cursor", None),
     ("mine", "assigned_to_me", None),
     ("text", "summary", Some("task_checkpoint")),
