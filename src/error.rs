@@ -253,6 +253,101 @@ pub struct Failure {
     pub http_status: u16,
 }
 
+/// One problem at paths of one shape (`tasks/*/name`), and those paths
+/// with their list index.
+struct Repeats {
+    shape: Option<String>,
+    problem: String,
+    paths: Vec<(String, Option<usize>)>,
+}
+
+/// `field_errors` with a mistake made in several items of a list (fifty
+/// tasks each with `name` for `title`) said once, at its first item,
+/// naming the others by index: fifty copies of one sentence cost an
+/// agent's context and say nothing more. And whether any was.
+fn said_once(field_errors: BTreeMap<String, String>) -> (BTreeMap<String, String>, bool) {
+    let mut groups: Vec<Repeats> = Vec::new();
+    for (path, problem) in field_errors {
+        let (shape, index) = item_shape(&path);
+        let same = |g: &&mut Repeats| shape.is_some() && g.shape == shape && g.problem == problem;
+        match groups.iter_mut().find(same) {
+            Some(group) => group.paths.push((path, index)),
+            None => groups.push(Repeats {
+                shape,
+                problem,
+                paths: vec![(path, index)],
+            }),
+        }
+    }
+    let repeated = groups.iter().any(|g| g.paths.len() > 1);
+    let said = groups
+        .into_iter()
+        .map(
+            |Repeats {
+                 problem, mut paths, ..
+             }| {
+                // Paths come in text order (`tasks/10` before `tasks/3`).
+                paths.sort_by_key(|(_, index)| *index);
+                let (first, _) = paths.remove(0);
+                if paths.is_empty() {
+                    return (first, problem);
+                }
+                let indexes: Option<Vec<usize>> = paths.iter().map(|(_, i)| *i).collect();
+                let also = match indexes {
+                    Some(indexes) => format!("Also at items {} of this list.", ranges(&indexes)),
+                    None => format!("Also at {} more places of this shape.", paths.len()),
+                };
+                (first, format!("{problem} {also}"))
+            },
+        )
+        .collect();
+    (said, repeated)
+}
+
+/// `path` with its one list index as `*` (`tasks/*/name`) and that index,
+/// for [`Failure::invalid_input`]'s grouping; no shape for a path without
+/// an index, and no index for one with several.
+fn item_shape(path: &str) -> (Option<String>, Option<usize>) {
+    let is_index =
+        |segment: &str| !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit());
+    let indexes: Vec<&str> = path.split('/').filter(|s| is_index(s)).collect();
+    if indexes.is_empty() {
+        return (None, None);
+    }
+    let shape: Vec<&str> = path
+        .split('/')
+        .map(|segment| if is_index(segment) { "*" } else { segment })
+        .collect();
+    let index = match indexes.as_slice() {
+        [one] => one.parse().ok(),
+        _ => None,
+    };
+    (Some(shape.join("/")), index)
+}
+
+/// Indexes as runs: `1–3, 7, 9–12`.
+fn ranges(indexes: &[usize]) -> String {
+    let mut sorted = indexes.to_vec();
+    sorted.sort_unstable();
+    let mut runs: Vec<String> = Vec::new();
+    let mut at = 0;
+    while at < sorted.len() {
+        let start = sorted[at];
+        let mut end = start;
+        while at + 1 < sorted.len() && sorted[at + 1] == end + 1 {
+            at += 1;
+            end = sorted[at];
+        }
+        runs.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}–{end}")
+        });
+        at += 1;
+    }
+    runs.join(", ")
+}
+
 impl Failure {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Failure {
@@ -285,6 +380,7 @@ impl Failure {
     /// `invalid_input` with `field_errors`: at most [`MAX_FIELD_ERRORS`] of
     /// them (the first by path); given more, the message says so.
     pub fn invalid_input(field_errors: BTreeMap<String, String>) -> Self {
+        let (field_errors, repeated) = said_once(field_errors);
         let cut = field_errors.len() > MAX_FIELD_ERRORS;
         // A path repeats caller input (an unknown field's name): bounded.
         let field_errors: BTreeMap<String, String> = field_errors
@@ -308,6 +404,13 @@ impl Failure {
                 }
             }
             n => format!("Invalid input: {n} fields are wrong; see field_errors."),
+        };
+        let message = if repeated {
+            format!(
+                "{message} A problem repeated in the items of a list is said once, at its first item, with the others' indexes."
+            )
+        } else {
+            message
         };
         Failure {
             field_errors,
