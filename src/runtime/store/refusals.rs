@@ -529,7 +529,9 @@ mod tests {
         let many: Vec<String> = (0..30).map(|i| format!("b{i:02}")).collect();
         assert_eq!(nearest("b", many).len(), MAX_CANDIDATES);
         assert!(is_typo_of("enng", "eng") && is_typo_of("alicee", "alice"));
-        assert!(!is_typo_of("zzz", "eng") && !is_typo_of("bbo", "bob"));
+        assert!(!is_typo_of("zzz", "eng") && !is_typo_of("bxx", "bob"));
+        // Two neighbours swapped are one slip.
+        assert!(is_typo_of("dmeo", "demo") && is_typo_of("bbo", "bob"));
     }
 
     #[test]

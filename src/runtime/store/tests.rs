@@ -1197,6 +1197,18 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
     let call = World::<E>::suggestion(&f);
     assert_eq!(call["tool"], "task_get");
     assert_eq!(w.follow(&w.alice, &call).unwrap()["title"], "two");
+    // Two letters swapped on a write are a typo too: the same write on
+    // the board meant.
+    let f = w.err(
+        &w.alice,
+        "checkpoint",
+        json!({"channel": "neg", "number": 2, "summary": "s"}),
+    );
+    let call = World::<E>::suggestion(&f);
+    assert_eq!(
+        (call["tool"].as_str(), call["arguments"]["channel"].as_str()),
+        (Some("task_checkpoint"), Some("eng"))
+    );
     // No typo, and a write: no write is proposed, only a read.
     let f = w.err(
         &w.alice,
@@ -1360,11 +1372,16 @@ fn update_clears_guards_and_refuses_cycles<E: Engine>() {
     let current = updated["updated_at"].as_str().unwrap().to_string();
     // A value cut to seconds (or later than any updated_at) was never the
     // task's: it asks for the exact value and says nothing changed.
+    let exact = crate::runtime::clock::parse(&current).unwrap();
     for inexact in [
         format!("{}Z", &current[..19]),
         format!("{}Z", &current[..23]),
         "2999-01-01T00:00:00.000000Z".to_string(),
-    ] {
+    ]
+    .into_iter()
+    // A time whose cut digits were zeros is the exact one (1 run in 1,000).
+    .filter(|cut| crate::runtime::clock::parse(cut).unwrap() != exact)
+    {
         let f = w.err(
             &w.alice,
             "update",
