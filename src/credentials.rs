@@ -279,6 +279,41 @@ pub fn profile_name(flag: Option<&str>, store: &StoreFile) -> String {
         .unwrap_or_else(|| DEFAULT_PROFILE.to_string())
 }
 
+/// `credentials_missing` for profile `name`, which `store` does not hold:
+/// with profiles there, those nearest the name as candidates (a slip of
+/// `--profile` is fixed by naming the profile meant, not by a new login);
+/// with none, how to make one.
+pub fn missing_profile(name: &str, store: &StoreFile, path: &std::path::Path) -> Failure {
+    if store.profiles.is_empty() {
+        return Failure::new(
+            code::CREDENTIALS_MISSING,
+            format!(
+                "No profile `{name}` in {}; run `agentteam auth login`, or `agentteam-runtime quickstart` for a local server and profile.",
+                path.display()
+            ),
+        );
+    }
+    let mut nearest: Vec<(usize, &String)> = store
+        .profiles
+        .keys()
+        .map(|p| (crate::validate::edit_distance(name, p), p))
+        .collect();
+    nearest.sort();
+    let names: Vec<&String> = nearest
+        .iter()
+        .map(|(_, p)| *p)
+        .take(crate::error::MAX_CANDIDATES)
+        .collect();
+    Failure::new(
+        code::CREDENTIALS_MISSING,
+        format!(
+            "No profile `{name}`; the profiles are in candidates, nearest first: select one with `--profile {}`, or make `{name}` with `agentteam auth login --profile {name}`.",
+            names[0]
+        ),
+    )
+    .candidates("profile", names.into_iter().map(|p| serde_json::Value::from(p.as_str())))
+}
+
 /// What a credential process prints.
 #[derive(Debug, Deserialize)]
 struct ProcessOutput {

@@ -76,15 +76,11 @@ impl Context {
         let store = CredentialStore::locate()?;
         let file = store.load()?;
         let name = profile_name(profile_flag, &file);
-        let profile = file.profiles.get(&name).cloned().ok_or_else(|| {
-            Failure::new(
-                code::CREDENTIALS_MISSING,
-                format!(
-                    "No profile `{name}` in {}; run `agentteam auth login`, or `agentteam-runtime quickstart` for a local server and profile.",
-                    store.path().display()
-                ),
-            )
-        })?;
+        let profile = file
+            .profiles
+            .get(&name)
+            .cloned()
+            .ok_or_else(|| crate::credentials::missing_profile(&name, &file, &store.path()))?;
         let missing: Vec<&str> = [
             ("api_url", profile.api_url.trim().is_empty()),
             ("workspace_id", profile.workspace_id.trim().is_empty()),

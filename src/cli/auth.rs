@@ -193,12 +193,10 @@ pub fn status(profile: Option<String>, printer: &Printer) -> ExitClass {
         let store = CredentialStore::locate()?;
         let file = store.load()?;
         let name = profile_name(profile.as_deref(), &file);
-        let selected = file.profiles.get(&name).ok_or_else(|| {
-            Failure::new(
-                code::CREDENTIALS_MISSING,
-                format!("No profile `{name}`; run `agentteam auth login`."),
-            )
-        })?;
+        let selected = file
+            .profiles
+            .get(&name)
+            .ok_or_else(|| crate::credentials::missing_profile(&name, &file, &store.path()))?;
         let mut data = describe(&name, selected, &store);
         data["profiles"] = json!(file.profiles.keys().collect::<Vec<_>>());
         data["default_profile"] = json!(file.default_profile);

@@ -72,6 +72,29 @@ fn login_status_logout_round_trip() {
         "{}",
         run.stderr
     );
+    // A slip of --profile names the profiles there are, nearest first.
+    let slip = cli.run(
+        &["--profile", "cii", "exec", "task", "list", "-"],
+        Some(r#"{"channel": "eng"}"#),
+    );
+    assert_eq!(
+        (slip.code, slip.error_code().as_str()),
+        (3, "credentials_missing"),
+        "{slip:?}"
+    );
+    let error = slip.json()["error"].clone();
+    assert_eq!(
+        error["candidates"][0],
+        json!({"field": "profile", "value": "ci"}),
+        "{error}"
+    );
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("`--profile ci`"),
+        "{error}"
+    );
     // Only the program: its arguments may hold a secret.
     let ci = cli.run(&["auth", "status", "--profile", "ci"], None);
     assert_eq!(ci.json()["data"]["credential_process"], json!("printf"));
