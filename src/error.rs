@@ -294,6 +294,9 @@ fn said_once(field_errors: BTreeMap<String, String>) -> (BTreeMap<String, String
                 }
                 let indexes: Option<Vec<usize>> = paths.iter().map(|(_, i)| *i).collect();
                 let also = match indexes {
+                    Some(indexes) if indexes.len() == 1 => {
+                        format!("Also at item {} of this list.", indexes[0])
+                    }
                     Some(indexes) => format!("Also at items {} of this list.", ranges(&indexes)),
                     None => format!("Also at {} more places of this shape.", paths.len()),
                 };
@@ -304,24 +307,19 @@ fn said_once(field_errors: BTreeMap<String, String>) -> (BTreeMap<String, String
     (said, repeated)
 }
 
-/// `path` with its one list index as `*` (`tasks/*/name`) and that index,
-/// for [`Failure::invalid_input`]'s grouping; no shape for a path without
-/// an index, and no index for one with several.
+/// `path` with its last list index as `*` (`tasks/*/name`,
+/// `tasks/0/checklist/*`) and that index, for [`said_once`]'s grouping;
+/// nothing for a path without an index.
 fn item_shape(path: &str) -> (Option<String>, Option<usize>) {
     let is_index =
         |segment: &str| !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit());
-    let indexes: Vec<&str> = path.split('/').filter(|s| is_index(s)).collect();
-    if indexes.is_empty() {
+    let segments: Vec<&str> = path.split('/').collect();
+    let Some(at) = segments.iter().rposition(|s| is_index(s)) else {
         return (None, None);
-    }
-    let shape: Vec<&str> = path
-        .split('/')
-        .map(|segment| if is_index(segment) { "*" } else { segment })
-        .collect();
-    let index = match indexes.as_slice() {
-        [one] => one.parse().ok(),
-        _ => None,
     };
+    let index = segments[at].parse().ok();
+    let mut shape = segments;
+    shape[at] = "*";
     (Some(shape.join("/")), index)
 }
 

@@ -333,9 +333,15 @@ fn record(
             }
         }
         Kind::Required(name) => {
+            let field = join(path, name);
+            // A field of one allowed value says it (`kind`: `task`).
+            let only = schema_at(action, &field)
+                .and_then(|sub| sub["enum"].as_array())
+                .filter(|values| values.len() == 1)
+                .map(|values| format!("Required: `\"{name}\": {}`, its one value.", values[0]));
             errors
-                .entry(join(path, name))
-                .or_insert_with(|| "Required.".to_string());
+                .entry(field)
+                .or_insert_with(|| only.unwrap_or_else(|| "Required.".to_string()));
         }
         kind => {
             errors.entry(path.to_string()).or_insert_with(|| {
@@ -361,6 +367,13 @@ fn record(
 
 /// The schema of the field at the input `path` (`tasks/0/assignee`).
 fn schema_at<'a>(action: &'a Action, path: &str) -> Option<&'a Value> {
+    // An item of a list (`tasks/0/checklist/1`): its list's `items`.
+    if let Some((list, last)) = path.rsplit_once('/')
+        && !last.is_empty()
+        && last.bytes().all(|b| b.is_ascii_digit())
+    {
+        return schema_at(action, list).map(|list| &list["items"]);
+    }
     let wanted = schema_path(path, "");
     let wanted = wanted.trim_end_matches('/');
     let mut props = Vec::new();
@@ -554,7 +567,23 @@ fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> Stri
         return format!("Unknown field; fields are snake_case: use `{snake}`.");
     }
     let lower = snake.to_ascii_lowercase();
-    let synonym = synonyms::FIELDS.iter().find(|(w, _, _)| *w == lower);
+    // The synonym for a field here first (`name` is a task's `title`, a
+    // checklist item's `text`), else the first, unless the word is itself
+    // a field elsewhere in the input (`title` beside `tasks` is a task's).
+    let mut fields = Vec::new();
+    schema::walk_properties(action.schema(), "", &mut fields);
+    let a_field = fields
+        .iter()
+        .any(|(path, _)| path.rsplit('/').next() == Some(lower.as_str()));
+    let synonym = synonyms::FIELDS
+        .iter()
+        .filter(|(w, _, _)| *w == lower)
+        .find(|(_, field, _)| siblings.iter().any(|s| s == field))
+        .or_else(|| {
+            (!a_field)
+                .then(|| synonyms::FIELDS.iter().find(|(w, _, _)| *w == lower))
+                .flatten()
+        });
     if let Some((_, field, elsewhere)) = synonym {
         if ["page", "offset"].contains(&lower.as_str()) && siblings.iter().any(|s| s == field) {
             // A page number or offset has no cursor to become.
@@ -570,6 +599,12 @@ fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> Stri
                 other.cli_command()
             );
         }
+    }
+    // A claim's state by another name (`state: "claimed"`): `claimed`.
+    if siblings.iter().any(|s| s == "claimed")
+        && ["state", "status", "claim", "claim_state", "action"].contains(&lower.as_str())
+    {
+        return "Unknown field; use `claimed`: `true` claims, `false` releases.".into();
     }
     // A slip of the finger on a field here comes first.
     let nearest = siblings
@@ -1102,6 +1137,41 @@ mod tests {
         assert!(
             f.field_errors["page"].contains("`meta.next_cursor` as `cursor`"),
             "{f:?}"
+        );
+        // A checklist item's words, its shape, and a one-valued field.
+        let f = refused(
+            "create",
+            json!({"channel": "eng", "tasks": [{"title": "x", "checklist": [{"title": "a"}, "b", "c"]}]}),
+        );
+        let e = &f.field_errors;
+        assert_eq!(e["tasks/0/checklist/0/title"], "Unknown field; use `text`.");
+        assert_eq!(
+            e["tasks/0/checklist/1"],
+            "Must be of type object: `{\"text\": …}`. Also at item 2 of this list."
+        );
+        let f = refused(
+            "create",
+            json!({"parent_task_scope": {"scope_id": "tsk_1"}, "tasks": [{"title": "x"}]}),
+        );
+        assert_eq!(
+            f.field_errors["parent_task_scope/kind"],
+            "Required: `\"kind\": \"task\"`, its one value."
+        );
+        let f = refused(
+            "create",
+            json!({"channel": "eng", "parent_task_scope": {"kind": "task", "id": "t"}}),
+        );
+        assert_eq!(
+            f.field_errors["parent_task_scope/id"],
+            "Unknown field; did you mean `scope_id`?"
+        );
+        let f = refused(
+            "set_claim",
+            json!({"channel": "eng", "numbers": [4], "state": "claimed"}),
+        );
+        assert_eq!(
+            f.field_errors["state"],
+            "Unknown field; use `claimed`: `true` claims, `false` releases."
         );
     }
 

@@ -59,6 +59,9 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("parent_number", "parent", None),
     ("page", "cursor", None),
     ("offset", "cursor", None),
+    // A checklist item's words.
+    ("title", "text", None),
+    ("name", "text", None),
     ("next_cursor", "cursor", None),
     ("mine", "assigned_to_me", None),
     ("text", "summary", Some("task_checkpoint")),
