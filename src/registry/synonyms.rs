@@ -90,6 +90,13 @@ pub fn route(words: &[&str]) -> Option<RouteHint> {
     {
         return Some(hint(action));
     }
+    // A verb without its domain (`exec list`): the one domain it is a verb
+    // of, when only one is.
+    let alone = first.replace('-', "_");
+    let mut owners = ACTIONS.iter().copied().filter(|a| a.verb == alone);
+    if let (Some(action), None) = (owners.next(), owners.next()) {
+        return Some(hint(action));
+    }
     let verb = words.get(1)?.replace('-', "_");
     if let Some(action) = find(first, &verb) {
         return Some(hint(action));

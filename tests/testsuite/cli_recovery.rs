@@ -83,6 +83,7 @@ fn a_wrong_route_names_the_right_one() {
             "No input is filled in for a destructive action",
         ),
         (&["task", "list", "-"], "task_list", ""),
+        (&["exec", "list", "-"], "task_list", ""),
         (&["--format", "json", "task", "claim"], "task_set_claim", ""),
         // clap's spelling tip, made runnable.
         (
