@@ -28,7 +28,7 @@ pub enum After {
     Number {
         number: i64,
     },
-    /// bm25 rank (lower is better).
+    /// Relevance, `search::TITLE_WEIGHT` (lower is better).
     Relevance {
         score: f64,
         number: i64,

@@ -100,6 +100,17 @@ pub fn query_words(text: &str) -> Vec<QueryWord> {
         .collect()
 }
 
+/// A search hit's relevance, the same on both engines: for each query
+/// word, 2 when it matches a word of the title and 1 when it matches one
+/// of the description (as the search matches: a prefix of a word, or the
+/// word's stem whole), summed, and negated so that lower comes first as a
+/// relevance cursor expects. Ties are broken by number. Each engine writes
+/// it in its own SQL over the terms it indexed (`relevance_sql` in each
+/// store's `tasks.rs`); `store::tests` holds the engines to one order.
+pub const TITLE_WEIGHT: i64 = 2;
+/// A description match's share of [`TITLE_WEIGHT`]'s relevance.
+pub const DESCRIPTION_WEIGHT: i64 = 1;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -190,6 +190,7 @@ on_every_engine!(
     tokens_carry_their_scope_expire_and_dead_ones_are_pruned,
     migrations_are_recorded_and_reapplying_changes_nothing,
     text_one_engine_cannot_store_is_refused_or_kept_alike,
+    relevance_is_one_score_on_every_engine,
 );
 
 struct World<E: Engine> {
@@ -2035,6 +2036,58 @@ fn search_numbers<E: Engine>(w: &World<E>, query: &str) -> Vec<i64> {
         "list",
         json!({"channel": "eng", "query": query, "status": "all"}),
     ))
+}
+
+/// Relevance is one score on every engine (`search::TITLE_WEIGHT`): per
+/// query word, 2 for a title match and 1 for a description match, ties by
+/// number; a title match ranks above a description match, whatever form
+/// of the word each holds. The engines had each their own (bm25 and
+/// `ts_rank`) and ordered the same hits differently.
+fn relevance_is_one_score_on_every_engine<E: Engine>() {
+    let w = world::<E>();
+    for (title, description) in [
+        ("Deploy the release", None),
+        ("Release notes", Some("deploy steps")),
+        ("Notes", Some("release and deploying")),
+        ("Deployment of the release, released", None),
+        (
+            "Write the release notes",
+            Some("Deploying the new releases"),
+        ),
+        ("Batch task deployment", None),
+    ] {
+        let mut task = json!({"title": title});
+        if let Some(description) = description {
+            task["description"] = json!(description);
+        }
+        w.ok(
+            &w.alice,
+            "create",
+            json!({"channel": "eng", "tasks": [task]}),
+        );
+    }
+    // Task 5 has `release` in both its title and its description (3).
+    assert_eq!(search_numbers(&w, "release deploy"), [1, 4, 5, 2, 3]);
+    // The title's word form (`deployment`) above the description's exact
+    // word (`Deploying`).
+    assert_eq!(search_numbers(&w, "deploying"), [1, 4, 6, 2, 3, 5]);
+    // Pages follow the same order.
+    let first = w.ok(
+        &w.alice,
+        "list",
+        json!({"channel": "eng", "query": "deploying", "status": "all", "limit": 4}),
+    );
+    assert_eq!(items_of(&first), [1, 4, 6, 2]);
+    let cursor = first["next_cursor"]
+        .as_str()
+        .expect("a next page")
+        .to_string();
+    let next = w.ok(
+        &w.alice,
+        "list",
+        json!({"channel": "eng", "query": "deploying", "status": "all", "cursor": cursor}),
+    );
+    assert_eq!(items_of(&next), [3, 5]);
 }
 
 /// A store whose index holds words only (the schema before word forms)

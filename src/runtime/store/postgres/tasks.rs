@@ -101,7 +101,7 @@ async fn load_compact<C: GenericClient>(c: &C, ids: &[i64]) -> Result<Vec<Value>
 
 /// The search terms of a task (`search::terms`) as a `tsvector` literal:
 /// each word, and its stem at the same position; title terms weigh A,
-/// description terms B (SQLite's bm25 weighs the title double).
+/// description terms B (the relevance weighs them, `relevance_sql`).
 fn search_vector(title: &str, description: Option<&str>) -> String {
     let title = search::terms(title).into_iter().map(|t| (t, 'A'));
     let description = search::terms(description.unwrap_or_default())
@@ -155,6 +155,27 @@ fn search_query(text: &str) -> Option<String> {
             .collect::<Vec<_>>()
             .join(" & ")
     })
+}
+
+/// A hit's relevance (`search::TITLE_WEIGHT`) over `t.search`, whose
+/// title terms weigh A and description terms B: a query word matches the
+/// title when its prefix or stem matches a lexeme of weight A, as the
+/// search's own `tsquery` matches it.
+fn relevance_sql(text: &str, arg: &mut impl FnMut(Arg) -> String) -> String {
+    let mut parts = Vec::new();
+    for word in search::query_words(text) {
+        let matches = |weight: char| match &word.stem {
+            Some(stem) => format!("'{}':*{weight} | '{stem}':{weight}", word.prefix),
+            None => format!("'{}':*{weight}", word.prefix),
+        };
+        let (title, description) = (arg(Arg::Text(matches('A'))), arg(Arg::Text(matches('B'))));
+        parts.push(format!(
+            "{} * (t.search @@ {title}::text::tsquery)::int + {} * (t.search @@ {description}::text::tsquery)::int",
+            search::TITLE_WEIGHT,
+            search::DESCRIPTION_WEIGHT
+        ));
+    }
+    format!("(-({}))::float8", parts.join(" + "))
 }
 
 /// Recomputes the search terms of every stored task, a batch of tasks per
@@ -998,8 +1019,8 @@ impl Arg {
 /// extra one tells whether a next page exists), or `None` when the search
 /// text has no words. Browsing reads a board index in the page order and
 /// stops at the limit; a search finds its hits through the GIN index and
-/// ranks them by `ts_rank`, negated so that lower is better as with
-/// SQLite's bm25 (a relevance cursor holds that score).
+/// scores them as SQLite does (`search::TITLE_WEIGHT`; a relevance cursor
+/// holds that score).
 fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Arg>)> {
     let mut args: Vec<Arg> = Vec::new();
     let mut arg = |v: Arg| {
@@ -1026,9 +1047,7 @@ fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Arg>)> {
     if let Some(text) = &q.search {
         let query = arg(Arg::Text(search_query(text)?));
         conditions.push(format!("t.search @@ {query}::text::tsquery"));
-        score = format!(
-            "(-ts_rank('{{0.1, 0.2, 0.5, 1.0}}', t.search, {query}::text::tsquery))::float8"
-        );
+        score = relevance_sql(text, &mut arg);
     }
     if !q.include_subtasks {
         conditions.push("t.parent_id IS NULL".into());

@@ -41,6 +41,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0005_checkpoint_keys.sql"),
         reindex_search: false,
     },
+    Migration {
+        version: 6,
+        name: "search_relevance",
+        sql: include_str!("migrations/0006_search_relevance.sql"),
+        reindex_search: true,
+    },
 ];
 
 /// Applies the migrations after the store's `user_version` inside the

@@ -298,6 +298,34 @@ fn fts_query(text: &str) -> Option<String> {
     (!terms.is_empty()).then(|| terms.join(" AND "))
 }
 
+/// A hit's relevance (`search::TITLE_WEIGHT`) over `task_fts`' columns,
+/// which hold each text's terms separated by spaces: a query word matches
+/// a column holding ` PREFIX…` or ` STEM `, as its FTS query does.
+fn relevance_sql(search: &str, arg: &mut impl FnMut(Sql) -> String) -> String {
+    let mut parts = Vec::new();
+    for word in search::query_words(search) {
+        let prefix = arg(Sql::Text(format!(" {}", word.prefix)));
+        let stem = word.stem.map(|stem| arg(Sql::Text(format!(" {stem} "))));
+        let matches = |column: &str| {
+            let column = format!("coalesce({column}, '')");
+            match &stem {
+                Some(stem) => format!(
+                    "(instr(' ' || {column}, {prefix}) > 0 OR instr(' ' || {column} || ' ', {stem}) > 0)"
+                ),
+                None => format!("(instr(' ' || {column}, {prefix}) > 0)"),
+            }
+        };
+        parts.push(format!(
+            "{} * {} + {} * {}",
+            search::TITLE_WEIGHT,
+            matches("title"),
+            search::DESCRIPTION_WEIGHT,
+            matches("description")
+        ));
+    }
+    format!("-1.0 * ({})", parts.join(" + "))
+}
+
 /// Puts task `id`'s words and stems (`search::index_text`) in the search
 /// index, replacing what it held for the task.
 pub(super) fn index_search(
@@ -611,12 +639,14 @@ pub(super) fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Sql>
     let mut sql = String::new();
     if let Some(search) = &q.search {
         let fts = fts_query(search)?;
-        // The FTS index finds the hits; MATERIALIZED keeps bm25() inside
-        // the FTS scan it belongs to. Title matches weigh double.
+        // The FTS index finds the hits, each scored from the terms it
+        // indexed (`search::TITLE_WEIGHT`): MATERIALIZED keeps the score
+        // inside the FTS scan it belongs to.
+        let matched = arg(Sql::Text(fts));
+        let score = relevance_sql(search, &mut arg);
         sql.push_str(&format!(
-            "WITH hits AS MATERIALIZED (SELECT rowid AS id, bm25(task_fts, 2.0, 1.0) AS score \
-             FROM task_fts WHERE task_fts MATCH {}) ",
-            arg(Sql::Text(fts))
+            "WITH hits AS MATERIALIZED (SELECT rowid AS id, {score} AS score \
+             FROM task_fts WHERE task_fts MATCH {matched}) "
         ));
     }
     let mut conditions = vec!["t.deleted_at IS NULL".to_string()];
