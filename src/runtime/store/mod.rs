@@ -934,6 +934,28 @@ pub struct ListQuery {
 }
 
 impl ListQuery {
+    /// The SQL condition on task `t` that names the rows of the list on
+    /// board `board_id`, each value written by `bind`: the board's tasks,
+    /// or with `filters.parent` that parent's subtasks alone. A subtask is
+    /// always on its parent's board (no change moves a task to another),
+    /// so the parent names them; with the board named too, SQLite walked
+    /// the board's index in page order and kept the subtasks, and
+    /// PostgreSQL with statistics behind the board ANDed the subtasks'
+    /// index with a scan of the board's (docs/performance.md, "Query
+    /// plans").
+    pub fn rows_condition(&self, board_id: i64, mut bind: impl FnMut(i64) -> String) -> String {
+        match self.parent {
+            Some(parent) => {
+                let (board, parent) = (bind(board_id), bind(parent));
+                format!(
+                    "t.parent_id = (SELECT x.id FROM tasks x WHERE x.channel_id = {board} \
+                     AND x.number = {parent} AND x.deleted_at IS NULL)"
+                )
+            }
+            None => format!("t.channel_id = {}", bind(board_id)),
+        }
+    }
+
     pub fn from_input(principal: &Principal, input: Value) -> Result<ListQuery, Failure> {
         let input: ListInput = typed(input)?;
         let search = input

@@ -1027,22 +1027,8 @@ fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Arg>)> {
         args.push(v);
         format!("${}", args.len())
     };
-    let mut conditions = vec!["t.deleted_at IS NULL".to_string()];
-    match q.parent {
-        // A subtask is always on its parent's board (no change moves a task
-        // to another), so the parent alone names the rows. With the board
-        // named too, PostgreSQL could AND the subtasks' index with a scan of
-        // the whole board's index when its statistics lag behind the board
-        // (docs/performance.md, "Query plans").
-        Some(parent) => {
-            let (board, parent) = (arg(Arg::Int(board_id)), arg(Arg::Int(parent)));
-            conditions.push(format!(
-                "t.parent_id = (SELECT x.id FROM tasks x WHERE x.channel_id = {board} \
-                 AND x.number = {parent} AND x.deleted_at IS NULL)"
-            ));
-        }
-        None => conditions.push(format!("t.channel_id = {}", arg(Arg::Int(board_id)))),
-    }
+    let rows = q.rows_condition(board_id, |v| arg(Arg::Int(v)));
+    let mut conditions = vec!["t.deleted_at IS NULL".to_string(), rows];
     let mut score = "0::float8".to_string();
     if let Some(text) = &q.search {
         let query = arg(Arg::Text(search_query(text)?));

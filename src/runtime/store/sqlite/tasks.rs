@@ -649,22 +649,8 @@ pub(super) fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Sql>
              FROM task_fts WHERE task_fts MATCH {matched}) "
         ));
     }
-    let mut conditions = vec!["t.deleted_at IS NULL".to_string()];
-    match q.parent {
-        // A subtask is always on its parent's board (no change moves a task
-        // to another), so the parent alone names the rows, read through
-        // `tasks_by_parent`. With the board named too, the page order's board
-        // index wins, and a handful of subtasks costs a walk of the whole
-        // board (`plan_tests`).
-        Some(parent) => {
-            let (board, parent) = (arg(Sql::Integer(board_id)), arg(Sql::Integer(parent)));
-            conditions.push(format!(
-                "t.parent_id = (SELECT x.id FROM tasks x WHERE x.channel_id = {board} \
-                 AND x.number = {parent} AND x.deleted_at IS NULL)"
-            ));
-        }
-        None => conditions.push(format!("t.channel_id = {}", arg(Sql::Integer(board_id)))),
-    }
+    let rows = q.rows_condition(board_id, |v| arg(Sql::Integer(v)));
+    let mut conditions = vec!["t.deleted_at IS NULL".to_string(), rows];
     if !q.include_subtasks {
         conditions.push("t.parent_id IS NULL".into());
     }
