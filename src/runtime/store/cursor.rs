@@ -106,20 +106,31 @@ pub fn encode(digest: &str, after: After) -> String {
 }
 
 pub fn decode(text: &str, digest: &str, sort: Sort) -> Result<After, Failure> {
-    let invalid = |why: &str| {
+    // The message and the field say the same thing: malformed (cut,
+    // edited, made up) or from another query.
+    let invalid = |why: &str, field: &str| {
         Failure::new(
             code::CURSOR_INVALID,
             format!("The cursor {why}; list again without a cursor."),
         )
-        .field("cursor", "Not a cursor from this query and filter set.")
+        .field("cursor", field)
+    };
+    let malformed = || {
+        invalid(
+            "is malformed",
+            "Not a cursor a list answered: pass `meta.next_cursor` exactly as given.",
+        )
     };
     let wire: Wire = URL_SAFE_NO_PAD
         .decode(text)
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-        .ok_or_else(|| invalid("is malformed"))?;
+        .ok_or_else(malformed)?;
     if wire.d != digest {
-        return Err(invalid("belongs to another query, filter set or order"));
+        return Err(invalid(
+            "belongs to another query, filter set or order",
+            "Not a cursor from this query and filter set.",
+        ));
     }
     let int = |i: usize| wire.k.get(i).and_then(Value::as_i64);
     let after = match (sort, wire.k.len()) {
@@ -138,7 +149,7 @@ pub fn decode(text: &str, digest: &str, sort: Sort) -> Result<After, Failure> {
             .map(|(score, number)| After::Relevance { score, number }),
         _ => None,
     };
-    after.ok_or_else(|| invalid("is malformed"))
+    after.ok_or_else(malformed)
 }
 
 #[cfg(test)]
