@@ -764,6 +764,16 @@ fn pattern_fix(pattern: &str, input: &Value, path: &str) -> Option<String> {
     if pattern.starts_with("^@") && !given.starts_with('@') && re.is_match(&format!("@{given}")) {
         return Some("A member ref starts with `@`: write `@` before the handle.".into());
     }
+    // Both at once (`#Eng`).
+    if no_capitals
+        && let Some(rest) = lower.strip_prefix('#')
+        && re.is_match(rest)
+    {
+        return Some(
+            "Drop the leading `#` and write it in lowercase: the name is written without `#`."
+                .into(),
+        );
+    }
     None
 }
 
@@ -1271,6 +1281,11 @@ mod tests {
         );
         let e = errors("task", "get", json!({"channel": "#Eng!", "number": 1}));
         assert!(e["channel"].starts_with("Must match"), "{e:?}");
+        let e = errors("task", "get", json!({"channel": "#Eng", "number": 1}));
+        assert!(
+            e["channel"].starts_with("Drop the leading `#` and write it in lowercase"),
+            "{e:?}"
+        );
         assert_eq!(edit_distance("assigne", "assignee"), 1);
         assert_eq!(edit_distance("", "ab"), 2);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
