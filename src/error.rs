@@ -261,10 +261,15 @@ struct Repeats {
     paths: Vec<(String, Option<usize>)>,
 }
 
-/// `field_errors` with a mistake made in several items of a list (fifty
-/// tasks each with `name` for `title`) said once, at its first item,
-/// naming the others by index: fifty copies of one sentence cost an
-/// agent's context and say nothing more. And whether any was.
+/// How many items of a list may each say one problem before it is said
+/// once for all of them ([`said_once`]).
+const REPEATS_LISTED: usize = 3;
+
+/// `field_errors` with a mistake made in more than [`REPEATS_LISTED`]
+/// items of a list (fifty tasks each with `name` for `title`) said once,
+/// at its first item, naming the others by index: fifty copies of one
+/// sentence cost an agent's context and say nothing more. A few stay
+/// listed, each under its own path. And whether any was said once.
 fn said_once(field_errors: BTreeMap<String, String>) -> (BTreeMap<String, String>, bool) {
     let mut groups: Vec<Repeats> = Vec::new();
     for (path, problem) in field_errors {
@@ -279,19 +284,22 @@ fn said_once(field_errors: BTreeMap<String, String>) -> (BTreeMap<String, String
             }),
         }
     }
-    let repeated = groups.iter().any(|g| g.paths.len() > 1);
+    let repeated = groups.iter().any(|g| g.paths.len() > REPEATS_LISTED);
     let said = groups
         .into_iter()
-        .map(
+        .flat_map(
             |Repeats {
                  problem, mut paths, ..
              }| {
+                if paths.len() <= REPEATS_LISTED {
+                    return paths
+                        .into_iter()
+                        .map(|(path, _)| (path, problem.clone()))
+                        .collect::<Vec<_>>();
+                }
                 // Paths come in text order (`tasks/10` before `tasks/3`).
                 paths.sort_by_key(|(_, index)| *index);
                 let (first, _) = paths.remove(0);
-                if paths.is_empty() {
-                    return (first, problem);
-                }
                 let indexes: Option<Vec<usize>> = paths.iter().map(|(_, i)| *i).collect();
                 let also = match indexes {
                     Some(indexes) if indexes.len() == 1 => {
@@ -300,7 +308,7 @@ fn said_once(field_errors: BTreeMap<String, String>) -> (BTreeMap<String, String
                     Some(indexes) => format!("Also at items {} of this list.", ranges(&indexes)),
                     None => format!("Also at {} more places of this shape.", paths.len()),
                 };
-                (first, format!("{problem} {also}"))
+                vec![(first, format!("{problem} {also}"))]
             },
         )
         .collect();

@@ -1157,8 +1157,10 @@ mod tests {
         assert_eq!(e["tasks/0/checklist/0/title"], "Unknown field; use `text`.");
         assert_eq!(
             e["tasks/0/checklist/1"],
-            "Must be of type object: `{\"text\": …}`. Also at item 2 of this list."
+            "Must be of type object: `{\"text\": …}`."
         );
+        // A few repeats stay listed, each under its own path.
+        assert_eq!(e["tasks/0/checklist/2"], e["tasks/0/checklist/1"]);
         let f = refused(
             "create",
             json!({"parent_task_scope": {"scope_id": "tsk_1"}, "tasks": [{"title": "x"}]}),
