@@ -270,10 +270,14 @@ const REPEATS_LISTED: usize = 3;
 /// at its first item, naming the others by index: fifty copies of one
 /// sentence cost an agent's context and say nothing more. A few stay
 /// listed, each under its own path. And whether any was said once.
-fn said_once(field_errors: BTreeMap<String, String>) -> (BTreeMap<String, String>, bool) {
+fn said_once(
+    field_errors: BTreeMap<String, String>,
+    is_list: &impl Fn(&str) -> bool,
+    cut: bool,
+) -> (BTreeMap<String, String>, bool) {
     let mut groups: Vec<Repeats> = Vec::new();
     for (path, problem) in field_errors {
-        let (shape, index) = item_shape(&path);
+        let (shape, index) = item_shape(&path, is_list);
         let same = |g: &&mut Repeats| shape.is_some() && g.shape == shape && g.problem == problem;
         match groups.iter_mut().find(same) {
             Some(group) => group.paths.push((path, index)),
@@ -301,12 +305,16 @@ fn said_once(field_errors: BTreeMap<String, String>) -> (BTreeMap<String, String
                 paths.sort_by_key(|(_, index)| *index);
                 let (first, _) = paths.remove(0);
                 let indexes: Option<Vec<usize>> = paths.iter().map(|(_, i)| *i).collect();
+                let more = if cut {
+                    ", and maybe at items past the problems this answer names"
+                } else {
+                    ""
+                };
                 let also = match indexes {
-                    Some(indexes) if indexes.len() == 1 => {
-                        format!("Also at item {} of this list.", indexes[0])
+                    Some(indexes) => {
+                        format!("Also at items {} of this list{more}.", ranges(&indexes))
                     }
-                    Some(indexes) => format!("Also at items {} of this list.", ranges(&indexes)),
-                    None => format!("Also at {} more places of this shape.", paths.len()),
+                    None => format!("Also at {} more places of this shape{more}.", paths.len()),
                 };
                 vec![(first, format!("{problem} {also}"))]
             },
@@ -318,11 +326,15 @@ fn said_once(field_errors: BTreeMap<String, String>) -> (BTreeMap<String, String
 /// `path` with its last list index as `*` (`tasks/*/name`,
 /// `tasks/0/checklist/*`) and that index, for [`said_once`]'s grouping;
 /// nothing for a path without an index.
-fn item_shape(path: &str) -> (Option<String>, Option<usize>) {
-    let is_index =
-        |segment: &str| !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit());
+fn item_shape(path: &str, is_list: &impl Fn(&str) -> bool) -> (Option<String>, Option<usize>) {
     let segments: Vec<&str> = path.split('/').collect();
-    let Some(at) = segments.iter().rposition(|s| is_index(s)) else {
+    let is_index = |at: usize| {
+        let segment = segments[at];
+        !segment.is_empty()
+            && segment.bytes().all(|b| b.is_ascii_digit())
+            && is_list(&segments[..at].join("/"))
+    };
+    let Some(at) = (0..segments.len()).rev().find(|&at| is_index(at)) else {
         return (None, None);
     };
     let index = segments[at].parse().ok();
@@ -386,8 +398,20 @@ impl Failure {
     /// `invalid_input` with `field_errors`: at most [`MAX_FIELD_ERRORS`] of
     /// them (the first by path); given more, the message says so.
     pub fn invalid_input(field_errors: BTreeMap<String, String>) -> Self {
-        let (field_errors, repeated) = said_once(field_errors);
+        Failure::invalid_input_of(field_errors, |_| false)
+    }
+
+    /// [`Failure::invalid_input`] where `is_list(path)` says which paths
+    /// of the input are lists, whose items' problems are grouped
+    /// ([`said_once`]); a field whose name is digits is no item.
+    pub fn invalid_input_of(
+        field_errors: BTreeMap<String, String>,
+        is_list: impl Fn(&str) -> bool,
+    ) -> Self {
+        // More than the answer names: some items were not looked at, so a
+        // group's list of items may be short.
         let cut = field_errors.len() > MAX_FIELD_ERRORS;
+        let (field_errors, repeated) = said_once(field_errors, &is_list, cut);
         // A path repeats caller input (an unknown field's name): bounded.
         let field_errors: BTreeMap<String, String> = field_errors
             .into_iter()
@@ -398,7 +422,7 @@ impl Failure {
         // where to look, so a caller reading both pays for them once.
         let message = match field_errors.len() {
             _ if cut => format!(
-                "Invalid input: more than {MAX_FIELD_ERRORS} fields are wrong; see field_errors for {MAX_FIELD_ERRORS} of them."
+                "Invalid input: more than {MAX_FIELD_ERRORS} fields are wrong; see field_errors for those found first."
             ),
             1 => {
                 let (field, _) = field_errors.iter().next().expect("one entry");

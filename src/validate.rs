@@ -84,7 +84,10 @@ fn checked(
         nul_characters(&input, "", &mut errors);
     }
     if !errors.is_empty() {
-        let mut failure = Failure::invalid_input(errors);
+        // A path's list items, by the schema: a field named `7` is none.
+        let is_list =
+            |path: &str| schema_at(action, path).is_some_and(|sub| sub["type"] == "array");
+        let mut failure = Failure::invalid_input_of(errors, is_list);
         // Candidates for fields it still names (a repeated one is said once).
         for (field, names) in candidates {
             if failure.field_errors.contains_key(&field) {
@@ -316,6 +319,9 @@ fn record(
     let path = violation.path.as_str();
     match &violation.kind {
         Kind::Additional(unexpected) => {
+            // The fields of an object are listed once, at its first unknown
+            // field that names none of them.
+            let mut listed: Option<String> = None;
             for name in unexpected {
                 if errors.len() > MAX_FIELD_ERRORS {
                     break;
@@ -325,7 +331,17 @@ fn record(
                 } else {
                     input.pointer(&format!("/{}", path.replace('~', "~0")))
                 };
-                let (message, names) = unknown_field(name, path, action, parent);
+                let (mut message, names) = unknown_field(name, path, action, parent);
+                if message.starts_with(FIELDS_HERE) {
+                    match &listed {
+                        Some(first) => {
+                            message = format!(
+                                "Unknown field; the fields here are listed at `{first}` beside it."
+                            );
+                        }
+                        None => listed = Some(crate::text::clip(name, 64).into_owned()),
+                    }
+                }
                 if !names.is_empty() {
                     candidates.push((join(path, name), names));
                 }
@@ -420,6 +436,10 @@ fn wrong_type(action: &Action, path: &str, names: &[&str]) -> String {
     }
 }
 
+/// How an unknown field that names no field here starts: the fields there
+/// are follow.
+const FIELDS_HERE: &str = "Unknown field; the fields here are";
+
 /// How many nearest sibling names an unknown field's candidates list when
 /// no one name is proposed.
 const NEAREST_NAMES: usize = 3;
@@ -433,11 +453,11 @@ fn unknown_field(
     action: &Action,
     parent: Option<&Value>,
 ) -> (String, Vec<String>) {
-    let mut message = unknown_field_message(name, parent_path, action);
+    let mut message = unknown_field_message(name, parent_path, action, parent);
     // Hidden context cannot be set, and a field of another action is
     // fixed by that action: no name here would do.
     if message.contains("hidden context")
-        || message.contains("meta.next_cursor")
+        || message.contains("pages are read by cursor")
         || message.contains("; it is `")
         || message.contains("` is set by ")
         || message.contains("` is read-only")
@@ -485,7 +505,7 @@ fn unknown_field(
         None if message == "Unknown field." => {
             let fields: Vec<String> = siblings.iter().map(|s| format!("`{s}`")).collect();
             message = format!(
-                "Unknown field; drop it. The fields here: {}.",
+                "{FIELDS_HERE} {}: rename it to the one meant, or drop it.",
                 fields.join(", ")
             );
             Vec::new()
@@ -521,16 +541,34 @@ fn reshaped(action: &Action, parent_path: &str, field: &str, value: &Value) -> O
         other if wants_list => Value::Array(vec![other.clone()]),
         _ => return None,
     };
+    // Only a value of the type the field takes (its items' for a list):
+    // `"tasks": ["Write docs"]` would fail in its turn.
+    if !of_type(schema, &fitted) {
+        return None;
+    }
     let written = fitted.to_string();
-    let written = if written.chars().count() > 60 {
-        match fitted {
-            Value::Array(_) => "[…]".to_string(),
-            _ => "…".to_string(),
-        }
-    } else {
-        written
+    // Shown whole or not at all: an elided value does not run as written.
+    (written.chars().count() <= 60).then(|| format!("\"{field}\": {written}"))
+}
+
+/// Whether `value` is of a type `schema` names, and each item of a list of
+/// a type its `items` name.
+fn of_type(schema: &Value, value: &Value) -> bool {
+    let named = |t: &str| match &schema["type"] {
+        Value::String(one) => one == t,
+        Value::Array(many) => many.iter().any(|m| m == t),
+        _ => true,
     };
-    Some(format!("\"{field}\": {written}"))
+    match value {
+        Value::Array(items) => {
+            named("array") && items.iter().all(|item| of_type(&schema["items"], item))
+        }
+        Value::Object(_) => named("object"),
+        Value::String(_) => named("string"),
+        Value::Bool(_) => named("boolean"),
+        Value::Null => named("null"),
+        Value::Number(n) => named("number") || (named("integer") && (n.is_i64() || n.is_u64())),
+    }
 }
 
 /// Whether the model-facing `path` (`tasks/0/scope_id`) names a field of
@@ -553,7 +591,12 @@ fn sibling_fields(action: &Action, parent_path: &str) -> Vec<String> {
         .collect()
 }
 
-fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> String {
+fn unknown_field_message(
+    name: &str,
+    parent_path: &str,
+    action: &Action,
+    parent: Option<&Value>,
+) -> String {
     let hidden = HiddenContext::ALL.iter().any(|h| {
         h.spellings()
             .contains(&crate::case::camel_to_snake(name).as_str())
@@ -567,27 +610,19 @@ fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> Stri
         return format!("Unknown field; fields are snake_case: use `{snake}`.");
     }
     let lower = snake.to_ascii_lowercase();
-    // The synonym for a field here first (`name` is a task's `title`, a
-    // checklist item's `text`), else the first, unless the word is itself
-    // a field elsewhere in the input (`title` beside `tasks` is a task's).
-    let mut fields = Vec::new();
-    schema::walk_properties(action.schema(), "", &mut fields);
-    let a_field = fields
+    // A word that means a field only where that field is a sibling (`title`
+    // of a checklist item is its `text`).
+    if let Some((_, field)) = synonyms::HERE_ONLY
         .iter()
-        .any(|(path, _)| path.rsplit('/').next() == Some(lower.as_str()));
-    let synonym = synonyms::FIELDS
-        .iter()
-        .filter(|(w, _, _)| *w == lower)
-        .find(|(_, field, _)| siblings.iter().any(|s| s == field))
-        .or_else(|| {
-            (!a_field)
-                .then(|| synonyms::FIELDS.iter().find(|(w, _, _)| *w == lower))
-                .flatten()
-        });
+        .find(|(w, field)| *w == lower && siblings.iter().any(|s| s == field))
+    {
+        return format!("Unknown field; use `{field}`.");
+    }
+    let synonym = synonyms::FIELDS.iter().find(|(w, _, _)| *w == lower);
     if let Some((_, field, elsewhere)) = synonym {
         if ["page", "offset"].contains(&lower.as_str()) && siblings.iter().any(|s| s == field) {
             // A page number or offset has no cursor to become.
-            return "Unknown field; pages are read by cursor, not by number: drop it, and for the next page pass the last answer's `meta.next_cursor` as `cursor`.".into();
+            return "Unknown field; pages are read by cursor, not by number: drop it, and for the next page pass the next cursor the last page answered as `cursor`.".into();
         }
         if siblings.iter().any(|s| s == field) {
             return format!("Unknown field; use `{field}`.");
@@ -600,8 +635,10 @@ fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> Stri
             );
         }
     }
-    // A claim's state by another name (`state: "claimed"`): `claimed`.
+    // A claim's state by another name (`state: "claimed"`): `claimed`,
+    // unless it is given too.
     if siblings.iter().any(|s| s == "claimed")
+        && parent.is_some_and(|p| p.get("claimed").is_none())
         && ["state", "status", "claim", "claim_state", "action"].contains(&lower.as_str())
     {
         return "Unknown field; use `claimed`: `true` claims, `false` releases.".into();
@@ -613,6 +650,13 @@ fn unknown_field_message(name: &str, parent_path: &str, action: &Action) -> Stri
         .filter(|(d, s)| *d <= (s.len() / 3).clamp(1, 3))
         .min();
     if let Some((_, field)) = nearest {
+        return format!("Unknown field; did you mean `{field}`?");
+    }
+    // The start of exactly one field's name (`desc`, `prio`).
+    let mut started = siblings
+        .iter()
+        .filter(|s| lower.len() >= 3 && s.starts_with(lower.as_str()));
+    if let (Some(field), None) = (started.next(), started.next()) {
         return format!("Unknown field; did you mean `{field}`?");
     }
     // One word of exactly one field's name (`mode` for `subtask_mode`).
@@ -876,7 +920,10 @@ mod tests {
         assert!(e.contains_key("channel"));
         assert!(e.contains_key("tasks/0/title"));
         assert!(e.contains_key("tasks/1/priority"));
-        assert!(e["extra"].starts_with("Unknown field; drop it."), "{e:?}");
+        assert!(
+            e["extra"].starts_with("Unknown field; the fields here are `channel`"),
+            "{e:?}"
+        );
     }
 
     #[test]
@@ -895,7 +942,7 @@ mod tests {
         assert_eq!(
             failure.message,
             format!(
-                "Invalid input: more than {MAX_FIELD_ERRORS} fields are wrong; see field_errors for {MAX_FIELD_ERRORS} of them."
+                "Invalid input: more than {MAX_FIELD_ERRORS} fields are wrong; see field_errors for those found first."
             )
         );
         // Exactly as many as an answer carries: all of them, counted.
@@ -1145,7 +1192,59 @@ mod tests {
         }
         let f = refused("list", json!({"channel": "eng", "page": 2}));
         assert!(
-            f.field_errors["page"].contains("`meta.next_cursor` as `cursor`"),
+            f.field_errors["page"].contains("the next cursor the last page answered as `cursor`"),
+            "{f:?}"
+        );
+        // A reshaped value is shown only when it is of the field's type
+        // and whole; a field named with digits is no list item; an
+        // abbreviation proposes the field it starts; a claim's state is
+        // not `claimed` when that is given; `title` is `text` only where
+        // `text` is a field.
+        let f = refused("create", json!({"channel": "eng", "task": "Write docs"}));
+        assert_eq!(
+            f.field_errors["task"],
+            "Unknown field; did you mean `tasks`?"
+        );
+        let f = refused("get", json!({"channel": "eng", "numbers": ["abc"]}));
+        assert_eq!(
+            f.field_errors["numbers"],
+            "Unknown field; did you mean `number`?"
+        );
+        let long = "x".repeat(80);
+        let f = refused("get", json!({"channel": "eng", "numbers": [long]}));
+        assert!(!f.field_errors["numbers"].contains("Write it"), "{f:?}");
+        let f = refused(
+            "create",
+            json!({"channel": "eng", "1": 1, "2": 2, "tasks": [{"title": "a"}]}),
+        );
+        assert_eq!(f.field_errors.len(), 2, "{f:?}");
+        assert_eq!(
+            f.field_errors["2"],
+            "Unknown field; the fields here are listed at `1` beside it."
+        );
+        let f = refused(
+            "create",
+            json!({"channel": "eng", "tasks": [{"title": "x", "desc": "d", "prio": "high"}]}),
+        );
+        assert_eq!(
+            f.field_errors["tasks/0/desc"],
+            "Unknown field; did you mean `description`?"
+        );
+        assert_eq!(
+            f.field_errors["tasks/0/prio"],
+            "Unknown field; did you mean `priority`?"
+        );
+        let f = refused(
+            "set_claim",
+            json!({"channel": "eng", "numbers": [1], "claimed": true, "status": "done"}),
+        );
+        assert!(
+            f.field_errors["status"].contains("is set by task_update"),
+            "{f:?}"
+        );
+        let f = refused("get", json!({"channel": "eng", "number": 1, "title": "x"}));
+        assert!(
+            f.field_errors["title"].contains("is set by task_update"),
             "{f:?}"
         );
         // A checklist item's words, its shape, and a one-valued field.
@@ -1232,6 +1331,34 @@ mod tests {
         );
     }
 
+    /// When more problems than an answer names were found, a repeated one's
+    /// items are said to be maybe more, and the message says the list is
+    /// cut: the items past the cut were not looked at.
+    #[test]
+    fn a_cut_list_of_problems_says_its_groups_may_be_longer() {
+        let tasks: Vec<Value> = (0..50)
+            .map(|_| json!({"name": "n", "x0": 1, "x1": 1, "x2": 1}))
+            .collect();
+        let failure = validate(
+            find("task", "create").unwrap(),
+            json!({"channel": "eng", "tasks": tasks}),
+        )
+        .unwrap_err();
+        assert!(
+            failure
+                .message
+                .starts_with("Invalid input: more than 100 fields are wrong"),
+            "{}",
+            failure.message
+        );
+        assert!(
+            failure.field_errors["tasks/0/name"]
+                .ends_with("and maybe at items past the problems this answer names."),
+            "{:?}",
+            failure.field_errors
+        );
+    }
+
     #[test]
     fn unknown_fields_get_the_nearest_name_or_the_registry_synonym() {
         let e = errors(
@@ -1246,7 +1373,7 @@ mod tests {
         assert_eq!(e["tasks/0/tags"], "Unknown field; use `labels`.");
         assert_eq!(
             e["tasks/0/frobnicate"],
-            "Unknown field; drop it. The fields here: `title`, `description`, `status`, `priority`, `assignee`, `labels`, `checklist`, `urls`, `attachments`, `blocker`."
+            "Unknown field; the fields here are `title`, `description`, `status`, `priority`, `assignee`, `labels`, `checklist`, `urls`, `attachments`, `blocker`: rename it to the one meant, or drop it."
         );
         let e = errors(
             "task",

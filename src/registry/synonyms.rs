@@ -30,6 +30,11 @@ pub static VERBS: &[(&str, &str, &str, &str)] = &[
     ("task", "rm", "delete", ""),
 ];
 
+/// A word that means a field only where that field is a sibling: `(word,
+/// field)`. A checklist item's words (its `text`); elsewhere `title` is a
+/// task's own field and `name` a task's `title`.
+pub static HERE_ONLY: &[(&str, &str)] = &[("title", "text"), ("name", "text")];
+
 /// A field name that means another field: `(word, field, action)`. The hint
 /// applies where `field` is a sibling of the unknown word; when it is not
 /// and `action` is set, the hint points at that action's field instead.
@@ -59,9 +64,6 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("parent_number", "parent", None),
     ("page", "cursor", None),
     ("offset", "cursor", None),
-    // A checklist item's words.
-    ("title", "text", None),
-    ("name", "text", None),
     ("next_cursor", "cursor", None),
     ("mine", "assigned_to_me", None),
     ("text", "summary", Some("task_checkpoint")),
