@@ -547,7 +547,15 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                 .flatten();
             let hint = direct.or_else(|| {
                 let invalid = context_string(&error, ContextKind::InvalidSubcommand)?;
-                let suggested = context_string(&error, ContextKind::SuggestedSubcommand)?;
+                // clap may suggest several (`create`, `update`, `delete` for
+                // `delte`): the nearest, not the first.
+                let suggested = match error.get(ContextKind::SuggestedSubcommand)? {
+                    ContextValue::Strings(all) => all
+                        .iter()
+                        .min_by_key(|s| crate::validate::edit_distance(&invalid, s))?
+                        .clone(),
+                    _ => context_string(&error, ContextKind::SuggestedSubcommand)?,
+                };
                 let corrected: Vec<&str> = words
                     .iter()
                     .map(|w| if *w == invalid { suggested.as_str() } else { w })
@@ -672,8 +680,23 @@ fn fields_from_flags(action: &registry::Action, args: &[OsString]) -> Option<ser
     if action.destructive() {
         return None;
     }
-    let words: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
     let mut input = stdin_object(args).unwrap_or_default();
+    flag_fields(action, args, &mut input)?;
+    let input = serde_json::Value::Object(input);
+    crate::validate::validate(action, input.clone())
+        .ok()
+        .map(|_| input)
+}
+
+/// Puts into `input` each field of `action` given as a flag in `args`
+/// (`--limit 5`, `--channel=eng`), its value read as JSON where it is, else
+/// as a string. `None` when a flag's value is missing.
+fn flag_fields(
+    action: &registry::Action,
+    args: &[OsString],
+    input: &mut serde_json::Map<String, serde_json::Value>,
+) -> Option<()> {
+    let words: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
     let mut at = 0;
     while at < words.len() {
         let Some(flag) = words[at].strip_prefix("--") else {
@@ -699,10 +722,7 @@ fn fields_from_flags(action: &registry::Action, args: &[OsString]) -> Option<ser
         input.insert(name, value);
         at += 1;
     }
-    let input = serde_json::Value::Object(input);
-    crate::validate::validate(action, input.clone())
-        .ok()
-        .map(|_| input)
+    Some(())
 }
 
 /// How long a wrong route's usage error waits for its input on stdin to
@@ -726,7 +746,7 @@ fn recast_stdin(
     if hint.action.destructive() {
         return None;
     }
-    let given = stdin_object(args)?;
+    let given = stdin_object(args).unwrap_or_default();
     let action = hint.action;
     let mut recast = serde_json::Map::new();
     for (name, value) in given {
@@ -748,6 +768,8 @@ fn recast_stdin(
     if let Some(serde_json::Value::Object(named)) = named {
         recast.extend(named);
     }
+    // Fields given as flags too (`exec list - --limit 5`).
+    flag_fields(action, args, &mut recast)?;
     let recast = serde_json::Value::Object(recast);
     crate::validate::validate(action, recast.clone())
         .ok()

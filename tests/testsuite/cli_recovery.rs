@@ -84,6 +84,8 @@ fn a_wrong_route_names_the_right_one() {
         ),
         (&["task", "list", "-"], "task_list", ""),
         (&["exec", "list", "-"], "task_list", ""),
+        // clap's nearest suggestion, not its first (`create` for `delte`).
+        (&["exec", "task", "delte", "-"], "task_delete", ""),
         (&["--format", "json", "task", "claim"], "task_set_claim", ""),
         // clap's spelling tip, made runnable.
         (
@@ -164,6 +166,14 @@ fn command_line_mistakes_say_how_to_fix_them() {
             r#"{"channel": "eng"}"#
         ),
         json!({"channel": "eng", "limit": 5})
+    );
+    assert_eq!(
+        with_stdin(
+            &["exec", "list", "-", "--limit", "5"],
+            r#"{"channel": "eng"}"#
+        ),
+        json!({"channel": "eng", "limit": 5}),
+        "a verb without its domain keeps its flags too"
     );
     assert_eq!(
         with_stdin(
