@@ -427,9 +427,8 @@ pub fn run_credential_process(
         let stderr = last_words
             .recv_timeout(Duration::from_millis(100))
             .unwrap_or_default();
-        let quoted = last_line(&stderr).map_or(String::new(), |line| {
-            format!("; its stderr ended: {}", redact_secrets(&line))
-        });
+        let quoted =
+            last_line(&stderr).map_or(String::new(), |line| format!("; its stderr ended: {line}"));
         return Err(process_error(status, &out)
             .unwrap_or_else(|| fail(format!("exited with {status}{quoted}"))));
     }
@@ -462,24 +461,27 @@ pub fn run_credential_process(
     ))
 }
 
-/// The last non-blank line of a process's stderr, cut to 200 characters.
+/// The last non-blank line of a process's stderr, its secrets redacted
+/// ([`redact_secrets`]) before it is cut to 200 characters, so that no cut
+/// leaves part of one.
 fn last_line(stderr: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(stderr);
     let line = text.lines().map(str::trim).rfind(|line| !line.is_empty())?;
-    Some(crate::text::clip(line, 200).into_owned())
+    Some(crate::text::clip(&redact_secrets(line), 200).into_owned())
 }
 
 /// `line` with every word that could be a secret replaced by `<redacted>`:
-/// a run of 16 or more letters, digits and `_-+=/.` holding both a letter
-/// and a digit (a token, a key, a password), whatever it is a part of.
+/// a run of 16 or more letters (of any script), digits and `_-+=/.:`
+/// holding both a letter and a digit (a token, a key, a password),
+/// whatever it is a part of.
 fn redact_secrets(line: &str) -> String {
-    let secretish = |c: char| c.is_ascii_alphanumeric() || "_-+=/.".contains(c);
+    let secretish = |c: char| c.is_alphanumeric() || "_-+=/.:".contains(c);
     let mut out = String::with_capacity(line.len());
     let mut word = String::new();
     let flush = |word: &mut String, out: &mut String| {
-        let letters = word.chars().any(|c| c.is_ascii_alphabetic());
+        let letters = word.chars().any(char::is_alphabetic);
         let digits = word.chars().any(|c| c.is_ascii_digit());
-        if word.len() >= 16 && letters && digits {
+        if word.chars().count() >= 16 && letters && digits {
             out.push_str("<redacted>");
         } else {
             out.push_str(word);
@@ -612,6 +614,14 @@ mod tests {
             redact_secrets("password=hunter2hunter2hunter2 for /etc/agentteam/creds.json"),
             "<redacted> for /etc/agentteam/creds.json"
         );
+        // Redacted before the cut: no part of a token survives it.
+        let long = format!("{} at_SECRETabcdefghijk1234567890XYZ", "x".repeat(190));
+        let quoted = last_line(long.as_bytes()).unwrap();
+        assert!(
+            !quoted.contains("SECRE") && !quoted.contains("at_"),
+            "{quoted}"
+        );
+        assert_eq!(redact_secrets("password:Секрет1234567890abc"), "<redacted>");
     }
 
     fn profile(agent: &str) -> Profile {

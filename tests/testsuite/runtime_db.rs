@@ -99,6 +99,14 @@ fn a_uri_is_never_taken_for_a_path() {
             "dbname=tasks PASSWORD=s3cret",
             "key=value connection string",
         ),
+        (
+            "host = 127.0.0.1 user = al password = s3cret",
+            "key=value connection string",
+        ),
+        (
+            "target_session_attrs=any password=s3cret",
+            "key=value connection string",
+        ),
     ] {
         for command in [vec!["serve"], vec!["workspace", "create", "--name", "w"]] {
             let mut args = vec!["--db", db];

@@ -120,10 +120,11 @@ impl Location {
     }
 }
 
-/// Whether `db` reads as a libpq key=value connection string: a word of
-/// it is `KEY=…` for one of libpq's connection keys.
+/// Whether `db` reads as a libpq key=value connection string: `KEY=…` (or
+/// `KEY = …`, as libpq allows) for one of libpq's connection keywords. A
+/// path written as one (`./NAME`, `/…`) is a path.
 fn is_conninfo(db: &str) -> bool {
-    const KEYS: [&str; 12] = [
+    const KEYS: [&str; 38] = [
         "host",
         "hostaddr",
         "port",
@@ -131,13 +132,54 @@ fn is_conninfo(db: &str) -> bool {
         "user",
         "password",
         "passfile",
-        "sslmode",
-        "service",
-        "options",
+        "require_auth",
+        "channel_binding",
         "connect_timeout",
+        "client_encoding",
+        "options",
         "application_name",
+        "fallback_application_name",
+        "keepalives",
+        "keepalives_idle",
+        "keepalives_interval",
+        "keepalives_count",
+        "tcp_user_timeout",
+        "replication",
+        "gssencmode",
+        "sslmode",
+        "requiressl",
+        "sslcompression",
+        "sslcert",
+        "sslkey",
+        "sslpassword",
+        "sslcertmode",
+        "sslrootcert",
+        "sslcrl",
+        "sslcrldir",
+        "sslsni",
+        "requirepeer",
+        "ssl_min_protocol_version",
+        "ssl_max_protocol_version",
+        "krbsrvname",
+        "service",
+        "target_session_attrs",
     ];
-    db.split_ascii_whitespace().any(|word| {
+    if db.starts_with("./") || db.starts_with('/') || db.starts_with("../") {
+        return false;
+    }
+    // `host = x` read as `host=x`.
+    let mut joined = String::with_capacity(db.len());
+    for part in db.split('=') {
+        if !joined.is_empty() {
+            joined.push('=');
+        }
+        joined.push_str(if joined.is_empty() {
+            part.trim_end()
+        } else {
+            part.trim()
+        });
+    }
+    joined.split_ascii_whitespace().any(|word| {
         word.split_once('=')
             .is_some_and(|(key, _)| KEYS.contains(&key.to_ascii_lowercase().as_str()))
     })

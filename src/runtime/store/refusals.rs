@@ -251,9 +251,9 @@ pub fn assignee_not_found(
             (
                 format!(
                     "No agent `{member_ref}` in this workspace; for your own tasks set \
-                     `filters.assigned_to_me: true` instead of `filters.assignee`."
+                     `assigned_to_me` to true in `filters`, instead of `assignee`."
                 ),
-                "No such member; use `filters.assigned_to_me: true` for your own tasks.",
+                "No such member; for your own tasks set `assigned_to_me` to true instead.",
             )
         } else {
             (

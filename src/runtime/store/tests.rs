@@ -2612,3 +2612,26 @@ fn typed_inputs_refuse_fields_they_do_not_know() {
     let list = json!({"channel": "eng", "filters": {"assigned_to_me": true, "extra": 1}});
     assert!(ListQuery::from_input(&principal, list).is_err());
 }
+
+/// libpq's key=value form is refused whatever its spacing or keys; a path
+/// written as one (`./NAME`) is a path, whatever its name holds.
+#[test]
+fn a_conninfo_string_is_no_path_but_a_path_may_hold_an_equals_sign() {
+    use std::ffi::OsStr;
+    for db in [
+        "host=h user=u",
+        "host = h",
+        "target_session_attrs=any",
+        "SSLMODE=disable",
+    ] {
+        let refused = Location::parse(OsStr::new(db)).unwrap_err();
+        assert!(refused.message.contains("key=value"), "{db}: {refused:?}");
+        assert!(!refused.message.contains(db), "{db} is quoted");
+    }
+    for path in ["./my user=x.db", "/tmp/user=x.db", "store.db", "a=b.db"] {
+        assert!(
+            matches!(Location::parse(OsStr::new(path)), Ok(Location::Sqlite(_))),
+            "{path}"
+        );
+    }
+}
