@@ -284,6 +284,11 @@ pub fn profile_name(flag: Option<&str>, store: &StoreFile) -> String {
 /// `--profile` is fixed by naming the profile meant, not by a new login);
 /// with none, how to make one.
 pub fn missing_profile(name: &str, store: &StoreFile, path: &std::path::Path) -> Failure {
+    // Caller input, repeated: bounded, and quoted for a shell.
+    let shown = crate::text::clip(name, crate::text::ECHO_LIMIT);
+    let quoted = shlex::try_quote(name).map_or_else(|_| "NAME".into(), |q| q.into_owned());
+    let quoted = crate::text::clip(&quoted, crate::text::ECHO_LIMIT);
+    let name = shown.as_ref();
     if store.profiles.is_empty() {
         return Failure::new(
             code::CREDENTIALS_MISSING,
@@ -307,7 +312,7 @@ pub fn missing_profile(name: &str, store: &StoreFile, path: &std::path::Path) ->
     Failure::new(
         code::CREDENTIALS_MISSING,
         format!(
-            "No profile `{name}`; the profiles are in candidates, nearest first: select one with `--profile {}`, or make `{name}` with `agentteam auth login --profile {name}`.",
+            "No profile `{name}`; the profiles are in candidates, nearest first: select one with `--profile {}`, or make `{name}` with `agentteam --profile {quoted} auth login --api-url … --workspace … --agent … --token-stdin`.",
             names[0]
         ),
     )

@@ -125,13 +125,13 @@ pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
 /// and belongs behind a TLS proxy, docs/security.md).
 fn cleartext_warning(api_url: &str) -> Option<String> {
     let url = reqwest::Url::parse(api_url).ok()?;
-    let host = url.host_str()?;
+    let host = url.host_str()?.trim_end_matches('.');
     let loopback = host.eq_ignore_ascii_case("localhost")
         || host
             .trim_start_matches('[')
             .trim_end_matches(']')
             .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback());
+            .is_ok_and(|ip| ip.to_canonical().is_loopback());
     (url.scheme() == "http" && !loopback).then(|| {
         format!(
             "{api_url} is plain http to another host: the token will cross the network unencrypted; use https (a TLS proxy in front of the runtime)."
@@ -341,6 +341,8 @@ mod tests {
             "http://127.0.0.1:8787",
             "http://localhost:8787",
             "http://[::1]:8787",
+            "http://[::ffff:127.0.0.1]:8787",
+            "http://localhost.:8787",
             "https://tasks.example.com",
         ] {
             assert_eq!(cleartext_warning(url), None, "{url}");

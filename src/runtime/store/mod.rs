@@ -520,6 +520,17 @@ fn corrected_call(action: &Action, input: &Value, failure: Failure) -> Failure {
         return failure.suggest(&action.name(), arguments);
     }
     let read = action.permission == crate::registry::Permission::ReadOnly;
+    // Never a filled-in delete: the board meant is read first, the task
+    // the delete names on it.
+    if action.destructive() && is(code::CHANNEL_NOT_FOUND) {
+        let meant = meant.to_string();
+        return match input.get("number") {
+            Some(number) => {
+                failure.suggest("task_get", json!({"channel": meant, "number": number}))
+            }
+            None => failure.suggest("task_list", json!({"channel": meant})),
+        };
+    }
     if read || refusals::is_typo_of(handle_of(given), handle_of(meant)) {
         let mut arguments = input.clone();
         if let Some(slot) = arguments.pointer_mut(&pointer) {

@@ -1218,6 +1218,12 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
         (call["tool"].as_str(), call["arguments"]["channel"].as_str()),
         (Some("task_checkpoint"), Some("eng"))
     );
+    // Never a filled-in delete: the task on the board meant is read.
+    let f = w.err(&w.alice, "delete", json!({"channel": "neg", "number": 2}));
+    assert_eq!(
+        World::<E>::suggestion(&f),
+        json!({"tool": "task_get", "arguments": {"channel": "eng", "number": 2}})
+    );
     // No typo, and a write: no write is proposed, only a read.
     let f = w.err(
         &w.alice,
