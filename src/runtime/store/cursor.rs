@@ -118,7 +118,7 @@ pub fn decode(text: &str, digest: &str, sort: Sort) -> Result<After, Failure> {
     let malformed = || {
         invalid(
             "is malformed",
-            "Not a cursor a list answered: pass `meta.next_cursor` exactly as given.",
+            "Malformed: pass a next_cursor exactly as given.",
         )
     };
     let wire: Wire = URL_SAFE_NO_PAD
