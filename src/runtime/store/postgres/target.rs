@@ -71,8 +71,18 @@ impl Target {
         }
         // tokio-postgres's own text is "invalid connection string"; what is
         // wrong (`invalid value for option \`port\``) is in its causes.
-        let mut config = tokio_postgres::Config::from_str(&query_ports_to_hosts(uri))
-            .map_err(|e| unusable(&super::connections::with_causes(&e)))?;
+        let mut config = tokio_postgres::Config::from_str(&query_ports_to_hosts(uri)).map_err(|e| {
+            let why = super::connections::with_causes(&e);
+            // A second `@` before the path: a user or password with one
+            // left as it is, whose tail was read as host and port.
+            if authority(uri).matches('@').count() > 1 {
+                unusable(&format!(
+                    "{why}; an `@` in a user or password is written %40 (and `:`, `/`, `?`, `#` as %3A, %2F, %3F, %23)"
+                ))
+            } else {
+                unusable(&why)
+            }
+        })?;
         // The user info ends at the first `@`: what follows a second one (a
         // user or password with an `@` left as it is, or `user@server` in
         // the query) was read as the host.
@@ -189,6 +199,12 @@ pub fn is_uri(db: &str) -> bool {
     ["postgres://", "postgresql://"]
         .iter()
         .any(|scheme| db.len() >= scheme.len() && db[..scheme.len()].eq_ignore_ascii_case(scheme))
+}
+
+/// The part of `uri` between its `://` and the path or query that follows.
+fn authority(uri: &str) -> &str {
+    let rest = uri.split_once("://").map_or(uri, |(_, rest)| rest);
+    rest.split(['/', '?']).next().unwrap_or(rest)
 }
 
 /// A URI's parts as tokio-postgres splits them: the user info up to the
@@ -526,6 +542,10 @@ mod tests {
         }
         let failure = Target::parse("postgres://at:P@ssw0rd@127.0.0.1:55432/atdb").unwrap_err();
         assert!(failure.message.contains("%40"), "{}", failure.message);
+        // `@` and `:` in the password: its tail read as a port.
+        let failure = Target::parse("postgres://al:p@ss:w0rd@h/db").unwrap_err();
+        assert!(failure.message.contains("%40"), "{}", failure.message);
+        assert!(!failure.message.contains("w0rd"), "{}", failure.message);
         // A URI that parses keeps no password in its shown form.
         let target =
             Target::parse("postgres://rt@h:5/db?application_name=x@y&password=plain").unwrap();
