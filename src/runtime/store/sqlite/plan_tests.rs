@@ -62,6 +62,21 @@ fn with_cursor(mut q: ListQuery) -> ListQuery {
     q
 }
 
+/// The query of `input`'s first page, and of a next one (with a cursor).
+fn first_and_next(who: &Principal, input: &Value) -> [ListQuery; 2] {
+    [
+        query(who, input.clone()),
+        with_cursor(query(who, input.clone())),
+    ]
+}
+
+/// The step of `plan` that reads the tasks table.
+fn tasks_step<'a>(plan: &'a [String], input: &Value) -> &'a String {
+    plan.iter()
+        .find(|line| line.contains(" t USING"))
+        .unwrap_or_else(|| panic!("{input}: no step reads tasks: {plan:?}"))
+}
+
 #[test]
 fn browsing_reads_a_board_index_in_page_order() {
     let (_dir, store, alice) = store();
@@ -81,15 +96,9 @@ fn browsing_reads_a_board_index_in_page_order() {
         ),
     ];
     for (input, index) in cases {
-        for q in [
-            query(&alice, input.clone()),
-            with_cursor(query(&alice, input.clone())),
-        ] {
+        for q in first_and_next(&alice, &input) {
             let plan = plan(&store, &q);
-            let tasks = plan
-                .iter()
-                .find(|line| line.contains(" t USING"))
-                .unwrap_or_else(|| panic!("{input}: no step reads tasks: {plan:?}"));
+            let tasks = tasks_step(&plan, &input);
             assert!(
                 tasks.starts_with("SEARCH t USING INDEX") && tasks.contains(index),
                 "{input} (cursor: {}): tasks read by {tasks:?}, not {index}: {plan:?}",
@@ -196,15 +205,9 @@ fn filtering_by_parent_reads_the_parents_subtasks_only() {
     let (_dir, store, alice) = store();
     for sort in ["updated_desc", "created_desc", "number_asc"] {
         let input = json!({"channel": "eng", "filters": {"parent": 1}, "sort": sort});
-        for q in [
-            query(&alice, input.clone()),
-            with_cursor(query(&alice, input.clone())),
-        ] {
+        for q in first_and_next(&alice, &input) {
             let plan = plan(&store, &q);
-            let tasks = plan
-                .iter()
-                .find(|line| line.contains(" t USING"))
-                .unwrap_or_else(|| panic!("{input}: no step reads tasks: {plan:?}"));
+            let tasks = tasks_step(&plan, &input);
             assert!(
                 tasks.starts_with("SEARCH t USING INDEX tasks_by_parent (parent_id=?)"),
                 "{input} (cursor: {}): tasks read by {tasks:?}: {plan:?}",
