@@ -160,7 +160,8 @@ fn search_query(text: &str) -> Option<String> {
 /// A hit's relevance (`search::TITLE_WEIGHT`) over `t.search`, whose
 /// title terms weigh A and description terms B: a query word matches the
 /// title when its prefix or stem matches a lexeme of weight A, as the
-/// search's own `tsquery` matches it.
+/// search's own `tsquery` matches it. Each `tsquery` is a subquery of its
+/// own, so it is parsed once per statement, not once per hit.
 fn relevance_sql(text: &str, arg: &mut impl FnMut(Arg) -> String) -> String {
     let mut parts = Vec::new();
     for word in search::query_words(text) {
@@ -170,7 +171,8 @@ fn relevance_sql(text: &str, arg: &mut impl FnMut(Arg) -> String) -> String {
         };
         let (title, description) = (arg(Arg::Text(matches('A'))), arg(Arg::Text(matches('B'))));
         parts.push(format!(
-            "{} * (t.search @@ {title}::text::tsquery)::int + {} * (t.search @@ {description}::text::tsquery)::int",
+            "{} * (t.search @@ (SELECT {title}::text::tsquery))::int \
+             + {} * (t.search @@ (SELECT {description}::text::tsquery))::int",
             search::TITLE_WEIGHT,
             search::DESCRIPTION_WEIGHT
         ));
