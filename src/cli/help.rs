@@ -101,6 +101,16 @@ pub fn exit_statuses() -> String {
         .collect()
 }
 
+/// The environment variables `binary` reads, for its `--help`: each
+/// name, then its description wrapped and indented beneath it.
+pub fn environment(binary: &str) -> String {
+    crate::env_vars::ALL
+        .iter()
+        .filter(|var| var.binary == binary)
+        .map(|var| format!("  {}\n{}\n", var.name, wrap(var.description, "      ")))
+        .collect()
+}
+
 /// The width prose is wrapped to. Clap does not wrap (`term_width(0)`), so
 /// that example lines stay whole for copy and paste; the prose is wrapped
 /// here instead.

@@ -45,7 +45,11 @@ fn build(long_help: bool) -> Command {
              command; an action's `--help` lists only its own.",
             "",
         ))
-        .after_long_help(format!("Exit status:\n{}", help::exit_statuses()))
+        .after_long_help(format!(
+            "Exit status:\n{}\nEnvironment:\n{}",
+            help::exit_statuses(),
+            help::environment("agentteam")
+        ))
         // Clap would wrap example command lines, which then break when
         // copied; the help text is wrapped where it is written instead.
         .term_width(0)

@@ -256,11 +256,17 @@ enum CallbackCommand {
 
 /// The clap command of `agentteam-runtime`, for its generated man pages (`crate::generate`).
 pub fn command() -> clap::Command {
-    <Cli as clap::CommandFactory>::command()
+    <Cli as clap::CommandFactory>::command().after_long_help(format!(
+        "Environment:\n{}",
+        crate::cli::help::environment("agentteam-runtime")
+    ))
 }
 
 pub fn run() -> ExitCode {
-    let cli = match <Cli as clap::Parser>::try_parse() {
+    let parsed = command()
+        .try_get_matches()
+        .and_then(|matches| <Cli as clap::FromArgMatches>::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => return command_line_failure(&e),
     };

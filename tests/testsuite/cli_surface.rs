@@ -930,3 +930,31 @@ fn runtime_command_line_errors_are_one_json_usage_error() {
         );
     }
 }
+
+/// Each binary's `--help` names every environment variable it reads, from
+/// the one table the man pages and the README come from.
+#[test]
+fn help_names_every_environment_variable_its_binary_reads() {
+    for (binary, path) in [
+        ("agentteam", env!("CARGO_BIN_EXE_agentteam")),
+        ("agentteam-runtime", crate::support::runtime::BIN),
+    ] {
+        let out = std::process::Command::new(path)
+            .arg("--help")
+            .output()
+            .expect("run --help");
+        let help = String::from_utf8_lossy(&out.stdout);
+        let environment = help
+            .split_once("\nEnvironment:\n")
+            .unwrap_or_else(|| panic!("{binary} --help has no Environment section:\n{help}"))
+            .1;
+        for var in agentteam::env_vars::ALL {
+            assert_eq!(
+                environment.contains(&format!("  {}\n", var.name)),
+                var.binary == binary,
+                "{binary} --help and {}",
+                var.name
+            );
+        }
+    }
+}
