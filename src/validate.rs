@@ -520,32 +520,23 @@ fn unknown_field(
 }
 
 /// `"field": value` with `value` in the shape `field` takes, when the one
-/// given does not fit it: one value put in a list (`"numbers": [3]`), a
-/// list of one taken out of it (`"number": 2`), an object put in a list
-/// (`"tasks": [{…}]`). `None` when the value fits, or no one shape does (a
-/// list of several for a field of one value).
+/// given does not fit it: a list of one taken out of it (`"number": 2`),
+/// or one value put in a list (`"numbers": [3]`, `"tasks": [{…}]`), when
+/// that fits the field's type ([`of_type`]: `"tasks": ["Write docs"]` would
+/// fail in its turn). `None` when the value fits, or no such shape does.
 fn reshaped(action: &Action, parent_path: &str, field: &str, value: &Value) -> Option<String> {
     let schema = schema_at(action, &join(parent_path, field))?;
-    let types: Vec<&str> = match &schema["type"] {
-        Value::String(t) => vec![t.as_str()],
-        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => return None,
-    };
-    let wants_list = types == ["array"];
-    let fitted = match value {
-        Value::Array(items) if !wants_list && !types.contains(&"array") => match items.as_slice() {
-            [one] => one.clone(),
-            _ => return None,
-        },
-        Value::Array(_) => return None,
-        other if wants_list => Value::Array(vec![other.clone()]),
-        _ => return None,
-    };
-    // Only a value of the type the field takes (its items' for a list):
-    // `"tasks": ["Write docs"]` would fail in its turn.
-    if !of_type(schema, &fitted) {
+    if of_type(schema, value) {
         return None;
     }
+    let unwrapped = match value {
+        Value::Array(items) if items.len() == 1 => Some(items[0].clone()),
+        _ => None,
+    };
+    let fitted = unwrapped
+        .into_iter()
+        .chain(std::iter::once(Value::Array(vec![value.clone()])))
+        .find(|candidate| of_type(schema, candidate))?;
     let written = fitted.to_string();
     // Shown whole or not at all: an elided value does not run as written.
     (written.chars().count() <= 60).then(|| format!("\"{field}\": {written}"))
