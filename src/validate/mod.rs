@@ -1,0 +1,538 @@
+//! Input validation, shared by the CLI and the runtime so both refuse exactly
+//! the same input with exactly the same field errors: the action's JSON
+//! Schema, then its branch rules, then canonicalisation. Every bad field is
+//! reported, not just the first.
+//!
+//! The schema is checked by the validator jsonschema compiled from the
+//! action's schema file at build time (src/schemas.rs): valid input costs
+//! one `is_valid` pass; invalid input is checked again for every error, and
+//! each error (instance path and keyword) becomes one field error worded
+//! here. Rules a flat schema cannot state live in the registry (each
+//! action's `check`); the hints for unknown fields (snake_case, the
+//! registry's synonyms, the nearest name), the `#` hint and the
+//! rewrite of integral numbers (`42.0` → `42`) are here, over the schema.
+
+use jsonschema::ValidationError;
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use serde_json::{Number, Value};
+
+use crate::error::{Failure, MAX_FIELD_ERRORS};
+use crate::registry::{Action, FieldErrors, schema};
+use crate::schemas;
+
+mod unknown;
+
+use unknown::{FIELDS_HERE, unknown_field};
+pub use unknown::{edit_distance, names_a_field};
+
+/// The schema keywords the registry may use (tested), each with its
+/// 2020-12 meaning; `Kind` words a violation of each.
+pub const KEYWORDS: &[&str] = &[
+    "type",
+    "title",
+    "description",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+];
+
+/// Validates `input` for `action` and returns it canonicalised, or an
+/// `invalid_input` failure naming every bad field.
+pub fn validate(action: &Action, input: Value) -> Result<Value, Failure> {
+    if !input.is_object() {
+        return Err(Failure::new(
+            crate::error::code::INVALID_JSON,
+            "Input must be one JSON object.",
+        ));
+    }
+    let mut errors = FieldErrors::new();
+    let mut candidates = Vec::new();
+    for violation in &violations(action, &input) {
+        if errors.len() > MAX_FIELD_ERRORS {
+            break;
+        }
+        record(violation, action, &input, &mut errors, &mut candidates);
+    }
+    checked(action, input, errors, candidates)
+}
+
+/// [`validate`] of `input` when it holds to the action's schema; `None`,
+/// without wording why, when it does not. For the runtime, which reads a
+/// `task_get` before its token is judged: a refusal's words (an unknown
+/// field's nearest names among them) cost far more than a schema check, so
+/// they wait for the token (`server::run`).
+pub fn validate_if_schema_holds(action: &Action, input: Value) -> Option<Result<Value, Failure>> {
+    let holds = input.is_object() && (schemas::compiled(action).is_valid)(&input);
+    holds.then(|| checked(action, input, FieldErrors::new(), Vec::new()))
+}
+
+/// `input`, whose schema `errors` and `candidates` judged, after the
+/// action's branch rules: refused, or canonicalised.
+fn checked(
+    action: &Action,
+    mut input: Value,
+    mut errors: FieldErrors,
+    candidates: NameCandidates,
+) -> Result<Value, Failure> {
+    (action.check)(&input, &mut errors);
+    if holds_nul(&input) {
+        nul_characters(&input, "", &mut errors);
+    }
+    if !errors.is_empty() {
+        // A path's list items, by the schema: a field named `7` is none.
+        let is_list =
+            |path: &str| schema_at(action, path).is_some_and(|sub| sub["type"] == "array");
+        let mut failure = Failure::invalid_input_of(errors, is_list);
+        // Candidates for fields it still names (a repeated one is said once).
+        for (field, names) in candidates {
+            if failure.field_errors.contains_key(&field) {
+                failure = failure.candidates(&field, names.into_iter().map(Value::from));
+            }
+        }
+        return Err(failure);
+    }
+    integers(action.schema(), &mut input);
+    (action.canonicalize)(&mut input);
+    Ok(input)
+}
+
+/// Whether any string of `value` holds U+0000 (no path built on the way).
+fn holds_nul(value: &Value) -> bool {
+    match value {
+        Value::String(text) => text.contains('\0'),
+        Value::Object(object) => object.values().any(holds_nul),
+        Value::Array(items) => items.iter().any(holds_nul),
+        _ => false,
+    }
+}
+
+/// Refuses every string of `value` that holds U+0000, by its path: no
+/// stored text may (PostgreSQL's `text` cannot hold it), so both engines
+/// refuse it alike, before anything is stored or searched.
+fn nul_characters(value: &Value, path: &str, errors: &mut FieldErrors) {
+    if errors.len() > MAX_FIELD_ERRORS {
+        return;
+    }
+    match value {
+        Value::String(text) if text.contains('\0') => {
+            errors
+                .entry(path.to_string())
+                .or_insert_with(|| "Must not contain the NUL character (U+0000).".to_string());
+        }
+        Value::Object(object) => object
+            .iter()
+            .for_each(|(name, child)| nul_characters(child, &join(path, name), errors)),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .for_each(|(at, item)| nul_characters(item, &join(path, &at.to_string()), errors)),
+        _ => {}
+    }
+}
+
+/// `input`'s schema violations, those of one path in keyword order (the
+/// order [`Kind`] lists them in), so the message kept for a path with
+/// several is always the same one, whatever order the validator found
+/// them in.
+fn violations(action: &Action, input: &Value) -> Vec<Violation> {
+    let compiled = schemas::compiled(action);
+    if (compiled.is_valid)(input) {
+        return Vec::new();
+    }
+    // Enough to find one more bad field than an answer carries, but no
+    // more, however much of the input is wrong.
+    let mut out: Vec<Violation> = (compiled.iter_errors)(input)
+        .take(4 * MAX_FIELD_ERRORS)
+        .map(|e| Violation::from_error(&e))
+        .collect();
+    out.sort_by_key(|v| v.kind.rank());
+    out
+}
+
+/// One schema violation at an instance path (`/`-joined, `""` for the root).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Violation {
+    pub path: String,
+    pub kind: Kind,
+}
+
+/// What was violated, with what its message needs, in the order keywords
+/// are checked at one path.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Kind {
+    /// The allowed type names, in [`TYPE_NAMES`] order.
+    Type(Vec<&'static str>),
+    Enum(Vec<Value>),
+    Minimum(Number),
+    Maximum(Number),
+    MinLength(u64),
+    MaxLength(u64),
+    MinItems(u64),
+    MaxItems(u64),
+    Required(String),
+    Pattern(String),
+    UniqueItems,
+    /// Instance properties `additionalProperties: false` does not allow.
+    Additional(Vec<String>),
+    /// A keyword outside [`KEYWORDS`] (none is used; tested).
+    Other,
+}
+
+impl Kind {
+    fn rank(&self) -> u8 {
+        match self {
+            Kind::Type(_) => 0,
+            Kind::Enum(_) => 1,
+            Kind::Minimum(_) => 2,
+            Kind::Maximum(_) => 3,
+            Kind::MinLength(_) => 4,
+            Kind::MaxLength(_) => 5,
+            Kind::MinItems(_) => 6,
+            Kind::MaxItems(_) => 7,
+            Kind::Required(_) => 8,
+            Kind::Pattern(_) => 9,
+            Kind::UniqueItems => 10,
+            Kind::Additional(_) => 11,
+            Kind::Other => 12,
+        }
+    }
+}
+
+impl Violation {
+    /// The violation one jsonschema error reports.
+    pub(crate) fn from_error(error: &ValidationError<'_>) -> Violation {
+        let path = error
+            .instance_path()
+            .segments()
+            .map(|segment| segment.to_string())
+            .collect::<Vec<_>>()
+            .join("/");
+        let number = |limit: &Value| limit.as_number().cloned();
+        let kind = match error.kind() {
+            ValidationErrorKind::Type { kind } => {
+                let names: Vec<String> = match kind {
+                    TypeKind::Single(t) => vec![t.to_string()],
+                    TypeKind::Multiple(set) => set.iter().map(|t| t.to_string()).collect(),
+                };
+                Kind::Type(
+                    TYPE_NAMES
+                        .into_iter()
+                        .filter(|t| names.iter().any(|n| n == t))
+                        .collect(),
+                )
+            }
+            ValidationErrorKind::Enum { options } => {
+                Kind::Enum(options.as_array().cloned().unwrap_or_default())
+            }
+            ValidationErrorKind::Minimum { limit } => {
+                number(limit).map_or(Kind::Other, Kind::Minimum)
+            }
+            ValidationErrorKind::Maximum { limit } => {
+                number(limit).map_or(Kind::Other, Kind::Maximum)
+            }
+            ValidationErrorKind::MinLength { limit } => Kind::MinLength(*limit),
+            ValidationErrorKind::MaxLength { limit } => Kind::MaxLength(*limit),
+            ValidationErrorKind::MinItems { limit } => Kind::MinItems(*limit),
+            ValidationErrorKind::MaxItems { limit } => Kind::MaxItems(*limit),
+            ValidationErrorKind::Required { property } => property
+                .as_str()
+                .map_or(Kind::Other, |p| Kind::Required(p.to_string())),
+            ValidationErrorKind::Pattern { pattern } => Kind::Pattern(pattern.clone()),
+            ValidationErrorKind::UniqueItems => Kind::UniqueItems,
+            ValidationErrorKind::AdditionalProperties { unexpected } => {
+                Kind::Additional(unexpected.clone())
+            }
+            _ => Kind::Other,
+        };
+        Violation { path, kind }
+    }
+}
+
+fn join(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_string()
+    } else {
+        format!("{path}/{name}")
+    }
+}
+
+/// JSON Schema's primitive type names, in the order messages list them.
+const TYPE_NAMES: [&str; 7] = [
+    "array", "boolean", "integer", "null", "number", "object", "string",
+];
+
+/// Rewrites integral numbers written with a fraction or exponent (`3.0`,
+/// `3e0`) where the schema wants an integer, so every later reader of the
+/// validated input sees the integer `3`.
+fn integers(schema: &Value, value: &mut Value) {
+    let Some(schema) = schema.as_object() else {
+        return;
+    };
+    match value {
+        Value::Number(n) if !n.is_i64() && !n.is_u64() => {
+            let wants_integer = match schema.get("type") {
+                Some(Value::String(t)) => t == "integer",
+                Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
+                _ => false,
+            };
+            // Schema bounds keep registry integers well inside i64.
+            if let Some(f) = n.as_f64()
+                && wants_integer
+                && f.fract() == 0.0
+                && f.abs() < 9.0e15
+            {
+                *value = Value::from(f as i64);
+            }
+        }
+        Value::Object(object) => {
+            let properties = schema.get("properties").and_then(Value::as_object);
+            for (name, child) in object.iter_mut() {
+                if let Some(sub) = properties.and_then(|p| p.get(name)) {
+                    integers(sub, child);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(sub) = schema.get("items") {
+                items.iter_mut().for_each(|item| integers(sub, item));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The known names an unknown field may have meant, by the unknown field's path.
+type NameCandidates = Vec<(String, Vec<String>)>;
+
+fn record(
+    violation: &Violation,
+    action: &Action,
+    input: &Value,
+    errors: &mut FieldErrors,
+    candidates: &mut NameCandidates,
+) {
+    let path = violation.path.as_str();
+    match &violation.kind {
+        Kind::Additional(unexpected) => {
+            // The fields of an object are listed once, at its first unknown
+            // field that names none of them.
+            let mut listed: Option<String> = None;
+            for name in unexpected {
+                if errors.len() > MAX_FIELD_ERRORS {
+                    break;
+                }
+                let parent = if path.is_empty() {
+                    Some(input)
+                } else {
+                    input.pointer(&format!("/{}", path.replace('~', "~0")))
+                };
+                let (mut message, names) = unknown_field(name, path, action, parent);
+                if message.starts_with(FIELDS_HERE) {
+                    match &listed {
+                        Some(first) => {
+                            message = format!(
+                                "Unknown field; the fields here are listed at `{first}` beside it."
+                            );
+                        }
+                        None => listed = Some(crate::text::clip(name, 64).into_owned()),
+                    }
+                }
+                if !names.is_empty() {
+                    candidates.push((join(path, name), names));
+                }
+                errors.insert(join(path, name), message);
+            }
+        }
+        Kind::Required(name) => {
+            let field = join(path, name);
+            // A field of one allowed value says it (`kind`: `task`).
+            let only = schema_at(action, &field)
+                .and_then(|sub| sub["enum"].as_array())
+                .filter(|values| values.len() == 1)
+                .map(|values| format!("Required: `\"{name}\": {}`, its one value.", values[0]));
+            errors
+                .entry(field)
+                .or_insert_with(|| only.unwrap_or_else(|| "Required.".to_string()));
+        }
+        kind => {
+            errors.entry(path.to_string()).or_insert_with(|| {
+                let said = match kind {
+                    Kind::Pattern(pattern) => {
+                        pattern_fix(pattern, input, path).unwrap_or_else(|| describe(kind))
+                    }
+                    Kind::Type(names) => wrong_type(action, path, names),
+                    _ => describe(kind),
+                };
+                // An empty or blank value given to clear a field: say how.
+                let emptied = matches!(kind, Kind::MinLength(_))
+                    || matches!(kind, Kind::Pattern(p) if p == "\\S");
+                if emptied && nullable(action, path) {
+                    format!("{said} `null` clears it.")
+                } else {
+                    said
+                }
+            });
+        }
+    }
+}
+
+/// The schema of the field at the input `path` (`tasks/0/assignee`).
+fn schema_at<'a>(action: &'a Action, path: &str) -> Option<&'a Value> {
+    // An item of a list (`tasks/0/checklist/1`): its list's `items`.
+    if let Some((list, last)) = path.rsplit_once('/')
+        && !last.is_empty()
+        && last.bytes().all(|b| b.is_ascii_digit())
+    {
+        return schema_at(action, list).map(|list| &list["items"]);
+    }
+    let wanted = schema_path(path, "");
+    let wanted = wanted.trim_end_matches('/');
+    let mut props = Vec::new();
+    schema::walk_properties(action.schema(), "", &mut props);
+    props
+        .into_iter()
+        .find(|(p, _)| *p == wanted)
+        .map(|(_, sub)| sub)
+}
+
+/// Whether the field at the input `path` may be null.
+fn nullable(action: &Action, path: &str) -> bool {
+    schema_at(action, path).is_some_and(|sub| {
+        sub["type"]
+            .as_array()
+            .is_some_and(|types| types.iter().any(|t| t == "null"))
+    })
+}
+
+/// A type error's words, with the shape wanted where a list or an object
+/// was: `[…]` around one value, or the object's required fields.
+fn wrong_type(action: &Action, path: &str, names: &[&str]) -> String {
+    let said = format!("Must be of type {}", names.join(" or "));
+    match names {
+        ["array"] => format!("{said}; put the value in a list: `[…]`."),
+        ["object"] => {
+            let required: Vec<String> = schema_at(action, path)
+                .and_then(|sub| sub["required"].as_array())
+                .map(|names| {
+                    names
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(|n| format!("\"{n}\": …"))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if required.is_empty() {
+                format!("{said}.")
+            } else {
+                format!("{said}: `{{{}}}`.", required.join(", "))
+            }
+        }
+        _ => format!("{said}."),
+    }
+}
+
+/// What to change when the string at `path` breaks `pattern` only by a
+/// leading `#` (a channel written `#eng`), capitals (`Eng`) or a missing `@`
+/// (a member ref written `alice`), so the message can say so instead of
+/// printing the regex; it never repeats the value.
+fn pattern_fix(pattern: &str, input: &Value, path: &str) -> Option<String> {
+    let pointer = if path.is_empty() {
+        String::new()
+    } else {
+        format!("/{path}")
+    };
+    let given = input.pointer(&pointer).and_then(Value::as_str)?;
+    let re = regex::Regex::new(pattern).ok()?;
+    if given
+        .strip_prefix('#')
+        .is_some_and(|rest| re.is_match(rest))
+    {
+        return Some("Drop the leading `#`: the name is written without it.".into());
+    }
+    // Only where the pattern allows no capital at all (a board, a handle;
+    // not a target's thread id or a URL), and only for a member ref's
+    // pattern: a blank value is no missing `@`.
+    let lower = given.to_lowercase();
+    let no_capitals = !pattern.contains("A-Z") && !pattern.contains("\\S");
+    if no_capitals && lower != given && re.is_match(&lower) {
+        return Some("Must be lowercase.".into());
+    }
+    if pattern.starts_with("^@") && !given.starts_with('@') && re.is_match(&format!("@{given}")) {
+        return Some("A member ref starts with `@`: write `@` before the handle.".into());
+    }
+    // Both at once (`#Eng`).
+    if no_capitals
+        && let Some(rest) = lower.strip_prefix('#')
+        && re.is_match(rest)
+    {
+        return Some(
+            "Drop the leading `#` and write it in lowercase: the name is written without `#`."
+                .into(),
+        );
+    }
+    None
+}
+
+/// The schema-walk path of a field whose parent sits at input path `parent`
+/// (array indexes become `items`).
+fn schema_path(parent: &str, name: &str) -> String {
+    let mut parts: Vec<&str> = parent
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            if s.chars().all(|c| c.is_ascii_digit()) {
+                "items"
+            } else {
+                s
+            }
+        })
+        .collect();
+    parts.push(name);
+    parts.join("/")
+}
+
+/// A short message that never echoes the (possibly huge or secret) value.
+fn describe(kind: &Kind) -> String {
+    match kind {
+        Kind::Type(names) => format!("Must be of type {}.", names.join(" or ")),
+        Kind::Enum(options) => {
+            let names: Vec<String> = options
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .map_or_else(|| v.to_string(), |s| format!("`{s}`"))
+                })
+                .collect();
+            format!("Must be one of {}.", names.join(", "))
+        }
+        Kind::MinLength(1) => "Must be at least 1 character.".into(),
+        Kind::MinLength(limit) => format!("Must be at least {limit} characters."),
+        Kind::MaxLength(limit) => format!("Must be at most {limit} characters."),
+        Kind::Minimum(limit) => format!("Must be at least {limit}."),
+        Kind::Maximum(limit) => format!("Must be at most {limit}."),
+        Kind::MinItems(limit) => format!("Must have at least {limit} items."),
+        Kind::MaxItems(limit) => format!("Must have at most {limit} items."),
+        Kind::UniqueItems => "Items must be distinct.".into(),
+        Kind::Pattern(pattern) => {
+            if pattern == "\\S" {
+                "Must not be blank.".into()
+            } else {
+                format!("Must match the pattern {pattern}.")
+            }
+        }
+        Kind::Required(_) | Kind::Additional(_) | Kind::Other => "Invalid value.".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,923 @@
+use std::sync::OnceLock;
+
+use super::*;
+use crate::registry::{ACTIONS, find};
+use serde_json::json;
+
+fn errors(domain: &str, verb: &str, input: Value) -> FieldErrors {
+    validate(find(domain, verb).unwrap(), input)
+        .unwrap_err()
+        .field_errors
+}
+
+#[test]
+fn a_huge_unknown_field_name_is_not_echoed_back() {
+    let name = "x".repeat(300_000);
+    for input in [
+        json!({"channel": "eng", "tasks": [{"title": "t"}], &name: 1}),
+        json!({"channel": "eng", "tasks": [{"title": "t", &name: 1}]}),
+    ] {
+        let failure = validate(find("task", "create").unwrap(), input).unwrap_err();
+        let document = failure.to_document().to_string();
+        assert!(document.len() < 2_000, "{} bytes", document.len());
+        let key = failure.field_errors.keys().next().unwrap();
+        assert!(key.ends_with('…') && key.chars().count() == 64, "{key}");
+        assert!(failure.message.contains(key.as_str()));
+    }
+    // The HTTP query path of a read is bounded the same way.
+    let failure = crate::wire::decode_query(
+        find("task", "list").unwrap(),
+        &[(name.clone(), "1".into()), (name, "2".into())],
+    )
+    .unwrap_err();
+    assert!(failure.to_document().to_string().len() < 2_000);
+}
+
+#[test]
+fn names_every_bad_field_by_path() {
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "Eng", "tasks": [{"title": ""}, {"title": "x", "priority": "high"}], "extra": 1}),
+    );
+    assert_eq!(e.len(), 4, "{e:?}");
+    assert!(e.contains_key("channel"));
+    assert!(e.contains_key("tasks/0/title"));
+    assert!(e.contains_key("tasks/1/priority"));
+    assert!(
+        e["extra"].starts_with("Unknown field; the fields here are `channel`"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn an_answer_names_at_most_max_field_errors_and_says_when_there_are_more() {
+    let action = find("task", "create").unwrap();
+    let with_unknown = |n: usize| {
+        let mut input = json!({"channel": "eng", "tasks": [{"title": "t"}]});
+        let extra = (0..n).map(|i| (format!("x{i}"), json!(1)));
+        input.as_object_mut().unwrap().extend(extra);
+        validate(action, input).unwrap_err()
+    };
+    // 2,000 unknown fields: 100 errors, and a message that says more
+    // were wrong.
+    let failure = with_unknown(2000);
+    assert_eq!(failure.field_errors.len(), MAX_FIELD_ERRORS);
+    assert_eq!(
+        failure.message,
+        format!(
+            "Invalid input: more than {MAX_FIELD_ERRORS} fields are wrong; see field_errors for those found first."
+        )
+    );
+    // Exactly as many as an answer carries: all of them, counted.
+    let failure = with_unknown(MAX_FIELD_ERRORS);
+    assert_eq!(failure.field_errors.len(), MAX_FIELD_ERRORS);
+    assert_eq!(
+        failure.message,
+        format!("Invalid input: {MAX_FIELD_ERRORS} fields are wrong; see field_errors.")
+    );
+}
+
+#[test]
+fn only_input_that_holds_to_its_schema_is_judged_without_words() {
+    let action = find("task", "get").unwrap();
+    let good = json!({"channel": "eng", "number": 3});
+    assert_eq!(
+        validate_if_schema_holds(action, good.clone())
+            .unwrap()
+            .unwrap(),
+        validate(action, good).unwrap()
+    );
+    assert!(validate_if_schema_holds(action, json!({"channel": "eng", "numbr": 3})).is_none());
+    assert!(validate_if_schema_holds(action, json!([1])).is_none());
+    // A branch rule's refusal is the one validate gives.
+    let action = find("task", "update").unwrap();
+    let nothing = json!({"channel": "eng", "number": 3});
+    assert_eq!(
+        validate_if_schema_holds(action, nothing.clone())
+            .unwrap()
+            .unwrap_err()
+            .to_document(),
+        validate(action, nothing).unwrap_err().to_document()
+    );
+}
+
+#[test]
+fn refuses_hidden_context_and_camel_case() {
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "workspaceId": "w", "agent_id": "a", "includeSubtasks": true, "token": "t"}),
+    );
+    assert!(e["workspaceId"].starts_with("Unknown field: hidden context"));
+    assert!(e["agent_id"].starts_with("Unknown field: hidden context"));
+    assert!(e["token"].starts_with("Unknown field: hidden context"));
+    assert_eq!(
+        e["includeSubtasks"],
+        "Unknown field; fields are snake_case: use `include_subtasks`."
+    );
+    let e = errors(
+        "task",
+        "create",
+        json!({"parent_task_scope": {"kind": "task", "scopeId": "x"}, "tasks": [{"title": "t"}]}),
+    );
+    assert!(e["parent_task_scope/scopeId"].contains("scope_id"), "{e:?}");
+    assert_eq!(e["parent_task_scope/scope_id"], "Required.");
+}
+
+#[test]
+fn a_wrong_shape_or_spelling_says_what_to_change() {
+    let e = errors(
+        "task",
+        "set_claim",
+        json!({"channel": "Eng", "numbers": 2, "claimed": true}),
+    );
+    assert_eq!(
+        e["numbers"],
+        "Must be of type array; put the value in a list: `[…]`."
+    );
+    assert_eq!(e["channel"], "Must be lowercase.");
+    let e = errors(
+        "task",
+        "create",
+        json!({"parent_task_scope": "tsk_1", "tasks": [{"title": "a", "assignee": "bob"}]}),
+    );
+    assert_eq!(
+        e["parent_task_scope"],
+        r#"Must be of type object: `{"kind": …, "scope_id": …}`."#
+    );
+    assert_eq!(
+        e["tasks/0/assignee"],
+        "A member ref starts with `@`: write `@` before the handle."
+    );
+    let e = errors(
+        "task",
+        "delete",
+        json!({"channel": "eng", "number": 1, "recursive": true}),
+    );
+    assert_eq!(e["recursive"], "Unknown field; use `subtask_mode`.");
+    // Neither fix where it would be wrong: a blank value is no missing
+    // `@`, and a target's thread id may have capitals.
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "target": "#Eng:Thread1", "tasks": [{"title": "  "}]}),
+    );
+    assert_eq!(e["tasks/0/title"], "Must not be blank.");
+    assert!(
+        e["target"].starts_with("Must match the pattern"),
+        "{}",
+        e["target"]
+    );
+}
+
+#[test]
+fn an_unknown_field_is_a_slip_first_then_another_actions_then_read_only() {
+    let e = errors(
+        "task",
+        "set_claim",
+        json!({"channel": "eng", "numbers": [2], "claimed": true, "number": 3}),
+    );
+    assert_eq!(e["number"], "Unknown field; did you mean `numbers`?");
+    let e = errors(
+        "task",
+        "checkpoint",
+        json!({"channel": "eng", "number": 2, "summary": "s", "status": "done"}),
+    );
+    assert_eq!(
+        e["status"],
+        "Unknown field; `status` is set by task_update (`agentteam exec task update -`)."
+    );
+}
+
+#[test]
+fn an_emptied_field_that_null_clears_says_so() {
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "assignee": "", "title": ""}),
+    );
+    assert_eq!(
+        e["assignee"],
+        "Must be at least 1 character. `null` clears it."
+    );
+    assert_eq!(
+        e["title"], "Must be at least 1 character.",
+        "a title cannot be cleared"
+    );
+}
+
+#[test]
+fn a_field_at_the_wrong_level_is_told_where_it_goes() {
+    let refused =
+        |verb: &str, input: Value| validate(find("task", verb).unwrap(), input).unwrap_err();
+    let f = refused("list", json!({"channel": "eng", "parent": 1, "mine": true}));
+    assert_eq!(
+        f.field_errors["parent"],
+        r#"Unknown field here; `parent` belongs in `filters`: `{"filters": {"parent": …}}`."#
+    );
+    assert!(f.field_errors["mine"].contains(r#"`{"filters": {"assigned_to_me": …}}`"#));
+    let f = refused("create", json!({"channel": "eng", "title": "a"}));
+    assert_eq!(
+        f.field_errors["title"],
+        r#"Unknown field here; `title` belongs in `tasks`: `{"tasks": [{"title": …}]}`."#
+    );
+    assert_eq!(f.candidate_list()[0].value, json!("tasks"));
+    let f = refused(
+        "list",
+        json!({"channel": "eng", "filters": {"channel": "x"}}),
+    );
+    assert!(f.field_errors["filters/channel"].contains("at the top level"));
+    assert!(
+        f.candidate_list().is_empty(),
+        "no name at this level would do"
+    );
+    // Output names given back as input.
+    let f = refused(
+        "update",
+        json!({"channel": "eng", "number": 1, "status": "done", "updated_at": "x"}),
+    );
+    assert_eq!(
+        f.field_errors["updated_at"],
+        "Unknown field; use `expected_updated_at`."
+    );
+    let f = refused(
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "a"}], "parent_number": 1}),
+    );
+    assert_eq!(
+        f.field_errors["parent_number"],
+        "Unknown field; use `parent`."
+    );
+    let f = refused(
+        "update",
+        json!({"channel": "eng", "number": 1, "scope_id": "tsk_1"}),
+    );
+    assert_eq!(
+        f.field_errors["scope_id"],
+        "Unknown field; `scope_id` is read-only: answers carry it, input cannot set it."
+    );
+}
+
+/// A proposed name comes with the value in the shape that name takes;
+/// a word of one field's name proposes it; nothing near proposes no
+/// candidate; a page number is pointed at the cursor; hidden context
+/// gets no candidate.
+#[test]
+fn unknown_field_hints_run_as_written() {
+    let refused =
+        |verb: &str, input: Value| validate(find("task", verb).unwrap(), input).unwrap_err();
+    let f = refused("get", json!({"channel": "eng", "numbers": [2]}));
+    assert_eq!(
+        f.field_errors["numbers"],
+        "Unknown field; did you mean `number`? Write it `\"number\": 2`."
+    );
+    let f = refused(
+        "set_claim",
+        json!({"channel": "eng", "number": 3, "claimed": true}),
+    );
+    assert!(
+        f.field_errors["number"].ends_with("Write it `\"numbers\": [3]`."),
+        "{f:?}"
+    );
+    let f = refused("create", json!({"channel": "eng", "task": {"title": "x"}}));
+    assert!(
+        f.field_errors["task"].ends_with("Write it `\"tasks\": [{\"title\":\"x\"}]`."),
+        "{f:?}"
+    );
+    let f = refused("list", json!({"channel": "eng", "filters": {"label": "x"}}));
+    assert_eq!(
+        f.field_errors["filters/label"],
+        "Unknown field; use `labels`. Write it `\"labels\": [\"x\"]`."
+    );
+    let f = refused(
+        "delete",
+        json!({"channel": "eng", "number": 1, "mode": "promote"}),
+    );
+    assert_eq!(
+        f.field_errors["mode"],
+        "Unknown field; did you mean `subtask_mode`?"
+    );
+    for (verb, input, field) in [
+        (
+            "delete",
+            json!({"channel": "eng", "number": 1, "force": true}),
+            "force",
+        ),
+        (
+            "create",
+            json!({"channel": "eng", "workspace_id": "w", "tasks": [{"title": "x"}]}),
+            "workspace_id",
+        ),
+        ("list", json!({"channel": "eng", "page": 2}), "page"),
+    ] {
+        let f = refused(verb, input);
+        assert!(f.candidate_list().is_empty(), "{field}: {f:?}");
+    }
+    let f = refused("list", json!({"channel": "eng", "page": 2}));
+    assert!(
+        f.field_errors["page"].contains("the next cursor the last page answered as `cursor`"),
+        "{f:?}"
+    );
+    // A reshaped value is shown only when it is of the field's type
+    // and whole; a field named with digits is no list item; an
+    // abbreviation proposes the field it starts; a claim's state is
+    // not `claimed` when that is given; `title` is `text` only where
+    // `text` is a field.
+    let f = refused("create", json!({"channel": "eng", "task": "Write docs"}));
+    assert_eq!(
+        f.field_errors["task"],
+        "Unknown field; did you mean `tasks`?"
+    );
+    let f = refused("get", json!({"channel": "eng", "numbers": ["abc"]}));
+    assert_eq!(
+        f.field_errors["numbers"],
+        "Unknown field; did you mean `number`?"
+    );
+    let long = "x".repeat(80);
+    let f = refused("get", json!({"channel": "eng", "numbers": [long]}));
+    assert!(!f.field_errors["numbers"].contains("Write it"), "{f:?}");
+    let f = refused(
+        "create",
+        json!({"channel": "eng", "1": 1, "2": 2, "tasks": [{"title": "a"}]}),
+    );
+    assert_eq!(f.field_errors.len(), 2, "{f:?}");
+    assert_eq!(
+        f.field_errors["2"],
+        "Unknown field; the fields here are listed at `1` beside it."
+    );
+    let f = refused(
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "x", "desc": "d", "prio": "high"}]}),
+    );
+    assert_eq!(
+        f.field_errors["tasks/0/desc"],
+        "Unknown field; did you mean `description`?"
+    );
+    assert_eq!(
+        f.field_errors["tasks/0/prio"],
+        "Unknown field; did you mean `priority`?"
+    );
+    let f = refused(
+        "set_claim",
+        json!({"channel": "eng", "numbers": [1], "claimed": true, "status": "done"}),
+    );
+    assert!(
+        f.field_errors["status"].contains("is set by task_update"),
+        "{f:?}"
+    );
+    let f = refused("get", json!({"channel": "eng", "number": 1, "title": "x"}));
+    assert!(
+        f.field_errors["title"].contains("is set by task_update"),
+        "{f:?}"
+    );
+    // A checklist item's words, its shape, and a one-valued field.
+    let f = refused(
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "x", "checklist": [{"title": "a"}, "b", "c"]}]}),
+    );
+    let e = &f.field_errors;
+    assert_eq!(e["tasks/0/checklist/0/title"], "Unknown field; use `text`.");
+    assert_eq!(
+        e["tasks/0/checklist/1"],
+        "Must be of type object: `{\"text\": …}`."
+    );
+    // A few repeats stay listed, each under its own path.
+    assert_eq!(e["tasks/0/checklist/2"], e["tasks/0/checklist/1"]);
+    let f = refused(
+        "create",
+        json!({"parent_task_scope": {"scope_id": "tsk_1"}, "tasks": [{"title": "x"}]}),
+    );
+    assert_eq!(
+        f.field_errors["parent_task_scope/kind"],
+        "Required: `\"kind\": \"task\"`, its one value."
+    );
+    let f = refused(
+        "create",
+        json!({"channel": "eng", "parent_task_scope": {"kind": "task", "id": "t"}}),
+    );
+    assert_eq!(
+        f.field_errors["parent_task_scope/id"],
+        "Unknown field; did you mean `scope_id`?"
+    );
+    let f = refused(
+        "set_claim",
+        json!({"channel": "eng", "numbers": [4], "state": "claimed"}),
+    );
+    assert_eq!(
+        f.field_errors["state"],
+        "Unknown field; use `claimed`: `true` claims, `false` releases."
+    );
+}
+
+/// One mistake repeated in every item of a batch is said once, at its
+/// first item, with the other items' indexes: fifty tasks with `name`
+/// for `title` made a 4 KB error of one sentence a hundred times.
+#[test]
+fn a_mistake_repeated_in_a_batch_is_said_once() {
+    let tasks: Vec<Value> = (0..50)
+        .map(|i| {
+            if i % 7 == 3 {
+                json!({"title": " "})
+            } else {
+                json!({"name": format!("t{i}")})
+            }
+        })
+        .collect();
+    let failure = validate(
+        find("task", "create").unwrap(),
+        json!({"channel": "eng", "tasks": tasks}),
+    )
+    .unwrap_err();
+    let document = failure.to_document().to_string();
+    assert!(
+        document.len() < 1_000,
+        "{} bytes: {document}",
+        document.len()
+    );
+    let e = &failure.field_errors;
+    assert_eq!(e.len(), 3, "{e:?}");
+    assert!(
+        e["tasks/0/name"].starts_with("Unknown field; use `title`. Also at items 1–2, 4–9, 11–16,"),
+        "{e:?}"
+    );
+    assert_eq!(
+        e["tasks/3/title"],
+        "Must not be blank. Also at items 10, 17, 24, 31, 38, 45 of this list."
+    );
+    assert!(e.contains_key("tasks/0/title"), "{e:?}");
+    assert_eq!(
+        failure.candidate_list().len(),
+        1,
+        "{:?}",
+        failure.candidate_list()
+    );
+}
+
+/// When more problems than an answer names were found, a repeated one's
+/// items are said to be maybe more, and the message says the list is
+/// cut: the items past the cut were not looked at.
+#[test]
+fn a_cut_list_of_problems_says_its_groups_may_be_longer() {
+    let tasks: Vec<Value> = (0..50)
+        .map(|_| json!({"name": "n", "x0": 1, "x1": 1, "x2": 1}))
+        .collect();
+    let failure = validate(
+        find("task", "create").unwrap(),
+        json!({"channel": "eng", "tasks": tasks}),
+    )
+    .unwrap_err();
+    assert!(
+        failure
+            .message
+            .starts_with("Invalid input: more than 100 fields are wrong"),
+        "{}",
+        failure.message
+    );
+    assert!(
+        failure.field_errors["tasks/0/name"]
+            .ends_with("and maybe at items past the problems this answer names."),
+        "{:?}",
+        failure.field_errors
+    );
+}
+
+#[test]
+fn unknown_fields_get_the_nearest_name_or_the_registry_synonym() {
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "a", "assigne": "@b", "tags": ["x"], "frobnicate": 1}]}),
+    );
+    assert_eq!(
+        e["tasks/0/assigne"],
+        "Unknown field; did you mean `assignee`?"
+    );
+    assert_eq!(e["tasks/0/tags"], "Unknown field; use `labels`.");
+    assert_eq!(
+        e["tasks/0/frobnicate"],
+        "Unknown field; the fields here are `title`, `description`, `status`, `priority`, `assignee`, `labels`, `checklist`, `urls`, `attachments`, `blocker`: rename it to the one meant, or drop it."
+    );
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "comment": "c"}),
+    );
+    assert_eq!(
+        e["comment"],
+        "Unknown field; it is `summary` of task_checkpoint (`agentteam exec task checkpoint -`)."
+    );
+    let e = errors(
+        "task",
+        "checkpoint",
+        json!({"channel": "eng", "number": 1, "comment": "c"}),
+    );
+    assert_eq!(e["comment"], "Unknown field; use `summary`.");
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "filters": {"asignee": "@b"}}),
+    );
+    assert_eq!(
+        e["filters/asignee"],
+        "Unknown field; did you mean `assignee`?"
+    );
+}
+
+#[test]
+fn a_channel_with_a_hash_is_told_to_drop_it() {
+    let e = errors("task", "get", json!({"channel": "#eng", "number": 1}));
+    assert_eq!(
+        e["channel"],
+        "Drop the leading `#`: the name is written without it."
+    );
+    let e = errors("task", "get", json!({"channel": "#Eng!", "number": 1}));
+    assert!(e["channel"].starts_with("Must match"), "{e:?}");
+    let e = errors("task", "get", json!({"channel": "#Eng", "number": 1}));
+    assert!(
+        e["channel"].starts_with("Drop the leading `#` and write it in lowercase"),
+        "{e:?}"
+    );
+    assert_eq!(edit_distance("assigne", "assignee"), 1);
+    assert_eq!(edit_distance("", "ab"), 2);
+    assert_eq!(edit_distance("kitten", "sitting"), 3);
+    assert_eq!(edit_distance("dmeo", "demo"), 1);
+    assert_eq!(edit_distance("release-egn", "release-eng"), 1);
+    assert_eq!(edit_distance("ca", "abc"), 3);
+}
+
+#[test]
+fn branch_rules() {
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "status": "all", "sort": "relevance", "query": "  "}),
+    );
+    assert!(e.contains_key("status") && e.contains_key("sort"));
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "filters": {"assignee": "@a", "assigned_to_me": true}}),
+    );
+    assert!(e.contains_key("filters/assigned_to_me"));
+    let e = errors("task", "create", json!({"tasks": [{"title": "a"}]}));
+    assert!(e.contains_key("channel"));
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "parent_task_scope": {"kind": "task", "scope_id": "tsk_1"}, "parent": 3, "tasks": [{"title": "a"}]}),
+    );
+    assert!(e.contains_key("parent_task_scope") && e.contains_key("parent"));
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "parent": 0, "tasks": [{"title": "a"}]}),
+    );
+    assert!(e.contains_key("parent"));
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "a"}], "idempotency_key": "   "}),
+    );
+    assert_eq!(e["idempotency_key"], "Must not be blank.");
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "a"}], "idempotency_key": "é".repeat(65)}),
+    );
+    assert!(e["idempotency_key"].contains("128 UTF-8 bytes"));
+    // Whitespace around a key does not count toward its length.
+    let padded = format!("  {}\n\t ", "k".repeat(128));
+    let valid = validate(
+        find("task", "create").unwrap(),
+        json!({"channel": "eng", "tasks": [{"title": "a"}], "idempotency_key": padded}),
+    )
+    .unwrap();
+    assert_eq!(valid["idempotency_key"], "k".repeat(128));
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "expected_updated_at": "2026-01-01T00:00:00Z"}),
+    );
+    assert!(e[""].starts_with("Give at least one field to change"));
+    let e = errors(
+        "task",
+        "set_claim",
+        json!({"channel": "eng", "numbers": [1, 1], "claimed": true}),
+    );
+    assert_eq!(e["numbers"], "Items must be distinct.");
+}
+
+/// Every keyword of every input schema is one [`Kind`] words, and
+/// every object is closed (`additionalProperties: false`), which the
+/// unknown-field messages rely on.
+#[test]
+fn schemas_use_only_keywords_validation_words() {
+    fn walk(schema: &Value, path: &str) {
+        let object = schema.as_object().expect("a schema is an object");
+        for (key, sub) in object {
+            assert!(KEYWORDS.contains(&key.as_str()), "{path}: keyword {key}");
+            match key.as_str() {
+                "properties" => {
+                    for (name, prop) in sub.as_object().unwrap() {
+                        walk(prop, &format!("{path}/{name}"));
+                    }
+                }
+                "items" => walk(sub, &format!("{path}/items")),
+                _ => {}
+            }
+        }
+        if object.contains_key("properties") {
+            assert_eq!(object["additionalProperties"], false, "{path}");
+        }
+    }
+    for action in ACTIONS {
+        walk(action.schema(), &action.name());
+    }
+}
+
+/// Inputs derived from the examples: each property dropped, replaced by
+/// values of every JSON type, boundary numbers and strings (Unicode
+/// whitespace, multi-byte characters at length limits), and an unknown
+/// field; at depth one as well.
+fn variants(example: &Value) -> Vec<Value> {
+    let probes = [
+        json!(null),
+        json!(true),
+        json!(0),
+        json!(-1),
+        json!(1.0),
+        json!(1.5),
+        json!(3e0),
+        json!(-0.0),
+        json!(2147483647),
+        json!(2147483648_i64),
+        json!(u64::MAX),
+        json!(i64::MIN),
+        json!(1e300),
+        json!(""),
+        json!(" "),
+        json!("\u{a0}"),
+        json!("\u{3000}x"),
+        // Blank in Rust's `\s` but not in ECMA-262's, and the reverse.
+        json!("\u{85}"),
+        json!("\u{feff}"),
+        json!("https://x\u{85}"),
+        json!("https://x\u{feff}"),
+        json!("x"),
+        json!("é".repeat(80)),
+        json!("é".repeat(81)),
+        json!("😀".repeat(200)),
+        json!("@a"),
+        json!("@A"),
+        json!("#eng:t"),
+        json!("todo"),
+        json!("eng\n"),
+        json!("x".repeat(201)),
+        json!("2026-01-01T00:00:00Z"),
+        json!("2026-01-01T00:00:00.1234567890Z"),
+        json!("https://x"),
+        json!("https:// x"),
+        json!([]),
+        json!([1, 1]),
+        json!([1, 1.0]),
+        json!([1, 2]),
+        json!(["a"]),
+        json!(["a", "a"]),
+        json!([{"a": 1, "b": 2}, {"b": 2, "a": 1}]),
+        json!({}),
+        json!({"kind": "task", "scope_id": "tsk_1"}),
+        json!({"kind": "task", "scopeId": "tsk_1"}),
+        json!([{"title": "t"}, {"title": "u", "priority": "high"}]),
+        json!([{"title": " "}, {"title": 1}, {"text": "x", "done": 1.0}]),
+    ];
+    let mut out = vec![example.clone()];
+    let object = example.as_object().unwrap();
+    for key in object.keys() {
+        let mut dropped = example.clone();
+        dropped.as_object_mut().unwrap().remove(key);
+        out.push(dropped);
+        for probe in &probes {
+            let mut changed = example.clone();
+            changed[key] = probe.clone();
+            out.push(changed);
+            // One level down: inside an object or the first array item.
+            let nested = match &example[key] {
+                Value::Object(inner) => inner.keys().next().map(|k| vec![key.clone(), k.clone()]),
+                Value::Array(items) => items.first().and_then(|first| {
+                    first
+                        .as_object()
+                        .and_then(|o| o.keys().next())
+                        .map(|k| vec![key.clone(), "0".into(), k.clone()])
+                }),
+                _ => None,
+            };
+            if let Some(path) = nested {
+                let mut deep = example.clone();
+                let target = path.iter().fold(&mut deep, |v, k| match v {
+                    Value::Array(items) => &mut items[k.parse::<usize>().unwrap()],
+                    other => &mut other[k.as_str()],
+                });
+                *target = probe.clone();
+                out.push(deep);
+            }
+        }
+    }
+    let mut extra = example.clone();
+    extra["unknownField"] = json!(1);
+    out.push(extra);
+    out
+}
+
+/// The field errors of jsonschema's run-time (2020-12) validator, built
+/// from the schema value (every pattern compiled as it is built): the
+/// reference the compiled validators, generated code with an error
+/// order of its own, are held to, message for message.
+fn reference_errors(action: &Action, input: &Value) -> FieldErrors {
+    static REFERENCE: OnceLock<Vec<jsonschema::Validator>> = OnceLock::new();
+    let validators = REFERENCE.get_or_init(|| {
+        ACTIONS
+            .iter()
+            .map(|a| {
+                jsonschema::draft202012::options()
+                    .should_validate_formats(false)
+                    .with_pattern_options(jsonschema::PatternOptions::regex())
+                    .build(a.schema())
+                    .unwrap()
+            })
+            .collect()
+    });
+    let mut violations: Vec<Violation> = validators[action.index()]
+        .iter_errors(input)
+        .map(|e| Violation::from_error(&e))
+        .collect();
+    violations.sort_by_key(|v| v.kind.rank());
+    field_errors(action, input, &violations)
+}
+
+fn field_errors(action: &Action, input: &Value, violations: &[Violation]) -> FieldErrors {
+    let mut errors = FieldErrors::new();
+    for violation in violations {
+        assert_ne!(violation.kind, Kind::Other, "{}", action.name());
+        record(violation, action, input, &mut errors, &mut Vec::new());
+    }
+    errors
+}
+
+/// Asserts the compiled validator gives the reference's field errors;
+/// returns whether it refused.
+fn assert_agrees(action: &Action, input: &Value) -> bool {
+    let reference = reference_errors(action, input);
+    assert_eq!(
+        field_errors(action, input, &violations(action, input)),
+        reference,
+        "{}: {input}",
+        action.name()
+    );
+    !reference.is_empty()
+}
+
+#[test]
+fn agrees_with_jsonschema_2020_12_on_registry_inputs() {
+    let mut compared = 0;
+    let mut refused = 0;
+    for action in ACTIONS {
+        for example in action.examples {
+            for input in variants(&serde_json::from_str(example.input).unwrap()) {
+                compared += 1;
+                refused += usize::from(assert_agrees(action, &input));
+            }
+        }
+    }
+    assert!(
+        compared > 2_000 && refused > 1_500,
+        "{compared} inputs, {refused} refused"
+    );
+}
+
+/// Random structural mutations of every example (fixed seed): values of
+/// every type, at any depth, dropped and added keys, long arrays.
+#[test]
+fn agrees_with_jsonschema_2020_12_on_random_inputs() {
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            // xorshift64*
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n.max(1) as u64) as usize
+        }
+    }
+    fn value(rng: &mut Rng, depth: usize) -> Value {
+        let strings = [
+            "",
+            " ",
+            "\u{2028}",
+            "x",
+            "@a",
+            "#c:t",
+            "todo",
+            "eng",
+            "é😀",
+            "https://e",
+        ];
+        match rng.below(if depth > 2 { 6 } else { 8 }) {
+            0 => Value::Null,
+            1 => json!(rng.below(2) == 0),
+            2 => json!([0, 1, -1, 50, 51, 101, 2147483648_i64][rng.below(7)]),
+            3 => json!([0.5, 1.0, -0.0, 1e300, 2.0e9][rng.below(5)]),
+            4 => json!(strings[rng.below(strings.len())].repeat(rng.below(3) * 100 + 1)),
+            5 => json!(strings[rng.below(strings.len())]),
+            6 => Value::Array((0..rng.below(60)).map(|_| value(rng, depth + 1)).collect()),
+            _ => {
+                let keys = [
+                    "title", "text", "done", "kind", "scope_id", "name", "url", "x",
+                ];
+                let n = rng.below(4);
+                Value::Object(
+                    (0..n)
+                        .map(|_| {
+                            (
+                                keys[rng.below(keys.len())].to_string(),
+                                value(rng, depth + 1),
+                            )
+                        })
+                        .collect(),
+                )
+            }
+        }
+    }
+    fn mutate(rng: &mut Rng, target: &mut Value) {
+        match target {
+            Value::Object(map) if !map.is_empty() && rng.below(10) < 7 => {
+                let key = map.keys().nth(rng.below(map.len())).cloned().unwrap();
+                match rng.below(3) {
+                    0 => {
+                        map.remove(&key);
+                    }
+                    1 => {
+                        map.insert(key, value(rng, 0));
+                    }
+                    _ => mutate(rng, map.get_mut(&key).unwrap()),
+                }
+            }
+            Value::Array(items) if !items.is_empty() && rng.below(10) < 7 => {
+                let i = rng.below(items.len());
+                if rng.below(4) == 0 {
+                    let copy = items[i].clone();
+                    items.extend(std::iter::repeat_n(copy, rng.below(60)));
+                } else {
+                    mutate(rng, &mut items[i]);
+                }
+            }
+            Value::Object(map) => {
+                map.insert(format!("k{}", rng.below(3)), value(rng, 0));
+            }
+            other => *other = value(rng, 0),
+        }
+    }
+    let mut rng = Rng(0x5EED_1234_ABCD_0042);
+    let mut refused = 0;
+    for round in 0..4_000 {
+        let action = ACTIONS[round % ACTIONS.len()];
+        let example = &action.examples[rng.below(action.examples.len())];
+        let mut input: Value = serde_json::from_str(example.input).unwrap();
+        for _ in 0..=rng.below(3) {
+            mutate(&mut rng, &mut input);
+        }
+        refused += usize::from(assert_agrees(action, &input));
+    }
+    assert!(refused > 2_000, "{refused} of 4,000 refused");
+}
+
+#[test]
+fn an_integral_number_is_an_integer_and_arrives_as_one() {
+    let action = find("task", "get").unwrap();
+    let ok = validate(action, json!({"channel": "eng", "number": 42.0})).unwrap();
+    assert!(ok["number"].is_i64(), "{ok}");
+    assert_eq!(ok["number"], 42);
+    let e = errors("task", "get", json!({"channel": "eng", "number": 4.5}));
+    assert_eq!(e["number"], "Must be of type integer.");
+}
+
+#[test]
+fn canonicalises_the_idempotency_key() {
+    let ok = validate(
+        find("task", "create").unwrap(),
+        json!({"channel": "eng", "tasks": [{"title": "a"}], "idempotency_key": "  k1 "}),
+    )
+    .unwrap();
+    assert_eq!(ok["idempotency_key"], "k1");
+}
+
+#[test]
+fn messages_never_echo_values() {
+    let long = "x".repeat(10_000);
+    let failure = validate(
+        find("task", "get").unwrap(),
+        json!({"channel": long, "number": 1}),
+    )
+    .unwrap_err();
+    assert!(!failure.to_document().to_string().contains(&"x".repeat(100)));
+}

@@ -1,0 +1,344 @@
+//! The hints for an unknown field: the snake_case spelling, the registry's
+//! synonyms, a field that lives elsewhere in the input (with the shape that
+//! puts it there), an abbreviation or a word of one field's name, the
+//! nearest names by edit distance, or, with nothing near, the fields of the
+//! object once.
+
+use serde_json::Value;
+
+use super::{join, schema_at, schema_path};
+use crate::registry::{Action, HiddenContext, find_by_name, schema, synonyms};
+
+/// How an unknown field that names no field here starts: the fields there
+/// are follow.
+pub(super) const FIELDS_HERE: &str = "Unknown field; the fields here are";
+
+/// How many nearest sibling names an unknown field's candidates list when
+/// no one name is proposed.
+const NEAREST_NAMES: usize = 3;
+
+/// The message for an unknown field and the known names it may have meant,
+/// nearest first: the snake_case spelling, the registry's synonym, or the
+/// siblings nearest by edit distance.
+pub(super) fn unknown_field(
+    name: &str,
+    parent_path: &str,
+    action: &Action,
+    parent: Option<&Value>,
+) -> (String, Vec<String>) {
+    let mut message = unknown_field_message(name, parent_path, action, parent);
+    // Hidden context cannot be set, and a field of another action is
+    // fixed by that action: no name here would do.
+    if message.contains("hidden context")
+        || message.contains("pages are read by cursor")
+        || message.contains("; it is `")
+        || message.contains("` is set by ")
+        || message.contains("` is read-only")
+    {
+        return (message, Vec::new());
+    }
+    let snake = crate::case::camel_to_snake(name);
+    let siblings = sibling_fields(action, parent_path);
+    // The name the message proposes comes first, then the nearest others.
+    let proposed = siblings
+        .iter()
+        .find(|s| message.contains(&format!("`{s}`")))
+        .map(String::as_str);
+    let lower = snake.to_ascii_lowercase();
+    let mut ranked: Vec<(usize, &str)> = siblings
+        .iter()
+        .map(String::as_str)
+        .filter(|s| Some(*s) != proposed)
+        .map(|s| (edit_distance(&lower, s), s))
+        .collect();
+    ranked.sort();
+    // A name the message proposes stands alone: runners-up would only be
+    // noise beside a confident fix; and its value is shown in the shape
+    // the name takes, when the one given does not fit it (`numbers: [2]`
+    // for `number`).
+    let names = match proposed {
+        Some(field) => {
+            // Only for a rename here, and not over a value the field has.
+            let renamed = !message.starts_with("Unknown field here")
+                && parent.is_some_and(|p| p.get(field).is_none());
+            let written = parent
+                .and_then(|p| p.get(name))
+                .filter(|_| renamed)
+                .and_then(|value| reshaped(action, parent_path, field, value));
+            if let Some(written) = written {
+                message.push_str(&format!(" Write it `{written}`."));
+            }
+            vec![field.to_string()]
+        }
+        // A field at the wrong level: the message says where it goes; no
+        // name here would do.
+        None if message.starts_with("Unknown field here") => Vec::new(),
+        // Nothing near: the fields there are, and no candidate that would
+        // only fail in its turn (`force` is no misspelt `number`).
+        None if message == "Unknown field." => {
+            let fields: Vec<String> = siblings.iter().map(|s| format!("`{s}`")).collect();
+            message = format!(
+                "{FIELDS_HERE} {}: rename it to the one meant, or drop it.",
+                fields.join(", ")
+            );
+            Vec::new()
+        }
+        None => ranked
+            .into_iter()
+            .map(|(_, s)| s.to_string())
+            .take(NEAREST_NAMES)
+            .collect(),
+    };
+    (message, names)
+}
+
+/// `"field": value` with `value` in the shape `field` takes, when the one
+/// given does not fit it: a list of one taken out of it (`"number": 2`),
+/// or one value put in a list (`"numbers": [3]`, `"tasks": [{…}]`), when
+/// that fits the field's type ([`of_type`]: `"tasks": ["Write docs"]` would
+/// fail in its turn). `None` when the value fits, or no such shape does.
+fn reshaped(action: &Action, parent_path: &str, field: &str, value: &Value) -> Option<String> {
+    let schema = schema_at(action, &join(parent_path, field))?;
+    if of_type(schema, value) {
+        return None;
+    }
+    let unwrapped = match value {
+        Value::Array(items) if items.len() == 1 => Some(items[0].clone()),
+        _ => None,
+    };
+    let fitted = unwrapped
+        .into_iter()
+        .chain(std::iter::once(Value::Array(vec![value.clone()])))
+        .find(|candidate| of_type(schema, candidate))?;
+    let written = fitted.to_string();
+    // Shown whole or not at all: an elided value does not run as written.
+    (written.chars().count() <= 60).then(|| format!("\"{field}\": {written}"))
+}
+
+/// Whether `value` is of a type `schema` names, and each item of a list of
+/// a type its `items` name.
+fn of_type(schema: &Value, value: &Value) -> bool {
+    let named = |t: &str| match &schema["type"] {
+        Value::String(one) => one == t,
+        Value::Array(many) => many.iter().any(|m| m == t),
+        _ => true,
+    };
+    match value {
+        Value::Array(items) => {
+            named("array") && items.iter().all(|item| of_type(&schema["items"], item))
+        }
+        Value::Object(_) => named("object"),
+        Value::String(_) => named("string"),
+        Value::Bool(_) => named("boolean"),
+        Value::Null => named("null"),
+        Value::Number(n) => named("number") || (named("integer") && (n.is_i64() || n.is_u64())),
+    }
+}
+
+/// Whether the model-facing `path` (`tasks/0/scope_id`) names a field of
+/// the action's input.
+pub fn names_a_field(action: &Action, path: &str) -> bool {
+    let (parent, name) = path.rsplit_once('/').unwrap_or(("", path));
+    sibling_fields(action, parent).iter().any(|s| s == name)
+}
+
+/// The fields an object at `parent_path` of the input may have: the
+/// schema's properties with that parent (array indexes read as `items`).
+fn sibling_fields(action: &Action, parent_path: &str) -> Vec<String> {
+    let mut props = Vec::new();
+    schema::walk_properties(action.schema(), "", &mut props);
+    let parent = schema_path(parent_path, "");
+    props
+        .into_iter()
+        .filter_map(|(p, _)| p.strip_prefix(parent.as_str()).map(str::to_string))
+        .filter(|rest| !rest.is_empty() && !rest.contains('/'))
+        .collect()
+}
+
+fn unknown_field_message(
+    name: &str,
+    parent_path: &str,
+    action: &Action,
+    parent: Option<&Value>,
+) -> String {
+    let hidden = HiddenContext::ALL.iter().any(|h| {
+        h.spellings()
+            .contains(&crate::case::camel_to_snake(name).as_str())
+    });
+    if hidden {
+        return "Unknown field: hidden context (workspace, agent, workflow run, callback effect, token) is injected by agentteam; it cannot be set in input.".into();
+    }
+    let snake = crate::case::camel_to_snake(name);
+    let siblings = sibling_fields(action, parent_path);
+    if snake != name && siblings.contains(&snake) {
+        return format!("Unknown field; fields are snake_case: use `{snake}`.");
+    }
+    let lower = snake.to_ascii_lowercase();
+    // A word that means a field only where that field is a sibling (`title`
+    // of a checklist item is its `text`).
+    if let Some((_, field)) = synonyms::HERE_ONLY
+        .iter()
+        .find(|(w, field)| *w == lower && siblings.iter().any(|s| s == field))
+    {
+        return format!("Unknown field; use `{field}`.");
+    }
+    let synonym = synonyms::FIELDS.iter().find(|(w, _, _)| *w == lower);
+    if let Some((_, field, elsewhere)) = synonym {
+        if ["page", "offset"].contains(&lower.as_str()) && siblings.iter().any(|s| s == field) {
+            // A page number or offset has no cursor to become.
+            return "Unknown field; pages are read by cursor, not by number: drop it, and for the next page pass the next cursor the last page answered as `cursor`.".into();
+        }
+        if siblings.iter().any(|s| s == field) {
+            return format!("Unknown field; use `{field}`.");
+        }
+        if let Some(other) = elsewhere.and_then(find_by_name) {
+            return format!(
+                "Unknown field; it is `{field}` of {} (`{}`).",
+                other.name(),
+                other.cli_command()
+            );
+        }
+    }
+    // A claim's state by another name (`state: "claimed"`): `claimed`,
+    // unless it is given too.
+    if siblings.iter().any(|s| s == "claimed")
+        && parent.is_some_and(|p| p.get("claimed").is_none())
+        && ["state", "status", "claim", "claim_state", "action"].contains(&lower.as_str())
+    {
+        return "Unknown field; use `claimed`: `true` claims, `false` releases.".into();
+    }
+    // A slip of the finger on a field here comes first.
+    let nearest = siblings
+        .iter()
+        .map(|s| (edit_distance(&lower, s), s.as_str()))
+        .filter(|(d, s)| *d <= (s.len() / 3).clamp(1, 3))
+        .min();
+    if let Some((_, field)) = nearest {
+        return format!("Unknown field; did you mean `{field}`?");
+    }
+    // The start of exactly one field's name (`desc`, `prio`).
+    let mut started = siblings
+        .iter()
+        .filter(|s| lower.len() >= 3 && s.starts_with(lower.as_str()));
+    if let (Some(field), None) = (started.next(), started.next()) {
+        return format!("Unknown field; did you mean `{field}`?");
+    }
+    // One word of exactly one field's name (`mode` for `subtask_mode`).
+    let mut holding = siblings
+        .iter()
+        .filter(|s| s.contains('_') && s.split('_').any(|word| word == lower));
+    if let (Some(field), None) = (holding.next(), holding.next()) {
+        return format!("Unknown field; did you mean `{field}`?");
+    }
+    // A field of this action given at the wrong level (a list filter at the
+    // top, a task's title beside `tasks`): where it goes, and its shape.
+    let wanted = synonym.map_or(lower.as_str(), |(_, field, _)| field);
+    if let Some(home) = home_elsewhere(action, parent_path, wanted) {
+        return format!(
+            "Unknown field here; `{wanted}` belongs {}: `{}`.",
+            match home.as_str() {
+                "" => "at the top level of the input".to_string(),
+                home => format!("in `{}`", home.trim_end_matches("/*")),
+            },
+            shape(&home, wanted)
+        );
+    }
+    // A field another action sets (`status` on a checkpoint).
+    if let Some(other) = crate::registry::ACTIONS.iter().find(|a| {
+        !a.read_only()
+            && a.name() != action.name()
+            && sibling_fields(a, "").iter().any(|f| f == wanted)
+    }) {
+        return format!(
+            "Unknown field; `{wanted}` is set by {} (`{}`).",
+            other.name(),
+            other.cli_command()
+        );
+    }
+    // A field answers carry but no input sets (`scope_id`, `created_by`).
+    let output = action.output_schema();
+    let mut answered = Vec::new();
+    schema::walk_properties(&output, "", &mut answered);
+    if answered
+        .iter()
+        .any(|(path, _)| path.rsplit('/').next() == Some(wanted))
+    {
+        return format!(
+            "Unknown field; `{wanted}` is read-only: answers carry it, input cannot set it."
+        );
+    }
+    "Unknown field.".into()
+}
+
+/// Where else in `action`'s input a field called `field` lives, when not
+/// beside `parent_path`: its container as the input writes it (`filters`,
+/// `tasks/*` for each item of `tasks`, `` for the top level), the one
+/// nearest the top first.
+fn home_elsewhere(action: &Action, parent_path: &str, field: &str) -> Option<String> {
+    let mut props = Vec::new();
+    schema::walk_properties(action.schema(), "", &mut props);
+    let here = schema_path(parent_path, "");
+    props
+        .iter()
+        .filter_map(|(path, _)| {
+            let (parent, last) = path.rsplit_once('/').unwrap_or(("", path));
+            (last == field).then_some(parent)
+        })
+        .filter(|parent| {
+            let prefix = if parent.is_empty() {
+                String::new()
+            } else {
+                format!("{parent}/")
+            };
+            prefix != here
+        })
+        .min_by_key(|parent| parent.matches('/').count())
+        .map(|parent| {
+            parent
+                .split('/')
+                .map(|segment| if segment == "items" { "*" } else { segment })
+                .collect::<Vec<_>>()
+                .join("/")
+        })
+}
+
+/// The JSON shape that puts `field` in `home` (a [`home_elsewhere`] path):
+/// `{"filters": {"parent": …}}`, `{"tasks": [{"title": …}]}`.
+fn shape(home: &str, field: &str) -> String {
+    let mut inner = format!("{{\"{field}\": …}}");
+    for segment in home.split('/').filter(|s| !s.is_empty()).rev() {
+        inner = if segment == "*" {
+            format!("[{inner}]")
+        } else {
+            format!("{{\"{segment}\": {inner}}}")
+        };
+    }
+    inner
+}
+
+/// Edit distance over chars: insertions, deletions, substitutions, and
+/// swaps of two neighbours (optimal string alignment), so `dmeo` is one
+/// slip from `demo`, as `demi` is.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    // Three rows: two back (for a swap), the one before, this one.
+    let mut two_back: Vec<usize> = vec![0; b.len() + 1];
+    let mut before: Vec<usize> = (0..=b.len()).collect();
+    let mut row: Vec<usize> = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        row[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (before[j] + 1)
+                .min(row[j - 1] + 1)
+                .min(before[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(two_back[j - 2] + 1);
+            }
+            row[j] = best;
+        }
+        std::mem::swap(&mut two_back, &mut before);
+        std::mem::swap(&mut before, &mut row);
+    }
+    before[b.len()]
+}
