@@ -17,7 +17,7 @@ use super::reads;
 /// The lateral subquery that finds the live token whose hash is the column
 /// `$hash`: its [`TOKEN_COLUMNS`] columns, read by [`token_record`]. Expiry
 /// is judged by the database's clock, the one that set it. `OFFSET 0`: see
-/// `tasks::get_tasks`.
+/// `gets::get_tasks`.
 macro_rules! live_token {
     ($hash:literal) => {
         concat!(

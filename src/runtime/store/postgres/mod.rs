@@ -5,8 +5,9 @@
 //! `connections.rs` (the pool, sessions, errors and retries),
 //! `migrations.rs`, `writer.rs` (group commit of creates), `reads.rs`
 //! (token lookups and gets that arrive together, in one statement),
-//! `tasks.rs` (the task operations), `admin.rs` (identities, boards,
-//! callbacks) and `target.rs` (the database `--db` names).
+//! `gets.rs` (the statements a task.get reads with), `tasks.rs` (the other
+//! task operations), `admin.rs` (identities, boards, callbacks) and
+//! `target.rs` (the database `--db` names).
 //!
 //! Concurrency: every mutation is one `READ COMMITTED` transaction that
 //! locks what it changes before it reads what it decides on, so concurrent
@@ -32,6 +33,7 @@
 
 mod admin;
 mod connections;
+mod gets;
 mod migrations;
 mod reads;
 mod target;
@@ -91,8 +93,8 @@ pub struct PgStore {
     /// Token lookups and `task_get`s are batched (`reads.rs`), and so are
     /// `task_get`s read together with their token.
     tokens: reads::Batches<admin::Tokens>,
-    gets: reads::Batches<tasks::Gets>,
-    token_gets: reads::Batches<tasks::TokenGets>,
+    gets: reads::Batches<gets::Gets>,
+    token_gets: reads::Batches<gets::TokenGets>,
 }
 
 /// Runs `$body` in one transaction, with `$tx` the transaction and `$now`
@@ -263,10 +265,10 @@ impl Store for PgStore {
             reads::prepare::<admin::Tokens>(&client)
                 .await
                 .map_err(settle)?;
-            reads::prepare::<tasks::Gets>(&client)
+            reads::prepare::<gets::Gets>(&client)
                 .await
                 .map_err(settle)?;
-            reads::prepare::<tasks::TokenGets>(&client)
+            reads::prepare::<gets::TokenGets>(&client)
                 .await
                 .map_err(settle)?;
             Ok::<_, Failure>(client)
@@ -420,7 +422,7 @@ impl PgStore {
         by_token: bool,
     ) -> Result<String, Failure> {
         let gets: Vec<&(Principal, TaskLocator)> = gets.iter().collect();
-        read!(self, |c| tasks::explain_gets(c, &gets, by_token).await)
+        read!(self, |c| gets::explain_gets(c, &gets, by_token).await)
     }
 
     /// How many creates wait for a group (`writer.rs`); `None` while a
