@@ -331,7 +331,7 @@ struct ProcessOutput {
 /// Neither its stdout (the token) nor its stderr reaches ours: a process
 /// may print anything there, its token included. A failure quotes the last
 /// line of its stderr, with every word that could be a secret redacted
-/// ([`redact_secrets`]).
+/// (`redact_secrets`).
 ///
 /// `timeout` covers the whole run: the process's exit *and* the end of its
 /// stdout, which a background child it forked may hold open after it exits.

@@ -403,7 +403,7 @@ impl Failure {
 
     /// [`Failure::invalid_input`] where `is_list(path)` says which paths
     /// of the input are lists, whose items' problems are grouped
-    /// ([`said_once`]); a field whose name is digits is no item.
+    /// (`said_once`); a field whose name is digits is no item.
     pub fn invalid_input_of(
         field_errors: BTreeMap<String, String>,
         is_list: impl Fn(&str) -> bool,
