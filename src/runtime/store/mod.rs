@@ -486,12 +486,16 @@ pub async fn get_for_token<S: Store>(
 }
 
 /// For a lookup failure whose first candidate is what the input meant,
-/// suggests the same call with the failing field replaced by it (§5.2):
-/// always for `task_list` (a read; its cursor, bound to the old board,
-/// goes), otherwise only when the given value is a typo of the candidate,
-/// so no write is proposed on a board or member the caller did not mean.
-/// An unknown member that is no typo gets a read instead: the board's
-/// tasks of the nearest member. Other failures pass unchanged.
+/// suggests the same call with the failing field replaced by it (§5.2),
+/// only when the given value is a typo of the candidate, so no call is
+/// proposed on a board or member the caller did not mean; a `task_list`
+/// loses its cursor (bound to the old board). A delete is never filled
+/// in: the task it names is read on the board meant. A board that is no
+/// typo keeps the refusal's browse of the nearest board (a list: the same
+/// list there), never a task by its number on a board that has nothing to
+/// do with the one named, which would read another task; an unknown
+/// member that is no typo gets no call (`candidates` lists the members).
+/// Other failures pass unchanged.
 fn corrected_call(action: &Action, input: &Value, failure: Failure) -> Failure {
     let is = |c: crate::error::ErrorCode| failure.code == c.code;
     if !(is(code::CHANNEL_NOT_FOUND) || is(code::ASSIGNEE_NOT_FOUND)) {
@@ -521,38 +525,31 @@ fn corrected_call(action: &Action, input: &Value, failure: Failure) -> Failure {
         }
         return failure.suggest(&action.name(), arguments);
     }
-    let read = action.permission == crate::registry::Permission::ReadOnly;
-    // Never a filled-in delete: the board meant is read first, the task
-    // the delete names on it.
-    if action.destructive() && is(code::CHANNEL_NOT_FOUND) {
-        let meant = meant.to_string();
+    let board = is(code::CHANNEL_NOT_FOUND);
+    let typo = refusals::is_typo_of(handle_of(given), handle_of(meant));
+    let meant = meant.to_string();
+    if board && action.destructive() {
         return match input.get("number") {
-            Some(number) => {
+            Some(number) if typo => {
                 failure.suggest("task_get", json!({"channel": meant, "number": number}))
             }
-            None => failure.suggest("task_list", json!({"channel": meant})),
+            // The refusal's own browse of the nearest board.
+            _ => failure,
         };
     }
-    if read || refusals::is_typo_of(handle_of(given), handle_of(meant)) {
+    let list = matches!(
+        action.operation,
+        Operation::Task(crate::registry::task::Operation::List)
+    );
+    if typo || (board && list) {
         let mut arguments = input.clone();
         if let Some(slot) = arguments.pointer_mut(&pointer) {
             *slot = json!(meant);
         }
-        if is(code::CHANNEL_NOT_FOUND)
-            && let Some(object) = arguments.as_object_mut()
-        {
+        if board && let Some(object) = arguments.as_object_mut() {
             object.remove("cursor");
         }
         return failure.suggest(&action.name(), arguments);
-    }
-    if is(code::ASSIGNEE_NOT_FOUND)
-        && let Some(channel) = input.get("channel").and_then(Value::as_str)
-    {
-        let meant = meant.to_string();
-        return failure.suggest(
-            "task_list",
-            json!({"channel": channel, "include_subtasks": true, "filters": {"assignee": meant}}),
-        );
     }
     failure
 }

@@ -1233,6 +1233,23 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
     let call = World::<E>::suggestion(&f);
     assert_eq!(call["tool"], "task_list");
     w.follow(&w.alice, &call).unwrap();
+    // No typo, and a task by number (a get, a delete; a private board
+    // reads as no board): never the same number on another board, which
+    // is another task; a browse of the nearest board instead.
+    for (who, verb, channel) in [
+        (&w.alice, "get", "zzzzzz"),
+        (&w.bob, "get", "secret"),
+        (&w.alice, "delete", "zzzzzz"),
+    ] {
+        let f = w.err(who, verb, json!({"channel": channel, "number": 2}));
+        assert_eq!(f.code, "channel_not_found");
+        let call = World::<E>::suggestion(&f);
+        assert_eq!(
+            call,
+            json!({"tool": "task_list", "arguments": {"channel": "eng"}}),
+            "{verb} {channel}"
+        );
+    }
 
     // An unknown member: the nearest member refs; a typo gets the same
     // call with the member meant, which works.
@@ -1293,15 +1310,22 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
         assert_eq!(page["items"][0]["title"], "mine");
     }
     w.titles(&w.alice, "eng", &["y"]);
-    // No typo: a read of the nearest member's tasks on the board.
+    // No typo: no call (another member's tasks would fix nothing), only
+    // the candidates; on a list too.
     let f = w.err(
         &w.alice,
         "update",
         json!({"channel": "eng", "number": 1, "assignee": "@zed"}),
     );
-    let call = World::<E>::suggestion(&f);
-    assert_eq!(call["tool"], "task_list");
-    w.follow(&w.alice, &call).unwrap();
+    assert_eq!(values(&f)[0], json!("@bob"));
+    assert!(f.suggested_action.is_none(), "{f:?}");
+    let f = w.err(
+        &w.alice,
+        "list",
+        json!({"channel": "eng", "filters": {"assignee": "@zed"}}),
+    );
+    assert_eq!(f.code, "assignee_not_found");
+    assert!(f.suggested_action.is_none(), "{f:?}");
 
     // An unknown parent: the nearest live task numbers, with titles, and
     // the read that lists the board's tasks (a deleted one is not offered).
