@@ -15,10 +15,10 @@ use super::*;
 use crate::registry::find;
 
 #[path = "../../../tests/testsuite/support/postgres.rs"]
-mod cluster;
+pub(crate) mod cluster;
 
 /// Runs a store future to completion on this test thread's runtime.
-fn block<T>(future: impl Future<Output = T>) -> T {
+pub(crate) fn block<T>(future: impl Future<Output = T>) -> T {
     thread_local! {
         static RUNTIME: tokio::runtime::Runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -2557,6 +2557,183 @@ fn subtask_create_and_parent_move(locator: impl Fn(&str) -> Value, held: &str) {
     assert_eq!(created["tasks"][0]["parent_number"], 1, "{created}");
     let updated = updated.unwrap_or_else(|f| panic!("update: {f:?}"));
     assert_eq!(updated["parent_number"], 2, "{updated}");
+}
+
+/// A `dispatch` of `verb` by alice once `gate` reaches `at`.
+async fn alice_at<E: Engine>(
+    world: &World<E>,
+    gate: &tokio::sync::watch::Receiver<i32>,
+    at: i32,
+    verb: &str,
+    input: Value,
+    workflow: &WorkflowContext,
+) -> Result<Value, Failure> {
+    let mut gate = gate.clone();
+    gate.wait_for(|&stage| stage >= at).await.unwrap();
+    let action = find("task", verb).unwrap();
+    let input = crate::validate::validate(action, input).unwrap();
+    dispatch(&world.store, action, &world.alice, input, workflow).await
+}
+
+/// Waits until `n` creates queue behind a group; fails after a minute.
+async fn until_queued(world: &World<PgStore>, n: usize) {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+    while world.store.waiting_creates() != Some(n) {
+        assert!(tokio::time::Instant::now() < deadline, "never {n} queued");
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+}
+
+/// A group of subtask creates and a claim of their parents, at once, do
+/// not deadlock: the group locks its parents in the order of their numbers,
+/// as `set_claim` does, not in the order its creates came (here task 2's
+/// create first, then task 1's, while the claim takes 1 and then 2). The
+/// database never breaks a deadlock here (`deadlock_timeout` of an hour),
+/// so one fails the test when the statement timeout ends it.
+#[test]
+fn postgres_a_group_of_subtask_creates_and_a_claim_do_not_deadlock() {
+    let world = world::<PgStore>();
+    assert_eq!(world.titles(&world.alice, "eng", &["one", "two"]), [1, 2]);
+    let never = "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET deadlock_timeout = ''1h''', \
+         current_database()); END $$";
+    block(world.store.run_sql(never)).unwrap();
+    let world = world.reopen(<PgStore as Engine>::open);
+    let none = WorkflowContext::default();
+    let (stage, gate) = tokio::sync::watch::channel(0);
+    let sub =
+        |parent: i64| json!({"channel": "eng", "parent": parent, "tasks": [{"title": "sub"}]});
+    let under_2 = alice_at(&world, &gate, 1, "create", sub(2), &none);
+    let under_1 = alice_at(&world, &gate, 2, "create", sub(1), &none);
+    let claim = json!({"channel": "eng", "numbers": [1, 2], "claimed": true});
+    let claim = alice_at(&world, &gate, 3, "set_claim", claim, &none);
+    let holder = async {
+        // Task 1 held, and the board's counter row until the creates queue.
+        let holder = hold(
+            &world._place,
+            "SELECT 1 FROM tasks WHERE number = 1 FOR UPDATE",
+        )
+        .await;
+        holder
+            .batch_execute("SAVEPOINT board; SELECT 1 FROM channels WHERE name = 'eng' FOR UPDATE")
+            .await
+            .unwrap();
+        stage.send(1).unwrap();
+        until_blocked(&holder, 1).await;
+        stage.send(2).unwrap();
+        until_queued(&world, 1).await;
+        stage.send(3).unwrap();
+        // The claim waits for task 1; then the group, holding the row, too.
+        until_blocked(&holder, 2).await;
+        holder
+            .batch_execute("ROLLBACK TO SAVEPOINT board")
+            .await
+            .unwrap();
+        until_blocked(&holder, 2).await;
+        holder.batch_execute("ROLLBACK").await.unwrap();
+    };
+    let (under_2, under_1, claimed, ()) =
+        block(futures_util::future::join4(under_2, under_1, claim, holder));
+    for created in [under_2, under_1] {
+        let created = created.unwrap_or_else(|f| panic!("create: {f:?}"));
+        assert_eq!(created["tasks"][0]["title"], "sub", "{created}");
+    }
+    let claimed = claimed.unwrap_or_else(|f| panic!("claim: {f:?}"));
+    assert_eq!(claimed["updated_count"], 2, "{claimed}");
+}
+
+/// A group of creates that loses a deadlock runs again, each create
+/// answered as if alone: here the group waits for task 2 (held by another
+/// session) while that session waits for the group's counter row, and the
+/// group is the victim. Its other create, under deleted task 1, had its
+/// statements fail with 25P02 behind the deadlock; that was answered 500
+/// for the whole group instead of the retry.
+#[test]
+fn postgres_a_group_of_creates_that_loses_a_deadlock_runs_again() {
+    let world = world::<PgStore>();
+    assert_eq!(world.titles(&world.alice, "eng", &["gone", "two"]), [1, 2]);
+    world.ok(
+        &world.alice,
+        "delete",
+        json!({"channel": "eng", "number": 1}),
+    );
+    let deadlocks = "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()";
+    let none = WorkflowContext::default();
+    let (stage, gate) = tokio::sync::watch::channel(0);
+    let sub =
+        |parent: i64| json!({"channel": "eng", "parent": parent, "tasks": [{"title": "sub"}]});
+    let under_1 = alice_at(&world, &gate, 1, "create", sub(1), &none);
+    let under_2 = alice_at(&world, &gate, 2, "create", sub(2), &none);
+    let holder = async {
+        // This session's own deadlock check waits ten seconds, so the
+        // group's (after one) finds the cycle and is the victim.
+        let holder = hold(&world._place, "SET LOCAL deadlock_timeout = '10s'").await;
+        let before: i64 = holder.query_one(deadlocks, &[]).await.unwrap().get(0);
+        holder
+            .batch_execute(
+                "SELECT 1 FROM tasks WHERE number = 2 FOR UPDATE; SAVEPOINT board; \
+                 SELECT 1 FROM channels WHERE name = 'eng' FOR UPDATE",
+            )
+            .await
+            .unwrap();
+        stage.send(1).unwrap();
+        until_blocked(&holder, 1).await;
+        stage.send(2).unwrap();
+        until_queued(&world, 1).await;
+        holder
+            .batch_execute("ROLLBACK TO SAVEPOINT board")
+            .await
+            .unwrap();
+        // The group holds the row and waits for task 2: take the row.
+        until_blocked(&holder, 1).await;
+        holder
+            .batch_execute("SELECT 1 FROM channels WHERE name = 'eng' FOR UPDATE")
+            .await
+            .unwrap();
+        holder.batch_execute("ROLLBACK").await.unwrap();
+        let after: i64 = holder.query_one(deadlocks, &[]).await.unwrap().get(0);
+        assert!(after > before, "no deadlock happened");
+    };
+    let (under_1, under_2, ()) = block(futures_util::future::join3(under_1, under_2, holder));
+    let refused = under_1.unwrap_err();
+    assert_eq!(refused.code, "parent_not_found", "{refused:?}");
+    let created = under_2.unwrap_or_else(|f| panic!("create under 2: {f:?}"));
+    assert_eq!(created["tasks"][0]["parent_number"], 2, "{created}");
+}
+
+/// A keyed create in flight when its callback completes is refused, not
+/// committed after `callback complete` returned: the create reads the
+/// callback again, held, in its transaction. Here it waits for the board's
+/// counter row (held by another session) while the callback completes.
+#[test]
+fn postgres_a_keyed_create_in_flight_when_its_callback_completes_is_refused() {
+    let world = world::<PgStore>();
+    let ws = world.alice.workspace_id.clone();
+    let cb = block(world.store.open_callback(&ws, &world.alice.agent_id)).unwrap();
+    let workflow = WorkflowContext {
+        workflow_run_id: Some(cb.workflow_run_id.clone()),
+        callback_effect_id: Some(cb.callback_effect_id.clone()),
+    };
+    let (stage, gate) = tokio::sync::watch::channel(0);
+    let input = json!({"channel": "eng", "tasks": [{"title": "effect"}], "idempotency_key": "k"});
+    let create = alice_at(&world, &gate, 1, "create", input.clone(), &workflow);
+    let holder = async {
+        let holder = hold_board(&world._place).await;
+        stage.send(1).unwrap();
+        until_blocked(&holder, 1).await;
+        world
+            .store
+            .complete_callback(&ws, &cb.callback_effect_id)
+            .await
+            .unwrap();
+        holder.batch_execute("ROLLBACK").await.unwrap();
+    };
+    let (created, ()) = block(futures_util::future::join(create, holder));
+    let refused = created.unwrap_err();
+    assert_eq!(refused.code, "callback_not_active", "{refused:?}");
+    assert_eq!(world.store.events("created"), 0);
+    // Nothing was committed, so nothing replays either.
+    let again = world.call_with(&world.alice, "create", input, &workflow);
+    assert_eq!(again.unwrap_err().code, "callback_not_active");
 }
 
 /// PostgreSQL's search index has no pending list (migration 4): no create

@@ -20,8 +20,14 @@
 //!   subtask's create waits for (and then sees) a delete of its parent;
 //! - a parent change also locks the board's counter row, so two changes
 //!   cannot each pass the cycle check and together make a cycle;
+//! - a group of creates locks its counter rows in board order, then its
+//!   parents in (board, number) order, as a claim locks its tasks by
+//!   number, so none of them waits for another in a cycle;
 //! - an idempotency receipt is reserved by its primary key before the
-//!   create, so a concurrent first use of the key waits and then replays.
+//!   create, so a concurrent first use of the key waits and then replays;
+//!   the create holds its callback `FOR SHARE` to its commit, so a
+//!   callback's completion waits for the creates that found it open, and
+//!   no effect commits after it.
 //!
 //! Deadlocks and serialisation failures are retried inside the runtime a
 //! bounded number of times; a store that cannot be reached, is restarting

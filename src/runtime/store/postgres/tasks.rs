@@ -270,8 +270,8 @@ pub(super) async fn board<C: GenericClient>(c: &C, p: &Principal, name: &str) ->
     })
 }
 
-/// The board of a task scope's task in the caller's workspace, if there is
-/// one: read before the create's group, so that the group takes its counter
+/// The board of a task scope's task in the caller's workspace, and the
+/// task's number, if there is one: read before the create's group, so that the group takes its counter
 /// row first, in order, as it does a channel's (`writer.rs`). Whether the
 /// caller may use it is decided under lock (`lock_placement`); a task never
 /// changes board.
@@ -279,14 +279,17 @@ async fn scope_board<C: GenericClient>(
     c: &C,
     p: &Principal,
     scope_id: &str,
-) -> Result<Option<Board>> {
-    const SQL: &str = "SELECT c.id, c.name FROM tasks t JOIN channels c ON c.id = t.channel_id \
-         WHERE t.scope_id = $1 AND c.workspace_id = $2";
+) -> Result<Option<(Board, i64)>> {
+    const SQL: &str = "SELECT c.id, c.name, t.number FROM tasks t \
+         JOIN channels c ON c.id = t.channel_id WHERE t.scope_id = $1 AND c.workspace_id = $2";
     Ok(maybe(c, SQL, &[&scope_id, &p.workspace_id])
         .await?
-        .map(|r| Board {
-            id: r.get(0),
-            name: r.get(1),
+        .map(|r| {
+            let board = Board {
+                id: r.get(0),
+                name: r.get(1),
+            };
+            (board, r.get(2))
         }))
 }
 
@@ -342,15 +345,18 @@ struct Live {
     updated_at: i64,
 }
 
+const LOCK_TASK: &str = "SELECT id, created_by, updated_at FROM tasks \
+     WHERE channel_id = $1 AND number = $2 AND deleted_at IS NULL FOR UPDATE";
+
 /// The live task `number` on the board, locked `FOR UPDATE`.
 async fn lock_task(tx: &Transaction<'_>, board: &Board, number: i64) -> Result<Option<Live>> {
-    const SQL: &str = "SELECT id, created_by, updated_at FROM tasks \
-         WHERE channel_id = $1 AND number = $2 AND deleted_at IS NULL FOR UPDATE";
-    Ok(maybe(tx, SQL, &[&board.id, &number]).await?.map(|r| Live {
-        id: r.get(0),
-        creator: r.get(1),
-        updated_at: r.get(2),
-    }))
+    Ok(maybe(tx, LOCK_TASK, &[&board.id, &number])
+        .await?
+        .map(|r| Live {
+            id: r.get(0),
+            creator: r.get(1),
+            updated_at: r.get(2),
+        }))
 }
 
 async fn require_task(tx: &Transaction<'_>, board: &Board, number: i64) -> Result<Live> {
@@ -607,6 +613,10 @@ pub(super) struct Prepared {
     /// counter row is locked first, `lock_boards`; the scope's task is
     /// found again under lock).
     board: Option<Board>,
+    /// The number of the parent on that board, if the create names one
+    /// (`parent`, or the task scope's task): locked, in order, after the
+    /// counter rows (`lock_parents`).
+    parent: Option<i64>,
     /// Each task's assignee, or the refusal, kept for its turn: a refusal
     /// comes in the order the SQLite store gives it (after the parent and
     /// the target).
@@ -619,6 +629,11 @@ impl Prepared {
     /// (`lock_boards`).
     pub(super) fn board_id(&self) -> Option<i64> {
         self.board.as_ref().map(|board| board.id)
+    }
+
+    /// The parent the create would lock, as (board id, number).
+    pub(super) fn parent(&self) -> Option<(i64, i64)> {
+        Some((self.board_id()?, self.parent?))
     }
 }
 
@@ -659,9 +674,12 @@ async fn prepare(
             return Err(refusals::callback_completed().into());
         }
     }
-    let board = match (&input.parent_task_scope, &input.channel) {
-        (Some(scope), _) => scope_board(c, p, &scope.scope_id).await?,
-        (None, Some(channel)) => Some(board(c, p, channel).await?),
+    let (board, parent) = match (&input.parent_task_scope, &input.channel) {
+        (Some(scope), _) => match scope_board(c, p, &scope.scope_id).await? {
+            Some((board, number)) => (Some(board), Some(number)),
+            None => (None, None),
+        },
+        (None, Some(channel)) => (Some(board(c, p, channel).await?), input.parent),
         (None, None) => return Err(refusals::no_locator().into()),
     };
     let mut assignees = Ok(Vec::with_capacity(input.tasks.len()));
@@ -684,6 +702,7 @@ async fn prepare(
     Ok(Prepare::Ready(Prepared {
         receipt,
         board,
+        parent,
         assignees,
     }))
 }
@@ -704,6 +723,21 @@ pub(super) async fn lock_boards(tx: &Transaction<'_>, ids: &[i64]) -> Result<()>
     const SQL: &str = "SELECT id FROM channels WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE";
     if !ids.is_empty() {
         all(tx, SQL, &[&ids]).await?;
+    }
+    Ok(())
+}
+
+/// In a group's transaction, after its counter rows: the live tasks its
+/// creates take as parents, (board id, number) sorted, locked one by one in
+/// that order. `set_claim` locks a board's tasks in number order too, and
+/// every group takes its parents in this one order, so a group and a claim
+/// (or two groups) never wait for each other in a cycle; each create's own
+/// lock (`lock_placement`) then finds its parent held. Taken as the
+/// creates came, two parents could be locked in the opposite order of a
+/// claim's, a deadlock that cost a second each time.
+pub(super) async fn lock_parents(tx: &Transaction<'_>, parents: &[(i64, i64)]) -> Result<()> {
+    for (board, number) in parents {
+        maybe(tx, LOCK_TASK, &[board, number]).await?;
     }
     Ok(())
 }
@@ -765,6 +799,21 @@ pub(super) async fn reserve(
         return Ok(None);
     };
     let identity = r.identity(p);
+    // The callback, read again and held `FOR SHARE` to the commit: its
+    // completion (an `UPDATE`) waits for the creates that found it open,
+    // and a create that finds it completed is refused, not committed
+    // after `callback complete` returned. A replay stays allowed.
+    const CALLBACK_OPEN: &str =
+        "SELECT completed_at IS NULL FROM callbacks WHERE effect_id = $1 FOR SHARE";
+    if !one(tx, CALLBACK_OPEN, &[&r.effect_id])
+        .await?
+        .get::<_, bool>(0)
+    {
+        return match maybe(tx, FIND_RECEIPT, &identity).await? {
+            Some(row) => replay(tx, input, row.get(0), row.get(1)).await.map(Some),
+            None => Err(refusals::callback_completed().into()),
+        };
+    }
     let [w, a, run, effect, key] = identity;
     let params: [&(dyn ToSql + Sync); 6] = [w, a, run, effect, key, &input.payload_digest];
     if exec(tx, RESERVE, &params).await? == 1 {

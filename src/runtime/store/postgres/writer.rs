@@ -48,10 +48,12 @@ use futures_util::FutureExt;
 use futures_util::future::join_all;
 use serde_json::Value;
 use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
+use tokio_postgres::error::SqlState;
 
 use super::connections::{ATTEMPTS, Connections, Error, Fault, backoff, failed, fault, settle};
 use super::tasks::{
-    Insert, Prepare, Prepared, insert_creates, lock_boards, lock_create, prepare_create, reserve,
+    Insert, Prepare, Prepared, insert_creates, lock_boards, lock_create, lock_parents,
+    prepare_create, reserve,
 };
 use crate::error::Failure;
 use crate::runtime::store::{CreateInput, Principal};
@@ -299,6 +301,14 @@ async fn attempt_group(
     if let Some(gathering) = gathering {
         gathering.gather(group, &locked).await;
     }
+    // Then the parents, in one order for every group.
+    let mut parents: Vec<(i64, i64)> = group
+        .iter()
+        .filter_map(|job| job.prepared.parent())
+        .collect();
+    parents.sort_unstable();
+    parents.dedup();
+    lock_parents(&tx, &parents).await?;
     let group = &*group;
     let mut answers: Vec<Option<Result<Value, Failure>>> = group.iter().map(|_| None).collect();
     let checks = join_all(
@@ -308,10 +318,10 @@ async fn attempt_group(
     )
     .await;
     let mut passed = Vec::with_capacity(group.len());
-    for (i, (job, check)) in group.iter().zip(checks).enumerate() {
+    for (i, (job, check)) in group.iter().zip(kept(checks)?).enumerate() {
         match check {
             Ok(checked) => passed.push((i, job, checked)),
-            Err(e) => answers[i] = Some(Err(refusal(e)?)),
+            Err(refused) => answers[i] = Some(Err(refused)),
         }
     }
     let reserved = join_all(
@@ -321,7 +331,7 @@ async fn attempt_group(
     )
     .await;
     let mut inserts = Vec::with_capacity(passed.len());
-    for ((i, job, checked), reservation) in passed.into_iter().zip(reserved) {
+    for ((i, job, checked), reservation) in passed.into_iter().zip(kept(reserved)?) {
         match reservation {
             Ok(None) => inserts.push((
                 i,
@@ -332,7 +342,7 @@ async fn attempt_group(
                 },
             )),
             Ok(Some(replayed)) => answers[i] = Some(Ok(replayed)),
-            Err(e) => answers[i] = Some(Err(refusal(e)?)),
+            Err(refused) => answers[i] = Some(Err(refused)),
         }
     }
     // One insert per board, in the order of the boards' ids: a task
@@ -356,7 +366,7 @@ async fn attempt_group(
     .await;
     // An insert that fails fails the group (its receipts are reserved in
     // this transaction): dropping the transaction rolls everything back.
-    for ((_, members), result) in boards.iter().zip(written) {
+    for ((_, members), result) in boards.iter().zip(kept(written)?) {
         for (&at, created) in members.iter().zip(result?) {
             answers[inserts[at].0] = Some(Ok(created));
         }
@@ -368,12 +378,97 @@ async fn attempt_group(
         .collect())
 }
 
-/// A create refused before its first write: the others of its group go on.
-/// Any other error loses the transaction for everyone (dropping it rolls
-/// back), so it is handed on.
-fn refusal(e: Error) -> Result<Failure, Error> {
-    match e {
-        Error::Refused(refused) => Ok(refused),
-        e => Err(e),
+/// The results of statements sent together on the group's transaction,
+/// with each create's refusal kept (a create refused before its first
+/// write: the others of its group go on), or the database error that lost
+/// the transaction for everyone (dropping it rolls back). A statement that
+/// fails aborts the transaction, and every statement sent after it then
+/// fails with 25P02 (`in_failed_sql_transaction`), which names no cause;
+/// so the cause is handed on, a deadlock or serialisation failure first
+/// (the group runs again), never the 25P02 of whichever create came first.
+fn kept<T>(results: Vec<Result<T, Error>>) -> Result<Vec<Result<T, Failure>>, Error> {
+    let weight = |e: &Error| match e {
+        Error::Db(db) if fault(db) == Fault::Contention => 2,
+        Error::Db(db) if db.code() == Some(&SqlState::IN_FAILED_SQL_TRANSACTION) => 0,
+        _ => 1,
+    };
+    let mut lost: Option<Error> = None;
+    let mut kept = Vec::with_capacity(results.len());
+    for result in results {
+        match result {
+            Ok(value) => kept.push(Ok(value)),
+            Err(Error::Refused(refused)) => kept.push(Err(refused)),
+            Err(e) => {
+                if lost.as_ref().is_none_or(|l| weight(&e) > weight(l)) {
+                    lost = Some(e);
+                }
+            }
+        }
+    }
+    match lost {
+        Some(e) => Err(e),
+        None => Ok(kept),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::code;
+    use crate::runtime::store::tests::{block, cluster::Cluster};
+
+    /// The error PostgreSQL answers the last of `statements` with, each
+    /// sent in turn on one session (the others' outcomes do not matter).
+    fn db_error(statements: &[&str]) -> tokio_postgres::Error {
+        let uri = Cluster::shared().create_database();
+        block(async {
+            let (client, connection) = tokio_postgres::connect(&uri, tokio_postgres::NoTls)
+                .await
+                .unwrap();
+            tokio::spawn(connection);
+            let (last, before) = statements.split_last().unwrap();
+            for statement in before {
+                let _ = client.batch_execute(statement).await;
+            }
+            client.batch_execute(last).await.unwrap_err()
+        })
+    }
+
+    #[test]
+    fn the_cause_that_lost_a_group_is_handed_on_not_the_25p02_after_it() {
+        let raise = |state: &str| {
+            db_error(&[&format!(
+                "DO $$ BEGIN RAISE EXCEPTION USING ERRCODE = '{state}'; END $$"
+            )])
+        };
+        let aborted = || db_error(&["BEGIN", "SELECT 1 / 0", "SELECT 1"]);
+        assert_eq!(aborted().code(), Some(&SqlState::IN_FAILED_SQL_TRANSACTION));
+        let refused = || Failure::new(code::TASK_NOT_FOUND, "no");
+        let state = |result: Result<Vec<Result<i32, Failure>>, Error>| match result {
+            Err(Error::Db(e)) => e.code().cloned(),
+            _ => None,
+        };
+        // A deadlock sent after other statements, and 25P02 before it in
+        // the group's order: the deadlock, which is retried.
+        let lost = kept(vec![
+            Err(Error::Db(aborted())),
+            Ok(1),
+            Err(Error::Refused(refused())),
+            Err(Error::Db(raise("40P01"))),
+        ]);
+        assert_eq!(state(lost), Some(SqlState::T_R_DEADLOCK_DETECTED));
+        // No contention: the error that is not 25P02.
+        let lost = kept(vec![
+            Err(Error::Db(aborted())),
+            Err(Error::Db(raise("22012"))),
+        ]);
+        assert_eq!(state(lost), Some(SqlState::DIVISION_BY_ZERO));
+        // Refusals alone lose nothing: each create keeps its answer.
+        let kept = kept(vec![Ok(1), Err(Error::Refused(refused()))]);
+        let Ok(kept) = kept else {
+            panic!("refusals lost the group")
+        };
+        assert_eq!(kept[0].as_ref().ok(), Some(&1));
+        assert_eq!(kept[1].as_ref().unwrap_err().code, "task_not_found");
     }
 }
