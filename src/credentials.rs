@@ -16,6 +16,7 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -237,24 +238,35 @@ impl CredentialStore {
         Ok(result)
     }
 
+    /// Writes `store` whole or not at all: a temp file beside the store,
+    /// then a rename over it. A symlinked store (a dotfiles manager's) is
+    /// kept: the file it names is the one replaced.
     fn write(&self, store: &StoreFile) -> Result<(), Failure> {
-        let path = self.path();
-        let tmp = self
-            .dir
-            .join(format!(".{FILE_NAME}.{}.tmp", std::process::id()));
+        let link = self.path();
+        let path = match fs::symlink_metadata(&link) {
+            Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(&link).unwrap_or(link),
+            _ => link,
+        };
+        let dir = path.parent().unwrap_or(&self.dir).to_path_buf();
+        let tmp = dir.join(format!(".{FILE_NAME}.{}.tmp", std::process::id()));
         let mut bytes = serde_json::to_vec_pretty(store).expect("the store serialises");
         bytes.push(b'\n');
         let written = (|| -> std::io::Result<()> {
+            // A new file, made 0600 here: a stale temp file of the same
+            // name (a crashed run of a reused pid) would keep its own mode.
+            match fs::remove_file(&tmp) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
             let mut file = OpenOptions::new()
-                .create(true)
-                .truncate(true)
+                .create_new(true)
                 .write(true)
                 .mode(FILE_MODE)
                 .open(&tmp)?;
             file.write_all(&bytes)?;
             file.sync_all()?;
             fs::rename(&tmp, &path)?;
-            File::open(&self.dir)?.sync_all()
+            File::open(&dir)?.sync_all()
         })();
         written.map_err(|e| {
             let _ = fs::remove_file(&tmp);
@@ -327,6 +339,61 @@ struct ProcessOutput {
     expires_at: Option<String>,
 }
 
+/// The process group of the credential process running now (0: none). Its
+/// group is its own, so a Ctrl-C at a terminal, which signals the
+/// foreground group, never reaches it, and a CLI stopped by a signal would
+/// leave it running: [`stop_group_on_signals`] kills it first.
+static RUNNING_GROUP: AtomicI32 = AtomicI32::new(0);
+
+/// Marks `group` as the running credential process's for its lifetime.
+struct RunningGroup;
+
+impl RunningGroup {
+    fn enter(group: i32) -> RunningGroup {
+        stop_group_on_signals();
+        RUNNING_GROUP.store(group, Ordering::SeqCst);
+        RunningGroup
+    }
+}
+
+impl Drop for RunningGroup {
+    fn drop(&mut self) {
+        RUNNING_GROUP.store(0, Ordering::SeqCst);
+    }
+}
+
+/// Makes SIGINT, SIGTERM and SIGHUP kill the running credential process's
+/// group before they end the CLI as they would have (their default action,
+/// so the exit status still names the signal). A signal the CLI was started
+/// ignoring (`nohup`, a background job) stays ignored.
+fn stop_group_on_signals() {
+    extern "C" fn stop_group_then_die(signal: libc::c_int) {
+        let group = RUNNING_GROUP.load(Ordering::SeqCst);
+        // SAFETY: kill(2), signal(2) and raise(3) are async-signal-safe and
+        // touch no memory of ours.
+        unsafe {
+            if group > 0 {
+                libc::kill(-group, libc::SIGKILL);
+            }
+            libc::signal(signal, libc::SIG_DFL);
+            libc::raise(signal);
+        }
+    }
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            let handler = stop_group_then_die as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            // SAFETY: installs a handler that only makes async-signal-safe
+            // calls; an ignored signal gets its disposition back at once.
+            unsafe {
+                if libc::signal(signal, handler) == libc::SIG_IGN {
+                    libc::signal(signal, libc::SIG_IGN);
+                }
+            }
+        }
+    });
+}
+
 /// Runs `argv` and returns the token it prints, or `credential_process_failed`.
 /// Neither its stdout (the token) nor its stderr reaches ours: a process
 /// may print anything there, its token included. A failure quotes the last
@@ -336,7 +403,8 @@ struct ProcessOutput {
 /// `timeout` covers the whole run: the process's exit *and* the end of its
 /// stdout, which a background child it forked may hold open after it exits.
 /// On expiry the process's whole group is killed, so neither the process nor
-/// anything it started outlives the CLI's wait.
+/// anything it started outlives the CLI's wait; so is it when a signal
+/// stops the CLI meanwhile ([`RUNNING_GROUP`]).
 pub fn run_credential_process(
     argv: &[String],
     timeout: Duration,
@@ -364,6 +432,7 @@ pub fn run_credential_process(
         // SAFETY: kill(2) on the group we created; no memory is touched.
         unsafe { libc::kill(-group, libc::SIGKILL) };
     };
+    let _running = RunningGroup::enter(group);
     // Read to its end, so that a process never blocks on a full pipe; the
     // last 4 KiB are kept, for the line a failure quotes.
     let mut stderr = child.stderr.take().expect("stderr is piped");
@@ -654,6 +723,50 @@ mod tests {
         );
         assert_eq!(fs::metadata(store.path()).unwrap().mode() & 0o777, 0o600);
         assert_eq!(store.load().unwrap().profiles["a"], profile("ag1"));
+    }
+
+    #[test]
+    fn a_stale_temp_file_lends_the_store_neither_its_mode_nor_its_bytes() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let store = CredentialStore::at(dir.path().to_path_buf());
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700)).unwrap();
+        // Left by a crashed run whose pid is ours now.
+        let tmp = dir
+            .path()
+            .join(format!(".{FILE_NAME}.{}.tmp", std::process::id()));
+        fs::write(&tmp, "x".repeat(10_000)).unwrap();
+        fs::set_permissions(&tmp, fs::Permissions::from_mode(0o644)).unwrap();
+        store
+            .update(|f| Ok(f.profiles.insert("a".into(), profile("ag1"))))
+            .unwrap();
+        assert_eq!(fs::metadata(store.path()).unwrap().mode() & 0o777, 0o600);
+        assert_eq!(store.load().unwrap().profiles["a"], profile("ag1"));
+    }
+
+    #[test]
+    fn a_symlinked_store_is_written_through_its_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let dotfiles = dir.path().join("dotfiles");
+        let cfg = dir.path().join("cfg");
+        for d in [&dotfiles, &cfg] {
+            fs::create_dir(d).unwrap();
+            fs::set_permissions(d, fs::Permissions::from_mode(0o700)).unwrap();
+        }
+        let real = dotfiles.join("credentials.json");
+        fs::write(&real, "{}").unwrap();
+        fs::set_permissions(&real, fs::Permissions::from_mode(0o600)).unwrap();
+        std::os::unix::fs::symlink("../dotfiles/credentials.json", cfg.join(FILE_NAME)).unwrap();
+        let store = CredentialStore::at(cfg.clone());
+        store
+            .update(|f| Ok(f.profiles.insert("a".into(), profile("ag1"))))
+            .unwrap();
+        let link = fs::symlink_metadata(store.path()).unwrap();
+        assert!(link.file_type().is_symlink(), "the link was replaced");
+        let written: StoreFile = serde_json::from_slice(&fs::read(&real).unwrap()).unwrap();
+        assert_eq!(written.profiles["a"], profile("ag1"));
+        assert_eq!(fs::metadata(&real).unwrap().mode() & 0o777, 0o600);
     }
 
     #[test]

@@ -598,3 +598,75 @@ fn a_credential_process_that_prints_garbage() {
 fn a_credential_process_that_prints_nothing() {
     try_fault(|| Fault::credential_process("credential process prints nothing", "true"));
 }
+
+/// A signal that stops the CLI while its credential process runs stops that
+/// process's whole group too (a group of its own, which a Ctrl-C at a
+/// terminal never reaches), and ends the CLI as the signal does.
+#[test]
+fn a_signal_while_a_credential_process_runs_stops_its_group_too() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        let cli = Cli::new();
+        let port = ClosedPort::new();
+        let process = cli.script(
+            "cred.sh",
+            r#"sh -c 'echo $$ > "$1.child"; exec sleep 60' child "$0" &
+echo $$ > "$0.pid"; wait"#,
+        );
+        let url = port.url();
+        let login = [
+            "auth",
+            "login",
+            "--api-url",
+            &url,
+            "--workspace",
+            "ws_test",
+            "--agent",
+            "ag_test",
+            "--credential-process",
+            &process,
+        ];
+        assert_eq!(cli.run(&login, None).code, 0);
+        let mut run = cli
+            .command(&["exec", "task", "get", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = run.stdin.take().unwrap();
+        stdin
+            .write_all(br#"{"channel": "eng", "number": 1}"#)
+            .unwrap();
+        drop(stdin);
+        let pids = ["cred.sh.pid", "cred.sh.child"].map(|name| cli.home.path().join(name));
+        let started = (0..400).any(|_| {
+            let both = pids
+                .iter()
+                .all(|p| std::fs::read_to_string(p).is_ok_and(|pid| pid.ends_with('\n')));
+            if !both {
+                thread::sleep(Duration::from_millis(25));
+            }
+            both
+        });
+        assert!(started, "the credential process never started");
+        // SAFETY: a signal to the child this test started.
+        unsafe { libc::kill(run.id() as i32, signal) };
+        let status = run.wait().unwrap();
+        assert_eq!(status.signal(), Some(signal), "{status:?}");
+        for pid in &pids {
+            let pid = std::fs::read_to_string(pid).unwrap();
+            let proc = format!("/proc/{}/stat", pid.trim());
+            // Killed: gone, or a zombie until init reaps it.
+            let gone = (0..100).any(|_| {
+                let alive = std::fs::read_to_string(&proc).is_ok_and(|stat| !stat.contains(") Z "));
+                if alive {
+                    thread::sleep(Duration::from_millis(50));
+                }
+                !alive
+            });
+            assert!(gone, "{proc} still runs after signal {signal}");
+        }
+    }
+}
