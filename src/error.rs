@@ -144,7 +144,7 @@ error_codes! {
     TASK_SCOPE_CLOSED = "task_scope_closed", Rejected, 409, false,
         "parent_task_scope names a task that is done or canceled; a task scope takes subtasks only while its task is active (todo, in_progress, in_review). Give channel and parent instead (the message names both), or reopen the task with task_update.";
     ASSIGNEE_NOT_FOUND = "assignee_not_found", Rejected, 422, false,
-        "The member ref names no agent in this workspace. `candidates` lists the nearest member refs; use one, or leave the task unassigned.";
+        "The member ref names no agent in this workspace, or, for a task on a private board, no member of the board. `candidates` lists the nearest member refs (the board's members); use one, or leave the task unassigned.";
     TARGET_CONFLICT = "target_conflict", Rejected, 422, false,
         "target resolves to a different board than the create locator. Make channel and target name the same board.";
     INVALID_PARENT = "invalid_parent", Rejected, 422, false,

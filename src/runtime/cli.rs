@@ -689,23 +689,25 @@ async fn quickstart<S: Store>(
     api_url: &str,
     profile: &str,
 ) -> Result<Value, Failure> {
+    // Each part is found, or created; quickstarts at once on one store (two
+    // replicas' start-up scripts) reuse one demo: the workspace is found or
+    // created in one operation, and an agent or board that another made
+    // meanwhile (its create refused: they are unique) is found then.
     let mut created = Vec::new();
-    let workspace_id = match store.find_workspace(DEMO_WORKSPACE).await? {
-        Some(id) => id,
-        None => {
-            created.push(format!("workspace {DEMO_WORKSPACE}"));
-            store.create_workspace(DEMO_WORKSPACE).await?
-        }
-    };
+    let (workspace_id, new) = store.find_or_create_workspace(DEMO_WORKSPACE).await?;
+    if new {
+        created.push(format!("workspace {DEMO_WORKSPACE}"));
+    }
     let mut agent_ids = Vec::new();
     for handle in [DEMO_AGENT, DEMO_PEER] {
-        let id = match store
-            .find_agent(&workspace_id, &format!("@{handle}"))
-            .await?
-        {
-            Some(agent) => agent.agent_id,
+        let member_ref = format!("@{handle}");
+        let find_agent = async || {
+            let found = store.find_agent(&workspace_id, &member_ref).await?;
+            Ok::<_, Failure>(found.map(|agent| agent.agent_id))
+        };
+        let id = match find_agent().await? {
+            Some(id) => id,
             None => {
-                created.push(format!("agent @{handle}"));
                 // The first token is never shown: the profile's credential
                 // process issues the ones used; it expires within a second.
                 let (_, hash) = auth::new_token()?;
@@ -713,16 +715,29 @@ async fn quickstart<S: Store>(
                     ttl_us: auth::micros(Duration::from_secs(1)),
                     ..NewToken::new(hash)
                 };
-                store.create_agent(&workspace_id, handle, &first).await?.0
+                match store.create_agent(&workspace_id, handle, &first).await {
+                    Ok((id, _)) => {
+                        created.push(format!("agent @{handle}"));
+                        id
+                    }
+                    Err(failure) => find_agent().await?.ok_or(failure)?,
+                }
             }
         };
         agent_ids.push(id);
     }
     if !store.channel_exists(&workspace_id, DEMO_CHANNEL).await? {
-        created.push(format!("channel {DEMO_CHANNEL}"));
-        store
+        match store
             .create_channel(&workspace_id, DEMO_CHANNEL, None)
-            .await?;
+            .await
+        {
+            Ok(_) => created.push(format!("channel {DEMO_CHANNEL}")),
+            Err(failure) => {
+                if !store.channel_exists(&workspace_id, DEMO_CHANNEL).await? {
+                    return Err(failure);
+                }
+            }
+        }
     }
     let agent_id = agent_ids[0].clone();
     let exe = std::env::current_exe().map_err(|e| {

@@ -917,7 +917,7 @@ mod tests {
         async fn create_workspace(&self, _: &str) -> Result<String, Failure> {
             unreachable!("admin operations are not served over HTTP")
         }
-        async fn find_workspace(&self, _: &str) -> Result<Option<String>, Failure> {
+        async fn find_or_create_workspace(&self, _: &str) -> Result<(String, bool), Failure> {
             unreachable!("admin operations are not served over HTTP")
         }
         async fn create_agent(

@@ -17,6 +17,7 @@ on_every_engine!(
     acknowledged_writes_survive_kill_9,
     sigterm_shuts_down_gracefully,
     quickstart_writes_a_profile_whose_credential_process_works_and_is_rerunnable,
+    quickstarts_at_once_on_one_store_all_reuse_one_demo,
 );
 
 /// A runtime with workspace `w` (agents alice, bob; open board `eng`,
@@ -847,6 +848,50 @@ fn quickstart_writes_a_profile_whose_credential_process_works_and_is_rerunnable(
     };
     let listed = ok(&rt, &agent, "list", json!({"channel": "demo"}));
     assert_eq!(listed["items"], json!([]));
+}
+
+/// Quickstarts run at once on one fresh store (two replicas' start-up
+/// scripts): each finds or creates the demo, and one made by another
+/// meanwhile is reused, never refused as existing.
+fn quickstarts_at_once_on_one_store_all_reuse_one_demo(engine: Engine) {
+    let rt = Runtime::start_on(engine);
+    let runs: Vec<std::process::Child> = (0..6)
+        .map(|i| {
+            let config = rt.dir.path().join(format!("config{i}"));
+            std::process::Command::new(crate::support::runtime::BIN)
+                .arg("--db")
+                .arg(&rt.db)
+                .args(["quickstart", "--api-url", &rt.base_url()])
+                .env("AGENTTEAM_CONFIG_DIR", &config)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("quickstart")
+        })
+        .collect();
+    let answers: Vec<Value> = runs
+        .into_iter()
+        .map(|run| {
+            let out = run.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            serde_json::from_slice(&out.stdout).expect("one JSON object")
+        })
+        .collect();
+    let agents: std::collections::BTreeSet<&str> = answers
+        .iter()
+        .map(|a| a["agent_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(agents.len(), 1, "{answers:?}");
+    let created: usize = answers
+        .iter()
+        .map(|a| a["created"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(created, 4, "each part created once: {answers:?}");
 }
 
 /// A method HTTP does not define is refused, and the request's log line

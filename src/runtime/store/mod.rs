@@ -352,11 +352,13 @@ pub trait Store: Send + Sync + 'static {
 
     // Admin operations. `agent` is an agent id (`ag_…`) or a member ref (`@handle`).
     fn create_workspace(&self, name: &str) -> impl Future<Output = Result<String, Failure>> + Send;
-    /// The oldest workspace with this name, if any.
-    fn find_workspace(
+    /// The oldest workspace with this name, created if there is none, and
+    /// whether it was: one operation, so that callers at once (two
+    /// replicas' `quickstart`s) get the same one (names are not unique).
+    fn find_or_create_workspace(
         &self,
         name: &str,
-    ) -> impl Future<Output = Result<Option<String>, Failure>> + Send;
+    ) -> impl Future<Output = Result<(String, bool), Failure>> + Send;
     /// Creates the agent and its first token atomically; returns its id and
     /// the token's expiry (microseconds). Prunes dead tokens, as `issue_token`.
     fn create_agent(

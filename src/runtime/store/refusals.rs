@@ -282,6 +282,30 @@ pub fn assignee_not_found(
     .candidates(field, refs.into_iter().map(Value::from))
 }
 
+/// `member_ref` names an agent of the workspace who may not use the private
+/// `board` the task is on: it could neither read nor release the task.
+/// `members` are the board's members, the candidates (nearest first).
+pub fn assignee_not_a_member(
+    member_ref: &str,
+    field: &str,
+    board: &str,
+    members: Vec<String>,
+) -> Failure {
+    let refs: Vec<String> = nearest(handle_of(member_ref), members)
+        .into_iter()
+        .map(|h| format!("@{h}"))
+        .collect();
+    Failure::new(
+        code::ASSIGNEE_NOT_FOUND,
+        format!(
+            "`{member_ref}` is not a member of the private board `{board}`, so could not use \
+             the task; candidates lists the board's members, nearest first."
+        ),
+    )
+    .field(field, "Not a member of this private board.")
+    .candidates(field, refs.into_iter().map(Value::from))
+}
+
 /// Whether `member_ref` is a word a caller uses for itself (`@me`,
 /// `@self`, `@myself`), not a member's handle.
 pub fn is_self_ref(member_ref: &str) -> bool {

@@ -1799,6 +1799,52 @@ fn private_boards_refuse_non_members<E: Engine>() {
         items_of(&w.ok(&w.alice, "list", json!({"channel": "secret"}))),
         [1]
     );
+    // Nor is a task there given to a non-member, who could neither read
+    // nor release it: by a create (by board or by scope) or an update. The
+    // candidates are the board's members; nothing is written.
+    for (verb, input, field) in [
+        (
+            "create",
+            json!({"channel": "secret", "tasks": [{"title": "x", "assignee": "@bob"}]}),
+            "tasks/0/assignee",
+        ),
+        (
+            "create",
+            json!({"parent_task_scope": {"kind": "task", "scope_id": scope_id},
+                "tasks": [{"title": "x", "assignee": "@bob"}]}),
+            "tasks/0/assignee",
+        ),
+        (
+            "update",
+            json!({"channel": "secret", "number": 1, "assignee": "@bob"}),
+            "assignee",
+        ),
+    ] {
+        let f = w.err(&w.alice, verb, input);
+        assert_eq!(
+            (f.code.as_str(), f.http_status),
+            ("assignee_not_found", 422)
+        );
+        assert!(f.message.contains("not a member"), "{}", f.message);
+        assert!(f.field_errors.contains_key(field), "{f:?}");
+        assert_eq!(f.candidate_list()[0].value, json!("@alice"), "{f:?}");
+    }
+    let task = w.ok(&w.alice, "get", json!({"channel": "secret", "number": 1}));
+    assert_eq!(task["assignee"], Value::Null);
+    assert_eq!(
+        items_of(&w.ok(
+            &w.alice,
+            "list",
+            json!({"channel": "secret", "include_subtasks": true})
+        )),
+        [1]
+    );
+    // On a public board anyone of the workspace may hold a task.
+    let bobs = w.create(
+        &w.alice,
+        json!({"channel": "eng", "tasks": [{"title": "b", "assignee": "@bob"}]}),
+    );
+    assert_eq!(bobs[0]["assignee"], "@bob");
 }
 
 fn tokens_resolve_until_revoked_and_reopening_keeps_data<E: Engine>() {
@@ -1828,7 +1874,16 @@ fn tokens_resolve_until_revoked_and_reopening_keeps_data<E: Engine>() {
     assert!(block(store.find_token(&hash)).unwrap().is_none());
     drop(store);
     let store = E::open(&place);
-    assert_eq!(block(store.find_workspace("w")).unwrap(), Some(ws));
+    assert_eq!(
+        block(store.find_or_create_workspace("w")).unwrap(),
+        (ws.clone(), false)
+    );
+    let (new, created) = block(store.find_or_create_workspace("w2")).unwrap();
+    assert!(created && new != ws);
+    assert_eq!(
+        block(store.find_or_create_workspace("w2")).unwrap(),
+        (new, false)
+    );
 }
 
 /// [`get_for_token`] answers as a token lookup and then [`dispatch`] do,

@@ -108,9 +108,23 @@ pub(super) async fn create_workspace(
     Ok(())
 }
 
-pub(super) async fn find_workspace(c: &Object, name: &str) -> Result<Option<String>> {
-    const SQL: &str = "SELECT id FROM workspaces WHERE name = $1 ORDER BY created_at LIMIT 1";
-    Ok(maybe(c, SQL, &[&name]).await?.map(|r| r.get(0)))
+/// The oldest workspace named `name`, or `id` made with that name: under a
+/// transaction-scoped advisory lock on the name, so that transactions
+/// doing this at once take turns and the later ones find the first's.
+pub(super) async fn find_or_create_workspace(
+    tx: &Transaction<'_>,
+    id: &str,
+    name: &str,
+    now: i64,
+) -> Result<(String, bool)> {
+    const TURN: &str = "SELECT pg_advisory_xact_lock(hashtextextended('workspace:' || $1, 0))";
+    one(tx, TURN, &[&name]).await?;
+    const FIND: &str = "SELECT id FROM workspaces WHERE name = $1 ORDER BY created_at LIMIT 1";
+    if let Some(found) = maybe(tx, FIND, &[&name]).await? {
+        return Ok((found.get(0), false));
+    }
+    create_workspace(tx, id, name, now).await?;
+    Ok((id.to_string(), true))
 }
 
 /// The agent and its first token, together; returns the token's expiry.

@@ -318,8 +318,11 @@ impl Store for PgStore {
         })
     }
 
-    async fn find_workspace(&self, name: &str) -> Result<Option<String>, Failure> {
-        read!(self, |c| admin::find_workspace(c, name).await)
+    async fn find_or_create_workspace(&self, name: &str) -> Result<(String, bool), Failure> {
+        let id = auth::new_id("ws")?;
+        in_transaction!(self, |tx, now| {
+            admin::find_or_create_workspace(tx, &id, name, now).await
+        })
     }
 
     async fn create_agent(

@@ -427,22 +427,41 @@ async fn agent_by_ref<C: GenericClient>(
         .map(|r| r.get(0)))
 }
 
+/// The agent `member_ref` names, to be the assignee of a task on `board`
+/// (`None`: a list's filter, on no board): a member of the board if it is
+/// private, since no one else could read or release the task.
 async fn assignee_id<C: GenericClient>(
     c: &C,
     p: &Principal,
+    board: Option<&Board>,
     member_ref: &str,
     field: &str,
 ) -> Result<String> {
-    match agent_by_ref(c, &p.workspace_id, member_ref).await? {
-        Some(id) => Ok(id),
-        None => Err(refusals::assignee_not_found(
+    let Some(id) = agent_by_ref(c, &p.workspace_id, member_ref).await? else {
+        return Err(refusals::assignee_not_found(
             member_ref,
             field,
             &p.handle,
             handles(c, &p.workspace_id).await?,
         )
-        .into()),
+        .into());
+    };
+    let Some(board) = board else {
+        return Ok(id);
+    };
+    const MAY_USE: &str = "SELECT NOT c.private OR EXISTS (SELECT 1 FROM channel_members m \
+         WHERE m.channel_id = c.id AND m.agent_id = $2) FROM channels c WHERE c.id = $1";
+    if one(c, MAY_USE, &[&board.id, &id]).await?.get::<_, bool>(0) {
+        return Ok(id);
     }
+    const MEMBERS: &str = "SELECT a.handle FROM channel_members m \
+         JOIN agents a ON a.id = m.agent_id WHERE m.channel_id = $1";
+    let members = all(c, MEMBERS, &[&board.id])
+        .await?
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    Err(refusals::assignee_not_a_member(member_ref, field, &board.name, members).into())
 }
 
 /// Moves the task's `updated_at` strictly forward from `now`.
@@ -685,14 +704,16 @@ async fn prepare(
     let mut assignees = Ok(Vec::with_capacity(input.tasks.len()));
     for (i, task) in input.tasks.iter().enumerate() {
         let found = match &task.assignee {
-            Some(r) => match assignee_id(c, p, r, &format!("tasks/{i}/assignee")).await {
-                Ok(id) => Some(id),
-                Err(Error::Refused(refusal)) => {
-                    assignees = Err(refusal);
-                    break;
+            Some(r) => {
+                match assignee_id(c, p, board.as_ref(), r, &format!("tasks/{i}/assignee")).await {
+                    Ok(id) => Some(id),
+                    Err(Error::Refused(refusal)) => {
+                        assignees = Err(refusal);
+                        break;
+                    }
+                    Err(e) => return Err(e),
                 }
-                Err(e) => return Err(e),
-            },
+            }
             None => None,
         };
         if let Ok(ids) = &mut assignees {
@@ -1028,7 +1049,7 @@ pub(super) async fn list_tasks(c: &Object, p: &Principal, q: &ListQuery) -> Resu
     // A member ref that names no one would answer an empty page that
     // misleads: refused as an update's would be, with the handles there are.
     if let Some(member_ref) = &q.assignee {
-        assignee_id(c, p, member_ref, "filters/assignee").await?;
+        assignee_id(c, p, None, member_ref, "filters/assignee").await?;
     }
     let Some((sql, args)) = list_sql(board.id, q) else {
         // Only punctuation: nothing can match.
@@ -1180,7 +1201,7 @@ pub(super) async fn update_task(
             Change::Priority(priority) => set.priority = Some(priority),
             Change::Assignee(assignee) => {
                 set.assignee = Some(match assignee {
-                    Some(r) => Some(assignee_id(tx, p, r, "assignee").await?),
+                    Some(r) => Some(assignee_id(tx, p, Some(&board), r, "assignee").await?),
                     None => None,
                 })
             }

@@ -258,8 +258,15 @@ impl Store for SqliteStore {
             .await
     }
 
-    async fn find_workspace(&self, name: &str) -> Result<Option<String>, Failure> {
-        self.read(|c| admin::find_workspace(c, name))
+    async fn find_or_create_workspace(&self, name: &str) -> Result<(String, bool), Failure> {
+        let (id, name) = (auth::new_id("ws")?, name.to_owned());
+        // In the writer's `BEGIN IMMEDIATE` transaction: no other process
+        // writes between the look and the insert.
+        self.write(move |c| match admin::find_workspace(c, &name)? {
+            Some(found) => Ok((found, false)),
+            None => admin::create_workspace(c, &id, &name).map(|()| (id, true)),
+        })
+        .await
     }
 
     async fn create_agent(

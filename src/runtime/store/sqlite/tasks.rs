@@ -229,21 +229,49 @@ fn agent_by_ref(
     .optional()?)
 }
 
+/// The agent `member_ref` names, to be the assignee of a task on `board`
+/// (`None`: a list's filter, on no board): a member of the board if it is
+/// private, since no one else could read or release the task.
 fn assignee_id(
     c: &Connection,
     p: &Principal,
+    board: Option<&Board>,
     member_ref: &str,
     field: &str,
 ) -> Result<String, Failure> {
-    match agent_by_ref(c, &p.workspace_id, member_ref)? {
-        Some(id) => Ok(id),
-        None => Err(refusals::assignee_not_found(
+    let Some(id) = agent_by_ref(c, &p.workspace_id, member_ref)? else {
+        return Err(refusals::assignee_not_found(
             member_ref,
             field,
             &p.handle,
             handles(c, &p.workspace_id)?,
-        )),
+        ));
+    };
+    let Some(board) = board else {
+        return Ok(id);
+    };
+    let may_use: bool = c.row_cached(
+        "SELECT NOT c.private OR EXISTS (SELECT 1 FROM channel_members m \
+           WHERE m.channel_id = c.id AND m.agent_id = ?2) FROM channels c WHERE c.id = ?1",
+        params![board.id, id],
+        |r| r.get(0),
+    )?;
+    if may_use {
+        return Ok(id);
     }
+    let mut stmt = c.prepare_cached(
+        "SELECT a.handle FROM channel_members m JOIN agents a ON a.id = m.agent_id \
+         WHERE m.channel_id = ?1",
+    )?;
+    let members = stmt
+        .query_map([board.id], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Err(refusals::assignee_not_a_member(
+        member_ref,
+        field,
+        &board.name,
+        members,
+    ))
 }
 
 /// Moves the task's `updated_at` strictly forward; returns the new value.
@@ -525,7 +553,13 @@ pub(super) fn create_tasks(
     let mut assignees = Vec::with_capacity(input.tasks.len());
     for (i, task) in input.tasks.iter().enumerate() {
         assignees.push(match &task.assignee {
-            Some(r) => Some(assignee_id(c, p, r, &format!("tasks/{i}/assignee"))?),
+            Some(r) => Some(assignee_id(
+                c,
+                p,
+                Some(&placement.board),
+                r,
+                &format!("tasks/{i}/assignee"),
+            )?),
             None => None,
         });
     }
@@ -609,7 +643,7 @@ pub(super) fn list_tasks(c: &Connection, p: &Principal, q: &ListQuery) -> Result
     // A member ref that names no one would answer an empty page that
     // misleads: refused as an update's would be, with the handles there are.
     if let Some(member_ref) = &q.assignee {
-        assignee_id(c, p, member_ref, "filters/assignee")?;
+        assignee_id(c, p, None, member_ref, "filters/assignee")?;
     }
     let Some((sql, args)) = list_sql(board.id, q) else {
         // Only punctuation: nothing can match.
@@ -804,7 +838,7 @@ pub(super) fn update_task(
             Change::Assignee(assignee) => (
                 "assignee_id",
                 match assignee {
-                    Some(r) => Sql::Text(assignee_id(c, p, r, "assignee")?),
+                    Some(r) => Sql::Text(assignee_id(c, p, Some(&board), r, "assignee")?),
                     None => Sql::Null,
                 },
             ),
