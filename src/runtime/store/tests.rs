@@ -2791,6 +2791,68 @@ fn postgres_a_keyed_create_in_flight_when_its_callback_completes_is_refused() {
     assert_eq!(again.unwrap_err().code, "callback_not_active");
 }
 
+/// A mutation takes its time once it holds its locks, not when its
+/// transaction starts: one that waited for a lock is stamped after the
+/// holder let go, so times follow the order in which mutations of the same
+/// rows commit (a checkpoint's time its place among the task's, newest
+/// first; a board's numbers their creation times).
+#[test]
+fn postgres_a_mutation_is_stamped_once_it_holds_its_locks() {
+    let world = world::<PgStore>();
+    world.titles(&world.alice, "eng", &["one"]);
+    let none = WorkflowContext::default();
+    let checkpoint = json!({"channel": "eng", "number": 1, "summary": "waited"});
+    let create = json!({"channel": "eng", "tasks": [{"title": "waited"}]});
+    for (verb, input, held) in [
+        (
+            "checkpoint",
+            checkpoint,
+            "SELECT 1 FROM tasks WHERE number = 1 FOR UPDATE",
+        ),
+        (
+            "create",
+            create,
+            "SELECT 1 FROM channels WHERE name = 'eng' FOR UPDATE",
+        ),
+    ] {
+        let (stage, gate) = tokio::sync::watch::channel(0);
+        let call = alice_at(&world, &gate, 1, verb, input, &none);
+        let holder = async {
+            let holder = hold(&world._place, held).await;
+            stage.send(1).unwrap();
+            until_blocked(&holder, 1).await;
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            let released: i64 = holder
+                .query_one(
+                    "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint",
+                    &[],
+                )
+                .await
+                .unwrap()
+                .get(0);
+            holder.batch_execute("ROLLBACK").await.unwrap();
+            released
+        };
+        let (answer, released) = block(futures_util::future::join(call, holder));
+        let answer = answer.unwrap_or_else(|f| panic!("{verb}: {f:?}"));
+        let stamped = match verb {
+            "checkpoint" => &answer["checkpoint"]["created_at"],
+            _ => &answer["tasks"][0]["created_at"],
+        };
+        let stamped = time::OffsetDateTime::parse(
+            stamped.as_str().unwrap(),
+            &time::format_description::well_known::Rfc3339,
+        )
+        .unwrap();
+        let stamped = (stamped.unix_timestamp_nanos() / 1000) as i64;
+        assert!(
+            stamped >= released,
+            "{verb} stamped {} µs before the lock it waited for was let go",
+            released - stamped
+        );
+    }
+}
+
 /// PostgreSQL's search index has no pending list (migration 4): no create
 /// pays for merging one (docs/performance.md, task.create p99).
 #[test]

@@ -440,4 +440,11 @@ pub(super) async fn exec<C: GenericClient>(
 
 /// The database's clock in microseconds: one reading per mutation, the
 /// same for every replica.
-pub(super) const NOW: &str = "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint";
+const NOW: &str = "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint";
+
+/// The database's time now, in microseconds: a mutation's one clock
+/// reading, taken once it holds its locks, so that its times follow the
+/// order in which mutations of the same rows commit.
+pub(super) async fn clock<C: deadpool_postgres::GenericClient>(c: &C) -> Result<i64> {
+    Ok(one(c, NOW, &[]).await?.get(0))
+}

@@ -35,7 +35,9 @@
 //! detail, and the pool reconnects on its own when the database is back.
 //! Durability: a mutation is answered after its `COMMIT` returns, with
 //! `synchronous_commit=on` unless the URI's `options` say otherwise.
-//! Times come from the database's clock, read once per mutation.
+//! Times come from the database's clock, read once per mutation once it
+//! holds its locks, so they follow the order in which mutations of the same
+//! rows commit.
 
 mod admin;
 mod connections;
@@ -58,9 +60,7 @@ use super::schema::OnOpen;
 use super::*;
 use crate::error::Failure;
 use crate::runtime::auth;
-use connections::{
-    ATTEMPTS, Connections, Error, Fault, NOW, backoff, fault, one, schema_failure, settle,
-};
+use connections::{ATTEMPTS, Connections, Error, Fault, backoff, fault, schema_failure, settle};
 use migrations::{MIGRATIONS, apply_pending, schema_version};
 
 /// The connection pool of one runtime process.
@@ -104,13 +104,20 @@ pub struct PgStore {
 }
 
 /// Runs `$body` in one transaction, with `$tx` the transaction and `$now`
-/// the database's time, committing only if it succeeds, and again (a
+/// (if named) the database's time at its start, committing only if it
+/// succeeds, and again (a
 /// bounded number of times) when the database rolled it back for a
 /// deadlock or serialisation failure. A macro rather than a function
 /// taking a closure: the body borrows the transaction, which a closure's
 /// future cannot do for every caller's lifetime and still be `Send`.
 macro_rules! in_transaction {
-    ($store:expr, |$tx:ident, $now:ident| $body:expr) => {{
+    ($store:expr, |$tx:ident, $now:ident| $body:expr) => {
+        in_transaction!($store, |$tx| {
+            let $now: i64 = connections::clock($tx).await?;
+            $body
+        })
+    };
+    ($store:expr, |$tx:ident| $body:expr) => {{
         let store: &PgStore = $store;
         let mut attempt = 1;
         loop {
@@ -118,7 +125,6 @@ macro_rules! in_transaction {
             let outcome: Result<_, Error> = async {
                 let transaction = client.transaction().await?;
                 let $tx = &transaction;
-                let $now: i64 = one($tx, NOW, &[]).await?.get(0);
                 match $body {
                     Ok(value) => {
                         transaction.commit().await?;
@@ -225,9 +231,7 @@ impl Store for PgStore {
     }
 
     async fn update(&self, principal: &Principal, input: &UpdateInput) -> Result<Value, Failure> {
-        in_transaction!(self, |tx, now| {
-            tasks::update_task(tx, principal, input, now).await
-        })
+        in_transaction!(self, |tx| tasks::update_task(tx, principal, input).await)
     }
 
     async fn set_claim(
@@ -235,9 +239,7 @@ impl Store for PgStore {
         principal: &Principal,
         input: &SetClaimInput,
     ) -> Result<Value, Failure> {
-        in_transaction!(self, |tx, now| {
-            tasks::set_claim(tx, principal, input, now).await
-        })
+        in_transaction!(self, |tx| tasks::set_claim(tx, principal, input).await)
     }
 
     async fn checkpoint(
@@ -245,15 +247,11 @@ impl Store for PgStore {
         principal: &Principal,
         input: &CheckpointInput,
     ) -> Result<Value, Failure> {
-        in_transaction!(self, |tx, now| {
-            tasks::checkpoint(tx, principal, input, now).await
-        })
+        in_transaction!(self, |tx| tasks::checkpoint(tx, principal, input).await)
     }
 
     async fn delete(&self, principal: &Principal, input: &DeleteInput) -> Result<Value, Failure> {
-        in_transaction!(self, |tx, now| {
-            tasks::delete_task(tx, principal, input, now).await
-        })
+        in_transaction!(self, |tx| tasks::delete_task(tx, principal, input).await)
     }
 
     async fn ready(&self) -> Result<(), Failure> {
@@ -411,7 +409,9 @@ impl PgStore {
     /// Activity rows of one kind, for tests of "replay records nothing".
     pub(crate) async fn count_events(&self, kind: &str) -> Result<i64, Failure> {
         const SQL: &str = "SELECT count(*) FROM task_events WHERE kind = $1";
-        read!(self, |c| Ok(one(c, SQL, &[&kind]).await?.get(0)))
+        read!(self, |c| Ok(connections::one(c, SQL, &[&kind])
+            .await?
+            .get(0)))
     }
 
     /// PostgreSQL's plan of the page query of list `q` for `p`.
@@ -442,9 +442,13 @@ impl PgStore {
 
     /// The process id of the PostgreSQL backend a read runs on.
     pub(crate) async fn backend_pid(&self) -> Result<i32, Failure> {
-        read!(self, |c| Ok(one(c, "SELECT pg_backend_pid()", &[])
-            .await?
-            .get(0)))
+        read!(self, |c| Ok(connections::one(
+            c,
+            "SELECT pg_backend_pid()",
+            &[]
+        )
+        .await?
+        .get(0)))
     }
 
     /// Runs `sql` as it is, for tests that put a store in a past state.

@@ -15,7 +15,7 @@ use super::super::cursor::Key;
 use super::super::refusals::{self, Claim};
 use super::super::search;
 use super::super::*;
-use super::connections::{Error, Result, all, exec, maybe, one, settle};
+use super::connections::{Error, Result, all, clock, exec, maybe, one, settle};
 use crate::error::Failure;
 use crate::registry::task::fields::ACTIVE_STATUSES;
 
@@ -787,13 +787,16 @@ pub(super) async fn lock_create<'a>(
     })
 }
 
-/// The time of a group of creates, in microseconds: its transaction's start
-/// (`transaction_timestamp()`, one reading of the database's clock for the
-/// whole group), written into each statement rather than read in a round
-/// trip of its own.
+/// The time of a statement of a group of creates, in microseconds: the
+/// database's clock when the statement runs (`clock_timestamp()`), once the
+/// group holds its counter rows, so that a board's numbers and their
+/// creation times go up together whatever order groups started in (a
+/// group's start would put a later number before an earlier time); read
+/// once per statement, so every task of a create has one time, and
+/// written into the statement rather than read in a round trip of its own.
 macro_rules! group_time {
     () => {
-        "(extract(epoch FROM transaction_timestamp()) * 1000000)::bigint"
+        "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint"
     };
 }
 
@@ -1175,7 +1178,6 @@ pub(super) async fn update_task(
     tx: &Transaction<'_>,
     p: &Principal,
     input: &UpdateInput,
-    now: i64,
 ) -> Result<Value> {
     let board = board(tx, p, &input.channel).await?;
     let changes = input.changes();
@@ -1189,6 +1191,7 @@ pub(super) async fn update_task(
         lock_boards(tx, &[board.id]).await?;
     }
     let task = require_task(tx, &board, input.number).await?;
+    let now = clock(tx).await?;
     input.guard(&board.name, task.updated_at)?;
     // One statement for every field: a flag says which ones change, so the
     // statement is prepared once whatever the update names.
@@ -1303,7 +1306,6 @@ pub(super) async fn set_claim(
     tx: &Transaction<'_>,
     p: &Principal,
     input: &SetClaimInput,
-    now: i64,
 ) -> Result<Value> {
     // Every task of the batch locked at once, in number order (two batches
     // naming the same tasks lock them in the same order: no deadlock).
@@ -1324,6 +1326,9 @@ pub(super) async fn set_claim(
             .iter()
             .map(|r| (r.get(0), (r.get(1), r.get(2), r.get(3))))
             .collect();
+    // The time once the tasks are held: claims of a task are stamped in
+    // the order they commit.
+    let now = clock(tx).await?;
     let mut tasks = Vec::new();
     let mut failures = Vec::new();
     for number in &input.numbers {
@@ -1363,7 +1368,6 @@ pub(super) async fn checkpoint(
     tx: &Transaction<'_>,
     p: &Principal,
     input: &CheckpointInput,
-    now: i64,
 ) -> Result<Value> {
     const SQL: &str = "INSERT INTO checkpoints \
          (task_id, summary, created_by, created_at, idempotency_key) \
@@ -1374,6 +1378,9 @@ pub(super) async fn checkpoint(
          WHERE task_id = $1 AND created_by = $2 AND idempotency_key = $3";
     let board = board(tx, p, &input.channel).await?;
     let task = require_task(tx, &board, input.number).await?;
+    // The time once the task is held: its checkpoints' times follow
+    // their order (newest first by id).
+    let now = clock(tx).await?;
     if let Some(key) = &input.idempotency_key
         && let Some(row) = maybe(tx, KEYED, &[&task.id, &p.agent_id, key]).await?
     {
@@ -1423,12 +1430,12 @@ pub(super) async fn delete_task(
     tx: &Transaction<'_>,
     p: &Principal,
     input: &DeleteInput,
-    now: i64,
 ) -> Result<Value> {
     const PROMOTE: &str = "UPDATE tasks SET parent_id = NULL WHERE id = $1";
     const TOMBSTONE: &str = "UPDATE tasks SET deleted_at = $2 WHERE id = $1";
     let board = board(tx, p, &input.channel).await?;
     let task = require_task(tx, &board, input.number).await?;
+    let now = clock(tx).await?;
     if task.creator != p.agent_id {
         return Err(refusals::not_task_creator(input.number).into());
     }

@@ -287,8 +287,8 @@ async fn attempt_group(
     gathering: Option<Gathering<'_>>,
 ) -> Result<Vec<Result<Value, Failure>>, Error> {
     let mut client = connections.get().await?;
-    // One clock reading for the group, its transaction's start: each
-    // create's times come from it (`group_time!` in tasks.rs).
+    // Each create's times come from the clock once its counter row is
+    // held (`group_time!` in tasks.rs).
     let tx = client.transaction().await?;
     // The boards' counter rows first, in one order for every group.
     let mut locked: Vec<i64> = group
