@@ -61,7 +61,6 @@ impl fmt::Display for Secret {
 
 /// One named profile: the hidden context of one agent (§5.4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Profile {
     pub api_url: String,
     pub workspace_id: String,
@@ -78,6 +77,11 @@ pub struct Profile {
     /// before sending anything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_permission: Option<Permission>,
+    /// Fields this version does not know (a newer `agentteam` wrote them):
+    /// kept and written back, as `gh` and `aws` keep theirs, so an older
+    /// CLI neither refuses the store nor drops them.
+    #[serde(flatten)]
+    pub unknown: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Profile {
@@ -111,14 +115,17 @@ impl Profile {
     }
 }
 
-/// The whole file.
+/// The whole file: a JSON object (a flattened field makes serde read it as
+/// a map, so an array is refused as malformed, not taken for an empty store).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct StoreFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_profile: Option<String>,
     #[serde(default)]
     pub profiles: BTreeMap<String, Profile>,
+    /// Fields this version does not know, kept (see [`Profile::unknown`]).
+    #[serde(flatten)]
+    pub unknown: serde_json::Map<String, serde_json::Value>,
 }
 
 pub struct CredentialStore {
@@ -707,6 +714,7 @@ mod tests {
             token_expires_at: None,
             credential_process: None,
             max_permission: None,
+            unknown: Default::default(),
         }
     }
 
@@ -767,6 +775,41 @@ mod tests {
         let written: StoreFile = serde_json::from_slice(&fs::read(&real).unwrap()).unwrap();
         assert_eq!(written.profiles["a"], profile("ag1"));
         assert_eq!(fs::metadata(&real).unwrap().mode() & 0o777, 0o600);
+    }
+
+    #[test]
+    fn fields_of_a_newer_version_are_kept_and_a_non_object_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700)).unwrap();
+        let store = CredentialStore::at(dir.path().to_path_buf());
+        let write = |text: &str| {
+            fs::write(store.path(), text).unwrap();
+            fs::set_permissions(store.path(), fs::Permissions::from_mode(0o600)).unwrap();
+        };
+        write(
+            r#"{"default_profile": "p", "future": {"x": 1}, "profiles": {"p": {"api_url": "http://127.0.0.1:1",
+                "workspace_id": "ws", "agent_id": "ag1", "token": "secret-token", "keyring": true}}}"#,
+        );
+        let loaded = store.load().unwrap();
+        assert_eq!(loaded.profiles["p"].agent_id, "ag1");
+        // Written back with another profile: the unknown fields survive.
+        store
+            .update(|f| Ok(f.profiles.insert("q".into(), profile("ag2"))))
+            .unwrap();
+        let text: serde_json::Value =
+            serde_json::from_slice(&fs::read(store.path()).unwrap()).unwrap();
+        assert_eq!(text["future"], serde_json::json!({"x": 1}));
+        assert_eq!(text["profiles"]["p"]["keyring"], true);
+        // Not an object: malformed, never an empty store to overwrite.
+        for text in ["[]", "[1]", "null", "42"] {
+            write(text);
+            assert_eq!(
+                store.load().unwrap_err().code,
+                "credential_store_invalid",
+                "{text}"
+            );
+        }
     }
 
     #[test]
