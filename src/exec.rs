@@ -657,6 +657,10 @@ pub fn parse_input(raw: &[u8]) -> Result<Value, Failure> {
 /// Exactly one JSON object; `line_no` is the batch line `raw` came from,
 /// which a syntax error names instead of the document's own line.
 fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
+    // A UTF-8 byte order mark, as Windows editors and PowerShell's
+    // `Out-File` write, is not part of the JSON (RFC 8259 §8.1 lets a
+    // parser ignore it).
+    let raw = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw);
     let value: Value = crate::json::from_slice(raw).map_err(|e| {
         let e = match e {
             crate::json::Error::Syntax(e) => e,
@@ -673,7 +677,7 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
             format!(
                 "The input is not valid JSON (line {line}, column {}): {}.",
                 e.column(),
-                classify(&e)
+                describe(&e)
             )
         };
         Failure::new(code::INVALID_JSON, message)
@@ -687,11 +691,24 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
     Ok(value)
 }
 
-fn classify(error: &serde_json::Error) -> &'static str {
-    match error.classify() {
-        serde_json::error::Category::Eof => "it ends early",
-        serde_json::error::Category::Syntax => "syntax error",
-        serde_json::error::Category::Data => "unexpected data",
-        serde_json::error::Category::Io => "read error",
+/// What is wrong, in serde_json's words (`expected value`, `EOF while
+/// parsing a string`, `invalid unicode code point`, `number out of range`,
+/// …) without the position it appends, which the message gives already;
+/// its two terse ones said plainly.
+fn describe(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let what = text
+        .rsplit_once(" at line ")
+        .map_or(text.as_str(), |(what, _)| what);
+    match what {
+        "trailing characters" => {
+            "something follows the object; send exactly one JSON object (with --batch, one per line)"
+                .into()
+        }
+        "recursion limit exceeded" => "nested more than 128 levels deep".into(),
+        "invalid unicode code point" => {
+            "invalid unicode (the input must be UTF-8 text, and a \\u escape a character)".into()
+        }
+        other => other.into(),
     }
 }

@@ -854,3 +854,47 @@ fn a_token_the_server_echoes_is_never_printed() {
         }
     }
 }
+
+/// Malformed input is told what is wrong, not only where: serde_json's own
+/// words, with a second object and deep nesting said plainly. A UTF-8 byte
+/// order mark before the object (as Windows tools write) is not a mistake.
+#[test]
+fn invalid_json_says_what_is_wrong() {
+    let cli = Cli::new();
+    // Bytes, some not UTF-8: given as the input file.
+    let file = cli.home.path().join("input.json");
+    let list = |input: &[u8]| {
+        std::fs::write(&file, input).unwrap();
+        cli.run(&["exec", "task", "list", file.to_str().unwrap()], None)
+    };
+    for (input, says) in [
+        (
+            &b"{\"channel\":\"eng\"}{\"channel\":\"eng\"}"[..],
+            "something follows the object",
+        ),
+        (b"{\"channel\":\"eng\",}", "trailing comma"),
+        (b"{\"channel\":\"e\xffng\"}", "must be UTF-8"),
+        (
+            b"{\"channel\":\"eng\",\"limit\":1e400}",
+            "number out of range",
+        ),
+        (b"{\"channel\":\"eng\"", "EOF while parsing an object"),
+    ] {
+        let run = list(input);
+        assert_eq!(run.code, 2, "{run:?}");
+        assert_eq!(run.error_code(), "invalid_json");
+        let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+        assert!(message.contains(says), "{message}");
+        assert!(message.contains("column"), "{message}");
+    }
+    let deep = "[".repeat(200);
+    let run = list(deep.as_bytes());
+    assert!(
+        run.stdout.contains("nested more than 128 levels"),
+        "{run:?}"
+    );
+    // With a byte order mark the object is read: the call goes on to need
+    // credentials.
+    let run = list(b"\xEF\xBB\xBF{\"channel\":\"eng\"}");
+    assert_eq!(run.error_code(), "credentials_missing", "{run:?}");
+}
