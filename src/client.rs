@@ -100,13 +100,13 @@ impl<'a> Session<'a> {
             None => String::new(),
         };
         let profile = shlex::try_quote(&self.profile_name).unwrap_or_default();
-        let message = format!(
-            "{} The token of profile `{}` was refused{refresh} (invalid, expired or revoked). \
+        let more = format!(
+            "The token of profile `{}` was refused{refresh} (invalid, expired or revoked). \
              Log in again: `printf %s \"$TOKEN\" | agentteam --profile {profile} auth login --token-stdin{cap}` \
              (the profile keeps its api_url, workspace and agent).",
-            failure.message.trim_end(),
             self.profile_name,
         );
+        let message = crate::error::followed_by(&failure.message, &more);
         Failure { message, ..failure }
     }
 
@@ -331,11 +331,14 @@ impl Client {
             )?;
         bearer.set_sensitive(true);
         builder = builder.header(AUTHORIZATION, bearer);
+        let built = builder.build().map_err(transport_failure)?;
+        // The URL as sent, a GET's query string included.
         printer.diagnostic(&format!(
-            "> {} {url} (authorization: Bearer <redacted>)",
-            request.method.as_str()
+            "> {} {} (authorization: Bearer <redacted>)",
+            request.method.as_str(),
+            built.url()
         ));
-        let mut response = builder.send().await.map_err(transport_failure)?;
+        let mut response = self.http.execute(built).await.map_err(transport_failure)?;
         let status = response.status().as_u16();
         let headers = response.headers().clone();
         let too_large = || {

@@ -346,6 +346,9 @@ struct ProcessOutput {
     expires_at: Option<String>,
 }
 
+/// The most a credential process may print on stdout.
+const MAX_PROCESS_OUTPUT: usize = 64 * 1024;
+
 /// The process group of the credential process running now (0: none). Its
 /// group is its own, so a Ctrl-C at a terminal, which signals the
 /// foreground group, never reaches it, and a CLI stopped by a signal would
@@ -462,7 +465,9 @@ pub fn run_credential_process(
     let (sender, output) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut buf = Vec::new();
-        let _ = (&mut stdout).take(64 * 1024).read_to_end(&mut buf);
+        let _ = (&mut stdout)
+            .take(MAX_PROCESS_OUTPUT as u64 + 1)
+            .read_to_end(&mut buf);
         let _ = sender.send(buf);
     });
     let mut status = None;
@@ -480,6 +485,16 @@ pub fn run_credential_process(
         }
         if out.is_none() {
             match output.recv_timeout(Duration::from_millis(5)) {
+                Ok(bytes) if bytes.len() > MAX_PROCESS_OUTPUT => {
+                    // Its stdout is no longer read: it would block, or die
+                    // of SIGPIPE and be reported by that status.
+                    kill_group();
+                    let _ = child.wait();
+                    return Err(fail(format!(
+                        "printed more than {} KiB on stdout (a token document is a few hundred bytes)",
+                        MAX_PROCESS_OUTPUT / 1024
+                    )));
+                }
                 Ok(bytes) => out = Some(bytes),
                 Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
                 Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => out = Some(Vec::new()),

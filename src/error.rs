@@ -253,6 +253,22 @@ pub struct Failure {
     pub http_status: u16,
 }
 
+/// `said` ended as a sentence, then `more`: a server's message without its
+/// full stop does not run into the hint the CLI adds (`expired The token
+/// of profile …`).
+pub fn followed_by(said: &str, more: &str) -> String {
+    let said = said.trim_end();
+    if said.is_empty() {
+        return more.to_string();
+    }
+    let stop = if said.ends_with(['.', '!', '?']) {
+        ""
+    } else {
+        "."
+    };
+    format!("{said}{stop} {more}")
+}
+
 /// One problem at paths of one shape (`tasks/*/name`), and those paths
 /// with their list index.
 struct Repeats {
@@ -636,6 +652,14 @@ pub fn error_schema() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hint_after_a_message_without_its_full_stop_starts_a_sentence() {
+        assert_eq!(followed_by("expired", "Log in."), "expired. Log in.");
+        assert_eq!(followed_by("Expired. ", "Log in."), "Expired. Log in.");
+        assert_eq!(followed_by("Why?", "Log in."), "Why? Log in.");
+        assert_eq!(followed_by(" ", "Log in."), "Log in.");
+    }
 
     #[test]
     fn task_candidates_are_few_with_their_titles_cut() {

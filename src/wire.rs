@@ -600,7 +600,8 @@ pub fn decode_error(status: u16, bytes: &[u8], retry_after_seconds: Option<u64>)
     failure.http_status = status;
     failure.retryable = retryable;
     if let (Some(seconds), true) = (retry_after_seconds, status == 429) {
-        failure.message = format!("{} Retry after {seconds} s.", failure.message.trim_end());
+        let more = format!("Retry after {seconds} s.");
+        failure.message = crate::error::followed_by(&failure.message, &more);
     }
     failure
 }

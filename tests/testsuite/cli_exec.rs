@@ -809,6 +809,18 @@ fn tokens_never_reach_any_output() {
         run.stderr
     );
     assert!(!run.stdout.contains(TOKEN) && !run.stderr.contains(TOKEN));
+    // `-v` shows the URL as sent, a GET's query string included.
+    let run = cli.exec(
+        "task",
+        "list",
+        r#"{"channel":"eng","limit":5}"#,
+        &["-v", "--retries", "0"],
+    );
+    assert!(
+        run.stderr.contains("/runtime/tasks?channel=eng&limit=5 "),
+        "{}",
+        run.stderr
+    );
     let status = cli.run(&["auth", "status"], None);
     assert_eq!(status.code, 0);
     assert!(!status.stdout.contains(TOKEN));

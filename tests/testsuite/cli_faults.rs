@@ -485,6 +485,23 @@ fn a_credential_process_that_prints_a_token_on_stderr() {
     });
 }
 
+/// A process that prints far more than a token document is stopped once
+/// the CLI stops reading, and told so (it died of SIGPIPE, reported as
+/// "exit status: 141").
+#[test]
+fn a_credential_process_that_prints_too_much() {
+    let tried = try_fault(|| {
+        Fault::credential_process(
+            "credential process prints 200 KB",
+            "head -c 200000 /dev/zero | tr '\\0' a",
+        )
+    });
+    for Tried { run, .. } in &tried {
+        let message = run.json()["error"]["message"].to_string();
+        assert!(message.contains("more than 64 KiB"), "{message}");
+    }
+}
+
 #[test]
 fn a_credential_process_that_hangs() {
     let tried = try_fault(|| {
