@@ -227,7 +227,14 @@ impl CredentialStore {
             .recursive(true)
             .mode(DIR_MODE)
             .create(&self.dir)
-            .map_err(|e| invalid(format!("Cannot create {}: {e}.", self.dir.display())))?;
+            .map_err(|e| {
+                let why = if self.dir.exists() && !self.dir.is_dir() {
+                    "it is a file, not a directory".to_string()
+                } else {
+                    e.to_string()
+                };
+                invalid(format!("Cannot create {}: {why}.", self.dir.display()))
+            })?;
         check_dir(&self.dir)?;
         let lock_path = self.dir.join(format!("{FILE_NAME}.lock"));
         let lock = OpenOptions::new()
@@ -825,6 +832,20 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn a_config_dir_that_is_a_file_is_named_as_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("afile");
+        fs::write(&file, "").unwrap();
+        let store = CredentialStore::at(file);
+        let failure = store.update(|_| Ok(())).unwrap_err();
+        assert!(
+            failure.message.contains("it is a file, not a directory"),
+            "{}",
+            failure.message
+        );
     }
 
     #[test]

@@ -53,6 +53,13 @@ pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
         }
         let credential_process = match &settings.credential_process {
             None => None,
+            Some(line) if line.trim().is_empty() => {
+                return Err(Failure::new(
+                    code::USAGE_ERROR,
+                    "--credential-process is empty: give the command line of a process that \
+                     prints {\"token\": …}.",
+                ));
+            }
             Some(line) => {
                 let argv = shlex::split(line)
                     .filter(|a| !a.is_empty())

@@ -60,6 +60,7 @@ fn build(long_help: bool) -> Command {
                 .long("profile")
                 .global(true)
                 .value_name("NAME")
+                .value_parser(clap::builder::NonEmptyStringValueParser::new())
                 .help("Credential profile to use [env: AGENTTEAM_PROFILE; default: the store's default profile]"),
         )
         .arg(

@@ -958,3 +958,36 @@ fn help_names_every_environment_variable_its_binary_reads() {
         }
     }
 }
+
+/// An empty profile name or credential process is a usage error naming what
+/// is empty; a profile named `""` was saved, and an empty process was said
+/// to have unbalanced quotes.
+#[test]
+fn empty_profile_names_and_credential_processes_are_usage_errors() {
+    let cli = Cli::new();
+    let login = |extra: &[&str]| {
+        let mut args = vec![
+            "auth",
+            "login",
+            "--api-url",
+            "http://127.0.0.1:1",
+            "--workspace",
+            "w",
+            "--agent",
+            "a",
+        ];
+        args.extend_from_slice(extra);
+        cli.run(&args, Some("tok_1234567890abcdef"))
+    };
+    let run = login(&["--profile", "", "--token-stdin"]);
+    assert_eq!((run.code, run.error_code().as_str()), (2, "usage_error"));
+    assert!(run.stdout.contains("--profile"), "{}", run.stdout);
+    let run = login(&["--credential-process", " "]);
+    assert_eq!((run.code, run.error_code().as_str()), (2, "usage_error"));
+    assert!(
+        run.stdout.contains("--credential-process is empty"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(cli.store_text(), "", "nothing was saved");
+}
