@@ -268,10 +268,6 @@ pub fn assignee_not_found(
             .field(field, hint)
             .candidates(field, refs.into_iter().map(Value::from));
     }
-    let refs: Vec<String> = nearest(handle_of(member_ref), handles)
-        .into_iter()
-        .map(|h| format!("@{h}"))
-        .collect();
     Failure::new(
         code::ASSIGNEE_NOT_FOUND,
         format!(
@@ -279,7 +275,14 @@ pub fn assignee_not_found(
         ),
     )
     .field(field, "No such member.")
-    .candidates(field, refs.into_iter().map(Value::from))
+    .candidates(field, nearest_refs(member_ref, handles))
+}
+
+/// The member refs of `handles`, nearest to `member_ref` first.
+fn nearest_refs(member_ref: &str, handles: Vec<String>) -> impl Iterator<Item = Value> {
+    nearest(handle_of(member_ref), handles)
+        .into_iter()
+        .map(|h| Value::from(format!("@{h}")))
 }
 
 /// `member_ref` names an agent of the workspace who may not use the private
@@ -291,10 +294,6 @@ pub fn assignee_not_a_member(
     board: &str,
     members: Vec<String>,
 ) -> Failure {
-    let refs: Vec<String> = nearest(handle_of(member_ref), members)
-        .into_iter()
-        .map(|h| format!("@{h}"))
-        .collect();
     Failure::new(
         code::ASSIGNEE_NOT_FOUND,
         format!(
@@ -303,7 +302,7 @@ pub fn assignee_not_a_member(
         ),
     )
     .field(field, "Not a member of this private board.")
-    .candidates(field, refs.into_iter().map(Value::from))
+    .candidates(field, nearest_refs(member_ref, members))
 }
 
 /// Whether `member_ref` is a word a caller uses for itself (`@me`,

@@ -2630,6 +2630,21 @@ async fn alice_at<E: Engine>(
     dispatch(&world.store, action, &world.alice, input, workflow).await
 }
 
+/// A session of its own that runs `settings`, then holds task `number` of
+/// `eng` and, under savepoint `board`, the board's counter row: `ROLLBACK TO
+/// SAVEPOINT board` lets the row go and keeps the task.
+async fn hold_task_and_board(place: &str, settings: &str, number: i64) -> tokio_postgres::Client {
+    let holder = hold(place, settings).await;
+    holder
+        .batch_execute(&format!(
+            "SELECT 1 FROM tasks WHERE number = {number} FOR UPDATE; SAVEPOINT board; \
+             SELECT 1 FROM channels WHERE name = 'eng' FOR UPDATE"
+        ))
+        .await
+        .unwrap();
+    holder
+}
+
 /// Waits until `n` creates queue behind a group; fails after a minute.
 async fn until_queued(world: &World<PgStore>, n: usize) {
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
@@ -2663,15 +2678,7 @@ fn postgres_a_group_of_subtask_creates_and_a_claim_do_not_deadlock() {
     let claim = alice_at(&world, &gate, 3, "set_claim", claim, &none);
     let holder = async {
         // Task 1 held, and the board's counter row until the creates queue.
-        let holder = hold(
-            &world._place,
-            "SELECT 1 FROM tasks WHERE number = 1 FOR UPDATE",
-        )
-        .await;
-        holder
-            .batch_execute("SAVEPOINT board; SELECT 1 FROM channels WHERE name = 'eng' FOR UPDATE")
-            .await
-            .unwrap();
+        let holder = hold_task_and_board(&world._place, "", 1).await;
         stage.send(1).unwrap();
         until_blocked(&holder, 1).await;
         stage.send(2).unwrap();
@@ -2721,15 +2728,9 @@ fn postgres_a_group_of_creates_that_loses_a_deadlock_runs_again() {
     let holder = async {
         // This session's own deadlock check waits ten seconds, so the
         // group's (after one) finds the cycle and is the victim.
-        let holder = hold(&world._place, "SET LOCAL deadlock_timeout = '10s'").await;
+        let holder =
+            hold_task_and_board(&world._place, "SET LOCAL deadlock_timeout = '10s'", 2).await;
         let before: i64 = holder.query_one(deadlocks, &[]).await.unwrap().get(0);
-        holder
-            .batch_execute(
-                "SELECT 1 FROM tasks WHERE number = 2 FOR UPDATE; SAVEPOINT board; \
-                 SELECT 1 FROM channels WHERE name = 'eng' FOR UPDATE",
-            )
-            .await
-            .unwrap();
         stage.send(1).unwrap();
         until_blocked(&holder, 1).await;
         stage.send(2).unwrap();
