@@ -182,6 +182,10 @@ fn data_schema() -> Value {
                     "True when an idempotency_key replayed an earlier create; nothing new was created.",
                 ),
             ),
+            (
+                "deleted_numbers",
+                json!({"type": "array", "items": {"type": "integer"}, "description": "On a replay, the numbers among tasks deleted since the create (shown as they were when deleted); absent when none is."}),
+            ),
         ],
         &["tasks", "reused"],
     )

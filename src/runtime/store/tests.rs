@@ -700,6 +700,15 @@ fn idempotency_receipts<E: Engine>() {
     // Replays allocated nothing and recorded nothing.
     assert_eq!(w.store.events("created"), 3);
     assert_eq!(w.titles(&w.alice, "eng", &["c"]), [4]);
+    // A task deleted since is still one of the original tasks, and said
+    // to be deleted: no other answer shows it as live.
+    assert!(late.get("deleted_numbers").is_none(), "{late}");
+    w.ok(&w.alice, "delete", json!({"channel": "eng", "number": 2}));
+    let after = w
+        .call_with(&w.alice, "create", input.clone(), &ctx)
+        .unwrap();
+    assert_eq!(after["tasks"], first["tasks"]);
+    assert_eq!(after["deleted_numbers"], json!([2]), "{after}");
 }
 
 /// A checkpoint's idempotency_key (§7.2) replays the original checkpoint

@@ -617,7 +617,10 @@ async fn replay<C: GenericClient>(
     // The original tasks as they are now; nothing allocated or recorded.
     let ids: Vec<i64> = json_field(ids);
     let tasks = load_compact(c, &ids).await?;
-    Ok(json!({"tasks": tasks, "reused": true}))
+    const DELETED: &str = "SELECT number FROM tasks \
+         WHERE id = ANY($1) AND deleted_at IS NOT NULL ORDER BY number";
+    let deleted = all(c, DELETED, &[&ids]).await?;
+    Ok(replayed(tasks, deleted.iter().map(|r| r.get(0)).collect()))
 }
 
 /// What a create found out before it joins a group: the reads that need

@@ -537,7 +537,18 @@ pub(super) fn create_tasks(
                 .iter()
                 .map(|id| load_task(c, *id).map(|t| t.compact()))
                 .collect::<Result<Vec<_>, _>>()?;
-            return Ok(json!({"tasks": tasks, "reused": true}));
+            let mut deleted = Vec::new();
+            for id in &ids {
+                let number: Option<i64> = c
+                    .row_cached(
+                        "SELECT number FROM tasks WHERE id = ?1 AND deleted_at IS NOT NULL",
+                        [id],
+                        |r| r.get(0),
+                    )
+                    .optional()?;
+                deleted.extend(number);
+            }
+            return Ok(replayed(tasks, deleted));
         }
         if r.callback_completed {
             return Err(refusals::callback_completed());
