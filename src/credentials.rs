@@ -59,8 +59,11 @@ impl fmt::Display for Secret {
     }
 }
 
-/// One named profile: the hidden context of one agent (§5.4).
+/// One named profile: the hidden context of one agent (§5.4). A field this
+/// version does not know is refused, not ignored: a misspelt
+/// `max_permission` would otherwise leave the profile uncapped.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Profile {
     pub api_url: String,
     pub workspace_id: String,
@@ -77,11 +80,6 @@ pub struct Profile {
     /// before sending anything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_permission: Option<Permission>,
-    /// Fields this version does not know (a newer `agentteam` wrote them):
-    /// kept and written back, as `gh` and `aws` keep theirs, so an older
-    /// CLI neither refuses the store nor drops them.
-    #[serde(flatten)]
-    pub unknown: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Profile {
@@ -115,17 +113,14 @@ impl Profile {
     }
 }
 
-/// The whole file: a JSON object (a flattened field makes serde read it as
-/// a map, so an array is refused as malformed, not taken for an empty store).
+/// The whole file: a JSON object.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct StoreFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_profile: Option<String>,
     #[serde(default)]
     pub profiles: BTreeMap<String, Profile>,
-    /// Fields this version does not know, kept (see [`Profile::unknown`]).
-    #[serde(flatten)]
-    pub unknown: serde_json::Map<String, serde_json::Value>,
 }
 
 pub struct CredentialStore {
@@ -163,8 +158,31 @@ impl CredentialStore {
     /// store, nor run its credential process), the directory must not be
     /// writable by group or others, and the file must be a regular file
     /// that only its owner can read.
-    pub fn load(&self) -> Result<StoreFile, Failure> {
+    /// The file the store's bytes are in: `credentials.json`, or the file it
+    /// is a symlink to (a dotfiles manager's), whose directory must then be
+    /// as private as the config directory. A link to nothing is refused,
+    /// not replaced by a file of its own.
+    fn target(&self) -> Result<PathBuf, Failure> {
         let path = self.path();
+        match fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = fs::canonicalize(&path).map_err(|e| {
+                    invalid(format!(
+                        "The credential store {} is a symlink to a file that cannot be read ({e}); create that file (mode 0600) or remove the link.",
+                        path.display()
+                    ))
+                })?;
+                if let Some(dir) = target.parent() {
+                    check_dir(dir)?;
+                }
+                Ok(target)
+            }
+            _ => Ok(path),
+        }
+    }
+
+    pub fn load(&self) -> Result<StoreFile, Failure> {
+        let path = self.target()?;
         // O_NONBLOCK: opening a FIFO planted in its place returns at once
         // (and is refused below) instead of waiting for a writer.
         let mut file = match OpenOptions::new()
@@ -205,10 +223,31 @@ impl CredentialStore {
                 path.display()
             ))
         })?;
-        serde_json::from_str(&text).map_err(|e| {
+        let bad = |why: String| {
             invalid(format!(
-                "The credential store {} is not valid (line {}, column {}); repair it or remove it and log in again.",
+                "The credential store {} is not valid ({why}); repair it or remove it and log in again.",
                 path.display(),
+            ))
+        };
+        // An array would read as a struct (serde takes its fields in order):
+        // a store is an object, or nothing this version can use.
+        if !text.trim_start().starts_with('{') {
+            return Err(bad("it must be one JSON object".into()));
+        }
+        serde_json::from_str(&text).map_err(|e| {
+            // serde_json's words when they name a field (`unknown field
+            // `max_permision`, expected one of …`), never when they may
+            // quote a value, which could be a token put in the wrong place.
+            let text = e.to_string();
+            let what = text
+                .rsplit_once(" at line ")
+                .map_or(text.as_str(), |(w, _)| w);
+            let names_a_field = ["unknown field", "missing field", "duplicate field"]
+                .iter()
+                .any(|start| what.starts_with(start));
+            let what = if names_a_field { what } else { "malformed" };
+            bad(format!(
+                "{what}, at line {}, column {}",
                 e.line(),
                 e.column()
             ))
@@ -254,13 +293,9 @@ impl CredentialStore {
 
     /// Writes `store` whole or not at all: a temp file beside the store,
     /// then a rename over it. A symlinked store (a dotfiles manager's) is
-    /// kept: the file it names is the one replaced.
+    /// kept: the file it names is the one replaced ([`Self::target`]).
     fn write(&self, store: &StoreFile) -> Result<(), Failure> {
-        let link = self.path();
-        let path = match fs::symlink_metadata(&link) {
-            Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(&link).unwrap_or(link),
-            _ => link,
-        };
+        let path = self.target()?;
         let dir = path.parent().unwrap_or(&self.dir).to_path_buf();
         let tmp = dir.join(format!(".{FILE_NAME}.{}.tmp", std::process::id()));
         let mut bytes = serde_json::to_vec_pretty(store).expect("the store serialises");
@@ -736,7 +771,6 @@ mod tests {
             token_expires_at: None,
             credential_process: None,
             max_permission: None,
-            unknown: Default::default(),
         }
     }
 
@@ -797,10 +831,26 @@ mod tests {
         let written: StoreFile = serde_json::from_slice(&fs::read(&real).unwrap()).unwrap();
         assert_eq!(written.profiles["a"], profile("ag1"));
         assert_eq!(fs::metadata(&real).unwrap().mode() & 0o777, 0o600);
+        // The directory it lives in is held to the config dir's rule.
+        fs::set_permissions(&dotfiles, fs::Permissions::from_mode(0o777)).unwrap();
+        assert_eq!(store.load().unwrap_err().code, "credential_store_insecure");
+        let refused = store.update(|_| Ok(())).unwrap_err();
+        assert_eq!(refused.code, "credential_store_insecure");
+        fs::set_permissions(&dotfiles, fs::Permissions::from_mode(0o700)).unwrap();
+        // A link to nothing is refused, never replaced by a file.
+        fs::remove_file(&real).unwrap();
+        let failure = store.update(|_| Ok(())).unwrap_err();
+        assert!(failure.message.contains("symlink"), "{}", failure.message);
+        assert!(
+            fs::symlink_metadata(store.path())
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
     }
 
     #[test]
-    fn fields_of_a_newer_version_are_kept_and_a_non_object_is_refused() {
+    fn an_unknown_field_or_a_non_object_is_refused_by_name() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700)).unwrap();
@@ -809,43 +859,34 @@ mod tests {
             fs::write(store.path(), text).unwrap();
             fs::set_permissions(store.path(), fs::Permissions::from_mode(0o600)).unwrap();
         };
+        // A misspelt cap would leave the profile uncapped if it were ignored.
         write(
-            r#"{"default_profile": "p", "future": {"x": 1}, "profiles": {"p": {"api_url": "http://127.0.0.1:1",
-                "workspace_id": "ws", "agent_id": "ag1", "token": "secret-token", "keyring": true}}}"#,
+            r#"{"profiles": {"p": {"api_url": "http://127.0.0.1:1", "workspace_id": "ws",
+                "agent_id": "ag1", "token": "secret-token", "max_permision": "read_only"}}}"#,
         );
-        let loaded = store.load().unwrap();
-        assert_eq!(loaded.profiles["p"].agent_id, "ag1");
-        // Written back with another profile: the unknown fields survive.
-        store
-            .update(|f| Ok(f.profiles.insert("q".into(), profile("ag2"))))
-            .unwrap();
-        let text: serde_json::Value =
-            serde_json::from_slice(&fs::read(store.path()).unwrap()).unwrap();
-        assert_eq!(text["future"], serde_json::json!({"x": 1}));
-        assert_eq!(text["profiles"]["p"]["keyring"], true);
-        // Not an object: malformed, never an empty store to overwrite.
-        for text in ["[]", "[1]", "null", "42"] {
-            write(text);
-            assert_eq!(
-                store.load().unwrap_err().code,
-                "credential_store_invalid",
-                "{text}"
-            );
-        }
-    }
-
-    #[test]
-    fn a_config_dir_that_is_a_file_is_named_as_one() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("afile");
-        fs::write(&file, "").unwrap();
-        let store = CredentialStore::at(file);
-        let failure = store.update(|_| Ok(())).unwrap_err();
+        let failure = store.load().unwrap_err();
+        assert_eq!(failure.code, "credential_store_invalid");
         assert!(
-            failure.message.contains("it is a file, not a directory"),
+            failure.message.contains("unknown field `max_permision`"),
             "{}",
             failure.message
         );
+        assert!(
+            !failure.message.contains("secret-token"),
+            "{}",
+            failure.message
+        );
+        // Not an object: malformed, never an empty store to overwrite.
+        for text in ["[]", "[1]", "null", "42"] {
+            write(text);
+            let failure = store.load().unwrap_err();
+            assert_eq!(failure.code, "credential_store_invalid", "{text}");
+            assert!(
+                failure.message.contains("one JSON object"),
+                "{}",
+                failure.message
+            );
+        }
     }
 
     #[test]

@@ -111,7 +111,6 @@ pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
                 token_expires_at: None,
                 credential_process: credential_process.clone(),
                 max_permission,
-                unknown: Default::default(),
             };
             file.profiles.insert(name.clone(), profile.clone());
             if file.default_profile.is_none() {

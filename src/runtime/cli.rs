@@ -782,7 +782,6 @@ async fn quickstart<S: Store>(
         token_expires_at: None,
         credential_process: Some(credential_process.clone()),
         max_permission: None,
-        unknown: Default::default(),
     };
     credentials.update(|file| {
         // A profile that is capped stays capped: a new place is no reason to
