@@ -568,6 +568,7 @@ pub const DETAIL_NAMES: &[&str] = &[
     "line",
     "max_permission",
     "needed_scope",
+    "private_board",
     "retry_after_s",
     "server_code",
     "status",

@@ -561,7 +561,13 @@ fn read_lines(
                 code::INPUT_TOO_LARGE,
                 format!("The line exceeds {} KiB.", MAX_BODY_BYTES / 1024),
             )))
-        } else if line.iter().all(u8::is_ascii_whitespace) {
+        } else if line
+            .strip_prefix(b"\xEF\xBB\xBF")
+            .unwrap_or(&line)
+            .iter()
+            .all(u8::is_ascii_whitespace)
+        {
+            // Blank, or only the byte order mark before an empty first line.
             None
         } else {
             Some(Ok(line))

@@ -909,4 +909,13 @@ fn invalid_json_says_what_is_wrong() {
     // credentials.
     let run = list(b"\xEF\xBB\xBF{\"channel\":\"eng\"}");
     assert_eq!(run.error_code(), "credentials_missing", "{run:?}");
+    // In a batch, a first line of only the mark is blank, and skipped.
+    std::fs::write(&file, b"\xEF\xBB\xBF\n{\"channel\":\"eng\"}\n").unwrap();
+    let run = cli.run(
+        &["exec", "task", "list", "--batch", file.to_str().unwrap()],
+        None,
+    );
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "{run:?}");
+    assert!(lines[0].contains(r#""line":2"#), "{run:?}");
 }

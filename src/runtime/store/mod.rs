@@ -503,6 +503,11 @@ fn corrected_call(action: &Action, input: &Value, failure: Failure) -> Failure {
     if !(is(code::CHANNEL_NOT_FOUND) || is(code::ASSIGNEE_NOT_FOUND)) {
         return failure;
     }
+    // A member named exactly who may not use the private board: no other
+    // member is what the caller meant, however near the spelling.
+    if failure.details.contains_key("private_board") {
+        return failure;
+    }
     let Some(first) = failure.candidate_list().first() else {
         return failure;
     };

@@ -303,6 +303,7 @@ pub fn assignee_not_a_member(
     )
     .field(field, "Not a member of this private board.")
     .candidates(field, nearest_refs(member_ref, members))
+    .detail("private_board", Value::from(board))
 }
 
 /// Whether `member_ref` is a word a caller uses for itself (`@me`,

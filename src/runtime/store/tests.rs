@@ -1837,7 +1837,29 @@ fn private_boards_refuse_non_members<E: Engine>() {
         assert!(f.message.contains("not a member"), "{}", f.message);
         assert!(f.field_errors.contains_key(field), "{f:?}");
         assert_eq!(f.candidate_list()[0].value, json!("@alice"), "{f:?}");
+        // Bob was named exactly: no other member is proposed in his place.
+        assert!(f.suggested_action.is_none(), "{f:?}");
+        assert_eq!(f.details["private_board"], "secret");
     }
+    // A member ref that names no one: the board's members are the
+    // candidates (a workspace agent who is no member would be refused in
+    // turn), and a typo of one gets the call that works.
+    let f = w.err(
+        &w.alice,
+        "create",
+        json!({"channel": "secret", "tasks": [{"title": "x", "assignee": "@bobb"}]}),
+    );
+    assert_eq!(f.code, "assignee_not_found");
+    let refs: Vec<Value> = f.candidate_list().iter().map(|c| c.value.clone()).collect();
+    assert_eq!(refs, [json!("@alice")], "{f:?}");
+    assert!(f.suggested_action.is_none(), "{f:?}");
+    let f = w.err(
+        &w.alice,
+        "create",
+        json!({"channel": "secret", "tasks": [{"title": "x", "assignee": "@alicee"}]}),
+    );
+    let created = w.follow(&w.alice, &World::<E>::suggestion(&f)).unwrap();
+    assert_eq!(created["tasks"][0]["assignee"], "@alice");
     let task = w.ok(&w.alice, "get", json!({"channel": "secret", "number": 1}));
     assert_eq!(task["assignee"], Value::Null);
     assert_eq!(
@@ -1846,7 +1868,7 @@ fn private_boards_refuse_non_members<E: Engine>() {
             "list",
             json!({"channel": "secret", "include_subtasks": true})
         )),
-        [1]
+        [2, 1]
     );
     // On a public board anyone of the workspace may hold a task.
     let bobs = w.create(
@@ -2861,6 +2883,41 @@ fn postgres_a_mutation_is_stamped_once_it_holds_its_locks() {
             released - stamped
         );
     }
+}
+
+/// A callback's completion is stamped once it holds the callback's row:
+/// after the keyed creates that found it open (each holds it `FOR SHARE`,
+/// as this test's session does) have committed, not before their effects.
+#[test]
+fn postgres_a_callback_completion_is_stamped_after_the_creates_it_waited_for() {
+    let world = world::<PgStore>();
+    let ws = world.alice.workspace_id.clone();
+    let cb = block(world.store.open_callback(&ws, &world.alice.agent_id)).unwrap();
+    let clock_now = "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint";
+    let (released, completed) = block(async {
+        let holder = hold(&world._place, "SELECT 1 FROM callbacks FOR SHARE").await;
+        let complete = world.store.complete_callback(&ws, &cb.callback_effect_id);
+        let release = async {
+            until_blocked(&holder, 1).await;
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            let released: i64 = holder.query_one(clock_now, &[]).await.unwrap().get(0);
+            holder.batch_execute("ROLLBACK").await.unwrap();
+            released
+        };
+        let (completed, released) = futures_util::future::join(complete, release).await;
+        completed.unwrap();
+        let completed: i64 = holder
+            .query_one("SELECT completed_at FROM callbacks", &[])
+            .await
+            .unwrap()
+            .get(0);
+        (released, completed)
+    });
+    assert!(
+        completed >= released,
+        "completion stamped {} µs before the create it waited for let go",
+        released - completed
+    );
 }
 
 /// PostgreSQL's search index has no pending list (migration 4): no create

@@ -11,7 +11,7 @@ use tokio_postgres::types::ToSql;
 
 use super::super::refusals;
 use super::super::{Callback, NewToken, Principal, TokenCounts, TokenRecord, stored_scope};
-use super::connections::{Result, all, exec, maybe, one};
+use super::connections::{Result, all, clock, exec, maybe, one};
 use super::reads;
 
 /// The lateral subquery that finds the live token whose hash is the column
@@ -262,17 +262,26 @@ pub(super) async fn open_callback(
     Ok(())
 }
 
+/// Completes the callback, stamped once its row is held: after the keyed
+/// creates that found it open (each holds it `FOR SHARE` to its commit)
+/// have committed, so no effect is stamped after its callback closed.
 pub(super) async fn complete_callback(
     tx: &Transaction<'_>,
     workspace_id: &str,
     callback_effect_id: &str,
-    now: i64,
 ) -> Result<()> {
-    const SQL: &str = "UPDATE callbacks SET completed_at = coalesce(completed_at, $1) \
-         WHERE effect_id = $2 AND workspace_id = $3";
-    if exec(tx, SQL, &[&now, &callback_effect_id, &workspace_id]).await? == 0 {
+    const LOCK: &str = "SELECT 1 FROM callbacks WHERE effect_id = $1 AND workspace_id = $2 \
+         FOR UPDATE";
+    if maybe(tx, LOCK, &[&callback_effect_id, &workspace_id])
+        .await?
+        .is_none()
+    {
         return Err(refusals::no_such_callback_effect().into());
     }
+    let now = clock(tx).await?;
+    const SQL: &str = "UPDATE callbacks SET completed_at = coalesce(completed_at, $1) \
+         WHERE effect_id = $2";
+    exec(tx, SQL, &[&now, &callback_effect_id]).await?;
     Ok(())
 }
 

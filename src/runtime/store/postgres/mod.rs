@@ -398,8 +398,8 @@ impl Store for PgStore {
         workspace_id: &str,
         callback_effect_id: &str,
     ) -> Result<(), Failure> {
-        in_transaction!(self, |tx, now| {
-            admin::complete_callback(tx, workspace_id, callback_effect_id, now).await
+        in_transaction!(self, |tx| {
+            admin::complete_callback(tx, workspace_id, callback_effect_id).await
         })
     }
 }

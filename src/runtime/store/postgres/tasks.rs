@@ -437,14 +437,26 @@ async fn assignee_id<C: GenericClient>(
     member_ref: &str,
     field: &str,
 ) -> Result<String> {
+    // The members of a private board (none for a public one): the only
+    // agents a task there may go to, so the candidates of a miss.
+    const MEMBERS: &str = "SELECT a.handle FROM channel_members m \
+         JOIN agents a ON a.id = m.agent_id JOIN channels c ON c.id = m.channel_id \
+         WHERE m.channel_id = $1 AND c.private";
+    let members = async |board: &Board| -> Result<Vec<String>> {
+        let rows = all(c, MEMBERS, &[&board.id]).await?;
+        Ok(rows.iter().map(|row| row.get(0)).collect())
+    };
     let Some(id) = agent_by_ref(c, &p.workspace_id, member_ref).await? else {
-        return Err(refusals::assignee_not_found(
-            member_ref,
-            field,
-            &p.handle,
-            handles(c, &p.workspace_id).await?,
-        )
-        .into());
+        let members = match board {
+            Some(board) => members(board).await?,
+            None => Vec::new(),
+        };
+        let handles = if members.is_empty() {
+            handles(c, &p.workspace_id).await?
+        } else {
+            members
+        };
+        return Err(refusals::assignee_not_found(member_ref, field, &p.handle, handles).into());
     };
     let Some(board) = board else {
         return Ok(id);
@@ -454,13 +466,7 @@ async fn assignee_id<C: GenericClient>(
     if one(c, MAY_USE, &[&board.id, &id]).await?.get::<_, bool>(0) {
         return Ok(id);
     }
-    const MEMBERS: &str = "SELECT a.handle FROM channel_members m \
-         JOIN agents a ON a.id = m.agent_id WHERE m.channel_id = $1";
-    let members = all(c, MEMBERS, &[&board.id])
-        .await?
-        .iter()
-        .map(|row| row.get(0))
-        .collect();
+    let members = members(board).await?;
     Err(refusals::assignee_not_a_member(member_ref, field, &board.name, members).into())
 }
 

@@ -239,12 +239,25 @@ fn assignee_id(
     member_ref: &str,
     field: &str,
 ) -> Result<String, Failure> {
+    // The members of a private board (none for a public one): the only
+    // agents a task there may go to, so the candidates of a miss.
+    let members = |board: &Board| -> Result<Vec<String>, Failure> {
+        let mut stmt = c.prepare_cached(
+            "SELECT a.handle FROM channel_members m JOIN agents a ON a.id = m.agent_id \
+             JOIN channels c ON c.id = m.channel_id WHERE m.channel_id = ?1 AND c.private",
+        )?;
+        let members = stmt.query_map([board.id], |r| r.get(0))?;
+        Ok(members.collect::<rusqlite::Result<_>>()?)
+    };
     let Some(id) = agent_by_ref(c, &p.workspace_id, member_ref)? else {
+        let members = board.map(members).transpose()?.unwrap_or_default();
+        let handles = if members.is_empty() {
+            handles(c, &p.workspace_id)?
+        } else {
+            members
+        };
         return Err(refusals::assignee_not_found(
-            member_ref,
-            field,
-            &p.handle,
-            handles(c, &p.workspace_id)?,
+            member_ref, field, &p.handle, handles,
         ));
     };
     let Some(board) = board else {
@@ -259,18 +272,11 @@ fn assignee_id(
     if may_use {
         return Ok(id);
     }
-    let mut stmt = c.prepare_cached(
-        "SELECT a.handle FROM channel_members m JOIN agents a ON a.id = m.agent_id \
-         WHERE m.channel_id = ?1",
-    )?;
-    let members = stmt
-        .query_map([board.id], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
     Err(refusals::assignee_not_a_member(
         member_ref,
         field,
         &board.name,
-        members,
+        members(board)?,
     ))
 }
 
