@@ -303,7 +303,8 @@ fn dry_run_text(doc: &Value) -> String {
     }
     if !doc["body"].is_null() {
         out.push('\n');
-        out.push_str(&serde_json::to_string_pretty(&doc["body"]).expect("JSON values serialise"));
+        let body = serde_json::to_string_pretty(&doc["body"]).expect("JSON values serialise");
+        out.push_str(&crate::text::json_escape_terminal(body));
         out.push('\n');
     }
     out

@@ -135,18 +135,20 @@ impl Printer {
 
     /// One NDJSON line (batch results, paginated items).
     pub fn line(&self, doc: &Value) {
-        let mut text = serde_json::to_string(doc).expect("JSON values serialise");
+        let text = serde_json::to_string(doc).expect("JSON values serialise");
+        let mut text = crate::text::json_escape_terminal(text);
         text.push('\n');
         self.stdout(&text);
     }
 
     /// Any JSON document on stdout (schemas, the catalog).
     pub fn json(&self, doc: &Value) {
-        let mut text = if self.pretty {
+        let text = if self.pretty {
             serde_json::to_string_pretty(doc).expect("JSON values serialise")
         } else {
             serde_json::to_string(doc).expect("JSON values serialise")
         };
+        let mut text = crate::text::json_escape_terminal(text);
         text.push('\n');
         self.stdout(&text);
     }

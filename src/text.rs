@@ -52,12 +52,39 @@ fn drives_the_terminal(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
-            '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
+            '\u{202A}'..='\u{202E}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{200E}'
+                | '\u{200F}'
+                | '\u{061C}'
+                | '\u{2028}'
+                | '\u{2029}'
         )
 }
 
-/// `text` made safe for a terminal, for text views only (JSON is exact and
-/// left alone): line breaks and tabs become spaces (a view is one line per
+/// Serialized JSON made safe for a terminal, still the same JSON: serde_json
+/// escapes only C0 controls, so DEL, C1 controls (a raw U+009B is a CSI on
+/// many terminals), bidi overrides and line separators from a task's text
+/// would reach the terminal raw; each is written as its `\uXXXX` escape
+/// (they occur only inside strings, where the escape means the same
+/// character to any JSON reader).
+pub fn json_escape_terminal(json: String) -> String {
+    if !json.chars().any(drives_the_terminal) {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if drives_the_terminal(c) && c != '\n' {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `text` made safe for a terminal, for text views (JSON keeps its text
+/// exact and escapes these instead, [`json_escape_terminal`]): line breaks and tabs become spaces (a view is one line per
 /// value), every other control or bidi character its visible escape, e.g.
 /// ESC as `\u{1b}`.
 pub fn escape(text: &str) -> std::borrow::Cow<'_, str> {
@@ -223,6 +250,30 @@ pub fn plain(_column: &str, _value: &str) -> Look {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn json_for_a_terminal_carries_no_raw_control_and_means_the_same() {
+        let value = serde_json::json!({
+            "title": "a\u{9b}31mred\u{7f}\u{202e}txt\u{2028}end\u{1b}[0m",
+            "plain": "café ✓",
+        });
+        for text in [
+            serde_json::to_string(&value).unwrap(),
+            serde_json::to_string_pretty(&value).unwrap(),
+        ] {
+            let safe = json_escape_terminal(text);
+            assert!(
+                !safe.chars().any(|c| drives_the_terminal(c) && c != '\n'),
+                "{safe}"
+            );
+            assert!(
+                safe.contains("\\u009b") && safe.contains("café ✓"),
+                "{safe}"
+            );
+            let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+            assert_eq!(back, value);
+        }
+    }
 
     #[test]
     fn clip_bounds_echoed_input_to_its_limit() {

@@ -211,7 +211,7 @@ fn text_format_renders_a_table_and_one_line_errors() {
 
 /// Titles (and a server's error message) with ESC, BEL, CSI, DEL, C1 codes
 /// and bidi overrides reach a `--format text` view only as visible escapes;
-/// JSON output carries them exactly.
+/// JSON output carries them exactly, escaped.
 #[test]
 fn text_views_escape_control_and_bidi_characters() {
     let hostile = [
@@ -276,9 +276,13 @@ fn text_views_escape_control_and_bidi_characters() {
         "error: task_not_found: No \\u{1b}[2Jtask\\u{202e}.\n"
     );
 
-    // JSON is unchanged: the exact strings, as JSON escapes them.
+    // JSON carries the exact strings, every one of these characters as its
+    // `\uXXXX` escape: none reaches the terminal raw (serde_json escapes
+    // only C0 controls; a raw U+009B is a CSI on many terminals).
     let (cli, _s) = setup(vec![Reply::json(200, page)]);
     let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[]);
+    assert!(!run.stdout.chars().any(unsafe_char), "{:?}", run.stdout);
+    assert!(run.stdout.contains("csi\\u009b1mC1"), "{}", run.stdout);
     let titles: Vec<String> = run.json()["data"]["items"]
         .as_array()
         .unwrap()
