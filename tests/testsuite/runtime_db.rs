@@ -804,3 +804,64 @@ fn a_refused_migration_names_the_reason_in_the_answer_and_the_log() {
         "{log}"
     );
 }
+
+/// A store this user may only read is refused by every command that writes,
+/// as a usage error naming it (SQLite opens such a file read-only without a
+/// word, and every write failed later as a retryable store error); `migrate
+/// --status` still reads it. A device or pipe is no store either. As root
+/// (CI) the file's mode binds no one, so the commands run as `postgres`.
+#[test]
+fn a_store_this_user_may_only_read_is_refused_by_commands_that_write() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let db = db.to_str().unwrap();
+    succeeded(&runtime_in(dir.path(), &["--db", db, "migrate"]));
+    std::fs::set_permissions(db, std::fs::Permissions::from_mode(0o400)).unwrap();
+    // SAFETY: geteuid(2) has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if root {
+        for path in [dir.path(), std::path::Path::new(db)] {
+            let status = Command::new("chown")
+                .args(["postgres:postgres", path.to_str().unwrap()])
+                .status()
+                .unwrap();
+            assert!(status.success());
+        }
+    }
+    let run = |args: &[&str]| -> Output {
+        let mut command = if root {
+            let mut command = Command::new("runuser");
+            command.args(["-u", "postgres", "--", BIN]);
+            command
+        } else {
+            Command::new(BIN)
+        };
+        command
+            .args(args)
+            .current_dir(dir.path())
+            .env_remove("AGENTTEAM_RUNTIME_DB")
+            .env("RUST_LOG", "warn")
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--db", db, "workspace", "create", "--name", "w"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let error: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(error["error"]["code"], "usage_error", "{error}");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("may only read it"),
+        "{error}"
+    );
+    let status = run(&["--db", db, "migrate", "--status"]);
+    assert_eq!(status.status.code(), Some(0), "{status:?}");
+    for device in ["/dev/null", dir.path().to_str().unwrap()] {
+        let out = run(&["--db", device, "workspace", "create", "--name", "w"]);
+        assert_eq!(out.status.code(), Some(2), "{device}: {out:?}");
+        let error: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(error["error"]["code"], "usage_error", "{error}");
+    }
+}

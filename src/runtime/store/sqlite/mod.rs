@@ -64,6 +64,18 @@ fn create_private(path: &Path) -> Result<(), Failure> {
                 .field("db", "A symbolic link to nothing."));
             }
             if let Ok(meta) = std::fs::metadata(path)
+                && !meta.is_file()
+            {
+                return Err(Failure::new(
+                    crate::error::code::USAGE_ERROR,
+                    format!(
+                        "The store {} is not a regular file (a directory, device or pipe); --db must name an SQLite file, or a path that does not exist yet to create one.",
+                        path.display()
+                    ),
+                )
+                .field("db", "Not a regular file."));
+            }
+            if let Ok(meta) = std::fs::metadata(path)
                 && meta.is_file()
                 && meta.mode() & 0o077 != 0
             {
@@ -112,6 +124,19 @@ impl SqliteStore {
             Ok((writer, mode))
         });
         let (writer, mode) = opened.map_err(|e| open_failure(path, e))?;
+        // SQLite opens a file it may not write read-only, without a word:
+        // every write would then fail later, as a retryable store error. A
+        // command that writes is refused here (`migrate --status` reads).
+        if on_open == OnOpen::Migrate && writer.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
+            return Err(Failure::new(
+                code::USAGE_ERROR,
+                format!(
+                    "Cannot write the store {}: this user may only read it. --db must name a file this user may read and write, in a directory it may write.",
+                    path.display()
+                ),
+            )
+            .field("db", "Not a usable store."));
+        }
         if !mode.eq_ignore_ascii_case("wal") {
             tracing::warn!(mode, "the store is not in WAL mode");
         }
