@@ -388,6 +388,27 @@ struct ProcessOutput {
     expires_at: Option<String>,
 }
 
+/// A profile's `api_url`: an absolute http(s) URL without credentials, a
+/// query or a fragment, written without its trailing `/`.
+pub fn check_api_url(text: &str) -> Result<String, Failure> {
+    let bad = |why: &str| {
+        Failure::new(code::INVALID_INPUT, format!("--api-url {why}.")).field("api_url", why)
+    };
+    let url =
+        reqwest::Url::parse(text.trim()).map_err(|_| bad("must be an absolute http(s) URL"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(bad("must be an absolute http(s) URL"));
+    }
+    if !url.username().is_empty()
+        || url.password().is_some()
+        || url.query().is_some()
+        || url.fragment().is_some()
+    {
+        return Err(bad("must not carry credentials, a query or a fragment"));
+    }
+    Ok(url.as_str().trim_end_matches('/').to_string())
+}
+
 /// The most a credential process may print on stdout.
 const MAX_PROCESS_OUTPUT: usize = 64 * 1024;
 

@@ -36,7 +36,11 @@ pub struct LoginSettings {
 
 pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
     let result = (|| {
-        let api_url = settings.api_url.as_deref().map(check_api_url).transpose()?;
+        let api_url = settings
+            .api_url
+            .as_deref()
+            .map(crate::credentials::check_api_url)
+            .transpose()?;
         for (flag, value) in [
             ("--workspace", &settings.workspace_id),
             ("--agent", &settings.agent_id),
@@ -252,25 +256,6 @@ fn describe(name: &str, profile: &Profile, store: &CredentialStore) -> Value {
             .and_then(|argv| argv.first()),
         "store": store.path(),
     })
-}
-
-fn check_api_url(text: &str) -> Result<String, Failure> {
-    let bad = |why: &str| {
-        Failure::new(code::INVALID_INPUT, format!("--api-url {why}.")).field("api_url", why)
-    };
-    let url =
-        reqwest::Url::parse(text.trim()).map_err(|_| bad("must be an absolute http(s) URL"))?;
-    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-        return Err(bad("must be an absolute http(s) URL"));
-    }
-    if !url.username().is_empty()
-        || url.password().is_some()
-        || url.query().is_some()
-        || url.fragment().is_some()
-    {
-        return Err(bad("must not carry credentials, a query or a fragment"));
-    }
-    Ok(url.as_str().trim_end_matches('/').to_string())
 }
 
 fn read_token() -> Result<Secret, Failure> {

@@ -136,10 +136,12 @@ enum Command {
     /// Create or reuse a demo workspace, agents and channel, and write an agentteam profile.
     Quickstart {
         /// The API URL the profile points at.
-        #[arg(long, default_value = concat!("http://", default_listen!()), value_name = "URL")]
+        #[arg(long, default_value = concat!("http://", default_listen!()), value_name = "URL",
+              value_parser = api_url)]
         api_url: String,
         /// The agentteam profile to write.
-        #[arg(long, default_value = "default", value_name = "NAME")]
+        #[arg(long, default_value = "default", value_name = "NAME",
+              value_parser = clap::builder::NonEmptyStringValueParser::new())]
         profile: String,
     },
 }
@@ -796,7 +798,10 @@ async fn quickstart<S: Store>(
     let profile_flag = if profile == "default" {
         String::new()
     } else {
-        format!(" --profile {profile}")
+        format!(
+            " --profile {}",
+            shlex::try_quote(profile).unwrap_or_default()
+        )
     };
     let mut answer = json!({
         "created": created,
@@ -811,7 +816,11 @@ async fn quickstart<S: Store>(
         "credentials": credentials.path().display().to_string(),
         "credential_process": credential_process,
         "next": [
-            format!("agentteam-runtime --db {db} serve --listen {}", listen_of(api_url)),
+            format!(
+                "agentteam-runtime --db {} serve --listen {}",
+                shlex::try_quote(&db).unwrap_or_default(),
+                listen_of(api_url)
+            ),
             format!("echo '{{\"channel\":\"{DEMO_CHANNEL}\"}}' | agentteam{profile_flag} exec task list -"),
         ],
     });
@@ -825,14 +834,26 @@ async fn quickstart<S: Store>(
 }
 
 /// The `--listen` address matching an API URL, for the `next` hint.
+/// `quickstart --api-url`, held to `agentteam auth login`'s rule, so the
+/// profile it writes is one the CLI can use.
+fn api_url(text: &str) -> Result<String, String> {
+    crate::credentials::check_api_url(text).map_err(|failure| failure.message)
+}
+
+/// The `serve --listen` address that answers at `api_url`: its IP address
+/// (`localhost` as 127.0.0.1; a host name as every interface, 0.0.0.0) and
+/// its port, or the scheme's (443 for https).
 fn listen_of(api_url: &str) -> String {
-    let rest = api_url.split_once("://").map_or(api_url, |(_, rest)| rest);
-    let host = rest.split('/').next().unwrap_or(rest);
-    if host.contains(':') {
-        host.to_string()
-    } else {
-        format!("{host}:80")
-    }
+    let Ok(url) = reqwest::Url::parse(api_url) else {
+        return default_listen!().to_string();
+    };
+    let port = url.port_or_known_default().unwrap_or(80);
+    let host = url.host_str().unwrap_or_default();
+    let ip = match host.trim_start_matches('[').trim_end_matches(']') {
+        "localhost" => std::net::IpAddr::from([127, 0, 0, 1]),
+        host => host.parse().unwrap_or(std::net::IpAddr::from([0, 0, 0, 0])),
+    };
+    std::net::SocketAddr::new(ip, port).to_string()
 }
 
 #[cfg(test)]
@@ -848,5 +869,23 @@ mod tests {
         let postgres = Location::parse(OsStr::new("postgres://u@localhost/agentteam")).unwrap();
         assert_eq!(default_workers(&sqlite), cpus * 2);
         assert_eq!(default_workers(&postgres), cpus);
+    }
+
+    #[test]
+    fn quickstart_suggests_a_listen_address_serve_takes() {
+        for (api_url, listen) in [
+            ("http://127.0.0.1:8787", "127.0.0.1:8787"),
+            ("http://localhost:9000", "127.0.0.1:9000"),
+            ("https://tasks.example.com", "0.0.0.0:443"),
+            ("http://tasks.example.com", "0.0.0.0:80"),
+            ("http://[::1]:8080", "[::1]:8080"),
+        ] {
+            assert_eq!(listen_of(api_url), listen, "{api_url}");
+            listen.parse::<std::net::SocketAddr>().unwrap();
+        }
+        for bad in ["not a url", "", "ftp://x", "http://u:p@h:1"] {
+            assert!(api_url(bad).is_err(), "{bad}");
+        }
+        assert_eq!(api_url("http://h:1/").unwrap(), "http://h:1");
     }
 }
