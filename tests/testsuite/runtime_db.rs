@@ -853,7 +853,7 @@ fn a_store_this_user_may_only_read_is_refused_by_commands_that_write() {
         error["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("may only read it"),
+            .contains("this user may"),
         "{error}"
     );
     let status = run(&["--db", db, "migrate", "--status"]);
@@ -864,4 +864,47 @@ fn a_store_this_user_may_only_read_is_refused_by_commands_that_write() {
         let error: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(error["error"]["code"], "usage_error", "{error}");
     }
+}
+
+/// An SQLite file of another application's, with a table of the runtime's
+/// names, is a usage error naming the clash, as on PostgreSQL (it was a
+/// retryable store error, and the log carried the schema's whole SQL).
+#[test]
+fn an_sqlite_file_with_other_tables_of_the_runtimes_names_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("app.db");
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch("CREATE TABLE tasks (x)")
+        .unwrap();
+    let out = runtime_in(
+        dir.path(),
+        &[
+            "--db",
+            db.to_str().unwrap(),
+            "workspace",
+            "create",
+            "--name",
+            "w",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let error: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(error["error"]["code"], "usage_error", "{error}");
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(message.contains("table tasks already exists"), "{message}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("CREATE TABLE"), "{stderr}");
+    // `migrate --status` changes nothing, not even the journal mode.
+    let before = std::fs::read(&db).unwrap();
+    let out = runtime_in(
+        dir.path(),
+        &["--db", db.to_str().unwrap(), "migrate", "--status"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "migrate --status wrote"
+    );
 }

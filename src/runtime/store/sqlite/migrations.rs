@@ -49,13 +49,39 @@ pub(super) const MIGRATIONS: &[Migration] = &[
     },
 ];
 
+/// A migration SQLite refused: a database that already holds tables of the
+/// runtime's names (another application's file, named by mistake) is a
+/// usage error, as on PostgreSQL, and its SQL stays out of the log.
+fn schema_failure(conn: &Connection, e: rusqlite::Error) -> Failure {
+    // SQLite's own words, without the statement rusqlite quotes with them.
+    let said = match &e {
+        rusqlite::Error::SqlInputError { msg, .. }
+        | rusqlite::Error::SqliteFailure(_, Some(msg)) => msg.clone(),
+        e => e.to_string(),
+    };
+    if !said.contains("already exists") {
+        return e.into();
+    }
+    let path = conn.path().unwrap_or_default().to_string();
+    tracing::error!(error = said, "schema refused");
+    Failure::new(
+        crate::error::code::USAGE_ERROR,
+        format!("SQLite refused the runtime's schema in {path}: {said}."),
+    )
+    .field(
+        "db",
+        "The file must be an agentteam store, or a path that does not exist yet: it holds other tables of the runtime's names.",
+    )
+}
+
 /// Applies the migrations after the store's `user_version` inside the
 /// caller's transaction; returns the versions applied.
 pub(super) fn apply_pending(conn: &Connection) -> Result<Vec<u32>, Failure> {
     let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     let mut applied = Vec::new();
     for migration in schema::pending(MIGRATIONS, version)? {
-        conn.execute_batch(migration.sql)?;
+        conn.execute_batch(migration.sql)
+            .map_err(|e| schema_failure(conn, e))?;
         if migration.reindex_search {
             tasks::reindex_search(conn)?;
         }

@@ -63,13 +63,16 @@ fn create_private(path: &Path) -> Result<(), Failure> {
                 )
                 .field("db", "A symbolic link to nothing."));
             }
+            // A directory fails to open with its own words; a device or a
+            // pipe would open, and be read and written as if a store.
             if let Ok(meta) = std::fs::metadata(path)
                 && !meta.is_file()
+                && !meta.is_dir()
             {
                 return Err(Failure::new(
                     crate::error::code::USAGE_ERROR,
                     format!(
-                        "The store {} is not a regular file (a directory, device or pipe); --db must name an SQLite file, or a path that does not exist yet to create one.",
+                        "The store {} is not a regular file (a device or a pipe); --db must name an SQLite file, or a path that does not exist yet to create one.",
                         path.display()
                     ),
                 )
@@ -120,7 +123,13 @@ impl SqliteStore {
         create_private(path)?;
         let opened = Connection::open(path).and_then(|writer| {
             configure(&writer)?;
-            let mode: String = writer.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+            // WAL is the store's mode, set (a write of the file's header)
+            // by the commands that write; `migrate --status` reads it only.
+            let journal = match on_open {
+                OnOpen::Migrate => "PRAGMA journal_mode=WAL",
+                OnOpen::Inspect => "PRAGMA journal_mode",
+            };
+            let mode: String = writer.query_row(journal, [], |r| r.get(0))?;
             Ok((writer, mode))
         });
         let (writer, mode) = opened.map_err(|e| open_failure(path, e))?;
@@ -137,7 +146,7 @@ impl SqliteStore {
             )
             .field("db", "Not a usable store."));
         }
-        if !mode.eq_ignore_ascii_case("wal") {
+        if on_open == OnOpen::Migrate && !mode.eq_ignore_ascii_case("wal") {
             tracing::warn!(mode, "the store is not in WAL mode");
         }
         if on_open == OnOpen::Migrate {
