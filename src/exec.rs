@@ -405,7 +405,13 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
     })();
     result.unwrap_or_else(|failure: Failure| {
         printer.progress_done();
-        printer.failure_line(&failure)
+        // The stream's last JSON line, or, under a text table, the text
+        // view's error on stderr.
+        if printer.format == crate::output::Format::Text {
+            printer.failure(&failure)
+        } else {
+            printer.failure_line(&failure)
+        }
     })
 }
 

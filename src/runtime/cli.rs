@@ -620,6 +620,15 @@ async fn run_command<S: Store>(
                     .filter(|r| !r.is_empty())
                     .collect::<Vec<_>>()
             });
+            // A private board no one may use could never be used, nor its
+            // name given again: no command adds members or deletes a board.
+            if members.as_ref().is_some_and(Vec::is_empty) {
+                return Err(Failure::new(
+                    code::USAGE_ERROR,
+                    "--members names no agent: list the board's members (`@a,@b`), or leave the flag out for a board every agent may use.",
+                )
+                .field("members", "Empty."));
+            }
             store
                 .create_channel(&workspace, &name, members.as_deref())
                 .await?;

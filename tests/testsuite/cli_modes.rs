@@ -384,6 +384,40 @@ fn paginate_follows_cursors_and_streams_items() {
     assert_eq!(run.stderr, "", "no progress when stderr is not a terminal");
 }
 
+/// A page that fails ends a stream of JSON lines with the error's line;
+/// under a text table, the text view's error on stderr, as any text call.
+#[test]
+fn a_failed_page_ends_the_stream_in_the_streams_format() {
+    let failed = || {
+        vec![
+            Reply::json(200, json!({"items": [task(1, "a")], "nextCursor": "p2"})),
+            Reply::json(
+                404,
+                json!({"error": {"code": "channel_not_found", "message": "Gone.", "retryable": false}}),
+            ),
+        ]
+    };
+    let (cli, _s) = setup(failed());
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &["--paginate"]);
+    assert_eq!(run.code, 4, "{run:?}");
+    let last: Value = serde_json::from_str(run.stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(last["error"]["code"], "channel_not_found");
+    let (cli, _s) = setup(failed());
+    let run = cli.exec(
+        "task",
+        "list",
+        r#"{"channel":"eng"}"#,
+        &["--paginate", "--format", "text"],
+    );
+    assert_eq!(run.code, 4, "{run:?}");
+    assert!(!run.stdout.contains("\"error\""), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("error: channel_not_found: Gone."),
+        "{}",
+        run.stderr
+    );
+}
+
 #[test]
 fn paginate_stops_at_max_items() {
     let (cli, server) = setup(vec![Reply::json(

@@ -908,3 +908,56 @@ fn an_sqlite_file_with_other_tables_of_the_runtimes_names_is_a_usage_error() {
         "migrate --status wrote"
     );
 }
+
+/// `channel create --members ""` is refused: a private board no agent may
+/// use could never be used, and its name never given again.
+#[test]
+fn a_private_board_without_members_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let db = db.to_str().unwrap();
+    let ws = succeeded(&runtime_in(
+        dir.path(),
+        &["--db", db, "workspace", "create", "--name", "w"],
+    ))["workspace_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for members in ["", " , "] {
+        let out = runtime_in(
+            dir.path(),
+            &[
+                "--db",
+                db,
+                "channel",
+                "create",
+                "--workspace",
+                &ws,
+                "--name",
+                "p",
+                "--members",
+                members,
+            ],
+        );
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        let error: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            error["error"]["field_errors"]["members"], "Empty.",
+            "{error}"
+        );
+    }
+    // The name is still free.
+    succeeded(&runtime_in(
+        dir.path(),
+        &[
+            "--db",
+            db,
+            "channel",
+            "create",
+            "--workspace",
+            &ws,
+            "--name",
+            "p",
+        ],
+    ));
+}
