@@ -50,7 +50,7 @@ macro_rules! default_listen {
     };
 }
 
-/// The longest workspace name, in bytes.
+/// The longest workspace name, in characters.
 const MAX_WORKSPACE_NAME: usize = 100;
 
 #[derive(Debug, Subcommand)]
@@ -427,14 +427,21 @@ fn check_field(key: &str, field: &Value, text: &str, subject: &str) -> Result<()
     ))
 }
 
+/// A handle, given without its `@`: the member ref `@handle` must fit the
+/// registry's field, so the handle is one character shorter than its bound.
 fn check_handle(handle: &str) -> Result<(), Failure> {
-    let subject = "Given without its `@`, the member ref `@handle`";
-    check_field(
-        "handle",
-        &fields::member_ref(""),
-        &format!("@{handle}"),
-        subject,
-    )
+    let field = fields::member_ref("");
+    check_field("handle", &field, &format!("@{handle}"), "").map_err(|_| {
+        let max = field["maxLength"].as_u64().unwrap_or(1);
+        let pattern = field["pattern"].as_str().unwrap_or_default();
+        usage(
+            "handle",
+            &format!(
+                "A handle is at most {} characters, given without its `@`; the member ref `@handle` must match {pattern}.",
+                max - 1
+            ),
+        )
+    })
 }
 
 fn check_channel(name: &str) -> Result<(), Failure> {
@@ -582,8 +589,12 @@ async fn run_command<S: Store>(
         }
         Command::Workspace(WorkspaceCommand::Create { name }) => {
             let name = name.trim();
-            if name.is_empty() || name.len() > MAX_WORKSPACE_NAME {
-                let rule = format!("1–{MAX_WORKSPACE_NAME} characters, not blank.");
+            if name.is_empty()
+                || name.chars().count() > MAX_WORKSPACE_NAME
+                || name.chars().any(char::is_control)
+            {
+                let rule =
+                    format!("1–{MAX_WORKSPACE_NAME} characters, not blank, no control characters.");
                 return Err(usage("name", &rule));
             }
             Ok(Some(
@@ -878,6 +889,16 @@ mod tests {
         let postgres = Location::parse(OsStr::new("postgres://u@localhost/agentteam")).unwrap();
         assert_eq!(default_workers(&sqlite), cpus * 2);
         assert_eq!(default_workers(&postgres), cpus);
+    }
+
+    #[test]
+    fn a_handle_is_one_character_shorter_than_its_member_ref() {
+        assert!(check_handle(&"a".repeat(39)).is_ok());
+        let refused = check_handle(&"a".repeat(40)).unwrap_err();
+        assert!(
+            refused.field_errors["handle"].contains("at most 39 characters"),
+            "{refused:?}"
+        );
     }
 
     #[test]
