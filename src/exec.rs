@@ -336,9 +336,11 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
                     input["limit"] = json!(remain);
                 }
             }
-            let page = runtime.block_on(call_within_budget(
-                action, &context, &client, &session, &input, printer,
-            ))?;
+            let page = runtime
+                .block_on(call_within_budget(
+                    action, &context, &client, &session, &input, printer,
+                ))
+                .map_err(|failure| resume_from(failure, &input, emitted))?;
             let mut shown = Vec::new();
             for item in page.data["items"].as_array().into_iter().flatten() {
                 if max_items.is_some_and(|max| emitted >= max) {
@@ -382,6 +384,16 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
             }
             match cursor {
                 Some(cursor) if max_items.is_none_or(|max| emitted < max) => {
+                    // A server that answers a page with the cursor it was
+                    // asked for would be followed forever.
+                    if input.get("cursor").and_then(Value::as_str) == Some(cursor) {
+                        return Err(Failure::new(
+                            code::INVALID_RESPONSE,
+                            format!(
+                                "The server answered a page with the cursor it was asked for; stopped after {emitted} items rather than read the same page forever."
+                            ),
+                        ));
+                    }
                     input["cursor"] = json!(cursor);
                 }
                 Some(cursor) => {
@@ -413,6 +425,23 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
             printer.failure_line(&failure)
         }
     })
+}
+
+/// A page of `--paginate` that failed after `emitted` items: the failure,
+/// its message saying where to go on (the page's cursor, with the same
+/// input), when earlier pages were printed.
+fn resume_from(mut failure: Failure, input: &Value, emitted: u64) -> Failure {
+    if emitted > 0
+        && let Some(cursor) = input.get("cursor").and_then(Value::as_str)
+    {
+        failure.message = crate::error::followed_by(
+            &failure.message,
+            &format!(
+                "{emitted} items were printed; to go on, pass \"cursor\": \"{cursor}\" with the same input."
+            ),
+        );
+    }
+    failure
 }
 
 /// How bad an exit class is, for the one status a batch ends with.

@@ -402,6 +402,12 @@ fn a_failed_page_ends_the_stream_in_the_streams_format() {
     assert_eq!(run.code, 4, "{run:?}");
     let last: Value = serde_json::from_str(run.stdout.lines().last().unwrap()).unwrap();
     assert_eq!(last["error"]["code"], "channel_not_found");
+    // It says where to go on: the failed page's cursor.
+    let message = last["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains(r#"1 items were printed; to go on, pass "cursor": "p2""#),
+        "{message}"
+    );
     let (cli, _s) = setup(failed());
     let run = cli.exec(
         "task",
@@ -416,6 +422,19 @@ fn a_failed_page_ends_the_stream_in_the_streams_format() {
         "{}",
         run.stderr
     );
+}
+
+/// A server that answers a page with the cursor it was asked for is not
+/// followed forever.
+#[test]
+fn paginate_stops_at_a_cursor_that_repeats() {
+    let page = || Reply::json(200, json!({"items": [task(1, "a")], "nextCursor": "same"}));
+    let (cli, server) = setup(vec![page(), page(), page()]);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &["--paginate"]);
+    assert_eq!(run.code, 5, "{run:?}");
+    let last: Value = serde_json::from_str(run.stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(last["error"]["code"], "invalid_response");
+    assert_eq!(server.requests().len(), 2);
 }
 
 #[test]
