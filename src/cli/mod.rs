@@ -206,7 +206,7 @@ fn action_command(action: &'static registry::Action, long_help: bool) -> Command
                 .long("batch")
                 .action(ArgAction::SetTrue)
                 .conflicts_with("dry_run")
-                .help("Read newline-delimited JSON objects; print one result line per input line, in input order"),
+                .help("Read newline-delimited JSON objects; print one JSON result line per input line, in input order"),
         )
         .arg(
             Arg::new("concurrency")
@@ -431,6 +431,14 @@ fn run_exec(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
     if am.get_flag("examples") {
         printer.json(&help::examples(action));
         return ExitClass::Success;
+    }
+    // A batch prints JSON lines whatever the terminal: a text format asked
+    // for by name is refused rather than ignored.
+    if am.get_flag("batch") && am.get_one::<Format>("format") == Some(&Format::Text) {
+        return printer.failure(&Failure::new(
+            code::USAGE_ERROR,
+            "--batch prints one JSON result line per input line; --format text does not apply to it.",
+        ));
     }
     let mode = if am.get_flag("dry_run") {
         Mode::DryRun

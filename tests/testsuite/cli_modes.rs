@@ -651,3 +651,17 @@ fn oversized_detail_and_receipt_answers_are_cut_to_their_budgets() {
         &title[title.len() - 60..]
     );
 }
+
+/// `--batch` prints JSON lines whatever the terminal; `--format text` named
+/// with it is refused, not ignored.
+#[test]
+fn a_batch_refuses_a_text_format_asked_for_by_name() {
+    let (cli, server) = Recorder::expecting_no_request().logged_in(TOKEN);
+    let run = cli.run(
+        &["exec", "task", "get", "--batch", "--format", "text", "-"],
+        Some("{\"channel\":\"eng\",\"number\":1}\n"),
+    );
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("usage_error"), "{run:?}");
+    assert!(server.requests().is_empty());
+}
