@@ -74,7 +74,12 @@ pub const RUNTIME_LOG: EnvVar = EnvVar {
 pub const NO_COLOR: EnvVar = EnvVar {
     name: "NO_COLOR",
     binary: "agentteam",
-    description: "When set to anything, output is never coloured.",
+    description: "When set to a non-empty value, output is never coloured.",
+};
+pub const TERM: EnvVar = EnvVar {
+    name: "TERM",
+    binary: "agentteam",
+    description: "`dumb`: no colour and no progress line (such a terminal shows escapes as text).",
 };
 
 pub const ALL: &[&EnvVar] = &[
@@ -89,4 +94,5 @@ pub const ALL: &[&EnvVar] = &[
     &PG_PASSFILE,
     &RUNTIME_LOG,
     &NO_COLOR,
+    &TERM,
 ];

@@ -52,7 +52,7 @@ impl Printer {
             pretty: terminal,
             style: Style::detect(terminal),
             verbose,
-            progress: io::stderr().is_terminal(),
+            progress: io::stderr().is_terminal() && crate::text::takes_escapes(),
             secrets: Mutex::new(Vec::new()),
         }
     }

@@ -20,15 +20,18 @@ pub struct Style {
 }
 
 impl Style {
-    /// Colour only on a terminal and never with `NO_COLOR`.
+    /// Colour only on a terminal that takes escapes, and never with
+    /// `NO_COLOR` set to anything (an empty value is unset, as
+    /// no-color.org says).
     pub fn detect(stdout_is_terminal: bool) -> Style {
         let width = terminal_size::terminal_size()
             .map(|(w, _)| w.0 as usize)
             .or_else(|| std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()))
             .unwrap_or(100)
             .max(40);
-        let color =
-            stdout_is_terminal && std::env::var_os(crate::env_vars::NO_COLOR.name).is_none();
+        let no_color =
+            std::env::var_os(crate::env_vars::NO_COLOR.name).is_some_and(|v| !v.is_empty());
+        let color = stdout_is_terminal && !no_color && takes_escapes();
         Style { width, color }
     }
 
@@ -40,6 +43,12 @@ impl Style {
             text.to_string()
         }
     }
+}
+
+/// Whether the terminal takes escape sequences: not `TERM=dumb` (Emacs'
+/// shell, some CI logs), which shows them as text.
+pub fn takes_escapes() -> bool {
+    std::env::var_os(crate::env_vars::TERM.name).is_none_or(|term| term != "dumb")
 }
 
 /// A character that could drive the terminal or reorder what it shows: the

@@ -72,7 +72,7 @@ fn no_input_on_a_terminal_says_how_to_give_one() {
 }
 
 #[test]
-fn text_is_the_default_on_a_terminal_with_colour_unless_no_color() {
+fn text_is_the_default_on_a_terminal_with_colour_unless_no_color_or_dumb() {
     let page = json!({"items": [{"number": 1, "channel": "eng", "scopeId": "tsk_1", "title": "Ship it", "status": "done",
         "priority": "high", "assignee": "@a", "parentNumber": null, "labels": [], "createdBy": "@a",
         "createdAt": "2026-11-30T00:00:00Z", "updatedAt": "2026-11-30T00:00:00Z"}]});
@@ -97,6 +97,15 @@ fn text_is_the_default_on_a_terminal_with_colour_unless_no_color() {
         plain.contains("Ship it") && !plain.contains("\x1b["),
         "{plain:?}"
     );
+    // A terminal that shows escapes as text gets none; an empty NO_COLOR
+    // is unset (no-color.org).
+    let (_, dumb) = on_terminal(&cli, &args, &[("TERM", "dumb")]);
+    assert!(
+        dumb.contains("Ship it") && !dumb.contains("\x1b["),
+        "{dumb:?}"
+    );
+    let (_, empty) = on_terminal(&cli, &args, &[("NO_COLOR", "")]);
+    assert!(empty.contains("\x1b[32mdone"), "{empty:?}");
     let (_, json_out) = on_terminal(&cli, &format!("--format json {args}"), &[]);
     assert!(
         json_out.starts_with("{\n  \"data\""),
