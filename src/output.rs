@@ -31,6 +31,9 @@ pub struct Printer {
     pub verbose: bool,
     /// Progress lines on stderr: only when stderr is a terminal.
     pub progress: bool,
+    /// A progress line is on the terminal now: cleared before anything else
+    /// is printed, which would otherwise run on from it.
+    progress_shown: std::sync::atomic::AtomicBool,
     /// The tokens this run has sent ([`Printer::redact`]).
     secrets: Mutex<Vec<String>>,
 }
@@ -53,6 +56,7 @@ impl Printer {
             style: Style::detect(terminal),
             verbose,
             progress: io::stderr().is_terminal() && crate::text::takes_escapes(),
+            progress_shown: std::sync::atomic::AtomicBool::new(false),
             secrets: Mutex::new(Vec::new()),
         }
     }
@@ -155,6 +159,7 @@ impl Printer {
 
     /// Plain text on stdout (help pages, completions).
     pub fn stdout(&self, text: &str) {
+        self.clear_progress();
         let text = self.redacted(text);
         let mut out = io::stdout().lock();
         if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
@@ -163,8 +168,19 @@ impl Printer {
     }
 
     pub fn stderr(&self, text: &str) {
+        self.clear_progress();
         let text = self.redacted(text);
         let _ = io::stderr().lock().write_all(text.as_bytes());
+    }
+
+    /// Clears a progress line left on the terminal.
+    fn clear_progress(&self) {
+        if self
+            .progress_shown
+            .swap(false, std::sync::atomic::Ordering::Relaxed)
+        {
+            let _ = io::stderr().lock().write_all(b"\r\x1b[2K");
+        }
     }
 
     /// A diagnostic line for `-v`; callers redact secrets before they get here.
@@ -178,13 +194,13 @@ impl Printer {
     pub fn progress(&self, text: &str) {
         if self.progress {
             self.stderr(&format!("\r\x1b[2K{text}"));
+            self.progress_shown
+                .store(true, std::sync::atomic::Ordering::Relaxed);
         }
     }
 
     pub fn progress_done(&self) {
-        if self.progress {
-            self.stderr("\r\x1b[2K");
-        }
+        self.clear_progress();
     }
 }
 
