@@ -428,9 +428,17 @@ fn a_failed_page_ends_the_stream_in_the_streams_format() {
 /// followed forever.
 #[test]
 fn paginate_stops_at_a_cursor_that_repeats() {
-    let page = || Reply::json(200, json!({"items": [task(1, "a")], "nextCursor": "same"}));
-    let (cli, server) = setup(vec![page(), page(), page()]);
-    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &["--paginate"]);
+    // The one page repeats for every request; a CLI that followed it would
+    // run on, so the run is bounded (the watchdog fails the test).
+    let page = Reply::json(200, json!({"items": [task(1, "a")], "nextCursor": "same"}));
+    let (cli, server) = setup(vec![page]);
+    let run = cli.exec_within(
+        "task",
+        "list",
+        r#"{"channel":"eng"}"#,
+        &["--paginate"],
+        Some(std::time::Duration::from_secs(30)),
+    );
     assert_eq!(run.code, 5, "{run:?}");
     let last: Value = serde_json::from_str(run.stdout.lines().last().unwrap()).unwrap();
     assert_eq!(last["error"]["code"], "invalid_response");
