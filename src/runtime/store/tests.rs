@@ -2676,6 +2676,20 @@ async fn hold_task_and_board(place: &str, settings: &str, number: i64) -> tokio_
     holder
 }
 
+/// Lets the create gated at 1 wait for the counter row `holder` holds, then
+/// the one gated at 2 queue behind its group: the two run as one group once
+/// the row is let go.
+async fn two_creates_in_one_group(
+    world: &World<PgStore>,
+    holder: &tokio_postgres::Client,
+    stage: &tokio::sync::watch::Sender<i32>,
+) {
+    stage.send(1).unwrap();
+    until_blocked(holder, 1).await;
+    stage.send(2).unwrap();
+    until_queued(world, 1).await;
+}
+
 /// Waits until `n` creates queue behind a group; fails after a minute.
 async fn until_queued(world: &World<PgStore>, n: usize) {
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
@@ -2710,10 +2724,7 @@ fn postgres_a_group_of_subtask_creates_and_a_claim_do_not_deadlock() {
     let holder = async {
         // Task 1 held, and the board's counter row until the creates queue.
         let holder = hold_task_and_board(&world._place, "", 1).await;
-        stage.send(1).unwrap();
-        until_blocked(&holder, 1).await;
-        stage.send(2).unwrap();
-        until_queued(&world, 1).await;
+        two_creates_in_one_group(&world, &holder, &stage).await;
         stage.send(3).unwrap();
         // The claim waits for task 1; then the group, holding the row, too.
         until_blocked(&holder, 2).await;
@@ -2762,10 +2773,7 @@ fn postgres_a_group_of_creates_that_loses_a_deadlock_runs_again() {
         let holder =
             hold_task_and_board(&world._place, "SET LOCAL deadlock_timeout = '10s'", 2).await;
         let before: i64 = holder.query_one(deadlocks, &[]).await.unwrap().get(0);
-        stage.send(1).unwrap();
-        until_blocked(&holder, 1).await;
-        stage.send(2).unwrap();
-        until_queued(&world, 1).await;
+        two_creates_in_one_group(&world, &holder, &stage).await;
         holder
             .batch_execute("ROLLBACK TO SAVEPOINT board")
             .await
