@@ -339,7 +339,12 @@ mod tests {
 
     /// Holds the writer inside a group until the returned sender is used,
     /// so the mutations submitted meanwhile queue up into one next group.
+    /// Returns once the holder's own mutation is counted as queued: `write`
+    /// counts a mutation after sending it, so the writer may be running it
+    /// before it is counted, and a count arriving late would be taken for
+    /// the next submitter's.
     fn hold(writer: &Arc<Writer>) -> (mpsc::Sender<()>, std::thread::JoinHandle<()>) {
+        let before = writer.stats.queued.load(SeqCst);
         let (release, released) = mpsc::channel::<()>();
         let (started, running) = mpsc::channel::<()>();
         let held = writer.clone();
@@ -352,6 +357,7 @@ mod tests {
             .unwrap();
         });
         running.recv().unwrap();
+        wait_queued(writer, before + 1);
         (release, thread)
     }
 
