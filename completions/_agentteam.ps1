@@ -22,8 +22,8 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
     $completions = @(switch ($command) {
         'agentteam' {
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included [default: 30]')
-            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
@@ -40,8 +40,8 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
         }
         'agentteam;exec' {
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included [default: 30]')
-            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('--catalog', '--catalog', [CompletionResultType]::ParameterName, 'Print the registry as JSON: every action, its metadata, examples and input schema')
             [CompletionResult]::new('--full', '--full', [CompletionResultType]::ParameterName, 'With --catalog: also each action''s output schema and the error schema (the whole registry)')
@@ -57,8 +57,8 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
         }
         'agentteam;exec;task' {
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included [default: 30]')
-            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
@@ -76,11 +76,11 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             break
         }
         'agentteam;exec;task;list' {
-            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'With --batch: requests in flight at once [default: 4]')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'With --batch: requests in flight at once, 1 to 64 [default: 4]')
             [CompletionResult]::new('--max-items', '--max-items', [CompletionResultType]::ParameterName, 'With --paginate: stop after N items and name the cursor that goes on (on stderr) [default: no limit]')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included [default: 30]')
-            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('--input-schema', '--input-schema', [CompletionResultType]::ParameterName, 'Print the input JSON Schema and exit')
             [CompletionResult]::new('--output-schema', '--output-schema', [CompletionResultType]::ParameterName, 'Print the JSON Schema of the success document and exit')
@@ -97,10 +97,10 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             break
         }
         'agentteam;exec;task;get' {
-            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'With --batch: requests in flight at once [default: 4]')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'With --batch: requests in flight at once, 1 to 64 [default: 4]')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included [default: 30]')
-            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('--input-schema', '--input-schema', [CompletionResultType]::ParameterName, 'Print the input JSON Schema and exit')
             [CompletionResult]::new('--output-schema', '--output-schema', [CompletionResultType]::ParameterName, 'Print the JSON Schema of the success document and exit')
@@ -116,10 +116,10 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             break
         }
         'agentteam;exec;task;create' {
-            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'With --batch: requests in flight at once [default: 4]')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'With --batch: requests in flight at once, 1 to 64 [default: 4]')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included [default: 30]')
-            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('--input-schema', '--input-schema', [CompletionResultType]::ParameterName, 'Print the input JSON Schema and exit')
             [CompletionResult]::new('--output-schema', '--output-schema', [CompletionResultType]::ParameterName, 'Print the JSON Schema of the success document and exit')
@@ -135,10 +135,10 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             break
         }
         'agentteam;exec;task;update' {
-            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'With --batch: requests in flight at once [default: 4]')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'With --batch: requests in flight at once, 1 to 64 [default: 4]')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included [default: 30]')
-            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('--input-schema', '--input-schema', [CompletionResultType]::ParameterName, 'Print the input JSON Schema and exit')
             [CompletionResult]::new('--output-schema', '--output-schema', [CompletionResultType]::ParameterName, 'Print the JSON Schema of the success document and exit')
@@ -154,10 +154,10 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             break
         }
         'agentteam;exec;task;set_claim' {
-            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'With --batch: requests in flight at once [default: 4]')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'With --batch: requests in flight at once, 1 to 64 [default: 4]')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included [default: 30]')
-            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('--input-schema', '--input-schema', [CompletionResultType]::ParameterName, 'Print the input JSON Schema and exit')
             [CompletionResult]::new('--output-schema', '--output-schema', [CompletionResultType]::ParameterName, 'Print the JSON Schema of the success document and exit')
@@ -173,10 +173,10 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             break
         }
         'agentteam;exec;task;checkpoint' {
-            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'With --batch: requests in flight at once [default: 1, so appends are stored in the input''s order]')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'With --batch: requests in flight at once, 1 to 64 [default: 1, so appends are stored in the input''s order]')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included [default: 30]')
-            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('--input-schema', '--input-schema', [CompletionResultType]::ParameterName, 'Print the input JSON Schema and exit')
             [CompletionResult]::new('--output-schema', '--output-schema', [CompletionResultType]::ParameterName, 'Print the JSON Schema of the success document and exit')
@@ -192,10 +192,10 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             break
         }
         'agentteam;exec;task;delete' {
-            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'With --batch: requests in flight at once [default: 4]')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'With --batch: requests in flight at once, 1 to 64 [default: 4]')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included [default: 30]')
-            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('--input-schema', '--input-schema', [CompletionResultType]::ParameterName, 'Print the input JSON Schema and exit')
             [CompletionResult]::new('--output-schema', '--output-schema', [CompletionResultType]::ParameterName, 'Print the JSON Schema of the success document and exit')
@@ -286,8 +286,8 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
         }
         'agentteam;auth' {
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included [default: 30]')
-            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
@@ -308,8 +308,8 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             [CompletionResult]::new('--credential-process', '--credential-process', [CompletionResultType]::ParameterName, 'Command line (POSIX quoting) that prints a fresh token as JSON')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Refused: a token in argv is readable by other users; use --token-stdin')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included [default: 30]')
-            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('--token-stdin', '--token-stdin', [CompletionResultType]::ParameterName, 'Read the agent''s token from stdin')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
@@ -321,8 +321,8 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
         }
         'agentteam;auth;status' {
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included [default: 30]')
-            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
@@ -333,8 +333,8 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
         }
         'agentteam;auth;logout' {
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included [default: 30]')
-            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
@@ -364,8 +364,8 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
         }
         'agentteam;completions' {
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included [default: 30]')
-            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')

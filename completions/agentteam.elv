@@ -19,8 +19,8 @@ set edit:completion:arg-completer[agentteam] = {|@words|
     var completions = [
         &'agentteam'= {
             cand --profile 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]'
-            cand --timeout 'Seconds one HTTP attempt may take, connection included [default: 30]'
-            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]'
+            cand --timeout 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]'
+            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]'
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
@@ -36,8 +36,8 @@ set edit:completion:arg-completer[agentteam] = {|@words|
         }
         &'agentteam;exec'= {
             cand --profile 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]'
-            cand --timeout 'Seconds one HTTP attempt may take, connection included [default: 30]'
-            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]'
+            cand --timeout 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]'
+            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]'
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand --catalog 'Print the registry as JSON: every action, its metadata, examples and input schema'
             cand --full 'With --catalog: also each action''s output schema and the error schema (the whole registry)'
@@ -52,8 +52,8 @@ set edit:completion:arg-completer[agentteam] = {|@words|
         }
         &'agentteam;exec;task'= {
             cand --profile 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]'
-            cand --timeout 'Seconds one HTTP attempt may take, connection included [default: 30]'
-            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]'
+            cand --timeout 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]'
+            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]'
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
@@ -70,11 +70,11 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'agentteam;exec;task;list'= {
-            cand --concurrency 'With --batch: requests in flight at once [default: 4]'
+            cand --concurrency 'With --batch: requests in flight at once, 1 to 64 [default: 4]'
             cand --max-items 'With --paginate: stop after N items and name the cursor that goes on (on stderr) [default: no limit]'
             cand --profile 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]'
-            cand --timeout 'Seconds one HTTP attempt may take, connection included [default: 30]'
-            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]'
+            cand --timeout 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]'
+            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]'
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand --input-schema 'Print the input JSON Schema and exit'
             cand --output-schema 'Print the JSON Schema of the success document and exit'
@@ -90,10 +90,10 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'agentteam;exec;task;get'= {
-            cand --concurrency 'With --batch: requests in flight at once [default: 4]'
+            cand --concurrency 'With --batch: requests in flight at once, 1 to 64 [default: 4]'
             cand --profile 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]'
-            cand --timeout 'Seconds one HTTP attempt may take, connection included [default: 30]'
-            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]'
+            cand --timeout 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]'
+            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]'
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand --input-schema 'Print the input JSON Schema and exit'
             cand --output-schema 'Print the JSON Schema of the success document and exit'
@@ -108,10 +108,10 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'agentteam;exec;task;create'= {
-            cand --concurrency 'With --batch: requests in flight at once [default: 4]'
+            cand --concurrency 'With --batch: requests in flight at once, 1 to 64 [default: 4]'
             cand --profile 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]'
-            cand --timeout 'Seconds one HTTP attempt may take, connection included [default: 30]'
-            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]'
+            cand --timeout 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]'
+            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]'
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand --input-schema 'Print the input JSON Schema and exit'
             cand --output-schema 'Print the JSON Schema of the success document and exit'
@@ -126,10 +126,10 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'agentteam;exec;task;update'= {
-            cand --concurrency 'With --batch: requests in flight at once [default: 4]'
+            cand --concurrency 'With --batch: requests in flight at once, 1 to 64 [default: 4]'
             cand --profile 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]'
-            cand --timeout 'Seconds one HTTP attempt may take, connection included [default: 30]'
-            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]'
+            cand --timeout 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]'
+            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]'
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand --input-schema 'Print the input JSON Schema and exit'
             cand --output-schema 'Print the JSON Schema of the success document and exit'
@@ -144,10 +144,10 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'agentteam;exec;task;set_claim'= {
-            cand --concurrency 'With --batch: requests in flight at once [default: 4]'
+            cand --concurrency 'With --batch: requests in flight at once, 1 to 64 [default: 4]'
             cand --profile 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]'
-            cand --timeout 'Seconds one HTTP attempt may take, connection included [default: 30]'
-            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]'
+            cand --timeout 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]'
+            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]'
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand --input-schema 'Print the input JSON Schema and exit'
             cand --output-schema 'Print the JSON Schema of the success document and exit'
@@ -162,10 +162,10 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'agentteam;exec;task;checkpoint'= {
-            cand --concurrency 'With --batch: requests in flight at once [default: 1, so appends are stored in the input''s order]'
+            cand --concurrency 'With --batch: requests in flight at once, 1 to 64 [default: 1, so appends are stored in the input''s order]'
             cand --profile 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]'
-            cand --timeout 'Seconds one HTTP attempt may take, connection included [default: 30]'
-            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]'
+            cand --timeout 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]'
+            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]'
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand --input-schema 'Print the input JSON Schema and exit'
             cand --output-schema 'Print the JSON Schema of the success document and exit'
@@ -180,10 +180,10 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'agentteam;exec;task;delete'= {
-            cand --concurrency 'With --batch: requests in flight at once [default: 4]'
+            cand --concurrency 'With --batch: requests in flight at once, 1 to 64 [default: 4]'
             cand --profile 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]'
-            cand --timeout 'Seconds one HTTP attempt may take, connection included [default: 30]'
-            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]'
+            cand --timeout 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]'
+            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]'
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand --input-schema 'Print the input JSON Schema and exit'
             cand --output-schema 'Print the JSON Schema of the success document and exit'
@@ -254,8 +254,8 @@ set edit:completion:arg-completer[agentteam] = {|@words|
         }
         &'agentteam;auth'= {
             cand --profile 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]'
-            cand --timeout 'Seconds one HTTP attempt may take, connection included [default: 30]'
-            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]'
+            cand --timeout 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]'
+            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]'
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
@@ -275,8 +275,8 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --credential-process 'Command line (POSIX quoting) that prints a fresh token as JSON'
             cand --token 'Refused: a token in argv is readable by other users; use --token-stdin'
             cand --profile 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]'
-            cand --timeout 'Seconds one HTTP attempt may take, connection included [default: 30]'
-            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]'
+            cand --timeout 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]'
+            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]'
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand --token-stdin 'Read the agent''s token from stdin'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
@@ -287,8 +287,8 @@ set edit:completion:arg-completer[agentteam] = {|@words|
         }
         &'agentteam;auth;status'= {
             cand --profile 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]'
-            cand --timeout 'Seconds one HTTP attempt may take, connection included [default: 30]'
-            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]'
+            cand --timeout 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]'
+            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]'
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
@@ -298,8 +298,8 @@ set edit:completion:arg-completer[agentteam] = {|@words|
         }
         &'agentteam;auth;logout'= {
             cand --profile 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]'
-            cand --timeout 'Seconds one HTTP attempt may take, connection included [default: 30]'
-            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]'
+            cand --timeout 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]'
+            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]'
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
@@ -323,8 +323,8 @@ set edit:completion:arg-completer[agentteam] = {|@words|
         }
         &'agentteam;completions'= {
             cand --profile 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]'
-            cand --timeout 'Seconds one HTTP attempt may take, connection included [default: 30]'
-            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: 2]'
+            cand --timeout 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]'
+            cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]'
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'

@@ -25,13 +25,13 @@ pub const CONFIG_DIR: EnvVar = EnvVar {
 pub const PROFILE: EnvVar = EnvVar {
     name: "AGENTTEAM_PROFILE",
     binary: "agentteam",
-    description: "Profile to use when --profile is not given. Default: the store's default profile, else `default`.",
+    description: "Profile to use when --profile is not given; empty counts as unset. Default: the store's default profile, else `default`.",
 };
 pub const TIMEOUT: EnvVar = EnvVar {
     name: "AGENTTEAM_TIMEOUT",
     binary: "agentteam",
     description: concat!(
-        "Seconds one HTTP attempt may take when --timeout is not given. Default ",
+        "Seconds one HTTP attempt may take when --timeout is not given, 1 to 3600; empty counts as unset. Default ",
         default_timeout_seconds!(),
         "."
     ),

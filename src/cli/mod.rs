@@ -21,8 +21,11 @@ use crate::error::{self, ExitClass, Failure, code};
 use crate::exec::{self, ExecSettings, InputSource, Mode};
 use crate::output::{Format, Printer};
 use crate::registry::{self, ACTIONS};
+use crate::text;
 
 const DEFAULT_TIMEOUT_SECONDS: u64 = env_vars::default_timeout_seconds!();
+/// The seconds `--timeout` and AGENTTEAM_TIMEOUT may say.
+const TIMEOUT_RANGE: std::ops::RangeInclusive<u64> = 1..=3600;
 const DEFAULT_RETRIES: u32 = 2;
 const DEFAULT_CONCURRENCY: u16 = 4;
 
@@ -68,10 +71,11 @@ fn build(long_help: bool) -> Command {
                 .long("timeout")
                 .global(true)
                 .value_name("SECONDS")
-                .env(env_vars::TIMEOUT.name)
-                .value_parser(value_parser!(u64).range(1..=3600))
+                .value_parser(value_parser!(u64).range(TIMEOUT_RANGE))
                 .help(format!(
-                    "Seconds one HTTP attempt may take, connection included [default: {DEFAULT_TIMEOUT_SECONDS}]"
+                    "Seconds one HTTP attempt may take, connection included, 1 to {} [env: {}; default: {DEFAULT_TIMEOUT_SECONDS}]",
+                    TIMEOUT_RANGE.end(),
+                    env_vars::TIMEOUT.name
                 )),
         )
         .arg(
@@ -81,7 +85,7 @@ fn build(long_help: bool) -> Command {
                 .value_name("N")
                 .value_parser(value_parser!(u32).range(0..=10))
                 .help(format!(
-                    "Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only [default: {DEFAULT_RETRIES}]"
+                    "Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: {DEFAULT_RETRIES}]"
                 )),
         )
         .arg(
@@ -215,9 +219,9 @@ fn action_command(action: &'static registry::Action, long_help: bool) -> Command
                 .requires("batch")
                 .value_parser(value_parser!(u16).range(1..=64))
                 .help(if action.concurrency == registry::Concurrency::AppendOnly {
-                    "With --batch: requests in flight at once [default: 1, so appends are stored in the input's order]".to_string()
+                    "With --batch: requests in flight at once, 1 to 64 [default: 1, so appends are stored in the input's order]".to_string()
                 } else {
-                    format!("With --batch: requests in flight at once [default: {DEFAULT_CONCURRENCY}]")
+                    format!("With --batch: requests in flight at once, 1 to 64 [default: {DEFAULT_CONCURRENCY}]")
                 }),
         );
     if !action.paginated {
@@ -466,15 +470,15 @@ fn run_exec(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
         Some(path) => InputSource::File(path.clone()),
         None => InputSource::Stdin,
     };
+    let timeout = match timeout(m.get_one::<u64>("timeout").copied()) {
+        Ok(timeout) => timeout,
+        Err(failure) => return printer.failure(&failure),
+    };
     let settings = ExecSettings {
         action,
         input,
         profile,
-        timeout: Duration::from_secs(
-            m.get_one::<u64>("timeout")
-                .copied()
-                .unwrap_or(DEFAULT_TIMEOUT_SECONDS),
-        ),
+        timeout,
         retries: m
             .get_one::<u32>("retries")
             .copied()
@@ -482,6 +486,34 @@ fn run_exec(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
         mode,
     };
     exec::run(&settings, printer)
+}
+
+/// One HTTP attempt's bound: `--timeout`, else AGENTTEAM_TIMEOUT (empty
+/// counts as unset, as for every variable of the CLI), else the default.
+/// The variable is read here, by the commands that send requests, so a bad
+/// value fails only those, and is named as the variable, not as the flag
+/// the user did not type.
+fn timeout(flag: Option<u64>) -> Result<Duration, Failure> {
+    let seconds = match (flag, std::env::var_os(env_vars::TIMEOUT.name)) {
+        (Some(seconds), _) => seconds,
+        (None, Some(value)) if !value.is_empty() => value
+            .to_str()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .filter(|v| TIMEOUT_RANGE.contains(v))
+            .ok_or_else(|| {
+                Failure::new(
+                    code::USAGE_ERROR,
+                    format!(
+                        "{} must be a whole number of seconds from 1 to {}; it is `{}`.",
+                        env_vars::TIMEOUT.name,
+                        TIMEOUT_RANGE.end(),
+                        text::clip(&value.to_string_lossy(), 40)
+                    ),
+                )
+            })?,
+        _ => DEFAULT_TIMEOUT_SECONDS,
+    };
+    Ok(Duration::from_secs(seconds))
 }
 
 fn run_auth(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitClass {

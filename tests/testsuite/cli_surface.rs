@@ -991,3 +991,50 @@ fn empty_profile_names_and_credential_processes_are_usage_errors() {
     );
     assert_eq!(cli.store_text(), "", "nothing was saved");
 }
+
+/// AGENTTEAM_TIMEOUT is read as every variable of the CLI is: empty counts
+/// as unset (the request goes out with the default), a bad value is a usage
+/// error that names the variable, not the `--timeout` nobody typed, and
+/// sends nothing; and a command that sends no request does not read it.
+#[test]
+fn agentteam_timeout_empty_is_unset_and_a_bad_value_names_the_variable() {
+    use crate::support::recorder::{Recorder, Reply};
+    let get = r#"{"channel":"eng","number":1}"#;
+    let (mut cli, server) = Recorder::start(vec![Reply::json(
+        404,
+        json!({"error": {"code": "task_not_found", "message": "No task 1.", "retryable": false}}),
+    )])
+    .logged_in("at_t");
+    cli.env.push(("AGENTTEAM_TIMEOUT".into(), String::new()));
+    let run = cli.exec("task", "get", get, &[]);
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (4, "task_not_found"),
+        "{run:?}"
+    );
+    assert_eq!(server.requests().len(), 1);
+
+    let (mut cli, server) = Recorder::expecting_no_request().logged_in("at_t");
+    for bad in ["abc", "0", "3601", "-1"] {
+        cli.env = vec![("AGENTTEAM_TIMEOUT".into(), bad.into())];
+        let run = cli.exec("task", "get", get, &[]);
+        assert_eq!(
+            (run.code, run.error_code().as_str()),
+            (2, "usage_error"),
+            "{bad}: {run:?}"
+        );
+        let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+        assert!(
+            message.contains("AGENTTEAM_TIMEOUT")
+                && message.contains(&format!("`{bad}`"))
+                && !message.contains("--timeout"),
+            "{bad}: {message}"
+        );
+        // The flag, given, is what counts; a command that sends nothing
+        // does not read the variable.
+        let flagged = cli.exec("task", "get", get, &["--timeout", "5", "--dry-run"]);
+        assert_eq!(flagged.code, 0, "{bad}: {flagged:?}");
+        assert_eq!(cli.run(&["auth", "status"], None).code, 0, "{bad}");
+    }
+    drop(server);
+}
