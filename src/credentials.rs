@@ -605,14 +605,24 @@ pub fn run_credential_process(
         )));
     }
     // An expiry the CLI cannot read would never tell it to run the process
-    // again before the token is refused.
-    if let Some(at) = &parsed.expires_at
-        && time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339).is_err()
-    {
-        return Err(fail(
-            "printed an `expires_at` that is not an RFC3339 time (e.g. 2026-01-31T12:00:00Z)"
-                .into(),
-        ));
+    // again before the token is refused; one already past would be refused
+    // by the server, and would make every later command run the process
+    // again (botocore refuses such credentials the same way).
+    if let Some(at) = &parsed.expires_at {
+        let Ok(time) =
+            time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339)
+        else {
+            return Err(fail(
+                "printed an `expires_at` that is not an RFC3339 time (e.g. 2026-01-31T12:00:00Z)"
+                    .into(),
+            ));
+        };
+        if time <= time::OffsetDateTime::now_utc() {
+            return Err(fail(format!(
+                "printed a token that expired at {}; it must print one still valid",
+                crate::text::clip(at, 40)
+            )));
+        }
     }
     Ok((
         Secret::new(parsed.token.trim().to_string()),

@@ -460,6 +460,9 @@ fn failing_credential_processes_exit_3() {
         // An expiry the CLI could not read would never have it refreshed.
         r#"printf '%s\n' '{"token": "at_ok", "expires_at": "not a date"}'"#,
         r#"printf '%s\n' '{"token": "at_ok", "expires_at": "2026-13-01T00:00:00Z"}'"#,
+        // Already expired: the server would refuse it, and every later
+        // command would run the process again.
+        r#"printf '%s\n' '{"token": "at_ok", "expires_at": "2020-01-01T00:00:00Z"}'"#,
     ] {
         let server = Recorder::expecting_no_request();
         let cli = Cli::new();
