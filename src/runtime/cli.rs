@@ -66,14 +66,14 @@ enum Command {
         /// keep other connections moving meanwhile.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
         workers: Option<u16>,
-        /// PostgreSQL only: connections this server keeps for requests, all
+        /// PostgreSQL only (refused on SQLite): connections this server keeps for requests, all
         /// opened before it announces its address (/readyz has one more of
         /// its own). Every replica has its own pool; keep their sum under
         /// the server's max_connections.
         #[arg(long, value_name = "N", default_value_t = PoolOptions::DEFAULT_SIZE,
               value_parser = clap::value_parser!(u16).range(1..=1024))]
         pool_size: u16,
-        /// PostgreSQL only: how long a request waits for a free connection
+        /// PostgreSQL only (refused on SQLite): how long a request waits for a free connection
         /// before it is answered 503.
         #[arg(long, value_name = "MS", default_value_t = PoolOptions::DEFAULT_WAIT_MS,
               value_parser = clap::value_parser!(u64).range(1..=600_000))]
@@ -265,11 +265,12 @@ pub fn command() -> clap::Command {
 }
 
 pub fn run() -> ExitCode {
-    let parsed = command()
-        .try_get_matches()
-        .and_then(|matches| <Cli as clap::FromArgMatches>::from_arg_matches(&matches));
-    let cli = match parsed {
-        Ok(cli) => cli,
+    let parsed = command().try_get_matches().and_then(|matches| {
+        let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches)?;
+        Ok((cli, postgres_only_flags_given(&matches)))
+    });
+    let (cli, postgres_only) = match parsed {
+        Ok(parsed) => parsed,
         Err(e) => return command_line_failure(&e),
     };
     if let Command::Openapi = cli.command {
@@ -280,7 +281,7 @@ pub fn run() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     init_logging();
-    let code = match execute(cli) {
+    let code = match execute(cli, &postgres_only) {
         Ok(Some(value)) => {
             print_json(&value);
             ExitCode::SUCCESS
@@ -468,12 +469,47 @@ fn default_workers(location: &Location) -> usize {
     }
 }
 
-fn execute(cli: Cli) -> Result<Option<Value>, Failure> {
+/// The flags of `serve` that only a PostgreSQL store reads, as typed on
+/// the command line (their defaults do not count).
+fn postgres_only_flags_given(matches: &clap::ArgMatches) -> Vec<&'static str> {
+    let Some(serve) = matches.subcommand_matches("serve") else {
+        return Vec::new();
+    };
+    [
+        ("pool_size", "--pool-size"),
+        ("pool_wait_ms", "--pool-wait-ms"),
+    ]
+    .into_iter()
+    .filter(|(id, _)| serve.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
+    .map(|(_, flag)| flag)
+    .collect()
+}
+
+/// `postgres_only`: the PostgreSQL-only flags given, refused on SQLite
+/// rather than ignored (a pool size that silently does nothing misleads
+/// whoever tunes it).
+fn execute(cli: Cli, postgres_only: &[&str]) -> Result<Option<Value>, Failure> {
     let db = match cli.db {
         Some(db) => db,
         None => default_db()?,
     };
     let location = Location::parse(&db)?;
+    if let (Location::Sqlite(_), [first, ..]) = (&location, postgres_only) {
+        return Err(Failure::new(
+            code::USAGE_ERROR,
+            format!(
+                "{} {} to a PostgreSQL store only; the store {} is a SQLite file.",
+                postgres_only.join(" and "),
+                if postgres_only.len() == 1 {
+                    "applies"
+                } else {
+                    "apply"
+                },
+                location.shown()
+            ),
+        )
+        .field(first.trim_start_matches("--"), "PostgreSQL only."));
+    }
     let runtime = match &cli.command {
         Command::Serve { workers, .. } => {
             let workers = workers.map_or_else(|| default_workers(&location), usize::from);

@@ -615,6 +615,41 @@ fn serve_on_a_busy_port_names_the_listen_flag() {
     assert!(message(&doc).contains(&address), "{doc}");
 }
 
+/// `serve`'s PostgreSQL-only flags, typed against a SQLite store, are a
+/// usage error naming them, not ignored; nothing is created.
+#[test]
+fn postgres_only_serve_flags_are_refused_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("rt.db");
+    let db = db.to_str().unwrap();
+    for (flags, named) in [
+        (&["--pool-size", "4"][..], "--pool-size applies"),
+        (&["--pool-wait-ms", "10"][..], "--pool-wait-ms applies"),
+        (
+            &["--pool-size", "4", "--pool-wait-ms", "10"][..],
+            "--pool-size and --pool-wait-ms apply",
+        ),
+    ] {
+        // Under `timeout`: a serve that took the flags would run on; then
+        // the test fails (exit 124) rather than hang.
+        let mut args = vec!["20", BIN, "--db", db, "serve", "--listen", "127.0.0.1:0"];
+        args.extend_from_slice(flags);
+        let out = Command::new("timeout")
+            .args(&args)
+            .env("RUST_LOG", "warn")
+            .output()
+            .expect("run timeout(1)");
+        let doc = refused(&out, 2, "no secret here");
+        assert_eq!(doc["error"]["code"], "usage_error", "{doc}");
+        assert!(message(&doc).contains(named), "{doc}");
+        assert!(message(&doc).contains("PostgreSQL"), "{doc}");
+        assert!(
+            !std::path::Path::new(db).exists(),
+            "{flags:?} created the store"
+        );
+    }
+}
+
 /// The store holds private boards: under the most permissive umask (0), the
 /// runtime creates its data directories 0700 and `rt.db`, `rt.db-wal` and
 /// `rt.db-shm` 0600. A directory that already exists is left as it is.
