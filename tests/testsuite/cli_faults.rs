@@ -645,13 +645,27 @@ echo $$ > "$0.pid"; wait"#,
             &process,
         ];
         assert_eq!(cli.run(&login, None).code, 0);
-        let mut run = cli
-            .command(&["exec", "task", "get", "-"])
+        let mut command = cli.command(&["exec", "task", "get", "-"]);
+        command
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+            .stderr(Stdio::null());
+        // The CLI keeps a signal it was started ignoring ignored, and a
+        // test run in the background (`cmd &` in a script, `nohup`) starts
+        // it ignoring SIGINT: give it the default dispositions, as a
+        // terminal's foreground job has.
+        // SAFETY: signal(2) is async-signal-safe; nothing else runs between
+        // fork and exec.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            command.pre_exec(|| {
+                for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                    libc::signal(signal, libc::SIG_DFL);
+                }
+                Ok(())
+            });
+        }
+        let mut run = command.spawn().unwrap();
         let mut stdin = run.stdin.take().unwrap();
         stdin
             .write_all(br#"{"channel": "eng", "number": 1}"#)
