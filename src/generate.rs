@@ -115,7 +115,7 @@ fn agentteam_pages(cmd: &Command, out: &mut Vec<Artifact>) {
         Some(action) => action_page(cmd, action),
         None if page == "agentteam" => man_page(cmd, None, top_level_sections),
         None => man_page(cmd, None, |roff, cmd| {
-            exit_status_section(roff);
+            exit_status_section(roff, &cli_exits());
             see_also_section(roff, cmd);
         }),
     };
@@ -131,6 +131,7 @@ fn agentteam_pages(cmd: &Command, out: &mut Vec<Artifact>) {
 fn runtime_pages(cmd: &Command, out: &mut Vec<Artifact>) {
     let contents = man_page(cmd, None, |roff, cmd| {
         if cmd.get_name() == "agentteam-runtime" {
+            exit_status_section(roff, &runtime_exits());
             environment_section(roff, |var| var.binary == "agentteam-runtime");
         }
         see_also_section(roff, cmd);
@@ -231,7 +232,7 @@ fn ascii_roff(page: &str) -> String {
 }
 
 fn top_level_sections(roff: &mut Roff, cmd: &Command) {
-    exit_status_section(roff);
+    exit_status_section(roff, &cli_exits());
     environment_section(roff, |_| true);
     roff.control("SH", ["FILES"]);
     roff.control("TP", []);
@@ -282,12 +283,28 @@ fn top_level_sections(roff: &mut Roff, cmd: &Command) {
     see_also_section(roff, cmd);
 }
 
-fn exit_status_section(roff: &mut Roff) {
+/// `agentteam`'s exit statuses and what each means.
+fn cli_exits() -> Vec<(i32, &'static str)> {
+    ExitClass::ALL
+        .iter()
+        .map(|class| (class.code(), class.meaning()))
+        .collect()
+}
+
+/// `agentteam-runtime`'s exit statuses and what each means.
+fn runtime_exits() -> Vec<(i32, &'static str)> {
+    crate::runtime::cli::EXIT_STATUSES
+        .iter()
+        .map(|(class, meaning)| (class.code(), *meaning))
+        .collect()
+}
+
+fn exit_status_section(roff: &mut Roff, exits: &[(i32, &str)]) {
     roff.control("SH", ["EXIT STATUS"]);
-    for class in ExitClass::ALL {
+    for (code, meaning) in exits {
         roff.control("TP", []);
-        roff.text([bold(class.code().to_string())]);
-        roff.text([roman(class.meaning())]);
+        roff.text([bold(code.to_string())]);
+        roff.text([roman(*meaning)]);
     }
 }
 
@@ -414,7 +431,7 @@ fn action_page(cmd: &Command, action: &Action) -> String {
                 &help::example_command(action, e.input),
             );
         }
-        exit_status_section(roff);
+        exit_status_section(roff, &cli_exits());
         see_also_section(roff, cmd);
     })
 }
@@ -438,20 +455,17 @@ fn permission_text(action: &Action) -> String {
 pub fn readme_with_tables(readme: &str) -> anyhow::Result<String> {
     let readme = splice(readme, "actions", &actions_table())?;
     let readme = splice(&readme, "errors", &errors_table())?;
-    let readme = splice(&readme, "exit", &exit_table())?;
+    let readme = splice(&readme, "exit", &exit_table(&cli_exits()))?;
+    let readme = splice(&readme, "runtime-exit", &exit_table(&runtime_exits()))?;
     splice(&readme, "environment", &environment_table())
 }
 
-/// The README's table of exit statuses, from [`crate::error::ExitClass::meaning`]
-/// (the same words `agentteam --help` and the man page print).
-pub fn exit_table() -> String {
+/// A README table of exit statuses, in the words `--help` and the man
+/// pages print ([`cli_exits`], [`runtime_exits`]).
+fn exit_table(exits: &[(i32, &str)]) -> String {
     let mut out = String::from("| code | meaning |\n| --- | --- |\n");
-    for class in crate::error::ExitClass::ALL {
-        out.push_str(&format!(
-            "| {} | {} |\n",
-            class.code(),
-            table_cell(class.meaning())
-        ));
+    for (code, meaning) in exits {
+        out.push_str(&format!("| {code} | {} |\n", table_cell(meaning)));
     }
     out
 }

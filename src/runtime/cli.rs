@@ -18,7 +18,7 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 
 use crate::credentials::{CredentialStore, Profile};
-use crate::error::{Failure, code};
+use crate::error::{ExitClass, Failure, code};
 use crate::registry::Permission;
 use crate::registry::task::fields;
 use crate::runtime::shed::RateLimit;
@@ -257,9 +257,38 @@ enum CallbackCommand {
 }
 
 /// The clap command of `agentteam-runtime`, for its generated man pages (`crate::generate`).
+/// The runtime's exit statuses, each with what it means: a subset of the
+/// CLI's classes (`ExitClass`), so a script reads both binaries alike.
+pub const EXIT_STATUSES: [(ExitClass, &str); 5] = [
+    (
+        ExitClass::Success,
+        "success: the command's one JSON document is on stdout (`serve`: stopped by SIGINT or SIGTERM once its requests were answered)",
+    ),
+    (ExitClass::Internal, "internal error (a bug)"),
+    (
+        ExitClass::Usage,
+        "usage error or invalid input: a bad command line, an unknown workspace, agent or callback effect, a store path or URI that cannot be used, a schema newer than the binary; nothing was changed",
+    ),
+    (
+        ExitClass::Credentials,
+        "`quickstart` only: the agentteam credential store it writes the profile to is open to others or not valid (as for `agentteam`); the profile was not written",
+    ),
+    (
+        ExitClass::Transient,
+        "the store is unreachable, busy or failing (`retryable: true`): run the command again later",
+    ),
+];
+
 pub fn command() -> clap::Command {
+    let exits: String = EXIT_STATUSES
+        .iter()
+        .map(|(class, meaning)| {
+            let wrapped = crate::cli::help::wrap(meaning, "     ");
+            format!("  {}  {}", class.code(), wrapped.trim_start())
+        })
+        .collect();
     <Cli as clap::CommandFactory>::command().after_long_help(format!(
-        "Environment:\n{}",
+        "Exit status:\n{exits}\nEnvironment:\n{}",
         crate::cli::help::environment("agentteam-runtime")
     ))
 }

@@ -615,6 +615,122 @@ fn serve_on_a_busy_port_names_the_listen_flag() {
     assert!(message(&doc).contains(&address), "{doc}");
 }
 
+/// The runtime exits with the statuses its `--help`, man page and README
+/// list: 0, 2 for a refusal, 3 for a credential store `quickstart` may not
+/// write (the profile unwritten), and each is one it documents.
+#[test]
+fn the_runtimes_exit_statuses_are_the_documented_ones() {
+    let documented: Vec<i32> = agentteam::runtime::cli::EXIT_STATUSES
+        .iter()
+        .map(|(class, _)| class.code())
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let db = db.to_str().unwrap();
+    let created = runtime_in(
+        dir.path(),
+        &["--db", db, "workspace", "create", "--name", "w"],
+    );
+    succeeded(&created);
+    let unknown = runtime_in(
+        dir.path(),
+        &[
+            "--db",
+            db,
+            "agent",
+            "create",
+            "--workspace",
+            "ws_none",
+            "--handle",
+            "a",
+        ],
+    );
+    refused(&unknown, 2, "no secret here");
+    let config = dir.path().join("config");
+    std::fs::create_dir(&config).unwrap();
+    let store = config.join("credentials.json");
+    std::fs::write(&store, "{}").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let quickstart = Command::new(BIN)
+        .args(["--db", db, "quickstart"])
+        .env("AGENTTEAM_CONFIG_DIR", &config)
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    let doc = refused(&quickstart, 3, "no secret here");
+    assert_eq!(doc["error"]["code"], "credential_store_insecure", "{doc}");
+    assert_eq!(
+        std::fs::read_to_string(&store).unwrap(),
+        "{}",
+        "the profile was not written"
+    );
+    for out in [&created, &unknown, &quickstart] {
+        let code = out.status.code().unwrap();
+        assert!(documented.contains(&code), "exit {code} is not documented");
+    }
+}
+
+/// A member named without its `@` (`alice` for `@alice`) is told how to
+/// write it; a ref that names no one, written as one, is not; and the board
+/// is not created either way.
+#[test]
+fn a_member_without_its_at_is_told_to_add_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let db = db.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let mut all = vec!["--db", db];
+        all.extend_from_slice(args);
+        runtime_in(dir.path(), &all)
+    };
+    let ws = succeeded(&run(&["workspace", "create", "--name", "w"]))["workspace_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    succeeded(&run(&[
+        "agent",
+        "create",
+        "--workspace",
+        &ws,
+        "--handle",
+        "alice",
+    ]));
+    let create = |members: &str| {
+        let out = run(&[
+            "channel",
+            "create",
+            "--workspace",
+            &ws,
+            "--name",
+            "p",
+            "--members",
+            members,
+        ]);
+        refused(&out, 2, "no secret here")["error"]["field_errors"]["members"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let bare = create("alice");
+    assert!(bare.contains("write `@alice`"), "{bare}");
+    for named in ["@bob", "ag_0000"] {
+        let problem = create(named);
+        assert!(!problem.contains("write `@"), "{named}: {problem}");
+    }
+    succeeded(&run(&[
+        "channel",
+        "create",
+        "--workspace",
+        &ws,
+        "--name",
+        "p",
+        "--members",
+        "@alice",
+    ]));
+}
+
 /// `serve`'s PostgreSQL-only flags, typed against a SQLite store, are a
 /// usage error naming them, not ignored; nothing is created.
 #[test]

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::handle_of;
 use crate::error::{Failure, MAX_CANDIDATES, code};
+use crate::text;
 use crate::validate::edit_distance;
 
 /// `names` ordered nearest to `given` first (edit distance, case folded,
@@ -455,8 +456,21 @@ pub fn channel_taken() -> Failure {
     admin("name", "A channel with this name already exists.")
 }
 
+/// A member is `@handle` or an agent id (`ag_…`); a bare word that is
+/// neither was most likely a handle without its `@`.
 pub fn no_such_member(member: &str) -> Failure {
-    admin("members", &format!("No agent `{member}` in the workspace."))
+    let member = text::clip(member, text::ECHO_LIMIT);
+    let hint = if member.starts_with('@') || member.starts_with("ag_") {
+        String::new()
+    } else {
+        format!(
+            " A member is `@handle` or an agent id (`ag_…`): for the handle, write `@{member}`."
+        )
+    };
+    admin(
+        "members",
+        &format!("No agent `{member}` in the workspace.{hint}"),
+    )
 }
 
 pub fn no_such_callback_effect() -> Failure {
