@@ -153,6 +153,9 @@ enum WorkspaceCommand {
         #[arg(long)]
         name: String,
     },
+    /// List every workspace, oldest first; prints {"workspaces": [{"workspace_id", "name",
+    /// "created_at"}]} (names are not unique: the id tells two apart).
+    List,
 }
 
 #[derive(Debug, Subcommand)]
@@ -169,6 +172,13 @@ enum AgentCommand {
         handle: String,
         #[command(flatten)]
         token: TokenOptions,
+    },
+    /// List the workspace's agents by handle; prints {"agents": [{"agent_id", "member_ref",
+    /// "created_at"}]} (never a token).
+    List {
+        /// Workspace id (`ws_…`), as `workspace create` printed it
+        #[arg(long, value_name = "WS")]
+        workspace: String,
     },
 }
 
@@ -211,6 +221,13 @@ enum ChannelCommand {
         /// Only these agents (`@a,@b`) may use the board. Default: every agent of the workspace.
         #[arg(long, value_delimiter = ',', value_name = "@A,@B")]
         members: Option<Vec<String>>,
+    },
+    /// List the workspace's channels by name; prints {"channels": [{"name", "private",
+    /// "members", "created_at"}]}, `members` (member refs) only for a private board.
+    List {
+        /// Workspace id (`ws_…`), as `workspace create` printed it
+        #[arg(long, value_name = "WS")]
+        workspace: String,
     },
 }
 
@@ -665,6 +682,56 @@ async fn run_command<S: Store>(
             Ok(Some(
                 json!({"workspace_id": store.create_workspace(name).await?}),
             ))
+        }
+        Command::Workspace(WorkspaceCommand::List) => {
+            let workspaces: Vec<Value> = store
+                .list_workspaces()
+                .await?
+                .into_iter()
+                .map(|w| {
+                    json!({
+                        "workspace_id": w.workspace_id,
+                        "name": w.name,
+                        "created_at": clock::format(w.created_at),
+                    })
+                })
+                .collect();
+            Ok(Some(json!({ "workspaces": workspaces })))
+        }
+        Command::Agent(AgentCommand::List { workspace }) => {
+            let agents: Vec<Value> = store
+                .list_agents(&workspace)
+                .await?
+                .into_iter()
+                .map(|a| {
+                    json!({
+                        "agent_id": a.agent_id,
+                        "member_ref": format!("@{}", a.handle),
+                        "created_at": clock::format(a.created_at),
+                    })
+                })
+                .collect();
+            Ok(Some(json!({ "agents": agents })))
+        }
+        Command::Channel(ChannelCommand::List { workspace }) => {
+            let channels: Vec<Value> = store
+                .list_channels(&workspace)
+                .await?
+                .into_iter()
+                .map(|c| {
+                    let mut channel = json!({
+                        "name": c.name,
+                        "private": c.members.is_some(),
+                        "created_at": clock::format(c.created_at),
+                    });
+                    if let Some(members) = c.members {
+                        let refs: Vec<String> = members.iter().map(|h| format!("@{h}")).collect();
+                        channel["members"] = json!(refs);
+                    }
+                    channel
+                })
+                .collect();
+            Ok(Some(json!({ "channels": channels })))
         }
         Command::Agent(AgentCommand::Create {
             workspace,

@@ -860,8 +860,9 @@ mod tests {
     use super::*;
     use crate::registry::find;
     use crate::runtime::store::{
-        Callback, CheckpointInput, CreateInput, DeleteInput, ListQuery, NewToken, SchemaStatus,
-        SetClaimInput, TaskLocator, TokenCounts, TokenRecord, UpdateInput,
+        AgentInfo, Callback, ChannelInfo, CheckpointInput, CreateInput, DeleteInput, ListQuery,
+        NewToken, SchemaStatus, SetClaimInput, TaskLocator, TokenCounts, TokenRecord, UpdateInput,
+        WorkspaceInfo,
     };
     use crate::wire::WorkflowContext;
 
@@ -949,6 +950,15 @@ mod tests {
             unreachable!("admin operations are not served over HTTP")
         }
         async fn channel_exists(&self, _: &str, _: &str) -> Result<bool, Failure> {
+            unreachable!("admin operations are not served over HTTP")
+        }
+        async fn list_workspaces(&self) -> Result<Vec<WorkspaceInfo>, Failure> {
+            unreachable!("admin operations are not served over HTTP")
+        }
+        async fn list_agents(&self, _: &str) -> Result<Vec<AgentInfo>, Failure> {
+            unreachable!("admin operations are not served over HTTP")
+        }
+        async fn list_channels(&self, _: &str) -> Result<Vec<ChannelInfo>, Failure> {
             unreachable!("admin operations are not served over HTTP")
         }
         async fn open_callback(&self, _: &str, _: &str) -> Result<Callback, Failure> {

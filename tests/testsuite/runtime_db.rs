@@ -672,6 +672,74 @@ fn the_runtimes_exit_statuses_are_the_documented_ones() {
     }
 }
 
+/// `workspace list`, `agent list` and `channel list` print what was
+/// created, as the other commands take it (ids, member refs), and never a
+/// token.
+#[test]
+fn admin_lists_print_what_was_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let db = db.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let mut all = vec!["--db", db];
+        all.extend_from_slice(args);
+        succeeded(&runtime_in(dir.path(), &all))
+    };
+    assert_eq!(run(&["workspace", "list"]), json!({"workspaces": []}));
+    let ws = run(&["workspace", "create", "--name", "acme"])["workspace_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let agent = run(&["agent", "create", "--workspace", &ws, "--handle", "alice"]);
+    run(&["channel", "create", "--workspace", &ws, "--name", "eng"]);
+    run(&[
+        "channel",
+        "create",
+        "--workspace",
+        &ws,
+        "--name",
+        "ops",
+        "--members",
+        "@alice",
+    ]);
+
+    let workspaces = run(&["workspace", "list"]);
+    assert_eq!(
+        workspaces["workspaces"][0]["workspace_id"],
+        ws.as_str(),
+        "{workspaces}"
+    );
+    assert_eq!(workspaces["workspaces"][0]["name"], "acme", "{workspaces}");
+    let agents = run(&["agent", "list", "--workspace", &ws]);
+    assert_eq!(
+        agents["agents"][0]["agent_id"], agent["agent_id"],
+        "{agents}"
+    );
+    assert_eq!(agents["agents"][0]["member_ref"], "@alice", "{agents}");
+    let token = agent["token"].as_str().unwrap();
+    assert!(!agents.to_string().contains(token), "{agents}");
+    let channels = run(&["channel", "list", "--workspace", &ws]);
+    assert_eq!(channels["channels"][0]["name"], "eng", "{channels}");
+    assert_eq!(channels["channels"][0]["private"], false, "{channels}");
+    assert!(
+        channels["channels"][0].get("members").is_none(),
+        "{channels}"
+    );
+    assert_eq!(
+        channels["channels"][1]["members"],
+        json!(["@alice"]),
+        "{channels}"
+    );
+    for listed in [
+        &workspaces["workspaces"][0],
+        &agents["agents"][0],
+        &channels["channels"][1],
+    ] {
+        let at = listed["created_at"].as_str().unwrap();
+        assert!(at.ends_with('Z') && at.len() >= 20, "{listed}");
+    }
+}
+
 /// A member named without its `@` (`alice` for `@alice`) is told how to
 /// write it; a ref that names no one, written as one, is not; and the board
 /// is not created either way.

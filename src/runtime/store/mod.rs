@@ -252,6 +252,55 @@ pub struct TokenCounts {
     pub stored: u64,
 }
 
+/// A workspace as `workspace list` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkspaceInfo {
+    pub workspace_id: String,
+    pub name: String,
+    pub created_at: i64,
+}
+
+/// An agent as `agent list` shows it (its tokens never).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentInfo {
+    pub agent_id: String,
+    pub handle: String,
+    pub created_at: i64,
+}
+
+/// A channel as `channel list` shows it: `members`, the handles of a
+/// private board's members in order, is `None` for a board every agent of
+/// the workspace may use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChannelInfo {
+    pub name: String,
+    pub members: Option<Vec<String>>,
+    pub created_at: i64,
+}
+
+impl ChannelInfo {
+    /// Folds rows of (name, private, created_at, member handle or none),
+    /// ordered by name then handle, into one channel each.
+    pub fn fold(rows: impl IntoIterator<Item = (String, bool, i64, Option<String>)>) -> Vec<Self> {
+        let mut channels: Vec<ChannelInfo> = Vec::new();
+        for (name, private, created_at, member) in rows {
+            if channels.last().is_none_or(|last| last.name != name) {
+                channels.push(ChannelInfo {
+                    name,
+                    members: private.then(Vec::new),
+                    created_at,
+                });
+            }
+            if let (Some(members), Some(handle)) =
+                (&mut channels.last_mut().expect("pushed").members, member)
+            {
+                members.push(handle);
+            }
+        }
+        channels
+    }
+}
+
 /// A workflow callback as the admin surface reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Callback {
@@ -394,6 +443,19 @@ pub trait Store: Send + Sync + 'static {
         workspace_id: &str,
         agent: &str,
     ) -> impl Future<Output = Result<u64, Failure>> + Send;
+    /// Every workspace, oldest first (names are not unique: the id tells
+    /// two of one name apart).
+    fn list_workspaces(&self) -> impl Future<Output = Result<Vec<WorkspaceInfo>, Failure>> + Send;
+    /// The workspace's agents by handle; an unknown workspace is refused.
+    fn list_agents(
+        &self,
+        workspace_id: &str,
+    ) -> impl Future<Output = Result<Vec<AgentInfo>, Failure>> + Send;
+    /// The workspace's channels by name; an unknown workspace is refused.
+    fn list_channels(
+        &self,
+        workspace_id: &str,
+    ) -> impl Future<Output = Result<Vec<ChannelInfo>, Failure>> + Send;
     /// `members: None` opens the channel to every agent of the workspace.
     fn create_channel(
         &self,

@@ -191,6 +191,7 @@ on_every_engine!(
     migrations_are_recorded_and_reapplying_changes_nothing,
     text_one_engine_cannot_store_is_refused_or_kept_alike,
     relevance_is_one_score_on_every_engine,
+    admin_lists_show_workspaces_agents_and_channels,
 );
 
 struct World<E: Engine> {
@@ -3032,5 +3033,67 @@ fn a_conninfo_string_is_no_path_but_a_path_may_hold_an_equals_sign() {
             matches!(Location::parse(OsStr::new(path)), Ok(Location::Sqlite(_))),
             "{path}"
         );
+    }
+}
+
+/// The admin listings: every workspace oldest first (two of one name told
+/// apart by id), a workspace's agents by handle and its channels by name,
+/// a private board's members by handle and a public one's none; an
+/// unknown workspace refused as every admin command refuses it.
+fn admin_lists_show_workspaces_agents_and_channels<E: Engine>() {
+    let w = world::<E>();
+    let again = block(w.store.create_workspace("w")).unwrap();
+    let workspaces = block(w.store.list_workspaces()).unwrap();
+    let names: Vec<&str> = workspaces.iter().map(|ws| ws.name.as_str()).collect();
+    assert_eq!(names, ["w", "other", "w"]);
+    assert_eq!(workspaces[0].workspace_id, w.alice.workspace_id);
+    assert_eq!(workspaces[2].workspace_id, again);
+    assert!(
+        workspaces
+            .windows(2)
+            .all(|p| p[0].created_at <= p[1].created_at)
+    );
+
+    let agents = block(w.store.list_agents(&w.alice.workspace_id)).unwrap();
+    let handles: Vec<&str> = agents.iter().map(|a| a.handle.as_str()).collect();
+    assert_eq!(handles, ["alice", "bob", "carol"]);
+    assert_eq!(agents[0].agent_id, w.alice.agent_id);
+    assert!(block(w.store.list_agents(&again)).unwrap().is_empty());
+
+    block(w.store.create_channel(
+        &w.alice.workspace_id,
+        "pair",
+        Some(&["@bob".to_string(), "@alice".to_string()]),
+    ))
+    .unwrap();
+    let channels = block(w.store.list_channels(&w.alice.workspace_id)).unwrap();
+    let shown: Vec<(&str, Option<Vec<&str>>)> = channels
+        .iter()
+        .map(|c| {
+            let members = c.members.as_ref();
+            (
+                c.name.as_str(),
+                members.map(|m| m.iter().map(String::as_str).collect()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("eng", None),
+            ("ops", None),
+            ("pair", Some(vec!["alice", "bob"])),
+            ("secret", Some(vec!["alice"])),
+        ]
+    );
+    let other = block(w.store.list_channels(&w.mallory.workspace_id)).unwrap();
+    assert_eq!(other.len(), 1, "{other:?}");
+
+    for failure in [
+        block(w.store.list_agents("ws_none")).unwrap_err(),
+        block(w.store.list_channels("ws_none")).unwrap_err(),
+    ] {
+        assert_eq!(failure.code, code::INVALID_INPUT.code, "{failure:?}");
+        assert_eq!(failure.field_errors["workspace"], "No such workspace.");
     }
 }

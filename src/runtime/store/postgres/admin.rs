@@ -10,7 +10,10 @@ use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
 use super::super::refusals;
-use super::super::{Callback, NewToken, Principal, TokenCounts, TokenRecord, stored_scope};
+use super::super::{
+    AgentInfo, Callback, ChannelInfo, NewToken, Principal, TokenCounts, TokenRecord, WorkspaceInfo,
+    stored_scope,
+};
 use super::connections::{Result, all, clock, exec, maybe, one};
 use super::reads;
 
@@ -229,6 +232,47 @@ pub(super) async fn create_channel(
         exec(tx, MEMBER, &[&channel_id, &agent.agent_id]).await?;
     }
     Ok(())
+}
+
+pub(super) async fn list_workspaces(c: &Object) -> Result<Vec<WorkspaceInfo>> {
+    const SQL: &str = "SELECT id, name, created_at FROM workspaces ORDER BY created_at, id";
+    Ok(all(c, SQL, &[])
+        .await?
+        .iter()
+        .map(|r| WorkspaceInfo {
+            workspace_id: r.get(0),
+            name: r.get(1),
+            created_at: r.get(2),
+        })
+        .collect())
+}
+
+pub(super) async fn list_agents(c: &Object, workspace_id: &str) -> Result<Vec<AgentInfo>> {
+    const SQL: &str =
+        "SELECT id, handle, created_at FROM agents WHERE workspace_id = $1 ORDER BY handle";
+    require_workspace(c, workspace_id).await?;
+    Ok(all(c, SQL, &[&workspace_id])
+        .await?
+        .iter()
+        .map(|r| AgentInfo {
+            agent_id: r.get(0),
+            handle: r.get(1),
+            created_at: r.get(2),
+        })
+        .collect())
+}
+
+pub(super) async fn list_channels(c: &Object, workspace_id: &str) -> Result<Vec<ChannelInfo>> {
+    const SQL: &str = "SELECT c.name, c.private, c.created_at, a.handle FROM channels c \
+         LEFT JOIN channel_members m ON m.channel_id = c.id \
+         LEFT JOIN agents a ON a.id = m.agent_id \
+         WHERE c.workspace_id = $1 ORDER BY c.name, a.handle";
+    require_workspace(c, workspace_id).await?;
+    let rows = all(c, SQL, &[&workspace_id]).await?;
+    Ok(ChannelInfo::fold(
+        rows.iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3))),
+    ))
 }
 
 pub(super) async fn channel_exists(c: &Object, workspace_id: &str, name: &str) -> Result<bool> {

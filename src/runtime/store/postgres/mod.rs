@@ -381,6 +381,18 @@ impl Store for PgStore {
         read!(self, |c| admin::channel_exists(c, workspace_id, name).await)
     }
 
+    async fn list_workspaces(&self) -> Result<Vec<WorkspaceInfo>, Failure> {
+        read!(self, |c| admin::list_workspaces(c).await)
+    }
+
+    async fn list_agents(&self, workspace_id: &str) -> Result<Vec<AgentInfo>, Failure> {
+        read!(self, |c| admin::list_agents(c, workspace_id).await)
+    }
+
+    async fn list_channels(&self, workspace_id: &str) -> Result<Vec<ChannelInfo>, Failure> {
+        read!(self, |c| admin::list_channels(c, workspace_id).await)
+    }
+
     async fn open_callback(&self, workspace_id: &str, agent: &str) -> Result<Callback, Failure> {
         let callback = Callback {
             workflow_run_id: auth::new_id("run")?,

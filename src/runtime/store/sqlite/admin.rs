@@ -4,7 +4,10 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::super::refusals;
-use super::super::{Callback, NewToken, Principal, TokenCounts, TokenRecord, stored_scope};
+use super::super::{
+    AgentInfo, Callback, ChannelInfo, NewToken, Principal, TokenCounts, TokenRecord, WorkspaceInfo,
+    stored_scope,
+};
 use super::connections::Cached;
 use crate::error::Failure;
 use crate::runtime::clock;
@@ -165,6 +168,53 @@ pub(super) fn create_channel(
         )?;
     }
     Ok(())
+}
+
+pub(super) fn list_workspaces(c: &Connection) -> Result<Vec<WorkspaceInfo>, Failure> {
+    let mut stmt =
+        c.prepare_cached("SELECT id, name, created_at FROM workspaces ORDER BY created_at, id")?;
+    let rows = stmt.query_map([], |r| {
+        Ok(WorkspaceInfo {
+            workspace_id: r.get(0)?,
+            name: r.get(1)?,
+            created_at: r.get(2)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+pub(super) fn list_agents(c: &Connection, workspace_id: &str) -> Result<Vec<AgentInfo>, Failure> {
+    require_workspace(c, workspace_id)?;
+    let mut stmt = c.prepare_cached(
+        "SELECT id, handle, created_at FROM agents WHERE workspace_id = ?1 ORDER BY handle",
+    )?;
+    let rows = stmt.query_map([workspace_id], |r| {
+        Ok(AgentInfo {
+            agent_id: r.get(0)?,
+            handle: r.get(1)?,
+            created_at: r.get(2)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+pub(super) fn list_channels(
+    c: &Connection,
+    workspace_id: &str,
+) -> Result<Vec<ChannelInfo>, Failure> {
+    require_workspace(c, workspace_id)?;
+    let mut stmt = c.prepare_cached(
+        "SELECT c.name, c.private, c.created_at, a.handle FROM channels c \
+         LEFT JOIN channel_members m ON m.channel_id = c.id \
+         LEFT JOIN agents a ON a.id = m.agent_id \
+         WHERE c.workspace_id = ?1 ORDER BY c.name, a.handle",
+    )?;
+    let rows = stmt
+        .query_map([workspace_id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(ChannelInfo::fold(rows))
 }
 
 pub(super) fn channel_exists(

@@ -362,6 +362,18 @@ impl Store for SqliteStore {
         self.read(|c| admin::channel_exists(c, workspace_id, name))
     }
 
+    async fn list_workspaces(&self) -> Result<Vec<WorkspaceInfo>, Failure> {
+        self.read(admin::list_workspaces)
+    }
+
+    async fn list_agents(&self, workspace_id: &str) -> Result<Vec<AgentInfo>, Failure> {
+        self.read(|c| admin::list_agents(c, workspace_id))
+    }
+
+    async fn list_channels(&self, workspace_id: &str) -> Result<Vec<ChannelInfo>, Failure> {
+        self.read(|c| admin::list_channels(c, workspace_id))
+    }
+
     async fn open_callback(&self, workspace_id: &str, agent: &str) -> Result<Callback, Failure> {
         let callback = Callback {
             workflow_run_id: auth::new_id("run")?,
