@@ -576,7 +576,8 @@ fn execute(cli: Cli, postgres_only: &[&str]) -> Result<Option<Value>, Failure> {
 /// Opens the store `location` names and runs `command` on it.
 async fn execute_on(location: Location, command: Command) -> Result<Option<Value>, Failure> {
     let on_open = match command {
-        Command::Migrate { .. } => OnOpen::Inspect,
+        // `reindex` refuses a store with no schema rather than make one.
+        Command::Migrate { .. } | Command::Reindex => OnOpen::Inspect,
         _ => OnOpen::Migrate,
     };
     let shown = location.shown();
@@ -663,6 +664,20 @@ async fn run_command<S: Store>(
             })))
         }
         Command::Reindex => {
+            // As on a missing SQLite file: a database without the schema
+            // holds no task to reindex, and a typo in --db should not get
+            // one.
+            if store.schema_status().await?.version == 0 {
+                let shown = location.shown();
+                return Err(Failure::new(
+                    code::USAGE_ERROR,
+                    format!(
+                        "No store at {shown} yet; `agentteam-runtime --db {shown} migrate` creates it."
+                    ),
+                )
+                .field("db", "No store here."));
+            }
+            store.migrate().await?;
             let reindexed = store.reindex_search().await?;
             let status = store.schema_status().await?;
             Ok(Some(

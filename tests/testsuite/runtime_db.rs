@@ -391,6 +391,8 @@ fn a_schema_newer_than_the_binary_is_refused_untouched() {
         cluster.psql(&db, "SELECT count(*) FROM workspaces").trim(),
         "0"
     );
+    let doc = refused(&admin_output(&uri, &["reindex"]), 2, "\u{0}");
+    assert!(message(&doc).contains("version 999"), "{doc}");
     // SQLite: the same through `PRAGMA user_version`.
     let file = dir.path().join("runtime.db");
     let path = file.to_str().unwrap();
@@ -400,6 +402,8 @@ fn a_schema_newer_than_the_binary_is_refused_untouched() {
         .pragma_update(None, "user_version", 999)
         .unwrap();
     let doc = refused(&admin_output(path, &["serve"]), 2, "\u{0}");
+    assert!(message(&doc).contains("version 999"), "{doc}");
+    let doc = refused(&admin_output(path, &["reindex"]), 2, "\u{0}");
     assert!(message(&doc).contains("version 999"), "{doc}");
     // The status still reports it, so an operator can see why.
     let out = admin_output(path, &["migrate", "--status"]);
@@ -513,10 +517,15 @@ fn reindex_reads_every_task(engine: Engine) {
     let dir = tempfile::tempdir().unwrap();
     let db = fresh_db(engine, dir.path());
     let name = engine.name();
+    // A store not made yet is refused, and not made: no file, no schema.
+    let doc = refused(&admin_output(&db, &["reindex"]), 2, "\u{0}");
+    assert!(message(&doc).contains("No store at"), "{doc}");
+    assert!(message(&doc).contains("migrate` creates it"), "{doc}");
     if engine == Engine::Sqlite {
-        let doc = refused(&admin_output(&db, &["reindex"]), 2, "\u{0}");
-        assert!(message(&doc).contains("No store at"), "{doc}");
         assert!(!std::path::Path::new(&db).exists());
+    } else {
+        let status = succeeded(&admin_output(&db, &["migrate", "--status"]));
+        assert_eq!(status["version"], 0, "{status}");
     }
     let rt = Runtime::serve(engine, &db, &[]);
     let ws = rt.workspace("w");
