@@ -149,22 +149,35 @@ impl Context {
 
 /// For `exec --catalog`: the active profile, its cap and which actions the
 /// cap allows and refuses; `None` when no profile can be read (the catalog
-/// itself needs none).
-pub fn profile_access(profile_flag: Option<&str>) -> Option<Value> {
-    let store = CredentialStore::locate().ok()?;
-    let file = store.load().ok()?;
+/// itself needs none). A profile named by `--profile` or AGENTTEAM_PROFILE
+/// must be there, as for any command: a catalog without its `profile`
+/// would read as one that no cap limits.
+pub fn profile_access(profile_flag: Option<&str>) -> Result<Option<Value>, Failure> {
+    let named = profile_flag.is_some()
+        || std::env::var_os(crate::env_vars::PROFILE.name).is_some_and(|p| !p.is_empty());
+    let loaded = CredentialStore::locate().and_then(|store| Ok((store.load()?, store.path())));
+    let (file, path) = match loaded {
+        Ok(loaded) => loaded,
+        Err(failure) if named => return Err(failure),
+        Err(_) => return Ok(None),
+    };
     let name = profile_name(profile_flag, &file);
-    let profile = file.profiles.get(&name)?;
+    let Some(profile) = file.profiles.get(&name) else {
+        return match named {
+            true => Err(crate::credentials::missing_profile(&name, &file, &path)),
+            false => Ok(None),
+        };
+    };
     let (allowed, refused): (Vec<_>, Vec<_>) = crate::registry::ACTIONS
         .iter()
         .partition(|action| profile.allows(&name, action).is_ok());
     let names = |actions: Vec<&&Action>| actions.iter().map(|a| a.name()).collect::<Vec<_>>();
-    Some(json!({
+    Ok(Some(json!({
         "name": name,
         "max_permission": profile.cap(),
         "allowed": names(allowed),
         "refused": names(refused),
-    }))
+    })))
 }
 
 fn async_runtime() -> Result<tokio::runtime::Runtime, Failure> {

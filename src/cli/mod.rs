@@ -396,8 +396,10 @@ fn run_exec(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
         } else {
             registry::compact_catalog()
         };
-        if let Some(access) = crate::exec::profile_access(profile.as_deref()) {
-            catalog["profile"] = access;
+        match crate::exec::profile_access(profile.as_deref()) {
+            Ok(Some(access)) => catalog["profile"] = access,
+            Ok(None) => {}
+            Err(failure) => return printer.failure(&failure),
         }
         printer.json(&catalog);
         return ExitClass::Success;

@@ -290,6 +290,27 @@ fn a_capped_profile_refuses_before_sending_and_the_catalog_says_what_it_allows(e
     // Without a profile the catalog is the registry alone.
     let catalog = Cli::new().run(&["exec", "--catalog"], None).json();
     assert!(catalog.get("profile").is_none());
+    // A profile named that is not there is refused, as for any command:
+    // the registry alone would read as a catalog no cap limits.
+    let run = cli.run(&["exec", "--catalog", "--profile", "defualt"], None);
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (3, "credentials_missing"),
+        "{run:?}"
+    );
+    assert_eq!(
+        run.json()["error"]["candidates"][0]["value"],
+        "default",
+        "{run:?}"
+    );
+    let mut by_env = Cli::new();
+    by_env.env.push(("AGENTTEAM_PROFILE".into(), "ci".into()));
+    let run = by_env.run(&["exec", "--catalog"], None);
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (3, "credentials_missing"),
+        "{run:?}"
+    );
     // An unknown class is refused at login.
     let run = cli.run(
         &[
