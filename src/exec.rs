@@ -716,6 +716,18 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
     // `Out-File` write, is not part of the JSON (RFC 8259 §8.1 lets a
     // parser ignore it).
     let raw = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw);
+    // UTF-16 or UTF-32 (PowerShell 5's pipe, `Out-File` and some editors'
+    // default): a UTF-16 byte order mark, or a NUL among the first bytes,
+    // which UTF-8 JSON never holds (RFC 4627 §3 tells them apart so).
+    if raw.starts_with(b"\xFF\xFE")
+        || raw.starts_with(b"\xFE\xFF")
+        || raw.iter().take(4).any(|&b| b == 0)
+    {
+        return Err(Failure::new(
+            code::INVALID_JSON,
+            "The input is UTF-16 or UTF-32 text; JSON input must be UTF-8: convert it first (e.g. `iconv -f UTF-16 -t UTF-8`).",
+        ));
+    }
     let value: Value = crate::json::from_slice(raw).map_err(|e| {
         let e = match e {
             crate::json::Error::Syntax(e) => e,

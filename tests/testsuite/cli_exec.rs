@@ -908,6 +908,36 @@ fn invalid_json_says_what_is_wrong() {
         run.stdout.contains("nested more than 128 levels"),
         "{run:?}"
     );
+    // UTF-16 (with or without its mark) and UTF-32 are named as such.
+    let utf16le: Vec<u8> = "{\"channel\":\"eng\"}"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let utf16be: Vec<u8> = "{\"channel\":\"eng\"}"
+        .encode_utf16()
+        .flat_map(u16::to_be_bytes)
+        .collect();
+    let utf32: Vec<u8> = "{}"
+        .chars()
+        .flat_map(|c| (c as u32).to_le_bytes())
+        .collect();
+    for input in [
+        [&b"\xFF\xFE"[..], &utf16le].concat(),
+        [&b"\xFE\xFF"[..], &utf16be].concat(),
+        utf16le,
+        utf32,
+    ] {
+        let run = list(&input);
+        assert_eq!(
+            (run.code, run.error_code().as_str()),
+            (2, "invalid_json"),
+            "{run:?}"
+        );
+        assert!(
+            run.stdout.contains("UTF-16 or UTF-32"),
+            "{input:?}: {run:?}"
+        );
+    }
     // With a byte order mark the object is read: the call goes on to need
     // credentials.
     let run = list(b"\xEF\xBB\xBF{\"channel\":\"eng\"}");
