@@ -573,6 +573,12 @@ fn corrected_call(action: &Action, input: &Value, failure: Failure) -> Failure {
     let Some(first) = failure.candidate_list().first() else {
         return failure;
     };
+    let second = failure
+        .candidate_list()
+        .get(1)
+        .filter(|second| second.field == first.field)
+        .and_then(|second| second.value.as_str())
+        .map(handle_of);
     let pointer = format!("/{}", first.field);
     let (Some(given), Some(meant)) = (
         input.pointer(&pointer).and_then(Value::as_str),
@@ -595,7 +601,8 @@ fn corrected_call(action: &Action, input: &Value, failure: Failure) -> Failure {
         return failure.suggest(&action.name(), arguments);
     }
     let board = is(code::CHANNEL_NOT_FOUND);
-    let typo = refusals::is_typo_of(handle_of(given), handle_of(meant));
+    // A typo of one name only: one as near as another is no correction.
+    let typo = refusals::is_typo_of_only(handle_of(given), handle_of(meant), second);
     let meant = meant.to_string();
     if board && action.destructive() {
         return match input.get("number") {

@@ -86,6 +86,14 @@ pub fn nearest_tasks(number: i64, mut tasks: Vec<(i64, String)>) -> Vec<(i64, St
 
 /// Whether `candidate` is close enough to `given` to be what a typo meant
 /// (the rule of the unknown-field hint).
+/// Whether `given` is a typo of `first` and of no other name as near:
+/// with `second` (the next candidate) as near as `first`, the caller could
+/// have meant either, and a call that picked one would be a guess.
+pub fn is_typo_of_only(given: &str, first: &str, second: Option<&str>) -> bool {
+    let distance = |name: &str| edit_distance(&given.to_lowercase(), &name.to_lowercase());
+    is_typo_of(given, first) && second.is_none_or(|second| distance(second) > distance(first))
+}
+
 pub fn is_typo_of(given: &str, candidate: &str) -> bool {
     let distance = edit_distance(&given.to_lowercase(), &candidate.to_lowercase());
     distance <= (candidate.chars().count() / 3).clamp(1, 3)

@@ -1379,6 +1379,47 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
         doc["error"]["candidates"],
         json!([{"field": "channel", "value": "eng"}])
     );
+
+    // A slip as near to two names as to one: which was meant is a guess,
+    // so no write on either (the first by name), only the candidates and,
+    // for a board, the browse of the nearest; a list corrects as before.
+    let ws = &w.alice.workspace_id;
+    for board in ["api-v1", "api-v2"] {
+        block(w.store.create_channel(ws, board, None)).unwrap();
+    }
+    for handle in ["ops-bot1", "ops-bot2"] {
+        let (_, hash) = crate::runtime::auth::new_token().unwrap();
+        block(w.store.create_agent(ws, handle, &NewToken::new(hash))).unwrap();
+    }
+    w.titles(&w.alice, "api-v1", &["first"]);
+    let f = w.err(
+        &w.alice,
+        "update",
+        json!({"channel": "api-v3", "number": 1, "status": "done"}),
+    );
+    assert_eq!(values(&f)[..2], [json!("api-v1"), json!("api-v2")]);
+    let call = World::<E>::suggestion(&f);
+    assert_eq!(call["tool"], "task_list", "{f:?}");
+    let f = w.err(
+        &w.alice,
+        "delete",
+        json!({"channel": "api-v3", "number": 1}),
+    );
+    assert_eq!(World::<E>::suggestion(&f)["tool"], "task_list", "{f:?}");
+    for (verb, input) in [
+        (
+            "create",
+            json!({"channel": "eng", "tasks": [{"title": "x", "assignee": "@ops-bot"}]}),
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "assignee": "@ops-bot3"}),
+        ),
+    ] {
+        let f = w.err(&w.alice, verb, input);
+        assert_eq!(values(&f)[..2], [json!("@ops-bot1"), json!("@ops-bot2")]);
+        assert!(f.suggested_action.is_none(), "{verb}: {f:?}");
+    }
 }
 
 fn update_clears_guards_and_refuses_cycles<E: Engine>() {
