@@ -643,7 +643,7 @@ fn last_line(stderr: &[u8]) -> Option<String> {
 /// a run of 16 or more letters (of any script), digits and `_-+=/.:`
 /// holding both a letter and a digit (a token, a key, a password),
 /// whatever it is a part of.
-fn redact_secrets(line: &str) -> String {
+pub(crate) fn redact_secrets(line: &str) -> String {
     let secretish = |c: char| c.is_alphanumeric() || "_-+=/.:".contains(c);
     let mut out = String::with_capacity(line.len());
     let mut word = String::new();

@@ -610,6 +610,26 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                 registry::synonyms::route(&corrected)
             });
             let mut message = first.to_string();
+            // A word no command takes may be a token typed in argv (`auth
+            // login at_…`): never repeated back. Under `auth` every such
+            // word is hidden, elsewhere every word that could be a secret.
+            if kind == ErrorKind::UnknownArgument
+                && let Some(arg) = context_string(&error, ContextKind::InvalidArg)
+                && !arg.starts_with('-')
+            {
+                let under_auth = args.iter().skip(1).any(|a| a == "auth");
+                let shown = if under_auth {
+                    "<redacted>".to_string()
+                } else {
+                    crate::credentials::redact_secrets(&arg)
+                };
+                message = message.replace(&format!("'{arg}'"), &format!("'{shown}'"));
+                if under_auth {
+                    message.push_str(
+                        "; a token is never taken in argv: pipe it with --token-stdin, or name a --credential-process.",
+                    );
+                }
+            }
             for line in values {
                 message = format!("{} {line}", message.trim_end());
             }

@@ -144,6 +144,50 @@ fn a_token_in_argv_is_refused() {
     assert_eq!(run.code, 2);
     assert_eq!(run.error_code(), "usage_error");
     assert!(!cli.config_dir().join("credentials.json").exists());
+    // Typed where no command takes a word, a token is not repeated back:
+    // under `auth` never, elsewhere not when it could be a secret.
+    let token = "at_6aEU56b_EptJ67Q_LS32i4Yb";
+    for args in [
+        &[
+            "auth",
+            "login",
+            "--api-url",
+            "http://h:1",
+            "--workspace",
+            "w",
+            "--agent",
+            "a",
+            "at_short",
+        ][..],
+        &[
+            "auth",
+            "login",
+            "--api-url",
+            "http://h:1",
+            "--workspace",
+            "w",
+            "--agent",
+            "a",
+            token,
+        ][..],
+        &["auth", "status", token][..],
+        &["exec", "task", "get", "-", token][..],
+    ] {
+        let run = cli.run(args, None);
+        assert_eq!(
+            (run.code, run.error_code().as_str()),
+            (2, "usage_error"),
+            "{args:?}"
+        );
+        for secret in ["at_short", token] {
+            assert!(
+                !run.stdout.contains(secret) && !run.stderr.contains(secret),
+                "{args:?}: {run:?}"
+            );
+        }
+        assert!(run.stdout.contains("'<redacted>'"), "{args:?}: {run:?}");
+    }
+    assert!(!cli.config_dir().join("credentials.json").exists());
 }
 
 #[test]
