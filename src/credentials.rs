@@ -678,7 +678,9 @@ fn process_error(status: std::process::ExitStatus, out: &[u8]) -> Option<Failure
     let said = error
         .get("message")
         .and_then(serde_json::Value::as_str)
-        .map(|message| crate::text::clip(message, 300).into_owned());
+        // Redacted before it is cut, as the stderr line is: the message is
+        // the process's own words, which may hold a token.
+        .map(|message| crate::text::clip(&redact_secrets(message), 300).into_owned());
     let said = said.map_or(String::new(), |message| {
         format!(": {}", message.trim_end().trim_end_matches('.'))
     });

@@ -583,6 +583,34 @@ fn a_credential_process_whose_store_is_unavailable() {
     });
 }
 
+/// A process whose error document names a token: the message quotes its
+/// words with the token redacted, as the last line of its stderr is.
+#[test]
+fn a_credential_process_error_document_never_passes_a_token_on() {
+    let token = "at_6aEU56b_EptJ67Q_LS32i4Yb";
+    let cli = Cli::new();
+    let server = Recorder::expecting_no_request();
+    let fault = Fault::credential_process(
+        "credential process names a token",
+        r#"echo '{"error": {"code": "usage_error", "message": "Refused at_6aEU56b_EptJ67Q_LS32i4Yb for ag_test.", "retryable": false}}'; exit 2"#,
+    );
+    login(&cli, &server.url, &fault);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[]);
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (3, "credential_process_failed"),
+        "{run:?}"
+    );
+    assert!(
+        !run.stdout.contains(token) && !run.stderr.contains(token),
+        "{run:?}"
+    );
+    assert!(
+        run.stdout.contains("Refused <redacted> for ag_test"),
+        "{run:?}"
+    );
+}
+
 /// A process that says why it failed for good: its words in the message.
 #[test]
 fn a_credential_process_that_says_why_it_failed() {
