@@ -10,10 +10,11 @@ pub fn now() -> i64 {
     micros(OffsetDateTime::now_utc())
 }
 
-/// A change time strictly after `previous`: `updated_at` must move on every
-/// profile change even when the clock did not (or went backwards).
-pub fn after(previous: i64) -> i64 {
-    now().max(previous.saturating_add(1))
+/// A change time: `now`, the mutation's one time, unless `previous` is not
+/// earlier (a clock that stood still or went back); then strictly after it,
+/// since `updated_at` must move on every change.
+pub fn after(previous: i64, now: i64) -> i64 {
+    now.max(previous.saturating_add(1))
 }
 
 fn micros(at: OffsetDateTime) -> i64 {
@@ -72,8 +73,9 @@ mod tests {
         assert!(is_exact("2026-11-30T11:15:00.1234567+02:00"));
         assert!(!is_exact("2026-11-30T09:15:00Z"));
         assert!(!is_exact("2026-11-30T09:15:00.123+02:00"));
-        assert!(after(i64::MAX - 1) == i64::MAX);
+        assert!(after(i64::MAX - 1, 5) == i64::MAX);
         let now = now();
-        assert!(after(now + 10) == now + 11);
+        assert!(after(now + 10, now) == now + 11);
+        assert!(after(now - 10, now) == now);
     }
 }

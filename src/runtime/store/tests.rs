@@ -1567,6 +1567,8 @@ fn set_claim_is_a_desired_state_with_per_task_failures<E: Engine>() {
         json!({"claimed": true, "updated_count": 2, "failures": [],
                "tasks": [{"number": 1, "updated_at": before}, {"number": 2, "updated_at": second}]})
     );
+    // One mutation, one time, on every engine (the tasks were made apart).
+    assert_eq!(before, second, "one claim of two tasks has one time");
     // Claiming again is already the state: counted, not changed.
     let r = w.ok(
         &w.alice,

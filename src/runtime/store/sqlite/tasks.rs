@@ -280,14 +280,16 @@ fn assignee_id(
     ))
 }
 
-/// Moves the task's `updated_at` strictly forward; returns the new value.
-fn touch(c: &Connection, task_id: i64) -> Result<i64, Failure> {
+/// Moves the task's `updated_at` to `now`, the mutation's one time, or
+/// strictly past its previous value if that is not earlier (a clock that
+/// stood still or went back); returns the new value.
+fn touch(c: &Connection, task_id: i64, now: i64) -> Result<i64, Failure> {
     let previous: i64 = c.row_cached(
         "SELECT updated_at FROM tasks WHERE id = ?1",
         [task_id],
         |r| r.get(0),
     )?;
-    let at = clock::after(previous);
+    let at = clock::after(previous, now);
     c.exec_cached(
         "UPDATE tasks SET updated_at = ?1 WHERE id = ?2",
         params![at, task_id],
@@ -295,16 +297,18 @@ fn touch(c: &Connection, task_id: i64) -> Result<i64, Failure> {
     Ok(at)
 }
 
+/// Records the activity `kind` of the task at `at`, its mutation's time.
 fn event(
     c: &Connection,
     task_id: i64,
     kind: &str,
     p: &Principal,
+    at: i64,
     detail: Value,
 ) -> Result<(), Failure> {
     c.exec_cached(
         "INSERT INTO task_events (task_id, kind, actor_id, at, detail) VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![task_id, kind, p.agent_id, clock::now(), detail.to_string()],
+        params![task_id, kind, p.agent_id, at, detail.to_string()],
     )?;
     Ok(())
 }
@@ -622,7 +626,7 @@ pub(super) fn create_tasks(
         ])?;
         let id = c.last_insert_rowid();
         index_search(c, id, &task.title, task.description.as_deref())?;
-        event(c, id, "created", p, json!({"number": number}))?;
+        event(c, id, "created", p, now, json!({"number": number}))?;
         ids.push(id);
     }
     if let Some(r) = &receipt {
@@ -888,12 +892,14 @@ pub(super) fn update_task(
         )?;
         index_search(c, id, &title, description.as_deref())?;
     }
-    touch(c, id)?;
+    let now = clock::now();
+    touch(c, id, now)?;
     event(
         c,
         id,
         "updated",
         p,
+        now,
         json!({"fields": input.changed_fields()}),
     )?;
     Ok(load_task(c, id)?.compact())
@@ -931,6 +937,8 @@ pub(super) fn set_claim(
     input: &SetClaimInput,
 ) -> Result<Value, Failure> {
     let board = board(c, p, &input.channel)?;
+    // One time for the whole mutation, as on PostgreSQL.
+    let now = clock::now();
     let mut tasks = Vec::new();
     let mut failures = Vec::new();
     for &number in &input.numbers {
@@ -947,14 +955,14 @@ pub(super) fn set_claim(
                     "UPDATE tasks SET assignee_id = ?1 WHERE id = ?2",
                     params![p.agent_id, id],
                 )?;
-                let at = touch(c, id)?;
-                event(c, id, "claimed", p, json!({}))?;
+                let at = touch(c, id, now)?;
+                event(c, id, "claimed", p, now, json!({}))?;
                 tasks.push(refusals::claimed_task(number, at));
             }
             Claim::Release => {
                 c.exec_cached("UPDATE tasks SET assignee_id = NULL WHERE id = ?1", [id])?;
-                let at = touch(c, id)?;
-                event(c, id, "released", p, json!({}))?;
+                let at = touch(c, id, now)?;
+                event(c, id, "released", p, now, json!({}))?;
                 tasks.push(refusals::claimed_task(number, at));
             }
             Claim::AlreadySo => {
@@ -1018,6 +1026,7 @@ pub(super) fn checkpoint(
         id,
         "checkpointed",
         p,
+        now,
         json!({"checkpoint_id": checkpoint_id}),
     )?;
     Ok(checkpoint_answer(
@@ -1042,6 +1051,8 @@ pub(super) fn delete_task(
         return Err(refusals::not_task_creator(input.number));
     }
     let children = live_children(c, id)?;
+    // One time for the whole mutation, as on PostgreSQL.
+    let now = clock::now();
     let mut deleted = vec![(id, input.number)];
     let mut promoted = Vec::new();
     if !children.is_empty() {
@@ -1055,12 +1066,13 @@ pub(super) fn delete_task(
             Some(SubtaskMode::Promote) => {
                 for (child, number, _) in &children {
                     c.exec_cached("UPDATE tasks SET parent_id = NULL WHERE id = ?1", [child])?;
-                    touch(c, *child)?;
+                    touch(c, *child, now)?;
                     event(
                         c,
                         *child,
                         "promoted",
                         p,
+                        now,
                         json!({"former_parent": input.number}),
                     )?;
                     promoted.push(*number);
@@ -1081,13 +1093,12 @@ pub(super) fn delete_task(
             }
         }
     }
-    let now = clock::now();
     for (task, number) in &deleted {
         c.exec_cached(
             "UPDATE tasks SET deleted_at = ?1 WHERE id = ?2",
             params![now, task],
         )?;
-        event(c, *task, "deleted", p, json!({"number": number}))?;
+        event(c, *task, "deleted", p, now, json!({"number": number}))?;
     }
     Ok(json!({
         "deleted_numbers": deleted.iter().map(|(_, n)| n).collect::<Vec<_>>(),
