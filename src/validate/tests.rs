@@ -600,6 +600,33 @@ fn branch_rules() {
         json!({"channel": "eng", "number": 1, "expected_updated_at": "2026-01-01T00:00:00Z"}),
     );
     assert!(e[""].starts_with("Give at least one field to change"));
+    // The pattern's shape with no real time in it is refused before sending;
+    // any real RFC3339 time, with any offset and precision, passes.
+    for at in [
+        "2026-13-45T99:00:00Z",
+        "2026-02-30T00:00:00Z",
+        "2026-01-01T24:00:00Z",
+    ] {
+        let e = errors(
+            "task",
+            "update",
+            json!({"channel": "eng", "number": 1, "title": "t", "expected_updated_at": at}),
+        );
+        assert!(
+            e["expected_updated_at"].starts_with("Not a real time"),
+            "{at}: {e:?}"
+        );
+    }
+    for at in [
+        "2026-11-30T09:15:00.123456Z",
+        "2026-11-30T11:15:00.1234567+02:00",
+    ] {
+        validate(
+            find("task", "update").unwrap(),
+            json!({"channel": "eng", "number": 1, "title": "t", "expected_updated_at": at}),
+        )
+        .unwrap_or_else(|e| panic!("{at}: {e:?}"));
+    }
     let e = errors(
         "task",
         "set_claim",
