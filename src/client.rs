@@ -395,10 +395,18 @@ fn redirected(status: u16, headers: &HeaderMap, printer: &Printer) -> Failure {
     Failure::new(code::REQUEST_REJECTED, message)
 }
 
-/// Seconds of a `Retry-After: <seconds>` header (HTTP dates are treated as absent).
+/// How long a `Retry-After` header asks to wait: its seconds, or the time
+/// until its HTTP date (none once that is past, RFC 9110 §10.2.3).
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
-    value.parse::<u64>().ok().map(Duration::from_secs)
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(
+        at.duration_since(std::time::SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
 }
 
 /// The system resolver, as reqwest's default uses it, with a failure that
@@ -472,6 +480,35 @@ mod tests {
     use std::net::TcpListener;
 
     use super::*;
+
+    /// `Retry-After` in seconds or as an HTTP date in any of its three
+    /// forms; a date past is no wait; anything else is no header.
+    #[test]
+    fn retry_after_reads_seconds_and_http_dates() {
+        let header = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(RETRY_AFTER, value.parse().unwrap());
+            retry_after(&headers)
+        };
+        assert_eq!(header("3"), Some(Duration::from_secs(3)));
+        let soon = std::time::SystemTime::now() + Duration::from_secs(30);
+        let wait = header(&httpdate::fmt_http_date(soon)).unwrap();
+        assert!(
+            wait > Duration::from_secs(28) && wait <= Duration::from_secs(30),
+            "{wait:?}"
+        );
+        assert_eq!(
+            header("Sun, 06 Nov 1994 08:49:37 GMT"),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(
+            header("Sunday, 06-Nov-94 08:49:37 GMT"),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(header("Sun Nov  6 08:49:37 1994"), Some(Duration::ZERO));
+        assert_eq!(header("soon"), None);
+        assert_eq!(header("-1"), None);
+    }
 
     /// A local server that answers the first connection with `reply` and closes it.
     fn answering(reply: &'static [u8]) -> u16 {
