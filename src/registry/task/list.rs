@@ -103,7 +103,7 @@ fn input_schema() -> Value {
             (
                 "cursor",
                 string(
-                    "Opaque cursor from a previous page's meta.next_cursor, valid only with the same other inputs. Default: the first page.",
+                    "Opaque cursor from a previous page's meta.next_cursor, valid only with the same other inputs (`limit` may change). Default: the first page.",
                     1,
                     512,
                 ),
