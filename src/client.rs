@@ -215,6 +215,10 @@ impl Client {
         loop {
             let started = Instant::now();
             let outcome = self.send(request, &token, printer).await;
+            // Whether the server may have received (and acted on) the
+            // request: any answer, or a connection that failed after the
+            // request went out.
+            let mut may_have_arrived = true;
             let failure = match outcome {
                 Ok(answer) if (200..300).contains(&answer.status) => {
                     printer.diagnostic(&format!(
@@ -254,13 +258,23 @@ impl Client {
                     }
                     failure
                 }
-                Err(failure) => failure,
+                Err(unsent) => {
+                    may_have_arrived = unsent.may_have_arrived;
+                    unsent.failure
+                }
             };
             if failure.class != ExitClass::Transient || retries_left == 0 {
                 return Err(if failure.code == code::UNAUTHORIZED.code {
                     session.explain_unauthorized(failure, refreshed)
-                } else if failure.code == code::NETWORK_ERROR.code {
+                } else if failure.code == code::NETWORK_ERROR.code && !may_have_arrived {
                     self.explain_unreachable(failure)
+                } else if !may_retry
+                    && may_have_arrived
+                    && failure.class == ExitClass::Transient
+                    // Refused for the rate, so not acted on.
+                    && failure.code != code::RATE_LIMITED.code
+                {
+                    not_safe_to_repeat(failure)
                 } else {
                     failure
                 });
@@ -307,7 +321,7 @@ impl Client {
         request: &WireRequest,
         token: &Secret,
         printer: &Printer,
-    ) -> Result<Answer, Failure> {
+    ) -> Result<Answer, Unanswered> {
         printer.redact(token);
         let url = format!("{}{}", self.base, request.path);
         let mut builder = match request.method {
@@ -323,10 +337,10 @@ impl Client {
         let mut bearer =
             reqwest::header::HeaderValue::from_str(&format!("Bearer {}", token.expose())).map_err(
                 |_| {
-                    Failure::new(
+                    Unanswered::unsent(Failure::new(
                         code::CREDENTIAL_STORE_INVALID,
                         "The profile's token is malformed (not printable ASCII); log in again.",
-                    )
+                    ))
                 },
             )?;
         bearer.set_sensitive(true);
@@ -341,14 +355,15 @@ impl Client {
         let mut response = self.http.execute(built).await.map_err(transport_failure)?;
         let status = response.status().as_u16();
         let headers = response.headers().clone();
-        let too_large = || {
-            Failure::new(
+        let too_large = || Unanswered {
+            failure: Failure::new(
                 code::INVALID_RESPONSE,
                 format!(
                     "The server's answer exceeds {} MiB.",
                     MAX_RESPONSE_BYTES / (1024 * 1024)
                 ),
-            )
+            ),
+            may_have_arrived: true,
         };
         if response
             .content_length()
@@ -369,6 +384,32 @@ impl Client {
             body,
         })
     }
+}
+
+/// A request that got no whole answer, and whether the server may have
+/// received it all the same.
+struct Unanswered {
+    failure: Failure,
+    may_have_arrived: bool,
+}
+
+impl Unanswered {
+    fn unsent(failure: Failure) -> Unanswered {
+        Unanswered {
+            failure,
+            may_have_arrived: false,
+        }
+    }
+}
+
+/// A transient failure of a request that is not safe to send twice (a
+/// create without an idempotency key, an update, a delete) after the server
+/// may have received it: retrying is not the fix it would be for a read,
+/// since the first may have taken effect.
+fn not_safe_to_repeat(failure: Failure) -> Failure {
+    let more = "The server may have received the request, and this action is not safe to send twice: read the current state (list or get it) before you send it again.";
+    let message = crate::error::followed_by(&failure.message, more);
+    Failure { message, ..failure }
 }
 
 /// A 3xx answer: refused. Where it pointed is a transport detail (an
@@ -431,12 +472,18 @@ impl Resolve for SystemResolver {
 /// Classifies a transport error without echoing URLs or internals: by
 /// reqwest's own kinds, then by the kind of the first I/O error among its
 /// causes.
-fn transport_failure(error: reqwest::Error) -> Failure {
+fn transport_failure(error: reqwest::Error) -> Unanswered {
+    // A connection never made carried nothing; anything later may have
+    // carried the whole request.
+    let may_have_arrived = !error.is_connect() && !error.is_builder();
     if error.is_timeout() {
-        return Failure::new(
-            code::TIMEOUT,
-            "The Agent Runtime API did not answer within the timeout.",
-        );
+        return Unanswered {
+            failure: Failure::new(
+                code::TIMEOUT,
+                "The Agent Runtime API did not answer within the timeout.",
+            ),
+            may_have_arrived,
+        };
     }
     let what = if error.is_connect() {
         match io_error_kind(&error) {
@@ -452,10 +499,17 @@ fn transport_failure(error: reqwest::Error) -> Failure {
     } else {
         "the request failed in transit"
     };
-    Failure::new(
-        code::NETWORK_ERROR,
-        format!("Could not reach the Agent Runtime API: {what}."),
-    )
+    let message = if may_have_arrived {
+        format!(
+            "The connection to the Agent Runtime API failed after the request was sent: {what}."
+        )
+    } else {
+        format!("Could not reach the Agent Runtime API: {what}.")
+    };
+    Unanswered {
+        failure: Failure::new(code::NETWORK_ERROR, message),
+        may_have_arrived,
+    }
 }
 
 /// The kind of the first I/O error among `error`'s causes that says more
@@ -524,7 +578,7 @@ mod tests {
     }
 
     /// The failure a GET of `url` ends in, its body read in full.
-    async fn failure_of(url: &str) -> Failure {
+    async fn failure_of(url: &str) -> Unanswered {
         let client = Client::new(
             url,
             ClientSettings {
@@ -540,14 +594,22 @@ mod tests {
         transport_failure(error)
     }
 
-    fn assert_network_error(failure: Failure, what: &str) {
+    /// A network error saying `what`, of a request that never left (or,
+    /// with `sent`, one that may have reached the server).
+    fn assert_network_error(unanswered: Unanswered, what: &str, sent: bool) {
+        let failure = unanswered.failure;
+        let message = if sent {
+            format!(
+                "The connection to the Agent Runtime API failed after the request was sent: {what}."
+            )
+        } else {
+            format!("Could not reach the Agent Runtime API: {what}.")
+        };
         assert_eq!(
             (failure.code.as_str(), failure.message.as_str()),
-            (
-                code::NETWORK_ERROR.code,
-                format!("Could not reach the Agent Runtime API: {what}.").as_str()
-            )
+            (code::NETWORK_ERROR.code, message.as_str())
         );
+        assert_eq!(unanswered.may_have_arrived, sent, "{what}");
     }
 
     #[tokio::test]
@@ -558,27 +620,27 @@ mod tests {
             .unwrap()
             .port();
         let failure = failure_of(&format!("http://127.0.0.1:{port}/")).await;
-        assert_network_error(failure, "the connection was refused");
+        assert_network_error(failure, "the connection was refused", false);
     }
 
     #[tokio::test]
     async fn a_host_that_does_not_resolve_says_so() {
         // `.invalid` never resolves (RFC 6761).
         let failure = failure_of("http://nonexistent.invalid:1/").await;
-        assert_network_error(failure, "its host name could not be resolved");
+        assert_network_error(failure, "its host name could not be resolved", false);
     }
 
     #[tokio::test]
     async fn tls_to_a_plain_http_port_is_a_failed_handshake() {
         let port = answering(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n");
         let failure = failure_of(&format!("https://127.0.0.1:{port}/")).await;
-        assert_network_error(failure, "the TLS handshake failed");
+        assert_network_error(failure, "the TLS handshake failed", false);
     }
 
     #[tokio::test]
     async fn a_body_cut_short_says_so() {
         let port = answering(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{\"items\"");
         let failure = failure_of(&format!("http://127.0.0.1:{port}/")).await;
-        assert_network_error(failure, "the answer was cut off");
+        assert_network_error(failure, "the answer was cut off", true);
     }
 }

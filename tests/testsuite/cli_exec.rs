@@ -675,6 +675,61 @@ fn a_hanging_server_times_out() {
     );
     assert_eq!((run.code, run.error_code().as_str()), (5, "timeout"));
     assert!(run.elapsed < Duration::from_secs(5), "{:?}", run.elapsed);
+    // The update may have been applied: the error says to look before
+    // sending it again, which a retry of a read never needs.
+    let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(message.contains("not safe to send twice"), "{message}");
+}
+
+/// A mutation that is not safe to repeat, sent and then cut off or
+/// answered 5xx, is told the server may have acted on it; a read, a keyed
+/// create, a refused connection and a rate limit are not.
+#[test]
+fn a_mutation_cut_off_after_sending_is_told_to_look_before_resending() {
+    let cut = || Reply::Raw(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{\"ta".to_vec());
+    let failed = || {
+        Reply::json(
+            500,
+            json!({"error": {"code": "server_error", "message": "The server failed.", "retryable": true}}),
+        )
+    };
+    let create = r#"{"channel":"eng","tasks":[{"title":"t"}]}"#;
+    for reply in [cut(), failed()] {
+        let (cli, server) = setup(vec![reply]);
+        let run = cli.exec("task", "create", create, &[]);
+        assert_eq!(run.code, 5, "{run:?}");
+        let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+        assert!(message.contains("not safe to send twice"), "{message}");
+        assert!(!message.contains("Is the server running"), "{message}");
+        assert_eq!(server.requests().len(), 1, "never resent");
+    }
+    let (cli, _server) = setup(vec![cut()]);
+    let run = cli.exec("task", "create", create, &[]);
+    assert!(
+        run.stdout.contains("failed after the request was sent"),
+        "{run:?}"
+    );
+    let (cli, _server) = setup(vec![failed()]);
+    let run = cli.exec(
+        "task",
+        "get",
+        r#"{"channel":"eng","number":1}"#,
+        &["--retries", "0"],
+    );
+    assert!(!run.stdout.contains("not safe to send twice"), "{run:?}");
+    let (cli, _server) = setup(vec![Reply::json(
+        429,
+        json!({"error": {"code": "rate_limited", "message": "Slow down.", "retryable": true}}),
+    )]);
+    let run = cli.exec("task", "create", create, &[]);
+    assert!(!run.stdout.contains("not safe to send twice"), "{run:?}");
+    let closed = ClosedPort::new();
+    let cli = Cli::new();
+    cli.login(&closed.url(), TOKEN, None);
+    let run = cli.exec("task", "create", create, &[]);
+    assert_eq!(run.error_code(), "network_error");
+    assert!(!run.stdout.contains("not safe to send twice"), "{run:?}");
+    assert!(run.stdout.contains("Is the server running"), "{run:?}");
 }
 
 #[test]
