@@ -194,7 +194,7 @@ struct TokenOptions {
     /// How long the token lives: seconds, or a number with s, m, h or d
     /// (e.g. 15m); at most 90d. Once expired it is refused with 401, and the
     /// store deletes it at the next issue.
-    #[arg(long, value_name = "DURATION", default_value = "24h",
+    #[arg(long, value_name = "DURATION", default_value = "24h", allow_hyphen_values = true,
           value_parser = auth::parse_ttl)]
     ttl: Duration,
 }

@@ -942,6 +942,11 @@ fn runtime_command_line_errors_are_one_json_usage_error() {
             &[&issue[..], &["--ttl", "0"]].concat(),
             "'0' for '--ttl <DURATION>'",
         ),
+        // A negative lifetime is a bad value of --ttl, not a flag.
+        (
+            &[&issue[..], &["--ttl", "-1"]].concat(),
+            "'-1' for '--ttl <DURATION>'",
+        ),
         (&["--bogus"], "unexpected argument '--bogus'"),
         (
             &[],
