@@ -520,6 +520,7 @@ fn describe(kind: &Kind) -> String {
         Kind::MaxLength(limit) => format!("Must be at most {limit} characters."),
         Kind::Minimum(limit) => format!("Must be at least {limit}."),
         Kind::Maximum(limit) => format!("Must be at most {limit}."),
+        Kind::MinItems(1) => "Must have at least 1 item.".into(),
         Kind::MinItems(limit) => format!("Must have at least {limit} items."),
         Kind::MaxItems(limit) => format!("Must have at most {limit} items."),
         Kind::UniqueItems => "Items must be distinct.".into(),

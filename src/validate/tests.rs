@@ -205,6 +205,9 @@ fn an_emptied_field_that_null_clears_says_so() {
         e["title"], "Must be at least 1 character.",
         "a title cannot be cleared"
     );
+    // One item is said in the singular.
+    let e = errors("task", "create", json!({"channel": "eng", "tasks": []}));
+    assert_eq!(e["tasks"], "Must have at least 1 item.");
 }
 
 #[test]
