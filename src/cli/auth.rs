@@ -219,6 +219,13 @@ pub fn status(profile: Option<String>, printer: &Printer) -> ExitClass {
 pub fn logout(profile: Option<String>, printer: &Printer) -> ExitClass {
     let result = (|| {
         let store = CredentialStore::locate()?;
+        // Nothing to remove: nothing is written (no config dir, lock or
+        // store is made for it).
+        let file = store.load()?;
+        let name = profile_name(profile.as_deref(), &file);
+        if !file.profiles.contains_key(&name) && file.default_profile.as_deref() != Some(&name) {
+            return Ok(json!({"profile": name, "removed": false}));
+        }
         let (name, removed) = store.update(|file: &mut StoreFile| {
             let name = profile_name(profile.as_deref(), file);
             let removed = file.profiles.remove(&name).is_some();

@@ -121,6 +121,16 @@ fn login_status_logout_round_trip() {
         0,
         "other profiles survive"
     );
+    // Logging out of a profile that is not there removes nothing and
+    // writes nothing: no config dir, lock or store is made for it.
+    let fresh = Cli::new();
+    let out = fresh.run(&["auth", "logout", "--profile", "ci"], None);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        out.json()["data"],
+        json!({"profile": "ci", "removed": false})
+    );
+    assert!(!fresh.config_dir().exists(), "{out:?}");
 }
 
 #[test]
