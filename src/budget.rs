@@ -18,6 +18,10 @@ pub const CUT_MARKER: &str = " … [truncated by the result budget]";
 /// rather than written into a buffer: a task.get measures its detail
 /// against the budget on every request.
 pub fn json_len(value: &Value) -> usize {
+    serialized_len(value)
+}
+
+fn serialized_len<T: serde::Serialize + ?Sized>(value: &T) -> usize {
     let mut counter = Counter(0);
     serde_json::to_writer(&mut counter, value).map_or(usize::MAX, |()| counter.0)
 }
@@ -142,17 +146,25 @@ fn halve(slot: &mut Value) -> bool {
 }
 
 /// The last resort for a value no shape-aware cut brought within `room`:
-/// repeatedly halves the longest long string (ending it in the marker),
-/// else drops the last element of the largest array that has more than
-/// one, else halves any string past 40 characters, until it fits or nothing
-/// is left to cut.
+/// repeatedly halves the longest long string (ending it in the marker);
+/// then, once, cuts every string that takes more than [`WORDY`] bytes as
+/// JSON to its first 40 characters, so that a receipt of many items (a
+/// create's fifty tasks with long, escape-heavy titles) keeps every item
+/// rather than lose some; then drops the last element of the largest array
+/// that has more than one, else halves any string past 40 characters, until
+/// it fits or nothing is left to cut.
 fn shrink(value: &mut Value, room: usize) {
     let long_text = |v: &Value| v.as_str().is_some_and(|s| s.len() > 1024);
     let many = |v: &Value| v.as_array().is_some_and(|a| a.len() > 1);
     let text = |v: &Value| v.as_str().is_some_and(|s| s.chars().count() > 40);
+    let mut wordy_cut = false;
     while json_len(value) > room {
         if let Some(slot) = largest(value, &long_text) {
             halve(slot);
+        } else if !wordy_cut {
+            // One pass over the whole value: linear however many strings.
+            wordy_cut = true;
+            cut_wordy(value);
         } else if let Some(Value::Array(items)) = largest(value, &many) {
             // Half at a time: a hostile answer may hold millions.
             items.truncate(items.len() / 2);
@@ -161,6 +173,24 @@ fn shrink(value: &mut Value, room: usize) {
         } else {
             break;
         }
+    }
+}
+
+/// The JSON size past which a string is cut by [`cut_wordy`].
+const WORDY: usize = 128;
+
+/// Cuts every string inside `value` whose JSON takes more than [`WORDY`]
+/// bytes to its first 40 characters and the marker.
+fn cut_wordy(value: &mut Value) {
+    match value {
+        Value::String(text) if serialized_len(text.as_str()) > WORDY => {
+            let mut cut: String = text.chars().take(40).collect();
+            cut.push_str(CUT_MARKER);
+            *text = cut;
+        }
+        Value::Array(items) => items.iter_mut().for_each(cut_wordy),
+        Value::Object(map) => map.values_mut().for_each(cut_wordy),
+        _ => {}
     }
 }
 
@@ -287,6 +317,34 @@ mod tests {
                 "{value}"
             );
         }
+    }
+
+    /// A create's receipt of fifty tasks whose titles escape to more than
+    /// the budget keeps every task (its number above all), their titles
+    /// cut, and says it was cut.
+    #[test]
+    fn a_receipt_of_many_wordy_items_keeps_every_item() {
+        let title = "\u{1}".repeat(200);
+        let tasks: Vec<Value> = (1..=50)
+            .map(|n| {
+                json!({"number": n, "channel": "eng", "scope_id": format!("tsk_{n:032}"),
+                       "title": title, "status": "todo", "priority": "none", "assignee": null,
+                       "parent_number": null, "created_by": "@alice",
+                       "created_at": "2026-12-02T06:00:00.000000Z",
+                       "updated_at": "2026-12-02T06:00:00.000000Z"})
+            })
+            .collect();
+        let mut data = json!({"tasks": tasks, "reused": false});
+        let mut meta = Map::new();
+        let budget = 64 * 1024;
+        assert!(json_len(&data) > budget);
+        fit_answer(&mut data, &mut meta, budget);
+        assert_eq!(meta.get("truncated"), Some(&json!(true)));
+        let kept = data["tasks"].as_array().unwrap();
+        assert_eq!(kept.len(), 50);
+        assert_eq!(kept[49]["number"], 50);
+        assert!(kept[0]["title"].as_str().unwrap().ends_with(CUT_MARKER));
+        assert!(json_len(&data) + json_len(&Value::Object(meta)) <= budget);
     }
 
     #[test]
