@@ -359,7 +359,9 @@ pub fn callback_not_active(why: &str) -> Failure {
 }
 
 pub fn no_workflow_context() -> Failure {
-    callback_not_active("no workflow run and callback effect were given.")
+    callback_not_active(
+        "the call did not carry both a workflow run and its callback effect; outside a callback, send it without idempotency_key.",
+    )
 }
 
 pub fn no_such_callback() -> Failure {

@@ -603,6 +603,19 @@ fn idempotency_receipts<E: Engine>() {
         ("callback_not_active", 422)
     );
     assert!(f.field_errors.contains_key("idempotency_key"));
+    assert!(
+        f.message.contains("send it without idempotency_key"),
+        "{f:?}"
+    );
+    // Half of the context is no context: said as such, not as none given.
+    let half = WorkflowContext {
+        workflow_run_id: None,
+        callback_effect_id: Some(cb.callback_effect_id.clone()),
+    };
+    let f = w
+        .call_with(&w.alice, "create", input.clone(), &half)
+        .unwrap_err();
+    assert!(f.message.contains("did not carry both"), "{f:?}");
     // Another agent cannot answer alice's callback; a wrong run id neither.
     let f = w
         .call_with(&w.bob, "create", input.clone(), &ctx)
