@@ -744,7 +744,7 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
             format!(
                 "The input is not valid JSON (line {line}, column {}): {}.",
                 e.column(),
-                describe(&e)
+                crate::json::describe(&e)
             )
         };
         Failure::new(code::INVALID_JSON, message)
@@ -756,26 +756,4 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
         ));
     }
     Ok(value)
-}
-
-/// What is wrong, in serde_json's words (`expected value`, `EOF while
-/// parsing a string`, `invalid unicode code point`, `number out of range`,
-/// …) without the position it appends, which the message gives already;
-/// its two terse ones said plainly.
-fn describe(error: &serde_json::Error) -> String {
-    let text = error.to_string();
-    let what = text
-        .rsplit_once(" at line ")
-        .map_or(text.as_str(), |(what, _)| what);
-    match what {
-        "trailing characters" => {
-            "something follows the object; send exactly one JSON object (with --batch, one per line)"
-                .into()
-        }
-        "recursion limit exceeded" => "nested more than 128 levels deep".into(),
-        "invalid unicode code point" => {
-            "invalid unicode (the input must be UTF-8 text, and a \\u escape a character)".into()
-        }
-        other => other.into(),
-    }
 }

@@ -170,9 +170,10 @@ pub fn decode_body(action: &Action, bytes: &[u8]) -> Result<(Value, WorkflowCont
     let mut body: Value = crate::json::from_slice(bytes).map_err(|e| {
         let message = match e {
             crate::json::Error::Syntax(e) => format!(
-                "The request body is not valid JSON (line {}, column {}).",
+                "The request body is not valid JSON (line {}, column {}): {}.",
                 e.line(),
-                e.column()
+                e.column(),
+                crate::json::describe(&e)
             ),
             crate::json::Error::DuplicateKey { key, line, column } => {
                 crate::json::Error::duplicate_message(&key, line, column)

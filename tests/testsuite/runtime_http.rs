@@ -339,6 +339,21 @@ fn refusals_are_json_with_their_status(engine: Engine) {
         400,
         "invalid_json",
     );
+    // Valid JSON nested past the parser's bound is said as such, as the
+    // CLI says it.
+    let deep = format!("{{\"a\":{}1{}}}", "[".repeat(200), "]".repeat(200));
+    let refusal = assert_error(
+        &rt.http("POST", &get, Some(&alice.token), Some(deep.as_bytes())),
+        400,
+        "invalid_json",
+    );
+    assert!(
+        refusal["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nested more than 128 levels deep"),
+        "{refusal}"
+    );
     // A key given twice, in a body or a JSON query parameter.
     let twice = br#"{"channel": "secret", "number": 1, "channel": "eng"}"#;
     let refusal = assert_error(
