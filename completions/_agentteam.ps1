@@ -305,7 +305,7 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             [CompletionResult]::new('--workspace', '--workspace', [CompletionResultType]::ParameterName, 'Workspace id [required for a new profile; default: the profile''s]')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Agent id [required for a new profile; default: the profile''s]')
             [CompletionResult]::new('--max-permission', '--max-permission', [CompletionResultType]::ParameterName, 'Cap the profile at this permission class: actions above it are refused before sending [default: the profile''s cap; destructive, no cap, for a new profile]')
-            [CompletionResult]::new('--credential-process', '--credential-process', [CompletionResultType]::ParameterName, 'Command line (POSIX quoting) that prints a fresh token as JSON')
+            [CompletionResult]::new('--credential-process', '--credential-process', [CompletionResultType]::ParameterName, 'Command line (POSIX quoting), or a JSON list of its words, that prints a fresh token as JSON')
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Refused: a token in argv is readable by other users; use --token-stdin')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]')

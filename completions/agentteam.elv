@@ -272,7 +272,7 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --workspace 'Workspace id [required for a new profile; default: the profile''s]'
             cand --agent 'Agent id [required for a new profile; default: the profile''s]'
             cand --max-permission 'Cap the profile at this permission class: actions above it are refused before sending [default: the profile''s cap; destructive, no cap, for a new profile]'
-            cand --credential-process 'Command line (POSIX quoting) that prints a fresh token as JSON'
+            cand --credential-process 'Command line (POSIX quoting), or a JSON list of its words, that prints a fresh token as JSON'
             cand --token 'Refused: a token in argv is readable by other users; use --token-stdin'
             cand --profile 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store''s default profile]'
             cand --timeout 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]'

@@ -197,7 +197,7 @@ complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and __fish_see
 complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and __fish_seen_subcommand_from login" -l max-permission -d 'Cap the profile at this permission class: actions above it are refused before sending [default: the profile\'s cap; destructive, no cap, for a new profile]' -r -f -a "read_only\t''
 agent_mutation\t''
 destructive\t''"
-complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and __fish_seen_subcommand_from login" -l credential-process -d 'Command line (POSIX quoting) that prints a fresh token as JSON' -r
+complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and __fish_seen_subcommand_from login" -l credential-process -d 'Command line (POSIX quoting), or a JSON list of its words, that prints a fresh token as JSON' -r
 complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and __fish_seen_subcommand_from login" -l token -d 'Refused: a token in argv is readable by other users; use --token-stdin' -r
 complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and __fish_seen_subcommand_from login" -l profile -d 'Credential profile to use [env: AGENTTEAM_PROFILE; default: the store\'s default profile]' -r
 complete -c agentteam -n "__fish_agentteam_using_subcommand auth; and __fish_seen_subcommand_from login" -l timeout -d 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]' -r

@@ -64,6 +64,20 @@ pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
                      prints {\"token\": …}.",
                 ));
             }
+            // An argv list written as JSON (the store's own form, and how
+            // exec-plugin configs write it), taken as it is.
+            Some(line) if line.trim_start().starts_with('[') => {
+                let argv: Vec<String> = serde_json::from_str(line)
+                    .ok()
+                    .filter(|argv: &Vec<String>| argv.first().is_some_and(|p| !p.is_empty()))
+                    .ok_or_else(|| {
+                        Failure::new(
+                            code::USAGE_ERROR,
+                            "--credential-process starting with `[` must be a JSON list of strings, the program first (e.g. [\"aws-vault\", \"exec\"]).",
+                        )
+                    })?;
+                Some(argv)
+            }
             Some(line) => {
                 let argv = shlex::split(line)
                     .filter(|a| !a.is_empty())

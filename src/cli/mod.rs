@@ -321,7 +321,7 @@ fn auth_command() -> Command {
                     Arg::new("credential_process")
                         .long("credential-process")
                         .value_name("COMMAND")
-                        .help("Command line (POSIX quoting) that prints a fresh token as JSON"),
+                        .help("Command line (POSIX quoting), or a JSON list of its words, that prints a fresh token as JSON"),
                 )
                 .arg(
                     Arg::new("token")

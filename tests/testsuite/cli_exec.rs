@@ -384,6 +384,54 @@ fn missing_credentials_exit_3_and_send_nothing() {
     assert!(server.requests().is_empty());
 }
 
+/// `--credential-process` written as a JSON list of words is that argv,
+/// spaces inside a word kept; a `[` that is no list of strings is refused.
+#[test]
+fn a_credential_process_given_as_a_json_list_runs_as_that_argv() {
+    let server = Recorder::start(vec![ok_body()]);
+    let cli = Cli::new();
+    let argv = json!([
+        "sh",
+        "-c",
+        "printf '{\"token\": \"%s\"}' \"$1$2\"",
+        "sh",
+        "at_from",
+        "_argv"
+    ]);
+    let login = |process: &str| {
+        cli.run(
+            &[
+                "auth",
+                "login",
+                "--api-url",
+                &server.url,
+                "--workspace",
+                "ws",
+                "--agent",
+                "ag",
+                "--credential-process",
+                process,
+            ],
+            None,
+        )
+    };
+    assert_eq!(login(&argv.to_string()).code, 0);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        server.requests()[0].header("authorization"),
+        Some("Bearer at_from_argv")
+    );
+    for bad in ["[1, 2]", "[]", "[\"\"]", "[\"sh\""] {
+        let run = login(bad);
+        assert_eq!(
+            (run.code, run.error_code().as_str()),
+            (2, "usage_error"),
+            "{bad}: {run:?}"
+        );
+    }
+}
+
 #[test]
 fn a_401_refreshes_once_and_replays_the_same_request() {
     let server = Recorder::start(vec![
