@@ -518,6 +518,21 @@ pub fn decode_success(bytes: &[u8]) -> Result<Success, Failure> {
             meta.insert(key.to_string(), v);
         }
     }
+    // A cursor is a non-empty string (the input refuses any other): an
+    // empty one is read as the last page, a cursor of another type is no
+    // answer of this API.
+    match meta.get("next_cursor") {
+        Some(Value::String(cursor)) if cursor.is_empty() => {
+            meta.remove("next_cursor");
+        }
+        Some(Value::String(_)) | None => {}
+        Some(_) => {
+            return Err(Failure::new(
+                code::INVALID_RESPONSE,
+                "The server answered a page whose nextCursor is not a string.",
+            ));
+        }
+    }
     Ok(Success {
         data: Value::Object(data),
         meta,
@@ -965,5 +980,11 @@ mod tests {
         assert_eq!(s.data, json!({"items": []}));
         assert_eq!(s.meta["next_cursor"], "abc");
         assert!(decode_success(b"<html>").is_err());
+        // An empty cursor is the last page (the input would refuse it); one
+        // of another type is no answer of this API.
+        let s = decode_success(br#"{"items": [], "nextCursor": ""}"#).unwrap();
+        assert!(s.meta.is_empty(), "{:?}", s.meta);
+        let f = decode_success(br#"{"items": [], "nextCursor": 2}"#).unwrap_err();
+        assert_eq!(f.code, code::INVALID_RESPONSE.code);
     }
 }
