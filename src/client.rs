@@ -90,8 +90,12 @@ impl<'a> Session<'a> {
     /// and agent are hidden context and the URL a transport detail, which no
     /// message shows (docs/contract.md §8.2). It keeps the profile's cap.
     fn explain_unauthorized(&self, failure: Failure, refreshed: bool) -> Failure {
+        // A token the credential process has just issued and the server
+        // refused: the process issues for another workspace, agent or
+        // server, more likely than the token was stale.
         let refresh = if refreshed {
-            " even after its credential process refreshed it"
+            " even after its credential process refreshed it; check that the process issues tokens \
+             for this profile's server, workspace and agent"
         } else {
             ""
         };

@@ -626,7 +626,7 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                 message = message.replace(&format!("'{arg}'"), &format!("'{shown}'"));
                 if under_auth {
                     message.push_str(
-                        "; a token is never taken in argv: pipe it with --token-stdin, or name a --credential-process.",
+                        "; a token is never taken in argv (pipe it with --token-stdin), and --credential-process takes its command line as one quoted argument.",
                     );
                 }
             }

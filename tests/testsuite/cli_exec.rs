@@ -480,6 +480,12 @@ fn a_second_401_gives_up_with_exit_3() {
     let run = cli.exec("task", "get", r#"{"channel":"eng","number":1}"#, &[]);
     assert_eq!((run.code, run.error_code().as_str()), (3, "unauthorized"));
     assert_eq!(server.requests().len(), 2);
+    // The token just issued was refused: the process is what to look at.
+    let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(
+        message.contains("check that the process issues tokens"),
+        "{message}"
+    );
 }
 
 #[test]

@@ -197,6 +197,34 @@ fn a_token_in_argv_is_refused() {
         }
         assert!(run.stdout.contains("'<redacted>'"), "{args:?}: {run:?}");
     }
+    // A credential process's words given unquoted are told to be quoted.
+    let run = cli.run(
+        &[
+            "auth",
+            "login",
+            "--api-url",
+            "http://h:1",
+            "--credential-process",
+            "/bin/cred",
+            "--team",
+            "x",
+        ],
+        None,
+    );
+    assert_eq!(run.code, 2, "{run:?}");
+    let run = cli.run(
+        &[
+            "auth",
+            "login",
+            "--api-url",
+            "http://h:1",
+            "--credential-process",
+            "/bin/cred",
+            "arg",
+        ],
+        None,
+    );
+    assert!(run.stdout.contains("one quoted argument"), "{run:?}");
     assert!(!cli.config_dir().join("credentials.json").exists());
 }
 
