@@ -40,7 +40,7 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]'
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand --catalog 'Print the registry as JSON: every action, its metadata, examples and input schema'
-            cand --full 'With --catalog: also each action''s output schema and the error schema (the whole registry)'
+            cand --full 'With --catalog: also the error schema (the whole registry)'
             cand --error-schema 'Print the JSON Schema of the error document, with every error code'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'

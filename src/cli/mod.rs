@@ -119,9 +119,9 @@ fn exec_command(long_help: bool) -> Command {
         .about("Run a registered action: `agentteam exec <domain> <action> -`")
         .long_about(help::wrap(
             "Run a registered action. Input is one JSON object on stdin (`-`) or in a file; output is one \
-             JSON document on stdout. `--catalog` prints every action with its metadata and input schema, \
+             JSON document on stdout. `--catalog` prints every action with its metadata and both schemas, \
              and under `profile` which actions the active profile's max_permission allows; \
-             `--catalog --full` adds the output and error schemas.",
+             `--catalog --full` adds the error schema.",
             "",
         ))
         .after_long_help(help::SHARED)
@@ -137,7 +137,7 @@ fn exec_command(long_help: bool) -> Command {
                 .long("full")
                 .action(ArgAction::SetTrue)
                 .requires("catalog")
-                .help("With --catalog: also each action's output schema and the error schema (the whole registry)"),
+                .help("With --catalog: also the error schema (the whole registry)"),
         )
         .arg(
             Arg::new("error_schema")

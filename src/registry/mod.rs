@@ -498,32 +498,22 @@ pub fn find_by_name(name: &str) -> Option<&'static Action> {
     ACTIONS.iter().copied().find(|a| a.name() == name)
 }
 
-/// `agentteam exec --catalog`: what a model needs to choose and call an
-/// action, within the definitions' size budget. The output schemas and the
-/// error schema, which a caller reads only once it has a result, are left to
-/// `--catalog --full`, `--output-schema` and `--error-schema`.
+/// `agentteam exec --catalog`: every action with its metadata and both
+/// schemas (product.md §3), within the definitions' size budget
+/// ([`CATALOG_BUDGET`]). The error schema, one for every action, is left to
+/// `--catalog --full` and `--error-schema`.
 pub fn compact_catalog() -> Value {
-    let mut actions = Vec::new();
-    for action in ACTIONS {
-        let mut entry = action.catalog_entry();
-        let fields = entry.as_object_mut().expect("an entry is an object");
-        fields.remove("output_schema");
-        fields.insert(
-            "output_schema_command".into(),
-            json!(format!(
-                "agentteam exec {} {} --output-schema",
-                action.domain, action.verb
-            )),
-        );
-        actions.push(entry);
-    }
     json!({
-        "actions": actions,
+        "actions": ACTIONS.iter().map(|a| a.catalog_entry()).collect::<Vec<_>>(),
         "migrations": MIGRATIONS.iter().map(|(old, new)| json!({"old": old, "new": new})).collect::<Vec<_>>(),
         "error_schema_command": "agentteam exec --error-schema",
         "full_command": "agentteam exec --catalog --full",
     })
 }
+
+/// The most `agentteam exec --catalog` may print, in bytes: the contract's
+/// size budget for tool definitions (§10.1), a regression guard.
+pub const CATALOG_BUDGET: usize = 48 * 1024;
 
 /// `agentteam exec --catalog --full`: every action with both schemas, and
 /// the error schema.

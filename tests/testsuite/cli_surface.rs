@@ -569,14 +569,16 @@ fn examples_prints_every_example() {
     }
 }
 
-/// The default catalog fits the definitions' budget (24 KB) and names the
-/// commands for what it leaves out; `--catalog --full` is the whole registry.
+/// The catalog is every action with its metadata and both schemas
+/// (product.md §3), within the definitions' budget, and names the command
+/// for the error schema it leaves out; `--catalog --full` is the whole
+/// registry.
 #[test]
 fn catalog_and_error_schema() {
     let cli = Cli::new();
     let run = cli.run(&["exec", "--catalog"], None);
     assert!(
-        run.stdout.len() <= 24 * 1024,
+        run.stdout.len() <= agentteam::registry::CATALOG_BUDGET,
         "--catalog is {} bytes",
         run.stdout.len()
     );
@@ -588,6 +590,13 @@ fn catalog_and_error_schema() {
     assert_eq!(catalog["full_command"], "agentteam exec --catalog --full");
     for (action, entry) in ACTIONS.iter().zip(catalog["actions"].as_array().unwrap()) {
         assert_eq!(entry["input_schema"], action.schema().clone());
+        // The same schemas `--input-schema` and `--output-schema` print.
+        let route = |flag: &str| {
+            cli.run(&["exec", action.domain, action.verb, flag], None)
+                .json()
+        };
+        assert_eq!(entry["input_schema"], route("--input-schema"));
+        assert_eq!(entry["output_schema"], route("--output-schema"));
         assert!(entry["examples"].as_array().unwrap().len() == action.examples.len());
     }
     let full = cli.run(&["exec", "--catalog", "--full"], None).json();
