@@ -25,6 +25,15 @@ fn runtime_in(dir: &std::path::Path, args: &[&str]) -> Output {
         .expect("run agentteam-runtime")
 }
 
+/// [`runtime_in`] `dir` with `--db db` before the arguments.
+fn on_db<'a>(dir: &'a std::path::Path, db: &'a str) -> impl Fn(&[&str]) -> Output + 'a {
+    move |args| {
+        let mut all = vec!["--db", db];
+        all.extend_from_slice(args);
+        runtime_in(dir, &all)
+    }
+}
+
 /// The one JSON document a successful command prints.
 fn succeeded(out: &Output) -> Value {
     assert!(
@@ -689,11 +698,8 @@ fn admin_lists_print_what_was_created() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("s.db");
     let db = db.to_str().unwrap();
-    let run = |args: &[&str]| {
-        let mut all = vec!["--db", db];
-        all.extend_from_slice(args);
-        succeeded(&runtime_in(dir.path(), &all))
-    };
+    let on_db = on_db(dir.path(), db);
+    let run = |args: &[&str]| succeeded(&on_db(args));
     assert_eq!(run(&["workspace", "list"]), json!({"workspaces": []}));
     let ws = run(&["workspace", "create", "--name", "acme"])["workspace_id"]
         .as_str()
@@ -757,11 +763,7 @@ fn a_member_without_its_at_is_told_to_add_it() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("s.db");
     let db = db.to_str().unwrap();
-    let run = |args: &[&str]| {
-        let mut all = vec!["--db", db];
-        all.extend_from_slice(args);
-        runtime_in(dir.path(), &all)
-    };
+    let run = on_db(dir.path(), db);
     let ws = succeeded(&run(&["workspace", "create", "--name", "w"]))["workspace_id"]
         .as_str()
         .unwrap()
