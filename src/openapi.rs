@@ -24,6 +24,11 @@ pub const FILE: &str = "openapi.json";
 /// Where the runtime serves the document, without authentication.
 pub const ROUTE: &str = "/api/v1/openapi.json";
 
+/// Liveness for load balancers: the process serves.
+pub const HEALTHZ: &str = "/healthz";
+/// Readiness for load balancers: the store answers too.
+pub const READYZ: &str = "/readyz";
+
 /// The media type of every request and answer body.
 const JSON: &str = "application/json";
 
@@ -59,6 +64,9 @@ pub fn document() -> Value {
         let method = action.method.as_str().to_ascii_lowercase();
         item.insert(method, operation(action, &mut schemas));
     }
+    for (route, item) in service_paths() {
+        paths.insert(route.into(), item);
+    }
     json!({
         "openapi": "3.1.0",
         "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
@@ -83,7 +91,10 @@ pub fn document() -> Value {
         "tags": crate::registry::domains().iter().map(|d| json!({
             "name": d,
             "description": format!("The {d} actions."),
-        })).collect::<Vec<_>>(),
+        })).chain([json!({
+            "name": SERVICE_TAG,
+            "description": "The server's own routes: health for load balancers, and this document. No authentication, no data.",
+        })]).collect::<Vec<_>>(),
         "paths": paths,
         "components": {
             "securitySchemes": {
@@ -100,6 +111,59 @@ pub fn document() -> Value {
             "schemas": schemas,
         },
     })
+}
+
+/// The tag of the routes that are no registry action.
+const SERVICE_TAG: &str = "service";
+
+/// The routes beside the registry's, each unauthenticated (`security: []`)
+/// and answering GET and HEAD: `/healthz`, `/readyz` and this document.
+fn service_paths() -> [(&'static str, Value); 3] {
+    let get = |id: &str, summary: &str, responses: Value| {
+        json!({"get": {
+            "operationId": id,
+            "tags": [SERVICE_TAG],
+            "summary": summary,
+            "security": [],
+            "responses": responses,
+        }})
+    };
+    [
+        (
+            HEALTHZ,
+            get(
+                "healthz",
+                "Whether the process serves (liveness); reads nothing of the store.",
+                json!({"200": {"description": "The process serves. The body is empty."}}),
+            ),
+        ),
+        (
+            READYZ,
+            get(
+                "readyz",
+                "Whether the process serves and its store answers (readiness).",
+                json!({
+                    "200": {"description": "The store answered. The body is empty."},
+                    "503": {
+                        "description": "The store did not answer in time: the `server_error` document, naming nothing of the store.",
+                        "headers": error_headers(503),
+                        "content": {JSON: {"schema": schema_ref("Error")}},
+                    },
+                }),
+            ),
+        ),
+        (
+            ROUTE,
+            get(
+                "openapi",
+                "This document.",
+                json!({"200": {
+                    "description": "The OpenAPI 3.1 document of this API.",
+                    "content": {JSON: {"schema": {"type": "object"}}},
+                }}),
+            ),
+        ),
+    ]
 }
 
 fn path_parameter(name: &str, description: &str) -> Value {
@@ -513,7 +577,15 @@ mod tests {
     fn every_action_is_one_operation_at_its_route_and_method() {
         let doc = document();
         let paths = doc["paths"].as_object().unwrap();
-        assert!(paths.keys().all(|p| p.starts_with(RUNTIME_PREFIX)));
+        let service = [HEALTHZ, READYZ, ROUTE];
+        assert!(
+            paths
+                .keys()
+                .all(|p| p.starts_with(RUNTIME_PREFIX) || service.contains(&p.as_str()))
+        );
+        for route in service {
+            assert_eq!(paths[route]["get"]["security"], json!([]), "{route}");
+        }
         for action in ACTIONS {
             let op =
                 &doc["paths"][action.route_template()][action.method.as_str().to_ascii_lowercase()];
@@ -532,8 +604,9 @@ mod tests {
         let operations: usize = doc["paths"]
             .as_object()
             .unwrap()
-            .values()
-            .map(|item| item.as_object().unwrap().len() - 1)
+            .iter()
+            .filter(|(route, _)| route.starts_with(RUNTIME_PREFIX))
+            .map(|(_, item)| item.as_object().unwrap().len() - 1)
             .sum();
         assert_eq!(operations, ACTIONS.len());
     }

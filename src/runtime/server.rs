@@ -297,9 +297,9 @@ fn panic_response(_: Box<dyn Any + Send + 'static>) -> Response {
 }
 
 /// Liveness for load balancers: the process is up and serving HTTP.
-pub const HEALTHZ: &str = "/healthz";
+pub const HEALTHZ: &str = crate::openapi::HEALTHZ;
 /// Readiness for load balancers: the store answers too.
-pub const READYZ: &str = "/readyz";
+pub const READYZ: &str = crate::openapi::READYZ;
 
 /// `GET /healthz`: 200 with an empty body. No authentication, no data.
 async fn healthz() -> Response {
