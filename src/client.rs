@@ -90,26 +90,30 @@ impl<'a> Session<'a> {
     /// and agent are hidden context and the URL a transport detail, which no
     /// message shows (docs/contract.md §8.2). It keeps the profile's cap.
     fn explain_unauthorized(&self, failure: Failure, refreshed: bool) -> Failure {
-        // A token the credential process has just issued and the server
-        // refused: the process issues for another workspace, agent or
-        // server, more likely than the token was stale.
-        let refresh = if refreshed {
-            " even after its credential process refreshed it; check that the process issues tokens \
-             for this profile's server, workspace and agent"
-        } else {
-            ""
-        };
-        let cap = match self.lock().profile.max_permission {
-            Some(class) => format!(" --max-permission {}", class.as_str()),
-            None => String::new(),
-        };
         let profile = shlex::try_quote(&self.profile_name).unwrap_or_default();
-        let more = format!(
-            "The token of profile `{}` was refused{refresh} (invalid, expired or revoked). \
-             Log in again: `printf %s \"$TOKEN\" | agentteam --profile {profile} auth login --token-stdin{cap}` \
-             (the profile keeps its api_url, workspace and agent).",
-            self.profile_name,
-        );
+        let more = if refreshed {
+            // A token the credential process had just issued, refused: the
+            // process issues for another server, workspace or agent more
+            // likely than its token was stale, and a login with a token
+            // would drop the process from the profile.
+            format!(
+                "The token of profile `{}` was refused even after its credential process refreshed it: \
+                 check that the process issues tokens for the profile's server, workspace and agent \
+                 (`agentteam --profile {profile} auth status` shows them).",
+                self.profile_name,
+            )
+        } else {
+            let cap = match self.lock().profile.max_permission {
+                Some(class) => format!(" --max-permission {}", class.as_str()),
+                None => String::new(),
+            };
+            format!(
+                "The token of profile `{}` was refused (invalid, expired or revoked). \
+                 Log in again: `printf %s \"$TOKEN\" | agentteam --profile {profile} auth login --token-stdin{cap}` \
+                 (the profile keeps its api_url, workspace and agent).",
+                self.profile_name,
+            )
+        };
         let message = crate::error::followed_by(&failure.message, &more);
         Failure { message, ..failure }
     }

@@ -486,6 +486,8 @@ fn a_second_401_gives_up_with_exit_3() {
         message.contains("check that the process issues tokens"),
         "{message}"
     );
+    // Not a login with a token, which would leave the process unused.
+    assert!(!message.contains("--token-stdin"), "{message}");
 }
 
 #[test]
