@@ -655,7 +655,10 @@ fn unopenable(path: &std::path::Path, e: &std::io::Error, action: &Action) -> Fa
     }
     Failure::new(
         code::USAGE_ERROR,
-        format!("Cannot open input file {}: {e}.", path.display()),
+        format!(
+            "Cannot open input file {}: {e}.",
+            crate::credentials::redact_secrets(&path.display().to_string())
+        ),
     )
 }
 
@@ -693,7 +696,10 @@ fn read_input(source: &InputSource, action: &Action) -> Result<Vec<u8>, Failure>
             file.take(limit).read_to_end(&mut buf).map_err(|e| {
                 Failure::new(
                     code::USAGE_ERROR,
-                    format!("Cannot read input file {}: {e}.", path.display()),
+                    format!(
+                        "Cannot read input file {}: {e}.",
+                        crate::credentials::redact_secrets(&path.display().to_string())
+                    ),
                 )
             })?;
         }

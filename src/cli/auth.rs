@@ -95,24 +95,29 @@ pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
         } else {
             None
         };
-        if token.is_none() && credential_process.is_none() {
-            return Err(Failure::new(
+        let nothing_to_use = || {
+            Failure::new(
                 code::USAGE_ERROR,
                 "Give --token-stdin, --credential-process, or both.",
-            ));
-        }
+            )
+        };
         let given = Place {
             api_url,
             workspace_id: settings.workspace_id.map(|id| id.trim().to_string()),
             agent_id: settings.agent_id.map(|id| id.trim().to_string()),
         };
         let store = CredentialStore::locate()?;
-        // A new profile without its place is refused before the store (or
-        // its directory) is touched; the same check runs under the lock.
-        if given.is_partial() {
+        // A new profile without its place, or without a token or process,
+        // is refused before the store (or its directory) is touched; the
+        // same checks run under the lock.
+        if given.is_partial() || (token.is_none() && credential_process.is_none()) {
             let file = store.load()?;
             let name = profile_name(settings.profile.as_deref(), &file);
-            given.resolve(&name, file.profiles.get(&name))?;
+            let existing = file.profiles.get(&name);
+            given.resolve(&name, existing)?;
+            if token.is_none() && credential_process.is_none() && existing.is_none() {
+                return Err(nothing_to_use());
+            }
         }
         let (name, profile) = store.update(|file| {
             let name = profile_name(settings.profile.as_deref(), file);
@@ -121,13 +126,32 @@ pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
             let max_permission = settings
                 .max_permission
                 .or_else(|| existing.and_then(|p| p.max_permission));
+            // A login of an existing profile keeps what it does not give,
+            // as long as it names the same place: a new token keeps the
+            // credential process that refreshes it, a new cap keeps both.
+            // A token or process of another server, workspace or agent is
+            // not kept.
+            let kept = existing.filter(|p| {
+                (&p.api_url, &p.workspace_id, &p.agent_id) == (&api_url, &workspace_id, &agent_id)
+            });
+            let process = credential_process
+                .clone()
+                .or_else(|| kept.and_then(|p| p.credential_process.clone()));
+            let (token, token_expires_at) = match (&token, &credential_process, kept) {
+                (Some(token), ..) => (Some(token.clone()), None),
+                (None, None, Some(kept)) => (kept.token.clone(), kept.token_expires_at.clone()),
+                _ => (None, None),
+            };
+            if token.is_none() && process.is_none() {
+                return Err(nothing_to_use());
+            }
             let profile = Profile {
                 api_url,
                 workspace_id,
                 agent_id,
-                token: token.clone(),
-                token_expires_at: None,
-                credential_process: credential_process.clone(),
+                token,
+                token_expires_at,
+                credential_process: process,
                 max_permission,
             };
             file.profiles.insert(name.clone(), profile.clone());

@@ -611,24 +611,41 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
             });
             let mut message = first.to_string();
             // A word no command takes may be a token typed in argv (`auth
-            // login at_…`): never repeated back. Under `auth` every such
-            // word is hidden, elsewhere every word that could be a secret.
-            if kind == ErrorKind::UnknownArgument
-                && let Some(arg) = context_string(&error, ContextKind::InvalidArg)
+            // login at_…`): never repeated back. A stray word after an
+            // `auth` command is always hidden (and what it likely was is
+            // said), any other word (a mistyped command too) when it could
+            // be a secret.
+            let under_auth = args.iter().skip(1).any(|a| a == "auth");
+            let word = match kind {
+                ErrorKind::UnknownArgument => context_string(&error, ContextKind::InvalidArg),
+                ErrorKind::InvalidSubcommand => {
+                    context_string(&error, ContextKind::InvalidSubcommand)
+                }
+                _ => None,
+            };
+            let mut auth_hint = None;
+            if let Some(arg) = word
                 && !arg.starts_with('-')
             {
-                let under_auth = args.iter().skip(1).any(|a| a == "auth");
-                let shown = if under_auth {
+                let stray_under_auth = under_auth && kind == ErrorKind::UnknownArgument;
+                let shown = if stray_under_auth {
                     "<redacted>".to_string()
                 } else {
                     crate::credentials::redact_secrets(&arg)
                 };
                 message = message.replace(&format!("'{arg}'"), &format!("'{shown}'"));
-                if under_auth {
-                    message.push_str(
-                        "; a token is never taken in argv (pipe it with --token-stdin), and --credential-process takes its command line as one quoted argument.",
-                    );
+                if stray_under_auth {
+                    auth_hint = Some("a token is never taken in argv (pipe it with --token-stdin)");
                 }
+            }
+            // An unquoted credential process: its words read as stray ones.
+            if under_auth
+                && kind == ErrorKind::UnknownArgument
+                && args.iter().any(|a| a == "--credential-process")
+            {
+                auth_hint = Some(
+                    "--credential-process takes its whole command line as one quoted argument",
+                );
             }
             for line in values {
                 message = format!("{} {line}", message.trim_end());
@@ -643,6 +660,9 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                 for tip in tips {
                     message.push_str(&format!("; {tip}"));
                 }
+            }
+            if let Some(hint) = auth_hint {
+                message = format!("{}; {hint}.", message.trim_end().trim_end_matches('.'));
             }
             let mut failure = Failure::new(code::USAGE_ERROR, message);
             // An action's flag written before the route (`agentteam --dry-run

@@ -182,6 +182,11 @@ fn a_token_in_argv_is_refused() {
         ][..],
         &["auth", "status", token][..],
         &["exec", "task", "get", "-", token][..],
+        // In a command's place, and as an input file that is not there.
+        &["auth", token][..],
+        &["exec", "task", token][..],
+        &[token][..],
+        &["exec", "task", "list", token][..],
     ] {
         let run = cli.run(args, None);
         assert_eq!(
@@ -195,8 +200,14 @@ fn a_token_in_argv_is_refused() {
                 "{args:?}: {run:?}"
             );
         }
-        assert!(run.stdout.contains("'<redacted>'"), "{args:?}: {run:?}");
+        assert!(run.stdout.contains("<redacted>"), "{args:?}: {run:?}");
     }
+    // A mistyped command is no secret: shown, with the one meant.
+    let run = cli.run(&["auth", "lgin"], None);
+    assert!(
+        run.stdout.contains("'lgin'") && run.stdout.contains("'login'"),
+        "{run:?}"
+    );
     // A credential process's words given unquoted are told to be quoted.
     let run = cli.run(
         &[
@@ -1133,4 +1144,75 @@ fn agentteam_timeout_empty_is_unset_and_a_bad_value_names_the_variable() {
         assert_eq!(cli.run(&["auth", "status"], None).code, 0, "{bad}");
     }
     drop(server);
+}
+
+/// A login of an existing profile keeps what it does not give while it
+/// names the same place: a new token keeps the credential process that
+/// refreshes it, a new cap keeps both; moved to another agent, neither is
+/// kept, and a profile with nothing to authenticate with is refused.
+#[test]
+fn a_login_of_an_existing_profile_keeps_what_it_does_not_give() {
+    let cli = Cli::new();
+    let stored = || {
+        let store: serde_json::Value = serde_json::from_str(&cli.store_text()).unwrap();
+        let p = store["profiles"]["default"].clone();
+        (
+            p["token"].clone(),
+            p["credential_process"].clone(),
+            p["max_permission"].clone(),
+        )
+    };
+    let place = [
+        "--api-url",
+        "http://127.0.0.1:9",
+        "--workspace",
+        "w",
+        "--agent",
+        "a",
+    ];
+    let login = |extra: &[&str], stdin: Option<&str>| {
+        cli.run(&[&["auth", "login"], &place[..], extra].concat(), stdin)
+    };
+    // A new profile needs a token or a process; nothing is written without.
+    let run = login(&["--max-permission", "read_only"], None);
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (2, "usage_error"),
+        "{run:?}"
+    );
+    assert!(!cli.config_dir().exists());
+    assert_eq!(login(&["--credential-process", "printf x"], None).code, 0);
+    assert_eq!(login(&["--token-stdin"], Some("at_token\n")).code, 0);
+    assert_eq!(
+        stored(),
+        (json!("at_token"), json!(["printf", "x"]), json!(null))
+    );
+    let run = cli.run(&["auth", "login", "--max-permission", "read_only"], None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        stored(),
+        (
+            json!("at_token"),
+            json!(["printf", "x"]),
+            json!("read_only")
+        )
+    );
+    // Another agent: the token and process were the old agent's.
+    let run = cli.run(&["auth", "login", "--agent", "b"], None);
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (2, "usage_error"),
+        "{run:?}"
+    );
+    assert_eq!(
+        stored().0,
+        json!("at_token"),
+        "a refused login changes nothing"
+    );
+    let run = cli.run(
+        &["auth", "login", "--agent", "b", "--token-stdin"],
+        Some("at_b\n"),
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(stored(), (json!("at_b"), json!(null), json!("read_only")));
 }
