@@ -3153,3 +3153,32 @@ fn admin_lists_show_workspaces_agents_and_channels<E: Engine>() {
         assert_eq!(failure.field_errors["workspace"], "No such workspace.");
     }
 }
+
+/// The admin listings order text byte by byte on PostgreSQL as SQLite does,
+/// whatever the database's collation: on an ICU `en-US` database `a_b`
+/// sorted before `a-b` (punctuation weighs little there), on SQLite after.
+#[test]
+fn postgres_admin_lists_order_text_as_sqlite_does_whatever_the_collation() {
+    let cluster = cluster::Cluster::shared();
+    let name = format!("{}_icu", cluster.new_database());
+    cluster.psql(
+        "postgres",
+        &format!(
+            "CREATE DATABASE {name} TEMPLATE template0 LOCALE_PROVIDER icu \
+             ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
+        ),
+    );
+    let store = <PgStore as Engine>::open(&cluster.socket_uri(&name));
+    let ws = block(store.create_workspace("w")).unwrap();
+    for handle in ["ab", "a_b", "a-b"] {
+        let (_, hash) = crate::runtime::auth::new_token().unwrap();
+        block(store.create_agent(&ws, handle, &NewToken::new(hash))).unwrap();
+        block(store.create_channel(&ws, &format!("x{handle}"), None)).unwrap();
+    }
+    let agents = block(store.list_agents(&ws)).unwrap();
+    let handles: Vec<&str> = agents.iter().map(|a| a.handle.as_str()).collect();
+    assert_eq!(handles, ["a-b", "a_b", "ab"]);
+    let channels = block(store.list_channels(&ws)).unwrap();
+    let names: Vec<&str> = channels.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["xa-b", "xa_b", "xab"]);
+}

@@ -247,9 +247,10 @@ pub(super) async fn list_workspaces(c: &Object) -> Result<Vec<WorkspaceInfo>> {
         .collect())
 }
 
+/// Ordered byte by byte (`COLLATE "C"`), as SQLite orders text, whatever
+/// the database's collation: the same list on every engine.
 pub(super) async fn list_agents(c: &Object, workspace_id: &str) -> Result<Vec<AgentInfo>> {
-    const SQL: &str =
-        "SELECT id, handle, created_at FROM agents WHERE workspace_id = $1 ORDER BY handle";
+    const SQL: &str = "SELECT id, handle, created_at FROM agents WHERE workspace_id = $1 ORDER BY handle COLLATE \"C\"";
     require_workspace(c, workspace_id).await?;
     Ok(all(c, SQL, &[&workspace_id])
         .await?
@@ -266,7 +267,7 @@ pub(super) async fn list_channels(c: &Object, workspace_id: &str) -> Result<Vec<
     const SQL: &str = "SELECT c.name, c.private, c.created_at, a.handle FROM channels c \
          LEFT JOIN channel_members m ON m.channel_id = c.id \
          LEFT JOIN agents a ON a.id = m.agent_id \
-         WHERE c.workspace_id = $1 ORDER BY c.name, a.handle";
+         WHERE c.workspace_id = $1 ORDER BY c.name COLLATE \"C\", a.handle COLLATE \"C\"";
     require_workspace(c, workspace_id).await?;
     let rows = all(c, SQL, &[&workspace_id]).await?;
     Ok(ChannelInfo::fold(
