@@ -574,27 +574,44 @@ fn execute(cli: Cli, postgres_only: &[&str]) -> Result<Option<Value>, Failure> {
 }
 
 /// Opens the store `location` names and runs `command` on it.
-async fn execute_on(location: Location, command: Command) -> Result<Option<Value>, Failure> {
-    let on_open = match command {
-        // `reindex` refuses a store with no schema rather than make one.
-        Command::Migrate { .. } | Command::Reindex => OnOpen::Inspect,
-        _ => OnOpen::Migrate,
-    };
+/// Commands that need a store made already: they read it (the listings,
+/// `token count`) or rework what it holds (`reindex`), so a mistyped `--db`
+/// is refused rather than given a new, empty store.
+fn needs_a_store(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::Reindex
+            | Command::Workspace(WorkspaceCommand::List)
+            | Command::Agent(AgentCommand::List { .. })
+            | Command::Channel(ChannelCommand::List { .. })
+            | Command::Token(TokenCommand::Count(_))
+    )
+}
+
+/// The refusal of a command that needs a store at `location`, which has
+/// none yet; the command it suggests is quoted for a shell.
+fn no_store_yet(location: &Location) -> Failure {
     let shown = location.shown();
+    let quoted = shlex::try_quote(&shown).map_or_else(|_| shown.clone(), |q| q.into_owned());
+    Failure::new(
+        code::USAGE_ERROR,
+        format!("No store at {shown} yet; `agentteam-runtime --db {quoted} migrate` creates it."),
+    )
+    .field("db", "No store here.")
+}
+
+async fn execute_on(location: Location, command: Command) -> Result<Option<Value>, Failure> {
+    let on_open = if matches!(command, Command::Migrate { .. }) || needs_a_store(&command) {
+        OnOpen::Inspect
+    } else {
+        OnOpen::Migrate
+    };
     match &location {
         Location::Sqlite(path) => {
-            if matches!(
-                command,
-                Command::Migrate { status: true } | Command::Reindex
-            ) && !path.exists()
+            if (matches!(command, Command::Migrate { status: true }) || needs_a_store(&command))
+                && !path.exists()
             {
-                return Err(Failure::new(
-                    code::USAGE_ERROR,
-                    format!(
-                        "No store at {shown} yet; `agentteam-runtime --db {shown} migrate` creates it."
-                    ),
-                )
-                .field("db", "No such file."));
+                return Err(no_store_yet(&location));
             }
             let store = open_sqlite(path, on_open)?;
             run_command(store, &location, command).await
@@ -627,6 +644,15 @@ async fn run_command<S: Store>(
     location: &Location,
     command: Command,
 ) -> Result<Option<Value>, Failure> {
+    if needs_a_store(&command) {
+        // As on a missing SQLite file: a database without the schema is no
+        // store yet. One that has it gets its pending migrations, as every
+        // command applies them.
+        if store.schema_status().await?.version == 0 {
+            return Err(no_store_yet(location));
+        }
+        store.migrate().await?;
+    }
     match command {
         Command::Serve {
             listen,
@@ -664,20 +690,6 @@ async fn run_command<S: Store>(
             })))
         }
         Command::Reindex => {
-            // As on a missing SQLite file: a database without the schema
-            // holds no task to reindex, and a typo in --db should not get
-            // one.
-            if store.schema_status().await?.version == 0 {
-                let shown = location.shown();
-                return Err(Failure::new(
-                    code::USAGE_ERROR,
-                    format!(
-                        "No store at {shown} yet; `agentteam-runtime --db {shown} migrate` creates it."
-                    ),
-                )
-                .field("db", "No store here."));
-            }
-            store.migrate().await?;
             let reindexed = store.reindex_search().await?;
             let status = store.schema_status().await?;
             Ok(Some(

@@ -526,10 +526,19 @@ fn reindex_reads_every_task(engine: Engine) {
     let dir = tempfile::tempdir().unwrap();
     let db = fresh_db(engine, dir.path());
     let name = engine.name();
-    // A store not made yet is refused, and not made: no file, no schema.
-    let doc = refused(&admin_output(&db, &["reindex"]), 2, "\u{0}");
-    assert!(message(&doc).contains("No store at"), "{doc}");
-    assert!(message(&doc).contains("migrate` creates it"), "{doc}");
+    // A store not made yet is refused, and not made: no file, no schema;
+    // so is every listing and `token count`.
+    for command in [
+        &["reindex"][..],
+        &["workspace", "list"],
+        &["agent", "list", "--workspace", "ws_x"],
+        &["channel", "list", "--workspace", "ws_x"],
+        &["token", "count", "--workspace", "ws_x", "--agent", "ag_x"],
+    ] {
+        let doc = refused(&admin_output(&db, command), 2, "\u{0}");
+        assert!(message(&doc).contains("No store at"), "{command:?}: {doc}");
+        assert!(message(&doc).contains("migrate` creates it"), "{doc}");
+    }
     if engine == Engine::Sqlite {
         assert!(!std::path::Path::new(&db).exists());
     } else {
@@ -700,7 +709,10 @@ fn admin_lists_print_what_was_created() {
     let db = db.to_str().unwrap();
     let on_db = on_db(dir.path(), db);
     let run = |args: &[&str]| succeeded(&on_db(args));
-    assert_eq!(run(&["workspace", "list"]), json!({"workspaces": []}));
+    // A listing makes no store: a mistyped --db is refused.
+    let doc = refused(&on_db(&["workspace", "list"]), 2, "no secret here");
+    assert!(message(&doc).contains("No store at"), "{doc}");
+    assert!(!std::path::Path::new(db).exists());
     let ws = run(&["workspace", "create", "--name", "acme"])["workspace_id"]
         .as_str()
         .unwrap()
