@@ -183,7 +183,10 @@ impl Client {
         let base = api_url.trim_end_matches('/').to_string();
         let mut builder = reqwest::Client::builder()
             .user_agent(concat!("agentteam/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(settings.timeout.min(Duration::from_secs(10)))
+            // Shorter than the whole attempt's bound, so a connection that is
+            // never made fails as one (nothing was sent) rather than as the
+            // attempt's timeout (after which the server may have the request).
+            .connect_timeout(settings.timeout.mul_f64(0.8).min(Duration::from_secs(10)))
             .timeout(settings.timeout)
             .tcp_nodelay(true)
             // A redirect could carry the request, and on the same origin its
@@ -256,7 +259,7 @@ impl Client {
                     let failure = wire::decode_error(
                         answer.status,
                         &answer.body,
-                        retry_after.map(|d| d.as_secs()),
+                        retry_after.map(whole_seconds),
                     );
                     if let Some(wait) = retry_after {
                         if failure.class == ExitClass::Transient && wait > MAX_RETRY_AFTER {
@@ -274,7 +277,10 @@ impl Client {
             if failure.class != ExitClass::Transient || retries_left == 0 {
                 return Err(if failure.code == code::UNAUTHORIZED.code {
                     session.explain_unauthorized(failure, refreshed)
-                } else if failure.code == code::NETWORK_ERROR.code && !may_have_arrived {
+                } else if [code::NETWORK_ERROR.code, code::TIMEOUT.code]
+                    .contains(&failure.code.as_str())
+                    && !may_have_arrived
+                {
                     self.explain_unreachable(failure)
                 } else if !may_retry
                     && may_have_arrived
@@ -444,6 +450,12 @@ fn redirected(status: u16, headers: &HeaderMap, printer: &Printer) -> Failure {
     Failure::new(code::REQUEST_REJECTED, message)
 }
 
+/// A wait in whole seconds, rounded up: a date 0.4 s away is said as 1 s,
+/// never as 0.
+fn whole_seconds(wait: Duration) -> u64 {
+    wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
+}
+
 /// How long a `Retry-After` header asks to wait: its seconds, or the time
 /// until its HTTP date (none once that is past, RFC 9110 §10.2.3).
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
@@ -485,11 +497,13 @@ fn transport_failure(error: reqwest::Error) -> Unanswered {
     // carried the whole request.
     let may_have_arrived = !error.is_connect() && !error.is_builder();
     if error.is_timeout() {
+        let message = if may_have_arrived {
+            "The Agent Runtime API did not answer within the timeout."
+        } else {
+            "Could not reach the Agent Runtime API: no connection was made within the timeout."
+        };
         return Unanswered {
-            failure: Failure::new(
-                code::TIMEOUT,
-                "The Agent Runtime API did not answer within the timeout.",
-            ),
+            failure: Failure::new(code::TIMEOUT, message),
             may_have_arrived,
         };
     }
@@ -570,6 +584,9 @@ mod tests {
         assert_eq!(header("Sun Nov  6 08:49:37 1994"), Some(Duration::ZERO));
         assert_eq!(header("soon"), None);
         assert_eq!(header("-1"), None);
+        assert_eq!(whole_seconds(Duration::from_millis(400)), 1);
+        assert_eq!(whole_seconds(Duration::from_secs(3)), 3);
+        assert_eq!(whole_seconds(Duration::ZERO), 0);
     }
 
     /// A local server that answers the first connection with `reply` and closes it.

@@ -788,6 +788,51 @@ fn a_mutation_cut_off_after_sending_is_told_to_look_before_resending() {
     assert!(run.stdout.contains("Is the server running"), "{run:?}");
 }
 
+/// A port whose accept queue is full: the kernel drops further SYNs, so a
+/// connection to it is never made (a host that drops packets, locally).
+fn port_that_never_connects() -> (std::net::TcpListener, Vec<std::net::TcpStream>, u16) {
+    use std::os::fd::AsRawFd;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    // SAFETY: listen(2) on the socket this test owns.
+    assert_eq!(unsafe { libc::listen(listener.as_raw_fd(), 0) }, 0);
+    let port = listener.local_addr().unwrap().port();
+    let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    // Fill the queue; connects beyond it time out.
+    let mut held = Vec::new();
+    while let Ok(stream) =
+        std::net::TcpStream::connect_timeout(&address, Duration::from_millis(300))
+    {
+        held.push(stream);
+        assert!(held.len() < 64, "the accept queue never filled");
+    }
+    (listener, held, port)
+}
+
+/// A connection never made within the attempt's bound is a timeout that
+/// says the API could not be reached: nothing was sent, so even a
+/// mutation not safe to repeat carries no "may have received" note.
+#[test]
+fn a_connection_never_made_is_unreachable_not_maybe_sent() {
+    let (_listener, _held, port) = port_that_never_connects();
+    let cli = Cli::new();
+    cli.login(&format!("http://127.0.0.1:{port}"), TOKEN, None);
+    let run = cli.exec(
+        "task",
+        "create",
+        r#"{"channel":"eng","tasks":[{"title":"t"}]}"#,
+        &["--timeout", "2"],
+    );
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (5, "timeout"),
+        "{run:?}"
+    );
+    assert!(run.stdout.contains("Could not reach"), "{run:?}");
+    assert!(run.stdout.contains("Is the server running"), "{run:?}");
+    assert!(!run.stdout.contains("not safe to send twice"), "{run:?}");
+    assert!(run.elapsed < Duration::from_secs(5), "{run:?}");
+}
+
 #[test]
 fn connection_refused_is_a_network_error() {
     let closed = ClosedPort::new();
