@@ -723,11 +723,14 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
     // parser ignore it).
     let raw = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw);
     // UTF-16 or UTF-32 (PowerShell 5's pipe, `Out-File` and some editors'
-    // default): a UTF-16 byte order mark, or a NUL among the first bytes,
-    // which UTF-8 JSON never holds (RFC 4627 §3 tells them apart so).
+    // default): a UTF-16 byte order mark, or an ASCII character beside a
+    // NUL in the first two bytes, which UTF-8 JSON never holds (RFC 4627
+    // §3 tells the encodings apart so).
+    let ascii_beside_nul = |a: u8, b: u8| a == 0 && b != 0 && b.is_ascii();
     if raw.starts_with(b"\xFF\xFE")
         || raw.starts_with(b"\xFE\xFF")
-        || raw.iter().take(4).any(|&b| b == 0)
+        || (raw.len() >= 2
+            && (ascii_beside_nul(raw[0], raw[1]) || ascii_beside_nul(raw[1], raw[0])))
     {
         return Err(Failure::new(
             code::INVALID_JSON,

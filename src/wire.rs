@@ -497,6 +497,10 @@ pub struct Success {
 
 /// Client side: a 2xx body to `data` + `meta`; `nextCursor` and `truncated`
 /// move from the body's top level to `meta`.
+/// The longest cursor `task_list` takes back, as its input schema bounds
+/// `cursor`.
+const MAX_CURSOR_CHARS: usize = 512;
+
 pub fn decode_success(bytes: &[u8]) -> Result<Success, Failure> {
     let body: Value = serde_json::from_slice(bytes).map_err(|_| {
         Failure::new(
@@ -525,11 +529,17 @@ pub fn decode_success(bytes: &[u8]) -> Result<Success, Failure> {
         Some(Value::String(cursor)) if cursor.is_empty() => {
             meta.remove("next_cursor");
         }
-        Some(Value::String(_)) | None => {}
+        Some(Value::String(cursor))
+            if cursor.chars().count() <= MAX_CURSOR_CHARS
+                && !cursor.chars().any(char::is_control) => {}
+        None => {}
         Some(_) => {
             return Err(Failure::new(
                 code::INVALID_RESPONSE,
-                "The server answered a page whose nextCursor is not a string.",
+                format!(
+                    "The server answered a page whose nextCursor this CLI could not send back \
+                     (not a string of at most {MAX_CURSOR_CHARS} characters without control characters)."
+                ),
             ));
         }
     }
@@ -986,5 +996,13 @@ mod tests {
         assert!(s.meta.is_empty(), "{:?}", s.meta);
         let f = decode_success(br#"{"items": [], "nextCursor": 2}"#).unwrap_err();
         assert_eq!(f.code, code::INVALID_RESPONSE.code);
+        // One the CLI's own input would refuse is no cursor to follow.
+        for cursor in ["c".repeat(513), "a\0b".into()] {
+            let body = json!({"items": [], "nextCursor": cursor}).to_string();
+            let f = decode_success(body.as_bytes()).unwrap_err();
+            assert_eq!(f.code, code::INVALID_RESPONSE.code, "{cursor}");
+        }
+        let body = json!({"items": [], "nextCursor": "c".repeat(512)}).to_string();
+        assert!(decode_success(body.as_bytes()).is_ok());
     }
 }

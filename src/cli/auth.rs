@@ -69,7 +69,11 @@ pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
             Some(line) if line.trim_start().starts_with('[') => {
                 let argv: Vec<String> = serde_json::from_str(line)
                     .ok()
-                    .filter(|argv: &Vec<String>| argv.first().is_some_and(|p| !p.is_empty()))
+                    // A NUL cannot be passed in an argument.
+                    .filter(|argv: &Vec<String>| {
+                        argv.first().is_some_and(|p| !p.is_empty())
+                            && !argv.iter().any(|word| word.contains('\0'))
+                    })
                     .ok_or_else(|| {
                         Failure::new(
                             code::USAGE_ERROR,

@@ -500,7 +500,7 @@ fn timeout(flag: Option<u64>) -> Result<Duration, Failure> {
         (Some(seconds), _) => seconds,
         (None, Some(value)) if !value.is_empty() => value
             .to_str()
-            .and_then(|v| v.trim().parse::<u64>().ok())
+            .and_then(|v| v.parse::<u64>().ok())
             .filter(|v| TIMEOUT_RANGE.contains(v))
             .ok_or_else(|| {
                 Failure::new(

@@ -422,7 +422,13 @@ fn a_credential_process_given_as_a_json_list_runs_as_that_argv() {
         server.requests()[0].header("authorization"),
         Some("Bearer at_from_argv")
     );
-    for bad in ["[1, 2]", "[]", "[\"\"]", "[\"sh\""] {
+    for bad in [
+        "[1, 2]",
+        "[]",
+        "[\"\"]",
+        "[\"sh\"",
+        "[\"sh\", \"a\\u0000b\"]",
+    ] {
         let run = login(bad);
         assert_eq!(
             (run.code, run.error_code().as_str()),
@@ -1093,6 +1099,13 @@ fn invalid_json_says_what_is_wrong() {
             run.stdout.contains("UTF-16 or UTF-32"),
             "{input:?}: {run:?}"
         );
+    }
+    // Other bytes that are no JSON are not taken for UTF-16: gzip, a NUL
+    // after an object, a lone NUL.
+    for input in [&b"\x1f\x8b\x08\x00\x00"[..], b"{}\x00", b"\x00"] {
+        let run = list(input);
+        assert_eq!(run.error_code(), "invalid_json", "{run:?}");
+        assert!(!run.stdout.contains("UTF-16"), "{input:?}: {run:?}");
     }
     // With a byte order mark the object is read: the call goes on to need
     // credentials.

@@ -1122,7 +1122,7 @@ fn agentteam_timeout_empty_is_unset_and_a_bad_value_names_the_variable() {
     assert_eq!(server.requests().len(), 1);
 
     let (mut cli, server) = Recorder::expecting_no_request().logged_in("at_t");
-    for bad in ["abc", "0", "3601", "-1"] {
+    for bad in ["abc", "0", "3601", "-1", " 5"] {
         cli.env = vec![("AGENTTEAM_TIMEOUT".into(), bad.into())];
         let run = cli.exec("task", "get", get, &[]);
         assert_eq!(
