@@ -776,7 +776,9 @@ fn rate_limit(limiter: &Limiter, token_hash: [u8; 32]) -> Result<(), Failure> {
         let seconds = wait.as_secs_f64().ceil().max(1.0) as u64;
         Failure::new(
             code::RATE_LIMITED,
-            format!("This token's request rate limit is used up; retry in {seconds} s."),
+            // The wait is in `Retry-After` and `details.retry_after_s`, which
+            // the CLI says once ("Retry after N s."), not twice.
+            "This token's request rate limit is used up.",
         )
         .detail("retry_after_s", Value::from(seconds))
     })

@@ -568,6 +568,23 @@ fn a_rate_limit_answers_429_with_retry_after_per_token() {
         .and_then(|(_, v)| v.parse().ok())
         .expect("a Retry-After in seconds");
     assert!((1..=20).contains(&retry_after), "{retry_after}");
+    // Through the CLI the wait is said once, from the header.
+    let cli = crate::support::cli::Cli::new();
+    cli.login_to(
+        &limited.base_url(),
+        &alice.workspace_id,
+        &alice.agent_id,
+        &alice.token,
+    );
+    let run = cli.exec("task", "get", &get.to_string(), &["--retries", "0"]);
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (5, "rate_limited"),
+        "{run:?}"
+    );
+    let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert_eq!(message.matches(" s.").count(), 1, "{message}");
+    assert!(message.contains("Retry after"), "{message}");
     // Another token is not throttled by alice's use.
     assert_eq!(limited.post(&bob, "/tasks/get", &get).status, 404);
     // Nor is an unauthenticated request counted against anyone: it is 401.
