@@ -124,7 +124,7 @@ enum Command {
     /// Manage channels (task boards).
     #[command(subcommand)]
     Channel(ChannelCommand),
-    /// Issue or revoke agent tokens.
+    /// Issue, count or revoke agent tokens.
     #[command(subcommand)]
     Token(TokenCommand),
     /// Open or complete workflow callbacks (for idempotent task creation).
@@ -150,6 +150,8 @@ enum Command {
 enum WorkspaceCommand {
     /// Create a workspace; prints {"workspace_id"}.
     Create {
+        /// The workspace's name, 1–100 characters (names need not be
+        /// unique: the id tells two apart).
         #[arg(long)]
         name: String,
     },
@@ -216,6 +218,8 @@ enum ChannelCommand {
         /// Workspace id (`ws_…`), as `workspace create` printed it
         #[arg(long, value_name = "WS")]
         workspace: String,
+        /// The board's name, as tasks name it in `channel` (lowercase
+        /// letters, digits, `-` and `_`; a leading `#` is dropped)
         #[arg(long)]
         name: String,
         /// Only these agents (`@a,@b`) may use the board. Default: every agent of the workspace.
