@@ -810,6 +810,13 @@ fn a_member_without_its_at_is_told_to_add_it() {
         let problem = create(named);
         assert!(!problem.contains("write `@"), "{named}: {problem}");
     }
+    // An --agent the same way.
+    let out = run(&["token", "issue", "--workspace", &ws, "--agent", "alice"]);
+    let problem = refused(&out, 2, "no secret here")["error"]["field_errors"]["agent"].clone();
+    assert!(
+        problem.as_str().unwrap().contains("write `@alice`"),
+        "{problem}"
+    );
     succeeded(&run(&[
         "channel",
         "create",

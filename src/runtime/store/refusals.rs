@@ -451,8 +451,24 @@ pub fn no_such_workspace() -> Failure {
     admin("workspace", "No such workspace.")
 }
 
-pub fn no_such_agent() -> Failure {
-    admin("agent", "No such agent in the workspace.")
+/// `agent` as `--agent` gave it: an id (`ag_…`) or a member ref (`@…`);
+/// a bare word was most likely a handle without its `@`.
+pub fn no_such_agent(agent: &str) -> Failure {
+    admin(
+        "agent",
+        &format!("No such agent in the workspace.{}", handle_hint(agent)),
+    )
+}
+
+/// For a ref that is neither `@handle` nor an agent id: how to write the
+/// handle it most likely was. Empty otherwise.
+fn handle_hint(word: &str) -> String {
+    let word = text::clip(word, text::ECHO_LIMIT);
+    if word.starts_with('@') || word.starts_with("ag_") {
+        String::new()
+    } else {
+        format!(" An agent is `@handle` or an agent id (`ag_…`): for the handle, write `@{word}`.")
+    }
 }
 
 pub fn handle_taken() -> Failure {
@@ -469,17 +485,13 @@ pub fn channel_taken() -> Failure {
 /// A member is `@handle` or an agent id (`ag_…`); a bare word that is
 /// neither was most likely a handle without its `@`.
 pub fn no_such_member(member: &str) -> Failure {
-    let member = text::clip(member, text::ECHO_LIMIT);
-    let hint = if member.starts_with('@') || member.starts_with("ag_") {
-        String::new()
-    } else {
-        format!(
-            " A member is `@handle` or an agent id (`ag_…`): for the handle, write `@{member}`."
-        )
-    };
     admin(
         "members",
-        &format!("No agent `{member}` in the workspace.{hint}"),
+        &format!(
+            "No agent `{}` in the workspace.{}",
+            text::clip(member, text::ECHO_LIMIT),
+            handle_hint(member)
+        ),
     )
 }
 

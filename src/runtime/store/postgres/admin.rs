@@ -368,5 +368,5 @@ async fn require_agent<C: GenericClient>(
     require_workspace(c, workspace_id).await?;
     find_agent(c, workspace_id, agent)
         .await?
-        .ok_or_else(|| refusals::no_such_agent().into())
+        .ok_or_else(|| refusals::no_such_agent(agent).into())
 }

@@ -305,5 +305,5 @@ fn require_workspace(c: &Connection, workspace_id: &str) -> Result<(), Failure> 
 
 fn require_agent(c: &Connection, workspace_id: &str, agent: &str) -> Result<Principal, Failure> {
     require_workspace(c, workspace_id)?;
-    find_agent(c, workspace_id, agent)?.ok_or_else(refusals::no_such_agent)
+    find_agent(c, workspace_id, agent)?.ok_or_else(|| refusals::no_such_agent(agent))
 }
