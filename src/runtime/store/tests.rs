@@ -2842,8 +2842,21 @@ fn postgres_a_group_of_creates_that_loses_a_deadlock_runs_again() {
             .await
             .unwrap();
         holder.batch_execute("ROLLBACK").await.unwrap();
-        let after: i64 = holder.query_one(deadlocks, &[]).await.unwrap().get(0);
-        assert!(after > before, "no deadlock happened");
+        // The victim's backend counts the deadlock in its pending
+        // statistics, flushed at most about once a second: look until it
+        // shows, within a bound.
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(15);
+        loop {
+            let after: i64 = holder.query_one(deadlocks, &[]).await.unwrap().get(0);
+            if after > before {
+                break;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "no deadlock happened"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
     };
     let (under_1, under_2, ()) = block(futures_util::future::join3(under_1, under_2, holder));
     let refused = under_1.unwrap_err();
