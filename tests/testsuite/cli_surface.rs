@@ -136,50 +136,29 @@ fn login_status_logout_round_trip() {
 #[test]
 fn a_token_in_argv_is_refused() {
     let cli = Cli::new();
-    let run = cli.run(
-        &[
-            "auth",
-            "login",
-            "--api-url",
-            "http://h:1",
-            "--workspace",
-            "w",
-            "--agent",
-            "a",
-            "--token",
-            "at_secret",
-        ],
-        None,
-    );
+    const LOGIN: [&str; 8] = [
+        "auth",
+        "login",
+        "--api-url",
+        "http://h:1",
+        "--workspace",
+        "w",
+        "--agent",
+        "a",
+    ];
+    let login = |more: &[&str]| cli.run(&[&LOGIN[..], more].concat(), None);
+    let run = login(&["--token", "at_secret"]);
     assert_eq!(run.code, 2);
     assert_eq!(run.error_code(), "usage_error");
     assert!(!cli.config_dir().join("credentials.json").exists());
     // Typed where no command takes a word, a token is not repeated back:
     // under `auth` never, elsewhere not when it could be a secret.
     let token = "at_6aEU56b_EptJ67Q_LS32i4Yb";
+    let stray_short = [&LOGIN[..], &["at_short"]].concat();
+    let stray = [&LOGIN[..], &[token]].concat();
     for args in [
-        &[
-            "auth",
-            "login",
-            "--api-url",
-            "http://h:1",
-            "--workspace",
-            "w",
-            "--agent",
-            "a",
-            "at_short",
-        ][..],
-        &[
-            "auth",
-            "login",
-            "--api-url",
-            "http://h:1",
-            "--workspace",
-            "w",
-            "--agent",
-            "a",
-            token,
-        ][..],
+        &stray_short[..],
+        &stray[..],
         &["auth", "status", token][..],
         &["exec", "task", "get", "-", token][..],
         // In a command's place, and as an input file that is not there.
@@ -209,32 +188,9 @@ fn a_token_in_argv_is_refused() {
         "{run:?}"
     );
     // A credential process's words given unquoted are told to be quoted.
-    let run = cli.run(
-        &[
-            "auth",
-            "login",
-            "--api-url",
-            "http://h:1",
-            "--credential-process",
-            "/bin/cred",
-            "--team",
-            "x",
-        ],
-        None,
-    );
+    let run = login(&["--credential-process", "/bin/cred", "--team", "x"]);
     assert_eq!(run.code, 2, "{run:?}");
-    let run = cli.run(
-        &[
-            "auth",
-            "login",
-            "--api-url",
-            "http://h:1",
-            "--credential-process",
-            "/bin/cred",
-            "arg",
-        ],
-        None,
-    );
+    let run = login(&["--credential-process", "/bin/cred", "arg"]);
     assert!(run.stdout.contains("one quoted argument"), "{run:?}");
     assert!(!cli.config_dir().join("credentials.json").exists());
 }
