@@ -146,8 +146,16 @@ impl<'a> Session<'a> {
         state.profile.token_expires_at = expires_at.clone();
         state.generation += 1;
         let name = self.profile_name.clone();
+        let ran = &state.profile;
         self.store.update(|file| {
-            if let Some(stored) = file.profiles.get_mut(&name) {
+            // Stored only while the profile is still the one whose process
+            // ran: a login meanwhile (another agent, workspace, server or
+            // process) keeps its own token, not this one.
+            if let Some(stored) = file.profiles.get_mut(&name)
+                && (&stored.api_url, &stored.workspace_id, &stored.agent_id)
+                    == (&ran.api_url, &ran.workspace_id, &ran.agent_id)
+                && stored.credential_process.as_ref() == Some(&argv)
+            {
                 stored.token = Some(token.clone());
                 stored.token_expires_at = expires_at;
             }

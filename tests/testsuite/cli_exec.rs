@@ -438,6 +438,45 @@ fn a_credential_process_given_as_a_json_list_runs_as_that_argv() {
     }
 }
 
+/// A login that lands while the credential process runs (here the process
+/// itself logs the profile in as another agent) keeps its own token: the
+/// process's token is used for the call in flight, not stored over it.
+#[test]
+fn a_login_while_the_credential_process_runs_keeps_its_token() {
+    let server = Recorder::start(vec![ok_body()]);
+    let cli = Cli::new();
+    let bin = env!("CARGO_BIN_EXE_agentteam");
+    let process = cli.script(
+        "cred.sh",
+        &format!(
+            r#"printf 'at_peer_token' | '{bin}' auth login --agent ag_peer --token-stdin >/dev/null
+echo '{{"token": "at_old_agent"}}'"#
+        ),
+    );
+    let login = [
+        "auth",
+        "login",
+        "--api-url",
+        &server.url,
+        "--workspace",
+        "ws",
+        "--agent",
+        "ag",
+        "--credential-process",
+        &process,
+    ];
+    assert_eq!(cli.run(&login, None).code, 0);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let store: Value = serde_json::from_str(&cli.store_text()).unwrap();
+    let profile = &store["profiles"]["default"];
+    assert_eq!(
+        (profile["agent_id"].as_str(), profile["token"].as_str()),
+        (Some("ag_peer"), Some("at_peer_token")),
+        "{profile}"
+    );
+}
+
 #[test]
 fn a_401_refreshes_once_and_replays_the_same_request() {
     let server = Recorder::start(vec![
