@@ -726,9 +726,12 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
     // default): a UTF-16 byte order mark, or an ASCII character beside a
     // NUL in the first two bytes, which UTF-8 JSON never holds (RFC 4627
     // §3 tells the encodings apart so).
+    // UTF-32BE puts three NULs before its first character.
     let ascii_beside_nul = |a: u8, b: u8| a == 0 && b != 0 && b.is_ascii();
     if raw.starts_with(b"\xFF\xFE")
         || raw.starts_with(b"\xFE\xFF")
+        || raw.starts_with(b"\x00\x00\xFE\xFF")
+        || (raw.len() >= 4 && raw[..3] == [0, 0, 0] && raw[3] != 0 && raw[3].is_ascii())
         || (raw.len() >= 2
             && (ascii_beside_nul(raw[0], raw[1]) || ascii_beside_nul(raw[1], raw[0])))
     {

@@ -1122,11 +1122,17 @@ fn invalid_json_says_what_is_wrong() {
         .chars()
         .flat_map(|c| (c as u32).to_le_bytes())
         .collect();
+    let utf32be: Vec<u8> = "{}"
+        .chars()
+        .flat_map(|c| (c as u32).to_be_bytes())
+        .collect();
     for input in [
         [&b"\xFF\xFE"[..], &utf16le].concat(),
         [&b"\xFE\xFF"[..], &utf16be].concat(),
         utf16le,
         utf32,
+        [&b"\x00\x00\xFE\xFF"[..], &utf32be].concat(),
+        utf32be,
     ] {
         let run = list(&input);
         assert_eq!(
