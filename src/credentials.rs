@@ -346,6 +346,8 @@ pub fn profile_name(flag: Option<&str>, store: &StoreFile) -> String {
 /// with none, how to make one.
 pub fn missing_profile(name: &str, store: &StoreFile, path: &std::path::Path) -> Failure {
     // Caller input, repeated: bounded, and quoted for a shell.
+    let redacted = redact_token_like(name);
+    let name = redacted.as_str();
     let shown = crate::text::clip(name, crate::text::ECHO_LIMIT);
     let quoted = shlex::try_quote(name).map_or_else(|_| "NAME".into(), |q| q.into_owned());
     let quoted = crate::text::clip(&quoted, crate::text::ECHO_LIMIT);
@@ -643,6 +645,40 @@ fn last_line(stderr: &[u8]) -> Option<String> {
 /// a run of 16 or more letters (of any script), digits and `_-+=/.:`
 /// holding both a letter and a digit (a token, a key, a password),
 /// whatever it is a part of.
+/// Whether `word` is shaped like a token typed where it does not belong:
+/// 16 or more ASCII letters, digits, `_` and `-`, with a letter and a digit
+/// (an `at_…` token, an API key). A path or a URL (`/`, `.`, `:`) is not.
+pub(crate) fn token_like(word: &str) -> bool {
+    word.len() >= 16
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c))
+        && word.chars().any(|c| c.is_ascii_alphabetic())
+        && word.chars().any(|c| c.is_ascii_digit())
+}
+
+/// `text` with every [`token_like`] word (a run of letters, digits, `_`
+/// and `-`) replaced by `<redacted>`: what a usage error repeats of a
+/// command line, where a token may have been typed by mistake.
+pub(crate) fn redact_token_like(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        out.push_str(if token_like(word) { "<redacted>" } else { word });
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || "_-".contains(c) {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
 pub(crate) fn redact_secrets(line: &str) -> String {
     let secretish = |c: char| c.is_alphanumeric() || "_-+=/.:".contains(c);
     let mut out = String::with_capacity(line.len());

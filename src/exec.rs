@@ -657,7 +657,7 @@ fn unopenable(path: &std::path::Path, e: &std::io::Error, action: &Action) -> Fa
         code::USAGE_ERROR,
         format!(
             "Cannot open input file {}: {e}.",
-            crate::credentials::redact_secrets(&path.display().to_string())
+            crate::credentials::redact_token_like(&path.display().to_string())
         ),
     )
 }
@@ -698,7 +698,7 @@ fn read_input(source: &InputSource, action: &Action) -> Result<Vec<u8>, Failure>
                     code::USAGE_ERROR,
                     format!(
                         "Cannot read input file {}: {e}.",
-                        crate::credentials::redact_secrets(&path.display().to_string())
+                        crate::credentials::redact_token_like(&path.display().to_string())
                     ),
                 )
             })?;

@@ -609,7 +609,9 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                     .collect();
                 registry::synonyms::route(&corrected)
             });
-            let mut message = first.to_string();
+            // clap repeats what was typed (a value, a word): a token typed
+            // by mistake is not repeated back.
+            let mut message = crate::credentials::redact_token_like(first);
             // A word no command takes may be a token typed in argv (`auth
             // login at_…`): never repeated back. A stray word after an
             // `auth` command is always hidden (and what it likely was is
@@ -628,12 +630,10 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                 && !arg.starts_with('-')
             {
                 let stray_under_auth = under_auth && kind == ErrorKind::UnknownArgument;
-                let shown = if stray_under_auth {
-                    "<redacted>".to_string()
-                } else {
-                    crate::credentials::redact_secrets(&arg)
-                };
-                message = message.replace(&format!("'{arg}'"), &format!("'{shown}'"));
+                if stray_under_auth {
+                    let shown = crate::credentials::redact_token_like(&arg);
+                    message = message.replace(&format!("'{shown}'"), "'<redacted>'");
+                }
                 if stray_under_auth {
                     auth_hint = Some("a token is never taken in argv (pipe it with --token-stdin)");
                 }

@@ -359,7 +359,9 @@ fn command_line_failure(e: &clap::Error) -> ExitCode {
         let _ = e.print();
         return ExitCode::SUCCESS;
     }
-    let rendered = e.render().to_string();
+    // clap repeats what was typed: a token typed by mistake is not
+    // repeated back, on stdout or stderr.
+    let rendered = crate::credentials::redact_token_like(&e.render().to_string());
     if matches!(
         e.kind(),
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand
@@ -595,7 +597,7 @@ fn needs_a_store(command: &Command) -> bool {
 /// The refusal of a command that needs a store at `location`, which has
 /// none yet; the command it suggests is quoted for a shell.
 fn no_store_yet(location: &Location) -> Failure {
-    let shown = location.shown();
+    let shown = crate::credentials::redact_token_like(&location.shown());
     let quoted = shlex::try_quote(&shown).map_or_else(|_| shown.clone(), |q| q.into_owned());
     Failure::new(
         code::USAGE_ERROR,

@@ -166,12 +166,16 @@ fn a_token_in_argv_is_refused() {
         &["exec", "task", token][..],
         &[token][..],
         &["exec", "task", "list", token][..],
+        // As an option's value, and as a profile's name.
+        &["auth", "login", &format!("--token-stdin={token}")][..],
+        &["--timeout", token, "auth", "status"][..],
+        &["completions", token][..],
+        &["--profile", token, "auth", "status"][..],
     ] {
         let run = cli.run(args, None);
-        assert_eq!(
-            (run.code, run.error_code().as_str()),
-            (2, "usage_error"),
-            "{args:?}"
+        assert!(
+            run.code == 2 || run.error_code() == "credentials_missing",
+            "{args:?}: {run:?}"
         );
         for secret in ["at_short", token] {
             assert!(
@@ -180,6 +184,32 @@ fn a_token_in_argv_is_refused() {
             );
         }
         assert!(run.stdout.contains("<redacted>"), "{args:?}: {run:?}");
+    }
+    // A path or a URL is no token: a missing input file is named.
+    let run = cli.run(
+        &["exec", "task", "list", "/tmp/no/such/tasks-2024.json"],
+        None,
+    );
+    assert!(
+        run.stdout.contains("/tmp/no/such/tasks-2024.json"),
+        "{run:?}"
+    );
+    // Nor does the runtime repeat a token typed on its command line.
+    for args in [&["token", "revoke", token][..], &["--bogus", token][..]] {
+        let out = std::process::Command::new(crate::support::runtime::BIN)
+            .args(args)
+            .env("AGENTTEAM_RUNTIME_DB", cli.home.path().join("rt.db"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(
+            !stdout.contains(token) && !stderr.contains(token),
+            "{args:?}: {stdout} {stderr}"
+        );
     }
     // A mistyped command is no secret: shown, with the one meant.
     let run = cli.run(&["auth", "lgin"], None);

@@ -463,7 +463,8 @@ pub fn no_such_agent(agent: &str) -> Failure {
 /// For a ref that is neither `@handle` nor an agent id: how to write the
 /// handle it most likely was. Empty otherwise.
 fn handle_hint(word: &str) -> String {
-    let word = text::clip(word, text::ECHO_LIMIT);
+    let redacted = crate::credentials::redact_token_like(word);
+    let word = text::clip(&redacted, text::ECHO_LIMIT);
     if word.starts_with('@') || word.starts_with("ag_") {
         String::new()
     } else {
@@ -489,7 +490,10 @@ pub fn no_such_member(member: &str) -> Failure {
         "members",
         &format!(
             "No agent `{}` in the workspace.{}",
-            text::clip(member, text::ECHO_LIMIT),
+            text::clip(
+                &crate::credentials::redact_token_like(member),
+                text::ECHO_LIMIT
+            ),
             handle_hint(member)
         ),
     )
