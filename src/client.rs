@@ -289,7 +289,7 @@ impl Client {
                     .contains(&failure.code.as_str())
                     && !may_have_arrived
                 {
-                    self.explain_unreachable(failure)
+                    self.explain_unreachable(failure, &session.profile_name)
                 } else if !may_retry
                     && may_have_arrived
                     && failure.class == ExitClass::Transient
@@ -317,9 +317,10 @@ impl Client {
     /// stopped server and a wrong URL, and where to see the URL. The URL
     /// itself is a transport detail, which no message shows (docs/contract.md
     /// §8.2); `-v` prints each request's URL on stderr.
-    fn explain_unreachable(&self, failure: Failure) -> Failure {
+    fn explain_unreachable(&self, failure: Failure, profile: &str) -> Failure {
+        let profile = shlex::try_quote(profile).unwrap_or_default();
         let message = format!(
-            "{} Is the server running (`agentteam-runtime serve`), and is the profile's api_url right (`agentteam auth status`)?",
+            "{} Is the server running (`agentteam-runtime serve`), and is the profile's api_url right (`agentteam --profile {profile} auth status`)?",
             failure.message.trim_end(),
         );
         Failure { message, ..failure }

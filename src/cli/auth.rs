@@ -102,7 +102,9 @@ pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
         let nothing_to_use = || {
             Failure::new(
                 code::USAGE_ERROR,
-                "Give --token-stdin, --credential-process, or both.",
+                "Give --token-stdin, --credential-process, or both (a login that names another \
+                 server, workspace or agent keeps neither of the profile's: they were the old \
+                 place's).",
             )
         };
         let given = Place {

@@ -599,9 +599,10 @@ fn needs_a_store(command: &Command) -> bool {
 fn no_store_yet(location: &Location) -> Failure {
     let shown = crate::credentials::redact_token_like(&location.shown());
     let quoted = shlex::try_quote(&shown).map_or_else(|_| shown.clone(), |q| q.into_owned());
+    // `--db=VALUE`, so a value starting with `-` is not read as a flag.
     Failure::new(
         code::USAGE_ERROR,
-        format!("No store at {shown} yet; `agentteam-runtime --db {quoted} migrate` creates it."),
+        format!("No store at {shown} yet; `agentteam-runtime --db={quoted} migrate` creates it."),
     )
     .field("db", "No store here.")
 }

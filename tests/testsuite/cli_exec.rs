@@ -874,6 +874,12 @@ fn a_connection_never_made_is_unreachable_not_maybe_sent() {
     );
     assert!(run.stdout.contains("Could not reach"), "{run:?}");
     assert!(run.stdout.contains("Is the server running"), "{run:?}");
+    // The profile in use, not the default, is the one to look at.
+    assert!(
+        run.stdout
+            .contains("agentteam --profile default auth status"),
+        "{run:?}"
+    );
     assert!(!run.stdout.contains("not safe to send twice"), "{run:?}");
     assert!(run.elapsed < Duration::from_secs(5), "{run:?}");
 }

@@ -1190,6 +1190,7 @@ fn a_login_of_an_existing_profile_keeps_what_it_does_not_give() {
         (2, "usage_error"),
         "{run:?}"
     );
+    assert!(run.stdout.contains("keeps neither"), "{run:?}");
     assert_eq!(
         stored().0,
         json!("at_token"),

@@ -712,6 +712,8 @@ fn admin_lists_print_what_was_created() {
     // A listing makes no store: a mistyped --db is refused.
     let doc = refused(&on_db(&["workspace", "list"]), 2, "no secret here");
     assert!(message(&doc).contains("No store at"), "{doc}");
+    // `--db=`, so a value starting with `-` would still be one.
+    assert!(message(&doc).contains("agentteam-runtime --db="), "{doc}");
     assert!(!std::path::Path::new(db).exists());
     let ws = run(&["workspace", "create", "--name", "acme"])["workspace_id"]
         .as_str()
