@@ -499,7 +499,11 @@ fn first_hour_errors_name_the_way_out() {
     assert_eq!(run.error_code(), "network_error", "{run:?}");
     let message = run.json()["error"]["message"].as_str().unwrap().to_string();
     assert!(message.contains("`agentteam-runtime serve`"), "{message}");
-    assert!(message.contains("`agentteam auth status`"), "{message}");
+    // The profile in use, which `auth status` alone would not show.
+    assert!(
+        message.contains("`agentteam --profile default auth status`"),
+        "{message}"
+    );
     // The URL is a transport detail: on stderr with -v, never in a message.
     assert!(!run.stdout.contains("127.0.0.1:9"), "{run:?}");
     assert!(!run.stderr.contains("127.0.0.1:9"), "{run:?}");
