@@ -641,10 +641,6 @@ fn last_line(stderr: &[u8]) -> Option<String> {
     Some(crate::text::clip(&redact_secrets(line), 200).into_owned())
 }
 
-/// `line` with every word that could be a secret replaced by `<redacted>`:
-/// a run of 16 or more letters (of any script), digits and `_-+=/.:`
-/// holding both a letter and a digit (a token, a key, a password),
-/// whatever it is a part of.
 /// Whether `word` is shaped like a token typed where it does not belong:
 /// 16 or more ASCII letters, digits, `_` and `-`, with a letter and a digit
 /// (an `at_…` token, an API key). A path or a URL (`/`, `.`, `:`) is not.
@@ -661,40 +657,44 @@ pub(crate) fn token_like(word: &str) -> bool {
 /// and `-`) replaced by `<redacted>`: what a usage error repeats of a
 /// command line, where a token may have been typed by mistake.
 pub(crate) fn redact_token_like(text: &str) -> String {
+    redact_words(
+        text,
+        |c| c.is_ascii_alphanumeric() || "_-".contains(c),
+        token_like,
+    )
+}
+
+/// `line` with every word that could be a secret replaced by `<redacted>`:
+/// a run of 16 or more letters (of any script), digits and `_-+=/.:`
+/// holding both a letter and a digit (a token, a key, a password),
+/// whatever it is a part of.
+pub(crate) fn redact_secrets(line: &str) -> String {
+    redact_words(
+        line,
+        |c| c.is_alphanumeric() || "_-+=/.:".contains(c),
+        |word| {
+            word.chars().count() >= 16
+                && word.chars().any(char::is_alphabetic)
+                && word.chars().any(|c| c.is_ascii_digit())
+        },
+    )
+}
+
+/// `text` with every word (a run of characters `in_word` accepts) that
+/// `secret` judges replaced by `<redacted>`, the rest kept as it was.
+fn redact_words(
+    text: &str,
+    in_word: impl Fn(char) -> bool,
+    secret: impl Fn(&str) -> bool,
+) -> String {
     let mut out = String::with_capacity(text.len());
     let mut word = String::new();
     let flush = |word: &mut String, out: &mut String| {
-        out.push_str(if token_like(word) { "<redacted>" } else { word });
+        out.push_str(if secret(word) { "<redacted>" } else { word });
         word.clear();
     };
     for c in text.chars() {
-        if c.is_ascii_alphanumeric() || "_-".contains(c) {
-            word.push(c);
-        } else {
-            flush(&mut word, &mut out);
-            out.push(c);
-        }
-    }
-    flush(&mut word, &mut out);
-    out
-}
-
-pub(crate) fn redact_secrets(line: &str) -> String {
-    let secretish = |c: char| c.is_alphanumeric() || "_-+=/.:".contains(c);
-    let mut out = String::with_capacity(line.len());
-    let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String| {
-        let letters = word.chars().any(char::is_alphabetic);
-        let digits = word.chars().any(|c| c.is_ascii_digit());
-        if word.chars().count() >= 16 && letters && digits {
-            out.push_str("<redacted>");
-        } else {
-            out.push_str(word);
-        }
-        word.clear();
-    };
-    for c in line.chars() {
-        if secretish(c) {
+        if in_word(c) {
             word.push(c);
         } else {
             flush(&mut word, &mut out);
@@ -829,6 +829,29 @@ mod tests {
             "{quoted}"
         );
         assert_eq!(redact_secrets("password:Секрет1234567890abc"), "<redacted>");
+    }
+
+    /// A usage error hides a token-shaped word wherever it stands, and
+    /// leaves paths, URLs, flags and short words as they were.
+    #[test]
+    fn a_usage_error_hides_token_shaped_words_only() {
+        let token = "at_6aEU56b_EptJ67Q_LS32i4Yb";
+        assert_eq!(
+            redact_token_like(&format!("unexpected value '{token}' for '--token-stdin'")),
+            "unexpected value '<redacted>' for '--token-stdin'"
+        );
+        assert_eq!(
+            redact_token_like(&format!("--token-stdin={token}")),
+            "--token-stdin=<redacted>"
+        );
+        for kept in [
+            "Cannot open input file /home/me/tasks-2024.json",
+            "http://127.0.0.1:8787/api/v1",
+            "unexpected argument '--credential-process' found",
+            "at_short 3600 agent_mutation",
+        ] {
+            assert_eq!(redact_token_like(kept), kept);
+        }
     }
 
     fn profile(agent: &str) -> Profile {
