@@ -64,22 +64,28 @@ pub fn fit_items(used: usize, sizes: impl IntoIterator<Item = usize>, room: usiz
 pub const LINKS_RESERVE: usize = 640;
 
 /// One task detail held to `budget` bytes (§8.3), cutting the least
-/// essential first: subtask summaries, then the oldest checkpoints (each
-/// section keeps `total`, says `truncated: true`, and gets a `next` call
-/// that reads the rest), then the description's tail
+/// essential first: subtask summaries, then the oldest checkpoints but the
+/// newest (each section keeps `total`, says `truncated: true`, and gets a
+/// `next` call that reads the rest), then the description's tail
 /// (ending in a visible marker), then trailing attachments, URLs and
 /// checklist items. Any cut sets `truncated: true`, which the CLI shows as
 /// `meta.truncated`. Schema bounds make the last steps reachable only with
 /// pathological input (every field at its maximum of escaped characters).
+///
+/// The newest checkpoint stays: the section's `next` reads the checkpoints
+/// older than the oldest one shown, so a section cut to nothing would name
+/// this very call again, and an agent following it would loop. Within the
+/// schema's bounds one checkpoint always fits beside the rest once the
+/// description and lists are cut; only past them is it dropped at the end.
 pub fn fit_detail(mut detail: Value, budget: usize) -> Value {
     let room = budget.saturating_sub(ENVELOPE_RESERVE + LINKS_RESERVE);
     if json_len(&detail) <= room {
         return detail;
     }
-    for section in ["subtasks", "checkpoints"] {
+    for (section, keep) in [("subtasks", 0), ("checkpoints", 1)] {
         while json_len(&detail) > room {
             let over = json_len(&detail) - room;
-            if !drop_tail(&mut detail[section]["items"], over) {
+            if !drop_tail(&mut detail[section]["items"], over, keep) {
                 break;
             }
             detail[section]["truncated"] = json!(true);
@@ -101,29 +107,36 @@ pub fn fit_detail(mut detail: Value, budget: usize) -> Value {
     for field in ["attachments", "urls", "checklist"] {
         while json_len(&detail) > room {
             let over = json_len(&detail) - room;
-            if !drop_tail(&mut detail[field], over) {
+            if !drop_tail(&mut detail[field], over, 0) {
                 break;
             }
         }
+    }
+    // Past the schema's bounds only (a server's own data): the budget wins.
+    while json_len(&detail) > room {
+        let over = json_len(&detail) - room;
+        if !drop_tail(&mut detail["checkpoints"]["items"], over, 0) {
+            break;
+        }
+        detail["checkpoints"]["truncated"] = json!(true);
     }
     detail["truncated"] = json!(true);
     detail
 }
 
-/// Drops the last elements of the array in `slot` until about `over`
-/// bytes are freed (one pass, not one serialisation per element); false
-/// when there is nothing to drop.
-fn drop_tail(slot: &mut Value, over: usize) -> bool {
+/// Drops the last elements of the array in `slot`, keeping its first
+/// `keep`, until about `over` bytes are freed (one pass, not one
+/// serialisation per element); false when there is nothing to drop.
+fn drop_tail(slot: &mut Value, over: usize, keep: usize) -> bool {
     let Some(items) = slot.as_array_mut() else {
         return false;
     };
-    if items.is_empty() {
+    if items.len() <= keep {
         return false;
     }
     let mut freed = 0;
-    while freed < over
-        && let Some(item) = items.pop()
-    {
+    while freed < over && items.len() > keep {
+        let Some(item) = items.pop() else { break };
         freed += json_len(&item) + 1;
     }
     true
@@ -400,6 +413,42 @@ mod tests {
                 .ends_with(CUT_MARKER)
         );
         assert_eq!(meta.get("truncated"), Some(&json!(true)));
+    }
+
+    /// Checkpoints big enough to crowd out the rest (each summary 4,000
+    /// control characters, six JSON bytes each, as the schema allows) keep
+    /// the newest: a section cut to nothing would make its `next` this
+    /// same call, read again and again.
+    #[test]
+    fn a_detail_keeps_its_newest_checkpoint_and_cuts_the_description_instead() {
+        let wide = |n: usize| "\u{1}".repeat(n);
+        let checkpoints: Vec<Value> = (0..7)
+            .rev()
+            .map(|i| json!({"id": i, "summary": wide(4000)}))
+            .collect();
+        let checklist: Vec<Value> = (0..50).map(|_| json!({"text": wide(500)})).collect();
+        let attachments: Vec<Value> = (0..20)
+            .map(|_| json!({"name": wide(200), "url": format!("https://e.com/{}", "a".repeat(1980))}))
+            .collect();
+        let detail = json!({"number": 1, "title": "t", "description": wide(10_000),
+            "checklist": checklist, "attachments": attachments, "blocker": wide(1000),
+            "subtasks": {"items": [], "total": 0, "truncated": false},
+            "checkpoints": {"items": checkpoints, "total": 7, "truncated": false}});
+        let budget = 256 * 1024;
+        let cut = fit_detail(detail, budget);
+        assert_eq!(cut["checkpoints"]["truncated"], json!(true));
+        let kept: Vec<&Value> = cut["checkpoints"]["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|item| &item["id"])
+            .collect();
+        assert_eq!(kept, [&json!(6)], "the newest checkpoint stays");
+        assert!(
+            cut["description"].as_str().unwrap().ends_with(CUT_MARKER),
+            "the description gave way"
+        );
+        assert!(json_len(&cut) <= budget - ENVELOPE_RESERVE - LINKS_RESERVE);
     }
 
     #[test]

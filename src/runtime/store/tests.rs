@@ -178,6 +178,7 @@ on_every_engine!(
     reindexing_restores_the_terms_an_older_replica_left,
     get_bounds_its_sections,
     cut_sections_name_the_call_that_reads_the_rest,
+    a_crowded_detail_still_pages_through_every_checkpoint,
     a_detail_shows_its_subtasks_as_a_list_does,
     list_filters_by_parent,
     lookup_failures_carry_candidates_and_a_call_that_works,
@@ -1084,6 +1085,54 @@ fn cut_sections_name_the_call_that_reads_the_rest<E: Engine>() {
         (&other["subtasks"]["next"], &other["checkpoints"]["next"]),
         (&Value::Null, &Value::Null)
     );
+}
+
+/// A task whose every field is near its bound in characters that JSON
+/// escapes to six bytes each (as the schema allows) is cut to its budget,
+/// and still shows its newest checkpoint, so each `next` reads further back
+/// until every checkpoint was read (a section cut to nothing named the same
+/// call again: an endless loop).
+fn a_crowded_detail_still_pages_through_every_checkpoint<E: Engine>() {
+    let w = world::<E>();
+    let wide = |n: usize| "\u{1}".repeat(n);
+    let checklist: Vec<Value> = (0..50).map(|_| json!({"text": wide(500)})).collect();
+    let attachments: Vec<Value> = (0..20)
+        .map(|i| json!({"name": wide(200), "url": format!("https://e.com/{i}/{}", "a".repeat(1900))}))
+        .collect();
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "tasks": [{"title": "big", "description": wide(10_000),
+            "checklist": checklist, "attachments": attachments, "blocker": wide(1000)}]}),
+    );
+    for i in 0..7 {
+        w.ok(
+            &w.bob,
+            "checkpoint",
+            json!({"channel": "eng", "number": 1, "summary": format!("{i}{}", wide(3990))}),
+        );
+    }
+    let mut got = w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}));
+    assert_eq!(got["truncated"], true);
+    let mut read = Vec::new();
+    for _ in 0..7 {
+        let items = got["checkpoints"]["items"].as_array().unwrap();
+        assert!(
+            !items.is_empty(),
+            "a page with no checkpoint: {}",
+            got["checkpoints"]
+        );
+        read.extend(
+            items
+                .iter()
+                .map(|cp| cp["summary"].as_str().unwrap()[..1].to_string()),
+        );
+        let next = got["checkpoints"]["next"].clone();
+        if next.is_null() {
+            break;
+        }
+        got = w.follow(&w.alice, &next).unwrap();
+    }
+    assert_eq!(read, ["6", "5", "4", "3", "2", "1", "0"]);
 }
 
 /// A detail's subtask rows are the rows a list of them shows, field for
