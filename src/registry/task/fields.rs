@@ -15,6 +15,8 @@ pub const PRIORITIES: &[&str] = &["none", "low", "medium", "high", "urgent"];
 // times larger, compiled on every CLI call.
 pub const CHANNEL_PATTERN: &str = "^[a-z0-9][a-z0-9_-]*$";
 pub const MEMBER_REF_PATTERN: &str = "^@[a-z0-9][a-z0-9_.-]*$";
+/// The longest member ref (`@handle`).
+pub const MEMBER_REF_MAX: usize = 40;
 pub const TARGET_PATTERN: &str = "^#[a-z0-9][a-z0-9_-]*:[A-Za-z0-9_.-]+$";
 pub const MAX_NUMBER: i64 = 2_147_483_647;
 
@@ -87,7 +89,7 @@ pub fn priority(description: &str) -> Value {
 }
 
 pub fn member_ref(description: &str) -> Value {
-    pattern(description, MEMBER_REF_PATTERN, 40)
+    pattern(description, MEMBER_REF_PATTERN, MEMBER_REF_MAX as u64)
 }
 
 pub fn labels(description: &str) -> Value {

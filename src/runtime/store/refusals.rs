@@ -7,6 +7,8 @@ use serde_json::{Value, json};
 
 use super::handle_of;
 use crate::error::{Failure, MAX_CANDIDATES, code};
+use crate::registry::task::fields::MEMBER_REF_MAX;
+use crate::runtime::auth::TOKEN_PREFIX;
 use crate::text;
 use crate::validate::edit_distance;
 
@@ -452,23 +454,50 @@ pub fn no_such_workspace() -> Failure {
 }
 
 /// `agent` as `--agent` gave it: an id (`ag_…`) or a member ref (`@…`);
-/// a bare word was most likely a handle without its `@`.
-pub fn no_such_agent(agent: &str) -> Failure {
+/// a bare word was most likely a handle without its `@`, and
+/// `handle_exists` says whether `@word` is an agent of the workspace.
+pub fn no_such_agent(agent: &str, handle_exists: bool) -> Failure {
     admin(
         "agent",
-        &format!("No such agent in the workspace.{}", handle_hint(agent)),
+        &format!(
+            "No such agent in the workspace.{}",
+            handle_hint(agent, handle_exists)
+        ),
     )
 }
 
-/// For a ref that is neither `@handle` nor an agent id: how to write the
-/// handle it most likely was. Empty otherwise.
-fn handle_hint(word: &str) -> String {
-    let redacted = crate::credentials::redact_token_like(word);
-    let word = text::clip(&redacted, text::ECHO_LIMIT);
-    if word.starts_with('@') || word.starts_with("ag_") {
-        String::new()
+/// Whether `word`, given where an agent is named, is a bare word: neither
+/// a member ref (`@…`) nor an agent id (`ag_…`), so perhaps a handle
+/// written without its `@` (the store then asks whether `@word` exists).
+pub fn bare_word(word: &str) -> bool {
+    !word.is_empty() && !word.starts_with('@') && !word.starts_with("ag_")
+}
+
+/// An agent ref as the operator typed it, repeated: a handle is no
+/// secret and is shown (clipped); only what a handle cannot be (longer
+/// than a member ref's bound, or this runtime's token prefix) and looks
+/// like a token is hidden.
+fn echo_ref(word: &str) -> String {
+    let handle_like = word.chars().count() <= MEMBER_REF_MAX && !word.starts_with(TOKEN_PREFIX);
+    let shown = if handle_like {
+        word.to_string()
     } else {
-        format!(" An agent is `@handle` or an agent id (`ag_…`): for the handle, write `@{word}`.")
+        crate::credentials::redact_token_like(word)
+    };
+    text::clip(&shown, text::ECHO_LIMIT).into_owned()
+}
+
+/// For a bare word (see [`bare_word`]): write `@word` when that agent
+/// exists, else how agents are named and where they are listed. Empty for
+/// a member ref or an id.
+fn handle_hint(word: &str, handle_exists: bool) -> String {
+    if !bare_word(word) {
+        String::new()
+    } else if handle_exists {
+        format!(" Its member ref is `@{}`: write the `@`.", echo_ref(word))
+    } else {
+        " An agent is `@handle` or an agent id (`ag_…`); `agent list --workspace …` lists them."
+            .to_string()
     }
 }
 
@@ -484,17 +513,15 @@ pub fn channel_taken() -> Failure {
 }
 
 /// A member is `@handle` or an agent id (`ag_…`); a bare word that is
-/// neither was most likely a handle without its `@`.
-pub fn no_such_member(member: &str) -> Failure {
+/// neither was most likely a handle without its `@` (`handle_exists`: as
+/// for [`no_such_agent`]).
+pub fn no_such_member(member: &str, handle_exists: bool) -> Failure {
     admin(
         "members",
         &format!(
             "No agent `{}` in the workspace.{}",
-            text::clip(
-                &crate::credentials::redact_token_like(member),
-                text::ECHO_LIMIT
-            ),
-            handle_hint(member)
+            echo_ref(member),
+            handle_hint(member, handle_exists)
         ),
     )
 }

@@ -193,6 +193,7 @@ on_every_engine!(
     text_one_engine_cannot_store_is_refused_or_kept_alike,
     relevance_is_one_score_on_every_engine,
     admin_lists_show_workspaces_agents_and_channels,
+    a_bare_handle_is_named_with_its_at_only_when_it_exists,
 );
 
 struct World<E: Engine> {
@@ -3243,4 +3244,40 @@ fn postgres_admin_lists_order_text_as_sqlite_does_whatever_the_collation() {
     let channels = block(store.list_channels(&ws)).unwrap();
     let names: Vec<&str> = channels.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["xa-b", "xa_b", "xab"]);
+}
+
+/// An admin command's agent given as a bare word: told to write `@word`
+/// when that agent exists (the word shown: a handle is no secret), else
+/// where agents are listed; an id or a member ref that is not there gets
+/// neither.
+fn a_bare_handle_is_named_with_its_at_only_when_it_exists<E: Engine>() {
+    let w = world::<E>();
+    let ws = w.alice.workspace_id.clone();
+    let problem = |f: Failure, field: &str| f.field_errors[field].clone();
+    let members = |member: &str| {
+        let refused = block(
+            w.store
+                .create_channel(&ws, "p", Some(&[member.to_string()])),
+        );
+        problem(refused.unwrap_err(), "members")
+    };
+    assert_eq!(
+        members("alice"),
+        "No agent `alice` in the workspace. Its member ref is `@alice`: write the `@`."
+    );
+    assert!(members("zed").ends_with("`agent list --workspace …` lists them."));
+    assert_eq!(members("@zed"), "No agent `@zed` in the workspace.");
+    let agent = |agent: &str| {
+        problem(
+            block(w.store.count_tokens(&ws, agent)).unwrap_err(),
+            "agent",
+        )
+    };
+    assert!(agent("bob").contains("`@bob`"));
+    assert_eq!(
+        agent("ag_000000000000000000000000"),
+        "No such agent in the workspace."
+    );
+    // Of another workspace: not there.
+    assert!(agent("mallory").contains("agent list"));
 }

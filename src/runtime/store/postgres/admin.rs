@@ -226,9 +226,10 @@ pub(super) async fn create_channel(
     };
     let channel_id: i64 = row.get(0);
     for member in members.unwrap_or_default() {
-        let agent = find_agent(tx, workspace_id, member)
-            .await?
-            .ok_or_else(|| refusals::no_such_member(member))?;
+        let Some(agent) = find_agent(tx, workspace_id, member).await? else {
+            let exists = handle_exists(tx, workspace_id, member).await?;
+            return Err(refusals::no_such_member(member, exists).into());
+        };
         exec(tx, MEMBER, &[&channel_id, &agent.agent_id]).await?;
     }
     Ok(())
@@ -366,7 +367,22 @@ async fn require_agent<C: GenericClient>(
     agent: &str,
 ) -> Result<Principal> {
     require_workspace(c, workspace_id).await?;
-    find_agent(c, workspace_id, agent)
+    match find_agent(c, workspace_id, agent).await? {
+        Some(found) => Ok(found),
+        None => {
+            let exists = handle_exists(c, workspace_id, agent).await?;
+            Err(refusals::no_such_agent(agent, exists).into())
+        }
+    }
+}
+
+/// Whether a bare word (`refusals::bare_word`) is the handle of an agent
+/// of the workspace, written without its `@`.
+async fn handle_exists<C: GenericClient>(c: &C, workspace_id: &str, word: &str) -> Result<bool> {
+    if !refusals::bare_word(word) {
+        return Ok(false);
+    }
+    Ok(find_agent(c, workspace_id, &format!("@{word}"))
         .await?
-        .ok_or_else(|| refusals::no_such_agent(agent).into())
+        .is_some())
 }

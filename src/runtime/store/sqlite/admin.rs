@@ -160,8 +160,10 @@ pub(super) fn create_channel(
     )?;
     let channel_id = c.last_insert_rowid();
     for member in members.unwrap_or_default() {
-        let agent =
-            find_agent(c, workspace_id, member)?.ok_or_else(|| refusals::no_such_member(member))?;
+        let Some(agent) = find_agent(c, workspace_id, member)? else {
+            let exists = handle_exists(c, workspace_id, member)?;
+            return Err(refusals::no_such_member(member, exists));
+        };
         c.exec_cached(
             "INSERT OR IGNORE INTO channel_members (channel_id, agent_id) VALUES (?1, ?2)",
             params![channel_id, agent.agent_id],
@@ -305,5 +307,20 @@ fn require_workspace(c: &Connection, workspace_id: &str) -> Result<(), Failure> 
 
 fn require_agent(c: &Connection, workspace_id: &str, agent: &str) -> Result<Principal, Failure> {
     require_workspace(c, workspace_id)?;
-    find_agent(c, workspace_id, agent)?.ok_or_else(|| refusals::no_such_agent(agent))
+    match find_agent(c, workspace_id, agent)? {
+        Some(found) => Ok(found),
+        None => Err(refusals::no_such_agent(
+            agent,
+            handle_exists(c, workspace_id, agent)?,
+        )),
+    }
+}
+
+/// Whether a bare word (`refusals::bare_word`) is the handle of an agent
+/// of the workspace, written without its `@`.
+fn handle_exists(c: &Connection, workspace_id: &str, word: &str) -> Result<bool, Failure> {
+    if !refusals::bare_word(word) {
+        return Ok(false);
+    }
+    Ok(find_agent(c, workspace_id, &format!("@{word}"))?.is_some())
 }
