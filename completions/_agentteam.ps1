@@ -43,7 +43,7 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]')
             [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
-            [CompletionResult]::new('--catalog', '--catalog', [CompletionResultType]::ParameterName, 'Print the registry as JSON: every action, its metadata, examples and input schema')
+            [CompletionResult]::new('--catalog', '--catalog', [CompletionResultType]::ParameterName, 'Print the registry as JSON: every action, its metadata, examples and both schemas')
             [CompletionResult]::new('--full', '--full', [CompletionResultType]::ParameterName, 'With --catalog: also the error schema (the whole registry)')
             [CompletionResult]::new('--error-schema', '--error-schema', [CompletionResultType]::ParameterName, 'Print the JSON Schema of the error document, with every error code')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')

@@ -39,7 +39,7 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --timeout 'Seconds one HTTP attempt may take, connection included, 1 to 3600 [env: AGENTTEAM_TIMEOUT; default: 30]'
             cand --retries 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]'
             cand --format 'Output format [default: text on a terminal, json otherwise]'
-            cand --catalog 'Print the registry as JSON: every action, its metadata, examples and input schema'
+            cand --catalog 'Print the registry as JSON: every action, its metadata, examples and both schemas'
             cand --full 'With --catalog: also the error schema (the whole registry)'
             cand --error-schema 'Print the JSON Schema of the error document, with every error code'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'

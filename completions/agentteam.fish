@@ -41,7 +41,7 @@ complete -c agentteam -n "__fish_agentteam_using_subcommand exec; and not __fish
 complete -c agentteam -n "__fish_agentteam_using_subcommand exec; and not __fish_seen_subcommand_from task help" -l retries -d 'Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: 2]' -r
 complete -c agentteam -n "__fish_agentteam_using_subcommand exec; and not __fish_seen_subcommand_from task help" -l format -d 'Output format [default: text on a terminal, json otherwise]' -r -f -a "json\t'The authority: one JSON document (compact when piped, indented on a terminal)'
 text\t'A short human view: tables, summaries, one-line receipts and errors'"
-complete -c agentteam -n "__fish_agentteam_using_subcommand exec; and not __fish_seen_subcommand_from task help" -l catalog -d 'Print the registry as JSON: every action, its metadata, examples and input schema'
+complete -c agentteam -n "__fish_agentteam_using_subcommand exec; and not __fish_seen_subcommand_from task help" -l catalog -d 'Print the registry as JSON: every action, its metadata, examples and both schemas'
 complete -c agentteam -n "__fish_agentteam_using_subcommand exec; and not __fish_seen_subcommand_from task help" -l full -d 'With --catalog: also the error schema (the whole registry)'
 complete -c agentteam -n "__fish_agentteam_using_subcommand exec; and not __fish_seen_subcommand_from task help" -l error-schema -d 'Print the JSON Schema of the error document, with every error code'
 complete -c agentteam -n "__fish_agentteam_using_subcommand exec; and not __fish_seen_subcommand_from task help" -s v -l verbose -l debug -d 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'

@@ -90,7 +90,7 @@ impl<'a> Session<'a> {
     /// and agent are hidden context and the URL a transport detail, which no
     /// message shows (docs/contract.md §8.2). It keeps the profile's cap.
     fn explain_unauthorized(&self, failure: Failure, refreshed: bool) -> Failure {
-        let profile = shlex::try_quote(&self.profile_name).unwrap_or_default();
+        let profile = crate::credentials::profile_flag(&self.profile_name);
         let more = if refreshed {
             // A token the credential process had just issued, refused: the
             // process issues for another server, workspace or agent more
@@ -99,7 +99,7 @@ impl<'a> Session<'a> {
             format!(
                 "The token of profile `{}` was refused even after its credential process refreshed it: \
                  check that the process issues tokens for the profile's server, workspace and agent \
-                 (`agentteam --profile {profile} auth status` shows them).",
+                 (`agentteam {profile} auth status` shows them).",
                 self.profile_name,
             )
         } else {
@@ -109,7 +109,7 @@ impl<'a> Session<'a> {
             };
             format!(
                 "The token of profile `{}` was refused (invalid, expired or revoked). \
-                 Log in again: `printf %s \"$TOKEN\" | agentteam --profile {profile} auth login --token-stdin{cap}` \
+                 Log in again: `printf %s \"$TOKEN\" | agentteam {profile} auth login --token-stdin{cap}` \
                  (the profile keeps its api_url, workspace and agent).",
                 self.profile_name,
             )
@@ -318,9 +318,9 @@ impl Client {
     /// itself is a transport detail, which no message shows (docs/contract.md
     /// §8.2); `-v` prints each request's URL on stderr.
     fn explain_unreachable(&self, failure: Failure, profile: &str) -> Failure {
-        let profile = shlex::try_quote(profile).unwrap_or_default();
+        let profile = crate::credentials::profile_flag(profile);
         let message = format!(
-            "{} Is the server running (`agentteam-runtime serve`), and is the profile's api_url right (`agentteam --profile {profile} auth status`)?",
+            "{} Is the server running (`agentteam-runtime serve`), and is the profile's api_url right (`agentteam {profile} auth status`)?",
             failure.message.trim_end(),
         );
         Failure { message, ..failure }

@@ -345,12 +345,17 @@ pub fn profile_name(flag: Option<&str>, store: &StoreFile) -> String {
 /// `--profile` is fixed by naming the profile meant, not by a new login);
 /// with none, how to make one.
 pub fn missing_profile(name: &str, store: &StoreFile, path: &std::path::Path) -> Failure {
-    // Caller input, repeated: bounded, and quoted for a shell.
+    // Caller input, repeated: bounded, a word that could be a token hidden,
+    // and quoted for a shell. The nearest profiles are found by the name as
+    // typed.
+    let typed = name;
     let redacted = redact_token_like(name);
-    let name = redacted.as_str();
-    let shown = crate::text::clip(name, crate::text::ECHO_LIMIT);
-    let quoted = shlex::try_quote(name).map_or_else(|_| "NAME".into(), |q| q.into_owned());
-    let quoted = crate::text::clip(&quoted, crate::text::ECHO_LIMIT);
+    let shown = crate::text::clip(&redacted, crate::text::ECHO_LIMIT);
+    let make = if redacted == typed && shown.as_ref() == typed {
+        profile_flag(typed)
+    } else {
+        "--profile NAME".to_string()
+    };
     let name = shown.as_ref();
     if store.profiles.is_empty() {
         return Failure::new(
@@ -364,7 +369,7 @@ pub fn missing_profile(name: &str, store: &StoreFile, path: &std::path::Path) ->
     let mut nearest: Vec<(usize, &String)> = store
         .profiles
         .keys()
-        .map(|p| (crate::validate::edit_distance(name, p), p))
+        .map(|p| (crate::validate::edit_distance(typed, p), p))
         .collect();
     nearest.sort();
     let names: Vec<&String> = nearest
@@ -375,11 +380,23 @@ pub fn missing_profile(name: &str, store: &StoreFile, path: &std::path::Path) ->
     Failure::new(
         code::CREDENTIALS_MISSING,
         format!(
-            "No profile `{name}`; the profiles are in candidates, nearest first: select one with `--profile {}`, or make `{name}` with `agentteam --profile {quoted} auth login --api-url … --workspace … --agent … --token-stdin`.",
-            names[0]
+            "No profile `{name}`; the profiles are in candidates, nearest first: select one with `{}`, or make `{name}` with `agentteam {make} auth login --api-url … --workspace … --agent … --token-stdin`.",
+            profile_flag(names[0])
         ),
     )
     .candidates("profile", names.into_iter().map(|p| serde_json::Value::from(p.as_str())))
+}
+
+/// `--profile NAME` as a shell takes it back: quoted when it must be, and
+/// `--profile=NAME` for a name that starts with `-` (which the parser would
+/// take for a flag).
+pub fn profile_flag(name: &str) -> String {
+    let quoted = shlex::try_quote(name).map_or_else(|_| "NAME".into(), |q| q.into_owned());
+    if name.starts_with('-') {
+        format!("--profile={quoted}")
+    } else {
+        format!("--profile {quoted}")
+    }
 }
 
 /// What a credential process prints.
@@ -653,13 +670,16 @@ pub(crate) fn token_like(word: &str) -> bool {
         && word.chars().any(|c| c.is_ascii_digit())
 }
 
-/// `text` with every [`token_like`] word (a run of letters, digits, `_`
-/// and `-`) replaced by `<redacted>`: what a usage error repeats of a
-/// command line, where a token may have been typed by mistake.
+/// `text` with every [`token_like`] word replaced by `<redacted>`: what a
+/// usage error repeats of a command line, where a token may have been
+/// typed by mistake. A word runs over letters, digits, `_`, `-` and the
+/// characters of a path (`.`, `/`, `\`, `~`), so a file name such as
+/// `tasks-2024-release.json` or a directory `./sprint-2024-q3` is judged
+/// whole, and shown: no token has a dot or a slash.
 pub(crate) fn redact_token_like(text: &str) -> String {
     redact_words(
         text,
-        |c| c.is_ascii_alphanumeric() || "_-".contains(c),
+        |c| c.is_ascii_alphanumeric() || "_-./\\~".contains(c),
         token_like,
     )
 }
@@ -681,7 +701,9 @@ pub(crate) fn redact_secrets(line: &str) -> String {
 }
 
 /// `text` with every word (a run of characters `in_word` accepts) that
-/// `secret` judges replaced by `<redacted>`, the rest kept as it was.
+/// `secret` judges replaced by `<redacted>`, the rest kept as it was. A
+/// word's trailing dots are a sentence's, not the word's: judged without
+/// them, and kept.
 fn redact_words(
     text: &str,
     in_word: impl Fn(char) -> bool,
@@ -690,7 +712,13 @@ fn redact_words(
     let mut out = String::with_capacity(text.len());
     let mut word = String::new();
     let flush = |word: &mut String, out: &mut String| {
-        out.push_str(if secret(word) { "<redacted>" } else { word });
+        let core = word.trim_end_matches('.');
+        if secret(core) {
+            out.push_str("<redacted>");
+            out.push_str(&word[core.len()..]);
+        } else {
+            out.push_str(word);
+        }
         word.clear();
     };
     for c in text.chars() {
@@ -844,14 +872,53 @@ mod tests {
             redact_token_like(&format!("--token-stdin={token}")),
             "--token-stdin=<redacted>"
         );
+        assert_eq!(
+            redact_token_like(&format!("it is {token}.")),
+            "it is <redacted>."
+        );
         for kept in [
             "Cannot open input file /home/me/tasks-2024.json",
+            "Cannot open input file /tmp/a/tasks-2024-release.json: No such file",
+            "Cannot open input file ./sprint-backlog-2024-q3",
+            "No store at /srv/missing-backup-2024-12.db yet",
             "http://127.0.0.1:8787/api/v1",
             "unexpected argument '--credential-process' found",
             "at_short 3600 agent_mutation",
         ] {
             assert_eq!(redact_token_like(kept), kept);
         }
+    }
+
+    /// A mistyped `--profile` is matched by the name as typed (a dated
+    /// name is token-shaped, and shown redacted), and every command the
+    /// message gives can be pasted: quoted, `--profile=` before a `-`.
+    #[test]
+    fn a_missing_profile_names_the_nearest_by_what_was_typed() {
+        let mut store = StoreFile::default();
+        for name in ["default", "staging-2024-agent-a", "-x", "my prof"] {
+            store.profiles.insert(name.into(), profile("a"));
+        }
+        let path = std::path::Path::new("/c/credentials.json");
+        let f = missing_profile("staging-2024-agent-b", &store, path);
+        let first = &f.candidates.as_ref().unwrap()[0];
+        assert_eq!(first.value, "staging-2024-agent-a", "{f:?}");
+        assert!(
+            f.message
+                .contains("select one with `--profile staging-2024-agent-a`"),
+            "{}",
+            f.message
+        );
+        assert!(!f.message.contains("agent-b"), "{}", f.message);
+        assert!(f.message.contains("agentteam --profile NAME auth login"));
+        let f = missing_profile("-y", &store, path);
+        assert!(f.message.contains("`--profile=-x`"), "{}", f.message);
+        assert!(f.message.contains("agentteam --profile=-y auth login"));
+        let f = missing_profile("my pro", &store, path);
+        assert!(f.message.contains("`--profile 'my prof'`"), "{}", f.message);
+        assert!(
+            f.message
+                .contains("agentteam --profile 'my pro' auth login")
+        );
     }
 
     fn profile(agent: &str) -> Profile {

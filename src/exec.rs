@@ -693,13 +693,11 @@ fn read_input(source: &InputSource, action: &Action) -> Result<Vec<u8>, Failure>
             if file.metadata().map(|m| m.len() >= limit).unwrap_or(false) {
                 return Err(too_large());
             }
+            // It opened: a path of the caller's, not a token typed in its place.
             file.take(limit).read_to_end(&mut buf).map_err(|e| {
                 Failure::new(
                     code::USAGE_ERROR,
-                    format!(
-                        "Cannot read input file {}: {e}.",
-                        crate::credentials::redact_token_like(&path.display().to_string())
-                    ),
+                    format!("Cannot read input file {}: {e}.", path.display()),
                 )
             })?;
         }
@@ -708,6 +706,25 @@ fn read_input(source: &InputSource, action: &Action) -> Result<Vec<u8>, Failure>
         return Err(too_large());
     }
     Ok(buf)
+}
+
+/// The encoding `raw` is in when it is UTF-16 or UTF-32 (PowerShell 5's
+/// pipe, `Out-File` and some editors' default), as `iconv -f` names it:
+/// plain `UTF-16` or `UTF-32` after a byte order mark (iconv reads the
+/// order from it), else the byte order the NULs show. UTF-8 JSON never
+/// holds a NUL beside an ASCII character in its first bytes, which is how
+/// RFC 4627 §3 tells the encodings apart.
+fn wide_encoding(raw: &[u8]) -> Option<&'static str> {
+    let ascii = |b: u8| b != 0 && b.is_ascii();
+    match raw {
+        [0xFF, 0xFE, 0, 0, ..] | [0, 0, 0xFE, 0xFF, ..] => Some("UTF-32"),
+        [0, 0, 0, b, ..] if ascii(*b) => Some("UTF-32BE"),
+        [b, 0, 0, 0, ..] if ascii(*b) => Some("UTF-32LE"),
+        [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => Some("UTF-16"),
+        [0, b, ..] if ascii(*b) => Some("UTF-16BE"),
+        [b, 0, ..] if ascii(*b) => Some("UTF-16LE"),
+        _ => None,
+    }
 }
 
 /// Exactly one JSON object.
@@ -722,22 +739,13 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
     // `Out-File` write, is not part of the JSON (RFC 8259 §8.1 lets a
     // parser ignore it).
     let raw = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw);
-    // UTF-16 or UTF-32 (PowerShell 5's pipe, `Out-File` and some editors'
-    // default): a UTF-16 byte order mark, or an ASCII character beside a
-    // NUL in the first two bytes, which UTF-8 JSON never holds (RFC 4627
-    // §3 tells the encodings apart so).
-    // UTF-32BE puts three NULs before its first character.
-    let ascii_beside_nul = |a: u8, b: u8| a == 0 && b != 0 && b.is_ascii();
-    if raw.starts_with(b"\xFF\xFE")
-        || raw.starts_with(b"\xFE\xFF")
-        || raw.starts_with(b"\x00\x00\xFE\xFF")
-        || (raw.len() >= 4 && raw[..3] == [0, 0, 0] && raw[3] != 0 && raw[3].is_ascii())
-        || (raw.len() >= 2
-            && (ascii_beside_nul(raw[0], raw[1]) || ascii_beside_nul(raw[1], raw[0])))
-    {
+    if let Some(encoding) = wide_encoding(raw) {
+        let family = &encoding[..6];
         return Err(Failure::new(
             code::INVALID_JSON,
-            "The input is UTF-16 or UTF-32 text; JSON input must be UTF-8: convert it first (e.g. `iconv -f UTF-16 -t UTF-8`).",
+            format!(
+                "The input is {family} text; JSON input must be UTF-8: convert it first (`iconv -f {encoding} -t UTF-8`)."
+            ),
         ));
     }
     let value: Value = crate::json::from_slice(raw).map_err(|e| {

@@ -130,7 +130,7 @@ fn exec_command(long_help: bool) -> Command {
                 .long("catalog")
                 .action(ArgAction::SetTrue)
                 .conflicts_with("error_schema")
-                .help("Print the registry as JSON: every action, its metadata, examples and input schema"),
+                .help("Print the registry as JSON: every action, its metadata, examples and both schemas"),
         )
         .arg(
             Arg::new("full")
@@ -390,6 +390,20 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
 }
 
 fn run_exec(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitClass {
+    // The whole-registry flags print what they print for every route at
+    // once: a route after them would be silently ignored.
+    let whole = ["catalog", "error_schema"]
+        .into_iter()
+        .find(|flag| m.get_flag(flag));
+    if let (Some(flag), Some((domain, _))) = (whole, m.subcommand()) {
+        let flag = format!("--{}", flag.replace('_', "-"));
+        return printer.failure(&Failure::new(
+            code::USAGE_ERROR,
+            format!(
+                "`exec {flag}` takes no route: it covers every action. Drop `{domain} …`, or run the route's own `--input-schema` / `--output-schema`."
+            ),
+        ));
+    }
     if m.get_flag("catalog") {
         let mut catalog = if m.get_flag("full") {
             registry::catalog()
@@ -509,7 +523,10 @@ fn timeout(flag: Option<u64>) -> Result<Duration, Failure> {
                         "{} must be a whole number of seconds from 1 to {}; it is `{}`.",
                         env_vars::TIMEOUT.name,
                         TIMEOUT_RANGE.end(),
-                        text::clip(&value.to_string_lossy(), 40)
+                        text::clip(
+                            &crate::credentials::redact_token_like(&value.to_string_lossy()),
+                            40
+                        )
                     ),
                 )
             })?,

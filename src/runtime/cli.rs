@@ -580,24 +580,30 @@ fn execute(cli: Cli, postgres_only: &[&str]) -> Result<Option<Value>, Failure> {
 }
 
 /// Opens the store `location` names and runs `command` on it.
-/// Commands that need a store made already: they read it (the listings,
-/// `token count`) or rework what it holds (`reindex`), so a mistyped `--db`
-/// is refused rather than given a new, empty store.
+/// Commands that need a store made already: they read it (the listings),
+/// rework what it holds (`reindex`) or name a workspace in it (every
+/// agent, channel, token and callback command), so a mistyped `--db` is
+/// refused rather than given a new, empty store, and exit 2 still means
+/// nothing was changed. `serve`, `migrate`, `quickstart` and `workspace
+/// create` make a store.
 fn needs_a_store(command: &Command) -> bool {
     matches!(
         command,
         Command::Reindex
             | Command::Workspace(WorkspaceCommand::List)
-            | Command::Agent(AgentCommand::List { .. })
-            | Command::Channel(ChannelCommand::List { .. })
-            | Command::Token(TokenCommand::Count(_))
+            | Command::Agent(_)
+            | Command::Channel(_)
+            | Command::Token(_)
+            | Command::Callback(_)
     )
 }
 
 /// The refusal of a command that needs a store at `location`, which has
-/// none yet; the command it suggests is quoted for a shell.
+/// none yet; the command it suggests is quoted for a shell. The location
+/// is the operator's own `--db` (a PostgreSQL password already left out),
+/// shown as given so the command can be pasted.
 fn no_store_yet(location: &Location) -> Failure {
-    let shown = crate::credentials::redact_token_like(&location.shown());
+    let shown = location.shown();
     let quoted = shlex::try_quote(&shown).map_or_else(|_| shown.clone(), |q| q.into_owned());
     // `--db=VALUE`, so a value starting with `-` is not read as a flag.
     Failure::new(
@@ -984,10 +990,7 @@ async fn quickstart<S: Store>(
     let profile_flag = if profile == "default" {
         String::new()
     } else {
-        format!(
-            " --profile {}",
-            shlex::try_quote(profile).unwrap_or_default()
-        )
+        format!(" {}", crate::credentials::profile_flag(profile))
     };
     let mut answer = json!({
         "created": created,

@@ -1132,13 +1132,17 @@ fn invalid_json_says_what_is_wrong() {
         .chars()
         .flat_map(|c| (c as u32).to_be_bytes())
         .collect();
-    for input in [
-        [&b"\xFF\xFE"[..], &utf16le].concat(),
-        [&b"\xFE\xFF"[..], &utf16be].concat(),
-        utf16le,
-        utf32,
-        [&b"\x00\x00\xFE\xFF"[..], &utf32be].concat(),
-        utf32be,
+    // Each with the `iconv -f` that converts it: the plain name after a
+    // byte order mark, else the byte order.
+    for (input, encoding) in [
+        ([&b"\xFF\xFE"[..], &utf16le].concat(), "UTF-16"),
+        ([&b"\xFE\xFF"[..], &utf16be].concat(), "UTF-16"),
+        (utf16le, "UTF-16LE"),
+        (utf16be, "UTF-16BE"),
+        ([&b"\xFF\xFE\x00\x00"[..], &utf32].concat(), "UTF-32"),
+        (utf32, "UTF-32LE"),
+        ([&b"\x00\x00\xFE\xFF"[..], &utf32be].concat(), "UTF-32"),
+        (utf32be, "UTF-32BE"),
     ] {
         let run = list(&input);
         assert_eq!(
@@ -1146,8 +1150,12 @@ fn invalid_json_says_what_is_wrong() {
             (2, "invalid_json"),
             "{run:?}"
         );
+        let family = &encoding[..6];
         assert!(
-            run.stdout.contains("UTF-16 or UTF-32"),
+            run.stdout.contains(&format!("The input is {family} text"))
+                && run
+                    .stdout
+                    .contains(&format!("`iconv -f {encoding} -t UTF-8`")),
             "{input:?}: {run:?}"
         );
     }

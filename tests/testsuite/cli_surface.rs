@@ -598,6 +598,16 @@ fn catalog_and_error_schema() {
     }
     let full = cli.run(&["exec", "--catalog", "--full"], None).json();
     assert_eq!(full, agentteam::registry::catalog());
+    // A route after a whole-registry flag is refused, not ignored.
+    for flag in ["--catalog", "--error-schema"] {
+        let run = cli.run(&["exec", flag, "task", "list", "/nonexist"], None);
+        assert_eq!(
+            (run.code, run.error_code().as_str()),
+            (2, "usage_error"),
+            "{flag}: {run:?}"
+        );
+        assert!(run.stdout.contains("takes no route"), "{run:?}");
+    }
     assert!(full["error_schema"]["x-error-codes"].is_array());
     assert!(full["actions"][0]["output_schema"].is_object());
     let run = cli.run(&["exec", "--full"], None);
@@ -1129,6 +1139,16 @@ fn agentteam_timeout_empty_is_unset_and_a_bad_value_names_the_variable() {
         assert_eq!(flagged.code, 0, "{bad}: {flagged:?}");
         assert_eq!(cli.run(&["auth", "status"], None).code, 0, "{bad}");
     }
+    // A token pasted into the variable is not repeated, as for --timeout.
+    let token = "at_zwvXv3EkwMvYCEC_IOH9zg2AeZZfLI3io";
+    cli.env = vec![("AGENTTEAM_TIMEOUT".into(), token.into())];
+    let run = cli.exec("task", "get", get, &[]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        !run.stdout.contains("zwvX") && !run.stderr.contains("zwvX"),
+        "{run:?}"
+    );
+    assert!(run.stdout.contains("`<redacted>`"), "{run:?}");
     drop(server);
 }
 

@@ -527,13 +527,18 @@ fn reindex_reads_every_task(engine: Engine) {
     let db = fresh_db(engine, dir.path());
     let name = engine.name();
     // A store not made yet is refused, and not made: no file, no schema;
-    // so is every listing and `token count`.
+    // so is every listing and every command that names a workspace.
     for command in [
         &["reindex"][..],
         &["workspace", "list"],
         &["agent", "list", "--workspace", "ws_x"],
+        &["agent", "create", "--workspace", "ws_x", "--handle", "a"],
         &["channel", "list", "--workspace", "ws_x"],
+        &["channel", "create", "--workspace", "ws_x", "--name", "eng"],
         &["token", "count", "--workspace", "ws_x", "--agent", "ag_x"],
+        &["token", "issue", "--workspace", "ws_x", "--agent", "ag_x"],
+        &["token", "revoke", "--workspace", "ws_x", "--agent", "ag_x"],
+        &["callback", "open", "--workspace", "ws_x", "--agent", "ag_x"],
     ] {
         let doc = refused(&admin_output(&db, command), 2, "\u{0}");
         assert!(message(&doc).contains("No store at"), "{command:?}: {doc}");
@@ -712,6 +717,19 @@ fn admin_lists_print_what_was_created() {
     // A listing makes no store: a mistyped --db is refused.
     let doc = refused(&on_db(&["workspace", "list"]), 2, "no secret here");
     assert!(message(&doc).contains("No store at"), "{doc}");
+    // The operator's own path, as given (a dated name is no token), so the
+    // suggested command can be pasted.
+    let dated = dir.path().join("backup-2024-12-01-prod.db");
+    let dated = dated.to_str().unwrap();
+    let doc = refused(
+        &runtime_in(dir.path(), &["--db", dated, "workspace", "list"]),
+        2,
+        "no secret here",
+    );
+    assert!(
+        message(&doc).contains(&format!("--db={dated} migrate")),
+        "{doc}"
+    );
     // `--db=`, so a value starting with `-` would still be one.
     assert!(message(&doc).contains("agentteam-runtime --db="), "{doc}");
     assert!(!std::path::Path::new(db).exists());
@@ -807,18 +825,45 @@ fn a_member_without_its_at_is_told_to_add_it() {
             .to_string()
     };
     let bare = create("alice");
-    assert!(bare.contains("write `@alice`"), "{bare}");
-    for named in ["@bob", "ag_0000"] {
+    assert!(bare.contains("member ref is `@alice`"), "{bare}");
+    // A handle is no secret, though dated like a token's shape.
+    succeeded(&run(&[
+        "agent",
+        "create",
+        "--workspace",
+        &ws,
+        "--handle",
+        "builder-2024-agent-x",
+    ]));
+    let dated = create("builder-2024-agent-x");
+    assert!(
+        dated.contains("No agent `builder-2024-agent-x`")
+            && dated.contains("member ref is `@builder-2024-agent-x`"),
+        "{dated}"
+    );
+    // A bare word that is no handle either is not told to add an `@`.
+    let unknown = create("carol");
+    assert!(!unknown.contains("`@carol`"), "{unknown}");
+    assert!(unknown.contains("agent list --workspace"), "{unknown}");
+    for named in ["@bob", "ag_0000", "ag_000000000000000000000000", ""] {
         let problem = create(named);
-        assert!(!problem.contains("write `@"), "{named}: {problem}");
+        assert!(
+            !problem.contains("member ref is") && !problem.contains("<redacted>"),
+            "{named}: {problem}"
+        );
     }
     // An --agent the same way.
-    let out = run(&["token", "issue", "--workspace", &ws, "--agent", "alice"]);
-    let problem = refused(&out, 2, "no secret here")["error"]["field_errors"]["agent"].clone();
-    assert!(
-        problem.as_str().unwrap().contains("write `@alice`"),
-        "{problem}"
-    );
+    let agent_problem = |agent: &str| {
+        let out = run(&["token", "issue", "--workspace", &ws, "--agent", agent]);
+        refused(&out, 2, "no secret here")["error"]["field_errors"]["agent"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let problem = agent_problem("alice");
+    assert!(problem.contains("member ref is `@alice`"), "{problem}");
+    let problem = agent_problem("ag_000000000000000000000000");
+    assert_eq!(problem, "No such agent in the workspace.");
     succeeded(&run(&[
         "channel",
         "create",
