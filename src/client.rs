@@ -245,7 +245,15 @@ impl Client {
                         answer.status,
                         started.elapsed().as_millis()
                     ));
-                    return wire::decode_success(&answer.body);
+                    // A success the CLI cannot read still took effect: a
+                    // mutation not safe to send twice says so.
+                    return wire::decode_success(&answer.body).map_err(|failure| {
+                        if may_retry {
+                            failure
+                        } else {
+                            acted_on(failure)
+                        }
+                    });
                 }
                 Ok(answer) => {
                     printer.diagnostic(&format!(
@@ -431,6 +439,15 @@ impl Unanswered {
 /// since the first may have taken effect.
 fn not_safe_to_repeat(failure: Failure) -> Failure {
     let more = "The server may have received the request, and this action is not safe to send twice: read the current state (list or get it) before you send it again.";
+    let message = crate::error::followed_by(&failure.message, more);
+    Failure { message, ..failure }
+}
+
+/// A success answer to a request that is not safe to send twice, whose
+/// body could not be read: the action took effect, so sending it again
+/// would act twice.
+fn acted_on(failure: Failure) -> Failure {
+    let more = "The server answered success, so the action took effect, and it is not safe to send twice: read the current state (list or get it) before you send it again.";
     let message = crate::error::followed_by(&failure.message, more);
     Failure { message, ..failure }
 }

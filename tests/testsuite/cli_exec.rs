@@ -917,6 +917,14 @@ fn non_json_and_cut_off_answers_are_invalid_responses() {
         (run.code, run.error_code().as_str()),
         (5, "invalid_response")
     );
+    // The update took effect: sending it again would act twice. A read
+    // answered so has nothing to warn of.
+    let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(message.contains("not safe to send twice"), "{message}");
+    let (cli, _s) = setup(vec![Reply::text(200, "text/plain", "OK")]);
+    let run = cli.exec("task", "get", r#"{"channel":"eng","number":1}"#, &[]);
+    assert_eq!(run.error_code(), "invalid_response", "{run:?}");
+    assert!(!run.stdout.contains("not safe"), "{run:?}");
 
     let (cli, _s) = setup(vec![Reply::Raw(
         b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{\"items\"".to_vec(),
