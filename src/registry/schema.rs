@@ -27,14 +27,12 @@ pub fn boolean(description: &str) -> Value {
     json!({"type": "boolean", "description": description})
 }
 
+/// RFC3339 with `Z` or a numeric offset; `format` is an annotation only
+/// in 2020-12, so the pattern enforces it.
+pub const TIMESTAMP_PATTERN: &str = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$";
+
 pub fn timestamp(description: &str) -> Value {
-    // RFC3339 with `Z` or a numeric offset; `format` is an annotation only
-    // in 2020-12, so the pattern enforces it.
-    pattern(
-        description,
-        r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$",
-        40,
-    )
+    pattern(description, TIMESTAMP_PATTERN, 40)
 }
 
 pub fn array(description: &str, items: Value, min: u64, max: u64) -> Value {

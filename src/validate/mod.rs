@@ -366,6 +366,15 @@ fn record(
         }
         kind => {
             errors.entry(path.to_string()).or_insert_with(|| {
+                // A word for "nobody" where null clears: the fix is null,
+                // not the value's format (`@none` is a member never found).
+                if matches!(kind, Kind::Pattern(_) | Kind::Type(_))
+                    && nullable(action, path)
+                    && given_str(input, path).is_some_and(means_none)
+                {
+                    return "A word is a value, not an absence: `null` (without quotes) clears it."
+                        .to_string();
+                }
                 let said = match kind {
                     Kind::Pattern(pattern) => {
                         pattern_fix(pattern, input, path).unwrap_or_else(|| describe(kind))
@@ -441,6 +450,31 @@ fn wrong_type(action: &Action, path: &str, names: &[&str]) -> String {
     }
 }
 
+/// The string at input `path`, if it is one.
+fn given_str<'a>(input: &'a Value, path: &str) -> Option<&'a str> {
+    if path.is_empty() {
+        return input.as_str();
+    }
+    input.pointer(&format!("/{path}")).and_then(Value::as_str)
+}
+
+/// Whether `word` is what people write for "nobody" or "nothing".
+fn means_none(word: &str) -> bool {
+    const WORDS: [&str; 9] = [
+        "none",
+        "null",
+        "nil",
+        "nobody",
+        "no one",
+        "unassigned",
+        "unassign",
+        "n/a",
+        "-",
+    ];
+    let word = word.trim();
+    WORDS.iter().any(|w| word.eq_ignore_ascii_case(w))
+}
+
 /// What to change when the string at `path` breaks `pattern` only by a
 /// leading `#` (a channel written `#eng`), capitals (`Eng`) or a missing `@`
 /// (a member ref written `alice`), so the message can say so instead of
@@ -452,6 +486,13 @@ fn pattern_fix(pattern: &str, input: &Value, path: &str) -> Option<String> {
         format!("/{path}")
     };
     let given = input.pointer(&pointer).and_then(Value::as_str)?;
+    // A time (`expected_updated_at`): the format in words, not the regex.
+    if pattern == crate::registry::schema::TIMESTAMP_PATTERN {
+        return Some(
+            "Must be an RFC 3339 time with its offset, as a task's updated_at is written (`2026-12-02T08:03:34.466048Z`): copy the task's updated_at exactly."
+                .into(),
+        );
+    }
     let re = regex::Regex::new(pattern).ok()?;
     if given
         .strip_prefix('#')

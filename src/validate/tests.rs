@@ -210,6 +210,81 @@ fn an_emptied_field_that_null_clears_says_so() {
     assert_eq!(e["tasks"], "Must have at least 1 item.");
 }
 
+/// "none" where null clears a field is told null, not the value's format
+/// (`@none` would be a member never found); a time without its offset is
+/// told the format in words, and an impossible one what is out of range.
+#[test]
+fn a_word_for_nobody_is_told_null_and_a_bad_time_its_format() {
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "assignee": "none", "parent": "None"}),
+    );
+    let null = "A word is a value, not an absence: `null` (without quotes) clears it.";
+    assert_eq!((e["assignee"].as_str(), e["parent"].as_str()), (null, null));
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "assignee": "alice"}),
+    );
+    assert_eq!(
+        e["assignee"],
+        "A member ref starts with `@`: write `@` before the handle."
+    );
+    for (at, says) in [
+        ("2026-12-02T08:03:34", "an RFC 3339 time with its offset"),
+        ("yesterday", "an RFC 3339 time with its offset"),
+        ("2026-13-45T99:00:00Z", "out of range"),
+        ("2026-12-02T08:03:34+25:00", "UTC offset out of range"),
+    ] {
+        let e = errors(
+            "task",
+            "update",
+            json!({"channel": "eng", "number": 1, "title": "t", "expected_updated_at": at}),
+        );
+        assert!(
+            e["expected_updated_at"].contains(says),
+            "{at}: {}",
+            e["expected_updated_at"]
+        );
+    }
+}
+
+/// camelCase at two levels is said at both at once, and a wrapper of this
+/// level's own fields (`patch`, as some APIs take an update) is told to
+/// unwrap: one retry fixes either.
+#[test]
+fn nested_slips_and_wrappers_are_said_in_one_answer() {
+    let e = errors(
+        "task",
+        "create",
+        json!({"parentTaskScope": {"kind": "task", "scopeId": "tsk_1"}, "tasks": [{"title": "x"}]}),
+    );
+    assert_eq!(
+        e["parentTaskScope"],
+        "Unknown field; fields are snake_case: use `parent_task_scope`. Inside it too: `scopeId` → `scope_id`."
+    );
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "filter": {"assignedToMe": true}}),
+    );
+    assert!(
+        e["filter"].ends_with("Inside it too: `assignedToMe` → `assigned_to_me`."),
+        "{}",
+        e["filter"]
+    );
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "patch": {"status": "done"}}),
+    );
+    assert_eq!(
+        e["patch"],
+        "Unknown field; `patch` is no wrapper here: put the fields it holds beside the others, at this level."
+    );
+}
+
 #[test]
 fn a_field_at_the_wrong_level_is_told_where_it_goes() {
     let refused =

@@ -68,11 +68,30 @@ pub(super) fn unknown_field(
             if let Some(written) = written {
                 message.push_str(&format!(" Write it `{written}`."));
             }
+            // The same slip inside the value (`parentTaskScope: {scopeId}`)
+            // is said now, so one retry fixes both levels.
+            let inner = parent
+                .and_then(|p| p.get(name))
+                .filter(|_| renamed)
+                .map(|value| inner_renames(action, &join(parent_path, field), value))
+                .unwrap_or_default();
+            if !inner.is_empty() {
+                message.push_str(&format!(" Inside it too: {}.", inner.join(", ")));
+            }
             vec![field.to_string()]
         }
         // A field at the wrong level: the message says where it goes; no
         // name here would do.
         None if message.starts_with("Unknown field here") => Vec::new(),
+        // An object of this level's own fields, wrapped (`patch: {status}`,
+        // as some APIs take an update): unwrap it.
+        None if message == "Unknown field." && wraps_siblings(&siblings, parent, name) => {
+            message = format!(
+                "Unknown field; `{}` is no wrapper here: put the fields it holds beside the others, at this level.",
+                crate::text::clip(name, 64)
+            );
+            Vec::new()
+        }
         // Nothing near: the fields there are, and no candidate that would
         // only fail in its turn (`force` is no misspelt `number`).
         None if message == "Unknown field." => {
@@ -90,6 +109,46 @@ pub(super) fn unknown_field(
             .collect(),
     };
     (message, names)
+}
+
+/// Whether the unknown field `name` of `parent` holds an object whose
+/// every key (in snake_case) is a field of this level.
+fn wraps_siblings(siblings: &[String], parent: Option<&Value>, name: &str) -> bool {
+    let Some(Value::Object(inner)) = parent.and_then(|p| p.get(name)) else {
+        return false;
+    };
+    !inner.is_empty()
+        && inner.keys().all(|key| {
+            let snake = crate::case::camel_to_snake(key);
+            siblings.contains(&snake)
+        })
+}
+
+/// The keys of `value` (an object, or a list of objects) that are not
+/// fields of the field at input `path` but whose snake_case spelling is,
+/// as "`scopeId` → `scope_id`", at most three.
+fn inner_renames(action: &Action, path: &str, value: &Value) -> Vec<String> {
+    let objects: Vec<&serde_json::Map<String, Value>> = match value {
+        Value::Object(one) => vec![one],
+        Value::Array(items) => items.iter().filter_map(Value::as_object).collect(),
+        _ => Vec::new(),
+    };
+    let item_path = if value.is_array() {
+        format!("{path}/0")
+    } else {
+        path.to_string()
+    };
+    let fields = sibling_fields(action, &item_path);
+    let mut renames: Vec<String> = Vec::new();
+    for key in objects.iter().flat_map(|o| o.keys()) {
+        let snake = crate::case::camel_to_snake(key);
+        let rename = format!("`{}` → `{snake}`", crate::text::clip(key, 64));
+        if snake != *key && fields.contains(&snake) && !renames.contains(&rename) {
+            renames.push(rename);
+        }
+    }
+    renames.truncate(3);
+    renames
 }
 
 /// `"field": value` with `value` in the shape `field` takes, when the one

@@ -169,13 +169,14 @@ fn check(input: &Value, errors: &mut FieldErrors) {
         errors.insert("parent".into(), "A task cannot be its own parent.".into());
     }
     // The pattern admits `2026-13-45T99:00:00Z`; no task was ever changed
-    // then, so it is refused here, before anything is sent.
+    // then, so it is refused here, before anything is sent. A value the
+    // pattern refused already (no offset, a date alone, a word) keeps the
+    // pattern's message, which names the format.
     if let Some(at) = input.get("expected_updated_at").and_then(Value::as_str)
         && time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339).is_err()
     {
-        errors.insert(
-            "expected_updated_at".into(),
-            "Not a real time (a month, day, hour, minute or second out of range): copy the task's updated_at exactly.".into(),
-        );
+        errors.entry("expected_updated_at".into()).or_insert_with(|| {
+            "Not a real time (a month, day, hour, minute, second or UTC offset out of range): copy the task's updated_at exactly.".into()
+        });
     }
 }

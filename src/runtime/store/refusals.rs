@@ -371,17 +371,27 @@ pub fn no_such_callback() -> Failure {
 }
 
 pub fn callback_completed() -> Failure {
-    callback_not_active("the callback has completed.")
+    callback_not_active(
+        "the callback has completed, so it takes no new key; send it without idempotency_key.",
+    )
 }
 
-pub fn idempotency_conflict() -> Failure {
+/// A key used before with other input. A new key is the fix while the key's
+/// callback is open (`callback_completed` false, or a checkpoint's key,
+/// which needs no callback); once it has completed it takes no new key,
+/// so the call goes without one.
+pub fn idempotency_conflict(callback_completed: bool) -> Failure {
     Failure::new(
         code::IDEMPOTENCY_CONFLICT,
         "This idempotency_key was already used with a different payload.",
     )
     .field(
         "idempotency_key",
-        "Used before with other input; use a new key.",
+        if callback_completed {
+            "Used before with other input, and its callback has completed, so it takes no new key: send the call without idempotency_key."
+        } else {
+            "Used before with other input; use a new key."
+        },
     )
 }
 

@@ -661,6 +661,10 @@ fn idempotency_receipts<E: Engine>() {
             (f.code.as_str(), f.http_status),
             ("idempotency_conflict", 409)
         );
+        assert_eq!(
+            f.field_errors["idempotency_key"],
+            "Used before with other input; use a new key."
+        );
     }
     // Semantically identical inputs are one intent: defaults written out or
     // left out, labels in any order, a key padded past its length limit.
@@ -707,11 +711,18 @@ fn idempotency_receipts<E: Engine>() {
     );
     let mut fresh = input.clone();
     fresh["idempotency_key"] = json!("k2");
-    assert_eq!(
-        w.call_with(&w.alice, "create", fresh, &ctx)
-            .unwrap_err()
-            .code,
-        "callback_not_active"
+    let f = w.call_with(&w.alice, "create", fresh, &ctx).unwrap_err();
+    assert_eq!(f.code, "callback_not_active");
+    assert!(f.message.contains("without idempotency_key"), "{f:?}");
+    // A changed payload now: a new key would fail as above, so the way
+    // out is the call without one.
+    let mut changed = input.clone();
+    changed["tasks"] = json!([{"title": "changed"}]);
+    let f = w.call_with(&w.alice, "create", changed, &ctx).unwrap_err();
+    assert_eq!(f.code, "idempotency_conflict");
+    assert!(
+        f.field_errors["idempotency_key"].ends_with("send the call without idempotency_key."),
+        "{f:?}"
     );
     // Replays allocated nothing and recorded nothing.
     assert_eq!(w.store.events("created"), 3);

@@ -614,11 +614,11 @@ async fn receipt_key<C: GenericClient>(
 async fn replay<C: GenericClient>(
     c: &C,
     input: &CreateInput,
-    digest: &str,
-    ids: Value,
+    (digest, ids): (&str, Value),
+    callback_completed: bool,
 ) -> Result<Value> {
     if digest != input.payload_digest {
-        return Err(refusals::idempotency_conflict().into());
+        return Err(refusals::idempotency_conflict(callback_completed).into());
     }
     // The original tasks as they are now; nothing allocated or recorded.
     let ids: Vec<i64> = json_field(ids);
@@ -694,7 +694,7 @@ async fn prepare(
     };
     if let Some(r) = &receipt {
         if let Some(row) = maybe(c, FIND_RECEIPT, &r.identity(p)).await? {
-            return replay(c, input, row.get(0), row.get(1))
+            return replay(c, input, (row.get(0), row.get(1)), r.callback_completed)
                 .await
                 .map(Prepare::Answered);
         }
@@ -843,7 +843,9 @@ pub(super) async fn reserve(
         .get::<_, bool>(0)
     {
         return match maybe(tx, FIND_RECEIPT, &identity).await? {
-            Some(row) => replay(tx, input, row.get(0), row.get(1)).await.map(Some),
+            Some(row) => replay(tx, input, (row.get(0), row.get(1)), true)
+                .await
+                .map(Some),
             None => Err(refusals::callback_completed().into()),
         };
     }
@@ -853,7 +855,9 @@ pub(super) async fn reserve(
         return Ok(None);
     }
     let row = one(tx, FIND_RECEIPT, &identity).await?;
-    replay(tx, input, row.get(0), row.get(1)).await.map(Some)
+    replay(tx, input, (row.get(0), row.get(1)), false)
+        .await
+        .map(Some)
 }
 
 /// One create of a group, checked and with its receipt reserved: what its
@@ -1395,7 +1399,7 @@ pub(super) async fn checkpoint(
     {
         let summary: String = row.get(1);
         if summary != input.summary {
-            return Err(refusals::idempotency_conflict().into());
+            return Err(refusals::idempotency_conflict(false).into());
         }
         // Replay: the original checkpoint; nothing appended or recorded.
         return Ok(checkpoint_answer(

@@ -539,7 +539,7 @@ pub(super) fn create_tasks(
             .optional()?;
         if let Some((digest, ids)) = stored {
             if digest != input.payload_digest {
-                return Err(refusals::idempotency_conflict());
+                return Err(refusals::idempotency_conflict(r.callback_completed));
             }
             // Replay: the original tasks as they are now; nothing allocated or recorded.
             let ids: Vec<i64> = from_json(ids);
@@ -1004,7 +1004,7 @@ pub(super) fn checkpoint(
             .optional()?;
         if let Some((checkpoint_id, summary, created_at)) = stored {
             if summary != input.summary {
-                return Err(refusals::idempotency_conflict());
+                return Err(refusals::idempotency_conflict(false));
             }
             // Replay: the original checkpoint; nothing appended or recorded.
             return Ok(checkpoint_answer(
