@@ -625,7 +625,19 @@ pub fn decode_error(status: u16, bytes: &[u8], retry_after_seconds: Option<u64>)
     failure.class = class;
     failure.http_status = status;
     failure.retryable = retryable;
-    if let (Some(seconds), true) = (retry_after_seconds, status == 429) {
+    // The wait `Retry-After` asks for, on a refusal for the rate or a
+    // service unavailable for now, unless the server's own message says
+    // when to retry already.
+    let says_when = |message: &str| {
+        let lower = message.to_lowercase();
+        ["retry after", "retry in", "retry shortly"]
+            .iter()
+            .any(|said| lower.contains(said))
+    };
+    if let Some(seconds) = retry_after_seconds
+        && matches!(status, 429 | 503)
+        && !says_when(&failure.message)
+    {
         let more = format!("Retry after {seconds} s.");
         failure.message = crate::error::followed_by(&failure.message, &more);
     }
@@ -1004,5 +1016,33 @@ mod tests {
         }
         let body = json!({"items": [], "nextCursor": "c".repeat(512)}).to_string();
         assert!(decode_success(body.as_bytes()).is_ok());
+    }
+
+    /// `Retry-After` is said once: added to a 429 or 503 whose message does
+    /// not say when to retry, left out where the server's message does.
+    #[test]
+    fn the_wait_is_said_once() {
+        let doc = |message: &str| {
+            json!({"error": {"code": "rate_limited", "message": message, "retryable": true}})
+                .to_string()
+        };
+        let f = decode_error(429, doc("Slow down.").as_bytes(), Some(30));
+        assert_eq!(f.message, "Slow down. Retry after 30 s.");
+        let f = decode_error(
+            429,
+            doc("Too many requests; retry after 1000 s.").as_bytes(),
+            Some(1000),
+        );
+        assert_eq!(f.message, "Too many requests; retry after 1000 s.");
+        let f = decode_error(503, b"<html>busy</html>", Some(120));
+        assert_eq!(
+            f.message,
+            "The server failed (HTTP 503). Retry after 120 s."
+        );
+        let busy = json!({"error": {"code": "server_error", "message": "The store is busy. Retry shortly.", "retryable": true}});
+        let f = decode_error(503, busy.to_string().as_bytes(), Some(1));
+        assert_eq!(f.message, "The store is busy. Retry shortly.");
+        let f = decode_error(500, b"", Some(5));
+        assert!(!f.message.contains("Retry after"), "{}", f.message);
     }
 }
