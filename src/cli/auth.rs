@@ -82,6 +82,14 @@ pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
                     })?;
                 Some(argv)
             }
+            // A JSON object (an exec-plugin config's `{"command": …}`) is
+            // no command line: its braces would be taken for the program.
+            Some(line) if line.trim_start().starts_with('{') => {
+                return Err(Failure::new(
+                    code::USAGE_ERROR,
+                    "--credential-process takes a command line or a JSON list of its words (e.g. [\"aws-vault\", \"exec\"]), not a JSON object.",
+                ));
+            }
             Some(line) => {
                 let argv = shlex::split(line)
                     .filter(|a| !a.is_empty())

@@ -385,7 +385,8 @@ fn missing_credentials_exit_3_and_send_nothing() {
 }
 
 /// `--credential-process` written as a JSON list of words is that argv,
-/// spaces inside a word kept; a `[` that is no list of strings is refused.
+/// spaces inside a word kept; a `[` that is no list of strings is refused,
+/// and so is a JSON object.
 #[test]
 fn a_credential_process_given_as_a_json_list_runs_as_that_argv() {
     let server = Recorder::start(vec![ok_body()]);
@@ -428,6 +429,8 @@ fn a_credential_process_given_as_a_json_list_runs_as_that_argv() {
         "[\"\"]",
         "[\"sh\"",
         "[\"sh\", \"a\\u0000b\"]",
+        // An exec-plugin config's object is no command line either.
+        "{\"command\": \"aws-vault\"}",
     ] {
         let run = login(bad);
         assert_eq!(
