@@ -34,6 +34,14 @@ fn on_db<'a>(dir: &'a std::path::Path, db: &'a str) -> impl Fn(&[&str]) -> Outpu
     }
 }
 
+/// What a refused command (exit 2) says of its `field`.
+fn field_problem(out: &Output, field: &str) -> String {
+    refused(out, 2, "no secret here")["error"]["field_errors"][field]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 /// The one JSON document a successful command prints.
 fn succeeded(out: &Output) -> Value {
     assert!(
@@ -819,10 +827,7 @@ fn a_member_without_its_at_is_told_to_add_it() {
             "--members",
             members,
         ]);
-        refused(&out, 2, "no secret here")["error"]["field_errors"]["members"]
-            .as_str()
-            .unwrap()
-            .to_string()
+        field_problem(&out, "members")
     };
     let bare = create("alice");
     assert!(bare.contains("member ref is `@alice`"), "{bare}");
@@ -855,10 +860,7 @@ fn a_member_without_its_at_is_told_to_add_it() {
     // An --agent the same way.
     let agent_problem = |agent: &str| {
         let out = run(&["token", "issue", "--workspace", &ws, "--agent", agent]);
-        refused(&out, 2, "no secret here")["error"]["field_errors"]["agent"]
-            .as_str()
-            .unwrap()
-            .to_string()
+        field_problem(&out, "agent")
     };
     let problem = agent_problem("alice");
     assert!(problem.contains("member ref is `@alice`"), "{problem}");
