@@ -658,28 +658,35 @@ fn last_line(stderr: &[u8]) -> Option<String> {
     Some(crate::text::clip(&redact_secrets(line), 200).into_owned())
 }
 
-/// Whether `word` is shaped like a token typed where it does not belong:
-/// 16 or more ASCII letters, digits, `_` and `-`, with a letter and a digit
-/// (an `at_…` token, an API key). A path or a URL (`/`, `.`, `:`) is not.
+/// Whether `word` (a run of ASCII letters, digits, `_` and `-`) is shaped
+/// like a token typed where it does not belong: 16 or more characters with
+/// a letter and a digit, and either this runtime's `at_` prefix, both
+/// cases of letters (random base64, as in an `at_…` token, a JWT's parts,
+/// an API key), or 32 or more characters (a long hex key). A word of one
+/// case under 32 characters is a name: a dated file (`tasks-2024-release`),
+/// a handle (lowercase only, at most 39 characters).
 pub(crate) fn token_like(word: &str) -> bool {
+    let has = |test: fn(&char) -> bool| word.chars().any(|c| test(&c));
     word.len() >= 16
         && word
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c))
-        && word.chars().any(|c| c.is_ascii_alphabetic())
-        && word.chars().any(|c| c.is_ascii_digit())
+        && has(char::is_ascii_alphabetic)
+        && has(char::is_ascii_digit)
+        && (word.starts_with(crate::runtime::auth::TOKEN_PREFIX)
+            || (has(char::is_ascii_uppercase) && has(char::is_ascii_lowercase))
+            || word.len() >= 32)
 }
 
 /// `text` with every [`token_like`] word replaced by `<redacted>`: what a
 /// usage error repeats of a command line, where a token may have been
-/// typed by mistake. A word runs over letters, digits, `_`, `-` and the
-/// characters of a path (`.`, `/`, `\`, `~`), so a file name such as
-/// `tasks-2024-release.json` or a directory `./sprint-2024-q3` is judged
-/// whole, and shown: no token has a dot or a slash.
+/// typed by mistake. Every run of letters, digits, `_` and `-` is judged,
+/// wherever it stands (beside a `/`, a `.`, inside a JWT), so a token
+/// never shows; a path's names show, being of one case.
 pub(crate) fn redact_token_like(text: &str) -> String {
     redact_words(
         text,
-        |c| c.is_ascii_alphanumeric() || "_-./\\~".contains(c),
+        |c| c.is_ascii_alphanumeric() || "_-".contains(c),
         token_like,
     )
 }
@@ -876,11 +883,26 @@ mod tests {
             redact_token_like(&format!("it is {token}.")),
             "it is <redacted>."
         );
+        // Beside path characters, and each part of a dotted token (a JWT).
+        for (given, shown) in [
+            (format!("'{token}/'"), "'<redacted>/'"),
+            (format!("~/{token}.json"), "~/<redacted>.json"),
+            (
+                "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U".to_string(),
+                "<redacted>.<redacted>.<redacted>",
+            ),
+            ("ya29.a0AfH6SMBx3kP9vQ2zR7tY1uW4".to_string(), "ya29.<redacted>"),
+            (format!("key {}", "0123456789abcdef".repeat(2)), "key <redacted>"),
+        ] {
+            assert_eq!(redact_token_like(&given), shown);
+        }
         for kept in [
             "Cannot open input file /home/me/tasks-2024.json",
             "Cannot open input file /tmp/a/tasks-2024-release.json: No such file",
             "Cannot open input file ./sprint-backlog-2024-q3",
             "No store at /srv/missing-backup-2024-12.db yet",
+            "No agent `builder-2024-agent-x` in the workspace",
+            "Cannot read input file sprint-2024-backlog-dir",
             "http://127.0.0.1:8787/api/v1",
             "unexpected argument '--credential-process' found",
             "at_short 3600 agent_mutation",
@@ -889,9 +911,9 @@ mod tests {
         }
     }
 
-    /// A mistyped `--profile` is matched by the name as typed (a dated
-    /// name is token-shaped, and shown redacted), and every command the
-    /// message gives can be pasted: quoted, `--profile=` before a `-`.
+    /// A mistyped `--profile` is matched by the name as typed (shown, or
+    /// redacted when token-shaped), and every command the message gives
+    /// can be pasted: quoted, `--profile=` before a `-`.
     #[test]
     fn a_missing_profile_names_the_nearest_by_what_was_typed() {
         let mut store = StoreFile::default();
@@ -908,7 +930,22 @@ mod tests {
             "{}",
             f.message
         );
-        assert!(!f.message.contains("agent-b"), "{}", f.message);
+        assert!(
+            f.message
+                .contains("agentteam --profile staging-2024-agent-b auth login"),
+            "{}",
+            f.message
+        );
+        // A token typed as the name is ranked as typed, and not shown.
+        store
+            .profiles
+            .insert("Ci2024Runner-profileA".into(), profile("a"));
+        let f = missing_profile("Ci2024Runner-profileB", &store, path);
+        assert_eq!(
+            f.candidates.as_ref().unwrap()[0].value,
+            "Ci2024Runner-profileA"
+        );
+        assert!(!f.message.contains("profileB"), "{}", f.message);
         assert!(f.message.contains("agentteam --profile NAME auth login"));
         let f = missing_profile("-y", &store, path);
         assert!(f.message.contains("`--profile=-x`"), "{}", f.message);

@@ -156,6 +156,29 @@ fn a_token_in_argv_is_refused() {
     let token = "at_6aEU56b_EptJ67Q_LS32i4Yb";
     let stray_short = [&LOGIN[..], &["at_short"]].concat();
     let stray = [&LOGIN[..], &[token]].concat();
+    // Beside path characters, and a dotted bearer token (a JWT's parts).
+    let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
+    let (slashed, in_path) = (format!("{token}/"), format!("./{token}.json"));
+    for args in [
+        &["--timeout", &slashed, "auth", "status"][..],
+        &["--profile", &slashed, "auth", "status"][..],
+        &["exec", "task", "list", &in_path][..],
+        &["exec", "task", &slashed][..],
+        &["--profile", jwt, "auth", "status"][..],
+        &["exec", "task", "list", jwt][..],
+    ] {
+        let run = cli.run(args, None);
+        for secret in [
+            "6aEU56b_EptJ67Q",
+            "dozjgNryP4J3jVmNHl0w5N",
+            "eyJzdWIiOiIxMjM0NTY3ODkwIn0",
+        ] {
+            assert!(
+                !run.stdout.contains(secret) && !run.stderr.contains(secret),
+                "{args:?}: {run:?}"
+            );
+        }
+    }
     for args in [
         &stray_short[..],
         &stray[..],
@@ -185,17 +208,21 @@ fn a_token_in_argv_is_refused() {
         }
         assert!(run.stdout.contains("<redacted>"), "{args:?}: {run:?}");
     }
-    // A path or a URL is no token: a missing input file is named.
-    let run = cli.run(
-        &["exec", "task", "list", "/tmp/no/such/tasks-2024.json"],
-        None,
-    );
-    assert!(
-        run.stdout.contains("/tmp/no/such/tasks-2024.json"),
-        "{run:?}"
-    );
+    // A path is no token: a missing input file is named, dated names too.
+    for path in [
+        "/tmp/no/such/tasks-2024.json",
+        "/tmp/no/such/tasks-2024-release.json",
+        "sprint-backlog-2024-q3",
+    ] {
+        let run = cli.run(&["exec", "task", "list", path], None);
+        assert!(run.stdout.contains(path), "{run:?}");
+    }
     // Nor does the runtime repeat a token typed on its command line.
-    for args in [&["token", "revoke", token][..], &["--bogus", token][..]] {
+    for args in [
+        &["token", "revoke", token][..],
+        &["--bogus", token][..],
+        &["--bogus", &slashed][..],
+    ] {
         let out = std::process::Command::new(crate::support::runtime::BIN)
             .args(args)
             .env("AGENTTEAM_RUNTIME_DB", cli.home.path().join("rt.db"))

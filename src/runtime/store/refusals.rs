@@ -7,8 +7,6 @@ use serde_json::{Value, json};
 
 use super::handle_of;
 use crate::error::{Failure, MAX_CANDIDATES, code};
-use crate::registry::task::fields::MEMBER_REF_MAX;
-use crate::runtime::auth::TOKEN_PREFIX;
 use crate::text;
 use crate::validate::edit_distance;
 
@@ -483,13 +481,11 @@ pub fn bare_word(word: &str) -> bool {
     !word.is_empty() && !word.starts_with('@') && !word.starts_with("ag_")
 }
 
-/// An agent ref as the operator typed it, repeated: a handle is no
-/// secret and is shown (clipped); only what a handle cannot be (longer
-/// than a member ref's bound, or this runtime's token prefix) and looks
-/// like a token is hidden.
-fn echo_ref(word: &str) -> String {
-    let handle_like = word.chars().count() <= MEMBER_REF_MAX && !word.starts_with(TOKEN_PREFIX);
-    let shown = if handle_like {
+/// An agent ref as the operator typed it, repeated: shown when it is the
+/// handle of an agent (`handle_exists`), else with a word that could be a
+/// token hidden (a handle, of one case, shows either way).
+fn echo_ref(word: &str, handle_exists: bool) -> String {
+    let shown = if handle_exists {
         word.to_string()
     } else {
         crate::credentials::redact_token_like(word)
@@ -504,7 +500,10 @@ fn handle_hint(word: &str, handle_exists: bool) -> String {
     if !bare_word(word) {
         String::new()
     } else if handle_exists {
-        format!(" Its member ref is `@{}`: write the `@`.", echo_ref(word))
+        format!(
+            " Its member ref is `@{}`: write the `@`.",
+            echo_ref(word, true)
+        )
     } else {
         " An agent is `@handle` or an agent id (`ag_…`); `agent list --workspace …` lists them."
             .to_string()
@@ -530,7 +529,7 @@ pub fn no_such_member(member: &str, handle_exists: bool) -> Failure {
         "members",
         &format!(
             "No agent `{}` in the workspace.{}",
-            echo_ref(member),
+            echo_ref(member, handle_exists),
             handle_hint(member, handle_exists)
         ),
     )

@@ -3291,4 +3291,19 @@ fn a_bare_handle_is_named_with_its_at_only_when_it_exists<E: Engine>() {
     );
     // Of another workspace: not there.
     assert!(agent("mallory").contains("agent list"));
+    // A handle that starts as a token does is shown once it is known to be
+    // one; a token given in its place is not.
+    let (_, hash) = crate::runtime::auth::new_token().unwrap();
+    block(
+        w.store
+            .create_agent(&ws, "at_home-2024-builder", &NewToken::new(hash)),
+    )
+    .unwrap();
+    assert_eq!(
+        members("at_home-2024-builder"),
+        "No agent `at_home-2024-builder` in the workspace. Its member ref is `@at_home-2024-builder`: write the `@`."
+    );
+    let (token, _) = crate::runtime::auth::new_token().unwrap();
+    let refused = members(&token);
+    assert!(!refused.contains(&token[3..]), "{refused}");
 }
