@@ -618,6 +618,12 @@ fn read_lines(
         {
             // Blank, or only the byte order mark before an empty first line.
             None
+        } else if let Some(failure) = (line_no == 1).then(|| wide_input(&line)).flatten() {
+            // The whole stream is in that encoding, named from its start
+            // (later lines, split at a byte `\n`, begin mid-character and
+            // would read as the other byte order): one answer, and no more.
+            let _ = tx.blocking_send((line_no, Err(failure)));
+            return;
         } else {
             Some(Ok(line))
         };
@@ -708,6 +714,19 @@ fn read_input(source: &InputSource, action: &Action) -> Result<Vec<u8>, Failure>
     Ok(buf)
 }
 
+/// The refusal of input in UTF-16 or UTF-32 ([`wide_encoding`]), naming
+/// the `iconv` that converts it.
+fn wide_input(raw: &[u8]) -> Option<Failure> {
+    let encoding = wide_encoding(raw)?;
+    let family = &encoding[..6];
+    Some(Failure::new(
+        code::INVALID_JSON,
+        format!(
+            "The input is {family} text; JSON input must be UTF-8: convert it first (`iconv -f {encoding} -t UTF-8`)."
+        ),
+    ))
+}
+
 /// The encoding `raw` is in when it is UTF-16 or UTF-32 (PowerShell 5's
 /// pipe, `Out-File` and some editors' default), as `iconv -f` names it:
 /// plain `UTF-16` or `UTF-32` after a byte order mark (iconv reads the
@@ -739,14 +758,8 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
     // `Out-File` write, is not part of the JSON (RFC 8259 §8.1 lets a
     // parser ignore it).
     let raw = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw);
-    if let Some(encoding) = wide_encoding(raw) {
-        let family = &encoding[..6];
-        return Err(Failure::new(
-            code::INVALID_JSON,
-            format!(
-                "The input is {family} text; JSON input must be UTF-8: convert it first (`iconv -f {encoding} -t UTF-8`)."
-            ),
-        ));
+    if let Some(failure) = wide_input(raw) {
+        return Err(failure);
     }
     let value: Value = crate::json::from_slice(raw).map_err(|e| {
         let e = match e {

@@ -33,7 +33,8 @@ use crate::runtime::{auth, clock, server};
 #[derive(Debug, Parser)]
 #[command(name = "agentteam-runtime", version)]
 struct Cli {
-    /// The store: a SQLite file (created with its directory on first use),
+    /// The store: a SQLite file (created with its directory by serve,
+    /// migrate, quickstart or workspace create),
     /// or a PostgreSQL URI, postgres://USER[:PASSWORD]@HOST[:PORT]/DB or
     /// postgres://USER@/DB?host=/socket/dir (the database must exist).
     /// Default: runtime.db in the platform data dir.
@@ -602,15 +603,25 @@ fn needs_a_store(command: &Command) -> bool {
 /// none yet; the command it suggests is quoted for a shell. The location
 /// is the operator's own `--db` (a PostgreSQL password already left out),
 /// shown as given so the command can be pasted.
-fn no_store_yet(location: &Location) -> Failure {
+/// A command that names a workspace (`command`) cannot be helped by a new
+/// store, which holds none: it is told to check `--db` instead.
+fn no_store_yet(location: &Location, command: &Command) -> Failure {
     let shown = location.shown();
     let quoted = shlex::try_quote(&shown).map_or_else(|_| shown.clone(), |q| q.into_owned());
+    let names_workspace = matches!(
+        command,
+        Command::Agent(_) | Command::Channel(_) | Command::Token(_) | Command::Callback(_)
+    );
     // `--db=VALUE`, so a value starting with `-` is not read as a flag.
-    Failure::new(
-        code::USAGE_ERROR,
-        format!("No store at {shown} yet; `agentteam-runtime --db={quoted} migrate` creates it."),
-    )
-    .field("db", "No store here.")
+    let message = if names_workspace {
+        format!(
+            "No store at {shown}, so no workspace either: check --db (or {}), which should name the store the workspace was created in.",
+            crate::env_vars::RUNTIME_DB.name
+        )
+    } else {
+        format!("No store at {shown} yet; `agentteam-runtime --db={quoted} migrate` creates it.")
+    };
+    Failure::new(code::USAGE_ERROR, message).field("db", "No store here.")
 }
 
 async fn execute_on(location: Location, command: Command) -> Result<Option<Value>, Failure> {
@@ -624,7 +635,7 @@ async fn execute_on(location: Location, command: Command) -> Result<Option<Value
             if (matches!(command, Command::Migrate { status: true }) || needs_a_store(&command))
                 && !path.exists()
             {
-                return Err(no_store_yet(&location));
+                return Err(no_store_yet(&location, &command));
             }
             let store = open_sqlite(path, on_open)?;
             run_command(store, &location, command).await
@@ -662,7 +673,7 @@ async fn run_command<S: Store>(
         // store yet. One that has it gets its pending migrations, as every
         // command applies them.
         if store.schema_status().await?.version == 0 {
-            return Err(no_store_yet(location));
+            return Err(no_store_yet(location, &command));
         }
         store.migrate().await?;
     }

@@ -368,12 +368,26 @@ fn record(
             errors.entry(path.to_string()).or_insert_with(|| {
                 // A word for "nobody" where null clears: the fix is null,
                 // not the value's format (`@none` is a member never found).
-                if matches!(kind, Kind::Pattern(_) | Kind::Type(_))
-                    && nullable(action, path)
-                    && given_str(input, path).is_some_and(means_none)
+                let none_word = given_str(input, path).is_some_and(means_none);
+                if matches!(kind, Kind::Pattern(_) | Kind::Type(_)) && none_word {
+                    if nullable(action, path) {
+                        return "A word is a value, not an absence: `null` (without quotes) clears it."
+                            .to_string();
+                    }
+                    if optional(action, path) {
+                        return "A word is a value, not an absence: leave the field out, and it is unset."
+                            .to_string();
+                    }
+                }
+                // null where a field cannot be null but may be left out.
+                if matches!(kind, Kind::Type(_))
+                    && input_at(input, path).is_some_and(Value::is_null)
+                    && optional(action, path)
                 {
-                    return "A word is a value, not an absence: `null` (without quotes) clears it."
-                        .to_string();
+                    return format!(
+                        "{} To leave it unset, leave the field out.",
+                        wrong_type_of(action, path, kind)
+                    );
                 }
                 let said = match kind {
                     Kind::Pattern(pattern) => {
@@ -450,12 +464,42 @@ fn wrong_type(action: &Action, path: &str, names: &[&str]) -> String {
     }
 }
 
+/// The value at input `path`.
+fn input_at<'a>(input: &'a Value, path: &str) -> Option<&'a Value> {
+    if path.is_empty() {
+        return Some(input);
+    }
+    input.pointer(&format!("/{path}"))
+}
+
 /// The string at input `path`, if it is one.
 fn given_str<'a>(input: &'a Value, path: &str) -> Option<&'a str> {
-    if path.is_empty() {
-        return input.as_str();
+    input_at(input, path).and_then(Value::as_str)
+}
+
+/// Whether the field at input `path` may be left out: a field of an
+/// object that does not require it.
+fn optional(action: &Action, path: &str) -> bool {
+    let (parent, name) = path.rsplit_once('/').unwrap_or(("", path));
+    let parent_schema = if parent.is_empty() {
+        Some(action.schema())
+    } else {
+        schema_at(action, parent)
+    };
+    parent_schema.is_some_and(|schema| {
+        schema["properties"].get(name).is_some()
+            && !schema["required"]
+                .as_array()
+                .is_some_and(|required| required.iter().any(|r| r == name))
+    })
+}
+
+/// [`wrong_type`] for a type error's `kind`.
+fn wrong_type_of(action: &Action, path: &str, kind: &Kind) -> String {
+    match kind {
+        Kind::Type(names) => wrong_type(action, path, names),
+        _ => describe(kind),
     }
-    input.pointer(&format!("/{path}")).and_then(Value::as_str)
 }
 
 /// Whether `word` is what people write for "nobody" or "nothing".
@@ -489,7 +533,7 @@ fn pattern_fix(pattern: &str, input: &Value, path: &str) -> Option<String> {
     // A time (`expected_updated_at`): the format in words, not the regex.
     if pattern == crate::registry::schema::TIMESTAMP_PATTERN {
         return Some(
-            "Must be an RFC 3339 time with its offset, as a task's updated_at is written (`2026-12-02T08:03:34.466048Z`): copy the task's updated_at exactly."
+            "Must be a time in the form a task's updated_at takes (`2026-12-02T08:03:34.466048Z`: date, `T`, time, offset): copy the task's updated_at exactly."
                 .into(),
         );
     }

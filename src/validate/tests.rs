@@ -222,6 +222,20 @@ fn a_word_for_nobody_is_told_null_and_a_bad_time_its_format() {
     );
     let null = "A word is a value, not an absence: `null` (without quotes) clears it.";
     assert_eq!((e["assignee"].as_str(), e["parent"].as_str()), (null, null));
+    // On create nothing is cleared: such a field is left out.
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "a", "assignee": "none", "blocker": null}]}),
+    );
+    assert_eq!(
+        e["tasks/0/assignee"],
+        "A word is a value, not an absence: leave the field out, and it is unset."
+    );
+    assert_eq!(
+        e["tasks/0/blocker"],
+        "Must be of type string. To leave it unset, leave the field out."
+    );
     let e = errors(
         "task",
         "update",
@@ -232,8 +246,8 @@ fn a_word_for_nobody_is_told_null_and_a_bad_time_its_format() {
         "A member ref starts with `@`: write `@` before the handle."
     );
     for (at, says) in [
-        ("2026-12-02T08:03:34", "an RFC 3339 time with its offset"),
-        ("yesterday", "an RFC 3339 time with its offset"),
+        ("2026-12-02T08:03:34", "the form a task's updated_at takes"),
+        ("yesterday", "the form a task's updated_at takes"),
         ("2026-13-45T99:00:00Z", "out of range"),
         ("2026-12-02T08:03:34+25:00", "UTC offset out of range"),
     ] {

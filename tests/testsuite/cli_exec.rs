@@ -1190,4 +1190,19 @@ fn invalid_json_says_what_is_wrong() {
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(lines.len(), 1, "{run:?}");
     assert!(lines[0].contains(r#""line":2"#), "{run:?}");
+    // A batch in UTF-16 is named once, from its start: its later lines,
+    // split at a byte `\n`, would read as the other byte order.
+    let wide: Vec<u8> = "{\"channel\":\"eng\"}\n{\"channel\":\"eng\"}\n"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    std::fs::write(&file, wide).unwrap();
+    let run = cli.run(
+        &["exec", "task", "list", "--batch", file.to_str().unwrap()],
+        None,
+    );
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "{run:?}");
+    assert!(lines[0].contains("`iconv -f UTF-16LE -t UTF-8`"), "{run:?}");
+    assert_eq!(run.code, 2, "{run:?}");
 }
