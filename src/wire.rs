@@ -234,13 +234,17 @@ pub fn decode_body(action: &Action, bytes: &[u8]) -> Result<(Value, WorkflowCont
 /// ([`case::is_no_wire_name`]) at the model-facing `path`: with the
 /// camelCase name to use where the action has that field.
 fn no_wire_name(action: &Action, path: &str, given: &str) -> String {
+    // The error's key is the field's wire path (fieldErrors keys are
+    // camelCase), so the message names the key as it was sent, in plain
+    // quotes (a name in backticks is respelled for the wire).
+    let sent = crate::text::clip(given, crate::text::ECHO_LIMIT);
     if crate::validate::names_a_field(action, path) {
         format!(
-            "Unknown field; wire fields are camelCase: use `{}`.",
+            "Unknown field '{sent}'; wire fields are camelCase: use `{}`.",
             case::snake_to_camel(given)
         )
     } else {
-        "Unknown field.".into()
+        format!("Unknown field '{sent}'.")
     }
 }
 

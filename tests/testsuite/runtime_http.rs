@@ -439,7 +439,7 @@ fn refusals_are_json_with_their_status(engine: Engine) {
     );
     assert_eq!(
         body["error"]["fieldErrors"]["idempotencyKey"],
-        "Unknown field; wire fields are camelCase: use `idempotencyKey`.",
+        "Unknown field 'idempotency_key'; wire fields are camelCase: use `idempotencyKey`.",
         "{body}"
     );
     assert_eq!(before, snakes(), "a refused create wrote nothing");
@@ -452,7 +452,7 @@ fn refusals_are_json_with_their_status(engine: Engine) {
     );
     assert_eq!(
         body["error"]["fieldErrors"]["checkpointsBefore"],
-        "Unknown field; wire fields are camelCase: use `checkpointsBefore`.",
+        "Unknown field 'checkpoints_before'; wire fields are camelCase: use `checkpointsBefore`.",
         "{body}"
     );
     let filters = "%7B%22assignedToMe%22%3Atrue%2C%22assigned_to_me%22%3Afalse%7D";
@@ -468,8 +468,8 @@ fn refusals_are_json_with_their_status(engine: Engine) {
     assert_eq!(
         body["error"]["fieldErrors"],
         json!({
-            "filters/assignedToMe": "Unknown field; wire fields are camelCase: use `assignedToMe`.",
-            "includeSubtasks": "Unknown field; wire fields are camelCase: use `includeSubtasks`.",
+            "filters/assignedToMe": "Unknown field 'assigned_to_me'; wire fields are camelCase: use `assignedToMe`.",
+            "includeSubtasks": "Unknown field 'include_subtasks'; wire fields are camelCase: use `includeSubtasks`.",
         }),
         "{body}"
     );
@@ -483,7 +483,7 @@ fn refusals_are_json_with_their_status(engine: Engine) {
     );
     assert_eq!(
         body["error"]["fieldErrors"],
-        json!({"workspaceId": "Unknown field.", "checkPoints": "Unknown field."}),
+        json!({"workspaceId": "Unknown field 'workspace_id'.", "checkPoints": "Unknown field 'check_points'."}),
         "{body}"
     );
     // 413: a declared oversized body is refused before it is sent.
