@@ -356,11 +356,7 @@ fn password_from_environment(config: &tokio_postgres::Config) -> Option<String> 
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".pgpass")))?;
     let text = read_private(&file)?;
-    let host = match config.get_hosts().first() {
-        Some(Host::Tcp(name)) => name.clone(),
-        // libpq matches a socket connection as `localhost`.
-        Some(Host::Unix(_)) | None => "localhost".to_string(),
-    };
+    let host = passfile_host(config.get_hosts().first());
     let port = config
         .get_ports()
         .first()
@@ -370,6 +366,20 @@ fn password_from_environment(config: &tokio_postgres::Config) -> Option<String> 
     let user = config.get_user().unwrap_or_default();
     let dbname = config.get_dbname().unwrap_or(user);
     passfile_lookup(&text, &host, &port, dbname, user)
+}
+
+/// The host a password file line is matched against, as libpq's
+/// `passwordFromFile` has it: a TCP host by name; `localhost` for no host
+/// or the default socket directory; any other socket directory by its path
+/// (so a line psql and pg_dump use for `?host=/srv/pg` serves here too).
+fn passfile_host(host: Option<&Host>) -> String {
+    match host {
+        Some(Host::Tcp(name)) => name.clone(),
+        Some(Host::Unix(dir)) if dir.as_os_str() != DEFAULT_SOCKET_DIR => {
+            dir.to_string_lossy().into_owned()
+        }
+        Some(Host::Unix(_)) | None => "localhost".to_string(),
+    }
 }
 
 /// The password file is ignored unless only its owner can read it, as
@@ -646,6 +656,27 @@ mod tests {
             Some("fallback")
         );
         assert_eq!(passfile_lookup("h:1:d:u", "h", "1", "d", "u"), None);
+        // A socket directory is matched by its path, but for libpq's
+        // default one, which is `localhost`.
+        let unix = |dir: &str| Host::Unix(dir.into());
+        assert_eq!(passfile_host(Some(&unix("/srv/pg"))), "/srv/pg");
+        assert_eq!(
+            passfile_host(Some(&unix("/var/run/postgresql"))),
+            "localhost"
+        );
+        assert_eq!(passfile_host(None), "localhost");
+        assert_eq!(passfile_host(Some(&Host::Tcp("db".into()))), "db");
+        assert_eq!(
+            passfile_lookup(
+                "/srv/pg:5432:*:al:pw",
+                &passfile_host(Some(&unix("/srv/pg"))),
+                "5432",
+                "d",
+                "al"
+            )
+            .as_deref(),
+            Some("pw")
+        );
     }
 
     #[test]
