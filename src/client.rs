@@ -279,7 +279,9 @@ impl Client {
                     );
                     if let Some(wait) = retry_after {
                         if failure.class == ExitClass::Transient && wait > MAX_RETRY_AFTER {
-                            return Err(failure);
+                            // Longer than a command should wait: no retry,
+                            // but the failure is explained as any other.
+                            retries_left = 0;
                         }
                         backoff = backoff.max(wait);
                     }

@@ -660,12 +660,14 @@ fn last_line(stderr: &[u8]) -> Option<String> {
 
 /// Whether `word` (a run of ASCII letters, digits, `_` and `-`) is shaped
 /// like a token typed where it does not belong: 16 or more characters with
-/// a letter and a digit, and either this runtime's `at_` prefix, both
-/// cases of letters (random base64, as in an `at_…` token, a JWT's parts,
-/// an API key), or 32 or more characters (a long hex key). A word of one
-/// case under 32 characters is a name: a dated file (`tasks-2024-release`),
-/// a handle (lowercase only, at most 39 characters).
+/// a letter and a digit, not one of this runtime's ids (`tsk_…`, `ws_…`,
+/// …: names, not secrets), and one of: this runtime's `at_` prefix;
+/// letters of both cases mixed as random text mixes them
+/// ([`random_case`]: a key, a JWT's parts); no lowercase at all (an AWS
+/// key id, a base32 seed); or 32 or more characters (a hex key). A name
+/// (a dated file, a handle, `SprintPlanning2024`) shows.
 pub(crate) fn token_like(word: &str) -> bool {
+    const IDS: [&str; 5] = ["tsk_", "ws_", "ag_", "cbe_", "run_"];
     let has = |test: fn(&char) -> bool| word.chars().any(|c| test(&c));
     word.len() >= 16
         && word
@@ -673,19 +675,55 @@ pub(crate) fn token_like(word: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c))
         && has(char::is_ascii_alphabetic)
         && has(char::is_ascii_digit)
+        && !IDS.iter().any(|id| word.starts_with(id))
         && (word.starts_with(crate::runtime::auth::TOKEN_PREFIX)
-            || (has(char::is_ascii_uppercase) && has(char::is_ascii_lowercase))
+            || random_case(word)
+            || !has(char::is_ascii_lowercase)
             || word.len() >= 32)
 }
 
-/// `text` with every [`token_like`] word replaced by `<redacted>`: what a
-/// usage error repeats of a command line, where a token may have been
-/// typed by mistake. Every run of letters, digits, `_` and `-` is judged,
-/// wherever it stands (beside a `/`, a `.`, inside a JWT), so a token
-/// never shows; a path's names show, being of one case.
+/// Whether the letters of `word` switch case as random text does: both
+/// cases at least twice, and a switch at three in ten neighbouring letters
+/// or more (random base64 switches at about half; `SprintPlanning` at one
+/// in six).
+fn random_case(word: &str) -> bool {
+    let letters: Vec<bool> = word
+        .chars()
+        .filter(char::is_ascii_alphabetic)
+        .map(|c| c.is_ascii_uppercase())
+        .collect();
+    let upper = letters.iter().filter(|u| **u).count();
+    let lower = letters.len() - upper;
+    let switches = letters.windows(2).filter(|pair| pair[0] != pair[1]).count();
+    upper >= 2 && lower >= 2 && switches * 10 >= 3 * (letters.len() - 1)
+}
+
+/// Whether `word` (a run of the standard base64 alphabet, `+/=` with
+/// letters and digits) is a secret written in it: 24 or more characters
+/// holding a `/` or `+`, not starting as an absolute path does, with a
+/// digit and letters switching case as random text does (an AWS secret
+/// key, an Azure key).
+fn base64_secret(word: &str) -> bool {
+    word.len() >= 24
+        && word.contains(['/', '+'])
+        && !word.starts_with('/')
+        && word.chars().any(|c| c.is_ascii_digit())
+        && random_case(word)
+}
+
+/// `text` with every [`token_like`] word, and every [`base64_secret`],
+/// replaced by `<redacted>`: what a usage error repeats of a command line,
+/// where a token may have been typed by mistake. Every run of letters,
+/// digits, `_` and `-` is judged, wherever it stands (beside a `/`, a `.`,
+/// each part of a JWT), so a token never shows; names show.
 pub(crate) fn redact_token_like(text: &str) -> String {
-    redact_words(
+    let text = redact_words(
         text,
+        |c| c.is_ascii_alphanumeric() || "+/=_-".contains(c),
+        base64_secret,
+    );
+    redact_words(
+        &text,
         |c| c.is_ascii_alphanumeric() || "_-".contains(c),
         token_like,
     )
@@ -885,7 +923,7 @@ mod tests {
         );
         // Beside path characters, and each part of a dotted token (a JWT).
         for (given, shown) in [
-            (format!("'{token}/'"), "'<redacted>/'"),
+            (format!("'{token}/'"), "'<redacted>'"),
             (format!("~/{token}.json"), "~/<redacted>.json"),
             (
                 "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U".to_string(),
@@ -893,6 +931,14 @@ mod tests {
             ),
             ("ya29.a0AfH6SMBx3kP9vQ2zR7tY1uW4".to_string(), "ya29.<redacted>"),
             (format!("key {}", "0123456789abcdef".repeat(2)), "key <redacted>"),
+            // An AWS key id and secret, a base32 seed, an Azure key.
+            ("AKIAIOSFODNN7EXAMPLE".to_string(), "<redacted>"),
+            ("JBSWY3DPEHPK3PXP".to_string(), "<redacted>"),
+            ("'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'".to_string(), "'<redacted>'"),
+            (
+                "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==".to_string(),
+                "<redacted>",
+            ),
         ] {
             assert_eq!(redact_token_like(&given), shown);
         }
@@ -903,6 +949,11 @@ mod tests {
             "No store at /srv/missing-backup-2024-12.db yet",
             "No agent `builder-2024-agent-x` in the workspace",
             "Cannot read input file sprint-2024-backlog-dir",
+            "Cannot open input file tsk_9076f1cd8f25db179a79c5b1cf59824f",
+            "Cannot open input file ./SprintPlanning2024-Q3/task.json",
+            "No profile `Staging-Cluster2024`",
+            "Cannot open input file /home/JohnSmith/Projects2024/tasks.json",
+            "Cannot open input file src/runtime/store/postgres/target.rs",
             "http://127.0.0.1:8787/api/v1",
             "unexpected argument '--credential-process' found",
             "at_short 3600 agent_mutation",
@@ -939,13 +990,13 @@ mod tests {
         // A token typed as the name is ranked as typed, and not shown.
         store
             .profiles
-            .insert("Ci2024Runner-profileA".into(), profile("a"));
-        let f = missing_profile("Ci2024Runner-profileB", &store, path);
+            .insert("at_6aEU56b_EptJ67Q_LS32i4Ya".into(), profile("a"));
+        let f = missing_profile("at_6aEU56b_EptJ67Q_LS32i4Yb", &store, path);
         assert_eq!(
             f.candidates.as_ref().unwrap()[0].value,
-            "Ci2024Runner-profileA"
+            "at_6aEU56b_EptJ67Q_LS32i4Ya"
         );
-        assert!(!f.message.contains("profileB"), "{}", f.message);
+        assert!(!f.message.contains("LS32i4Yb"), "{}", f.message);
         assert!(f.message.contains("agentteam --profile NAME auth login"));
         let f = missing_profile("-y", &store, path);
         assert!(f.message.contains("`--profile=-x`"), "{}", f.message);

@@ -565,6 +565,16 @@ fn read_lines(
     mut reader: Box<dyn BufRead + Send>,
     tx: tokio::sync::mpsc::Sender<(u64, Result<Vec<u8>, Failure>)>,
 ) {
+    // A stream in UTF-16 or UTF-32 is named from its first bytes, once:
+    // its lines, split at a byte `\n`, begin mid-character (and a blank
+    // first line hides the start), so each would read as another byte
+    // order. One answer, and no more.
+    if let Ok(start) = reader.fill_buf()
+        && let Some(failure) = wide_input(start.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(start))
+    {
+        let _ = tx.blocking_send((1, Err(failure)));
+        return;
+    }
     let mut line_no = 0u64;
     loop {
         line_no += 1;
@@ -618,12 +628,6 @@ fn read_lines(
         {
             // Blank, or only the byte order mark before an empty first line.
             None
-        } else if let Some(failure) = (line_no == 1).then(|| wide_input(&line)).flatten() {
-            // The whole stream is in that encoding, named from its start
-            // (later lines, split at a byte `\n`, begin mid-character and
-            // would read as the other byte order): one answer, and no more.
-            let _ = tx.blocking_send((line_no, Err(failure)));
-            return;
         } else {
             Some(Ok(line))
         };

@@ -632,20 +632,34 @@ pub fn decode_error(status: u16, bytes: &[u8], retry_after_seconds: Option<u64>)
     // The wait `Retry-After` asks for, on a refusal for the rate or a
     // service unavailable for now, unless the server's own message says
     // when to retry already.
-    let says_when = |message: &str| {
-        let lower = message.to_lowercase();
-        ["retry after", "retry in", "retry shortly"]
-            .iter()
-            .any(|said| lower.contains(said))
-    };
     if let Some(seconds) = retry_after_seconds
+        && seconds > 0
         && matches!(status, 429 | 503)
-        && !says_when(&failure.message)
+        && !says_when_to_retry(&failure.message)
     {
         let more = format!("Retry after {seconds} s.");
         failure.message = crate::error::followed_by(&failure.message, &more);
     }
     failure
+}
+
+/// Whether a server's message says when to retry: "retry shortly", or a
+/// time after "retry after", "retry in", "try again in" or "retry-after:"
+/// ("Do not retry in a loop" says no time).
+fn says_when_to_retry(message: &str) -> bool {
+    let lower = message.to_lowercase();
+    if lower.contains("retry shortly") || lower.contains("try again shortly") {
+        return true;
+    }
+    ["retry after", "retry in", "try again in", "retry-after:"]
+        .iter()
+        .any(|phrase| {
+            lower.match_indices(phrase).any(|(at, _)| {
+                lower[at + phrase.len()..]
+                    .trim_start()
+                    .starts_with(|c: char| c.is_ascii_digit())
+            })
+        })
 }
 
 fn parse_error_document(bytes: &[u8]) -> Option<Failure> {
@@ -1043,6 +1057,16 @@ mod tests {
             f.message,
             "The server failed (HTTP 503). Retry after 120 s."
         );
+        for (said, again) in [
+            ("Too many requests. Try again in 30 seconds.", false),
+            ("Rate limited; retry-after: 30s", false),
+            ("Do not retry in a loop.", true),
+        ] {
+            let f = decode_error(429, doc(said).as_bytes(), Some(30));
+            assert_eq!(f.message.contains("Retry after 30 s."), again, "{said}");
+        }
+        let f = decode_error(429, doc("Slow down.").as_bytes(), Some(0));
+        assert_eq!(f.message, "Slow down.");
         let busy = json!({"error": {"code": "server_error", "message": "The store is busy. Retry shortly.", "retryable": true}});
         let f = decode_error(503, busy.to_string().as_bytes(), Some(1));
         assert_eq!(f.message, "The store is busy. Retry shortly.");

@@ -99,6 +99,18 @@ pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
                             "--credential-process must be a command line with balanced quotes.",
                         )
                     })?;
+                // The whole command quoted as one word (`'"prog arg"'`)
+                // names a program with a space in it, which fails only at
+                // the first call. (A path may hold a space: `/Apps/My App`.)
+                if let [program] = argv.as_slice()
+                    && program.contains(char::is_whitespace)
+                    && !program.contains('/')
+                {
+                    return Err(Failure::new(
+                        code::USAGE_ERROR,
+                        "--credential-process is one quoted word with spaces in it, taken as the program's name: quote the command line once (`--credential-process 'prog arg'`), or give its words as a JSON list.",
+                    ));
+                }
                 Some(argv)
             }
         };

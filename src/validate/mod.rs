@@ -366,28 +366,21 @@ fn record(
         }
         kind => {
             errors.entry(path.to_string()).or_insert_with(|| {
-                // A word for "nobody" where null clears: the fix is null,
-                // not the value's format (`@none` is a member never found).
+                // A word for "nobody" (or null) where the field is cleared
+                // another way: say that way, not the value's format
+                // (`@none` is a member never found).
                 let none_word = given_str(input, path).is_some_and(means_none);
-                if matches!(kind, Kind::Pattern(_) | Kind::Type(_)) && none_word {
-                    if nullable(action, path) {
-                        return "A word is a value, not an absence: `null` (without quotes) clears it."
-                            .to_string();
-                    }
-                    if optional(action, path) {
-                        return "A word is a value, not an absence: leave the field out, and it is unset."
-                            .to_string();
-                    }
-                }
-                // null where a field cannot be null but may be left out.
-                if matches!(kind, Kind::Type(_))
-                    && input_at(input, path).is_some_and(Value::is_null)
-                    && optional(action, path)
+                let null = input_at(input, path).is_some_and(Value::is_null);
+                if matches!(kind, Kind::Pattern(_) | Kind::Type(_))
+                    && (none_word || null)
+                    && let Some(way) = how_to_clear(action, path)
                 {
-                    return format!(
-                        "{} To leave it unset, leave the field out.",
-                        wrong_type_of(action, path, kind)
-                    );
+                    let said = if none_word {
+                        "A word is a value, not an absence".to_string()
+                    } else {
+                        describe(kind).trim_end_matches('.').to_string()
+                    };
+                    return format!("{said}: {way}");
                 }
                 let said = match kind {
                     Kind::Pattern(pattern) => {
@@ -477,28 +470,23 @@ fn given_str<'a>(input: &'a Value, path: &str) -> Option<&'a str> {
     input_at(input, path).and_then(Value::as_str)
 }
 
-/// Whether the field at input `path` may be left out: a field of an
-/// object that does not require it.
-fn optional(action: &Action, path: &str) -> bool {
-    let (parent, name) = path.rsplit_once('/').unwrap_or(("", path));
-    let parent_schema = if parent.is_empty() {
-        Some(action.schema())
+/// How the field at input `path` is cleared or left empty, as its schema
+/// says: `null` where it may be null; `[]` for a list an update replaces
+/// (left out, it is unchanged); left out where that gives no value
+/// (`Default: none`, `Default: unassigned`). None where none of these
+/// holds (a required field, a locator).
+fn how_to_clear(action: &Action, path: &str) -> Option<&'static str> {
+    if nullable(action, path) {
+        return Some("`null` (without quotes) clears it.");
+    }
+    let schema = schema_at(action, path)?;
+    let description = schema["description"].as_str().unwrap_or_default();
+    if schema["type"] == "array" && description.contains("Omitted: unchanged") {
+        Some("`[]` clears the list; left out, it is unchanged.")
+    } else if description.contains("Default: none") || description.contains("Default: unassigned") {
+        Some("leave the field out, and it has none.")
     } else {
-        schema_at(action, parent)
-    };
-    parent_schema.is_some_and(|schema| {
-        schema["properties"].get(name).is_some()
-            && !schema["required"]
-                .as_array()
-                .is_some_and(|required| required.iter().any(|r| r == name))
-    })
-}
-
-/// [`wrong_type`] for a type error's `kind`.
-fn wrong_type_of(action: &Action, path: &str, kind: &Kind) -> String {
-    match kind {
-        Kind::Type(names) => wrong_type(action, path, names),
-        _ => describe(kind),
+        None
     }
 }
 

@@ -230,11 +230,32 @@ fn a_word_for_nobody_is_told_null_and_a_bad_time_its_format() {
     );
     assert_eq!(
         e["tasks/0/assignee"],
-        "A word is a value, not an absence: leave the field out, and it is unset."
+        "A word is a value, not an absence: leave the field out, and it has none."
     );
     assert_eq!(
         e["tasks/0/blocker"],
-        "Must be of type string. To leave it unset, leave the field out."
+        "Must be of type string: leave the field out, and it has none."
+    );
+    // A locator required by a rule, not the schema, gets no such advice.
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": null, "tasks": [{"title": "a"}]}),
+    );
+    assert_eq!(e["channel"], "Must be of type string.");
+    // On update, a list left out is unchanged: `[]` empties it.
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "labels": "none", "urls": null}),
+    );
+    assert_eq!(
+        e["labels"],
+        "A word is a value, not an absence: `[]` clears the list; left out, it is unchanged."
+    );
+    assert_eq!(
+        e["urls"],
+        "Must be of type array: `[]` clears the list; left out, it is unchanged."
     );
     let e = errors(
         "task",

@@ -429,8 +429,10 @@ fn a_credential_process_given_as_a_json_list_runs_as_that_argv() {
         "[\"\"]",
         "[\"sh\"",
         "[\"sh\", \"a\\u0000b\"]",
-        // An exec-plugin config's object is no command line either.
+        // An exec-plugin config's object is no command line either, nor
+        // the whole command quoted twice, one word with a space.
         "{\"command\": \"aws-vault\"}",
+        "\"sh -c true\"",
     ] {
         let run = login(bad);
         assert_eq!(
@@ -766,6 +768,28 @@ fn rate_limits_honour_retry_after() {
     let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &["--retries", "1"]);
     assert_eq!((run.code, run.error_code().as_str()), (5, "rate_limited"));
     assert_eq!(server.requests().len(), 2);
+
+    // A 503 asking for longer than a command waits is not waited for; a
+    // create answered so is still told it may have been acted on.
+    let away = Reply::Full(
+        503,
+        vec![("retry-after", "120".into())],
+        br#"{"error":{"code":"server_error","message":"Maintenance.","retryable":true}}"#.to_vec(),
+    );
+    let (cli, server) = setup(vec![away]);
+    let run = cli.exec(
+        "task",
+        "create",
+        r#"{"channel":"eng","tasks":[{"title":"t"}]}"#,
+        &[],
+    );
+    assert_eq!((run.code, run.error_code().as_str()), (5, "server_error"));
+    assert_eq!(server.requests().len(), 1);
+    let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(
+        message.contains("Retry after 120 s.") && message.contains("not safe to send twice"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -1191,18 +1215,21 @@ fn invalid_json_says_what_is_wrong() {
     assert_eq!(lines.len(), 1, "{run:?}");
     assert!(lines[0].contains(r#""line":2"#), "{run:?}");
     // A batch in UTF-16 is named once, from its start: its later lines,
-    // split at a byte `\n`, would read as the other byte order.
-    let wide: Vec<u8> = "{\"channel\":\"eng\"}\n{\"channel\":\"eng\"}\n"
-        .encode_utf16()
-        .flat_map(u16::to_le_bytes)
-        .collect();
-    std::fs::write(&file, wide).unwrap();
-    let run = cli.run(
-        &["exec", "task", "list", "--batch", file.to_str().unwrap()],
-        None,
-    );
-    let lines: Vec<&str> = run.stdout.lines().collect();
-    assert_eq!(lines.len(), 1, "{run:?}");
-    assert!(lines[0].contains("`iconv -f UTF-16LE -t UTF-8`"), "{run:?}");
-    assert_eq!(run.code, 2, "{run:?}");
+    // split at a byte `\n`, would read as the other byte order (and a
+    // blank first line would hide the start).
+    for text in [
+        "{\"channel\":\"eng\"}\n{\"channel\":\"eng\"}\n",
+        "\n{\"channel\":\"eng\"}\n",
+    ] {
+        let wide: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        std::fs::write(&file, wide).unwrap();
+        let run = cli.run(
+            &["exec", "task", "list", "--batch", file.to_str().unwrap()],
+            None,
+        );
+        let lines: Vec<&str> = run.stdout.lines().collect();
+        assert_eq!(lines.len(), 1, "{text:?}: {run:?}");
+        assert!(lines[0].contains("`iconv -f UTF-16LE -t UTF-8`"), "{run:?}");
+        assert_eq!(run.code, 2, "{run:?}");
+    }
 }
