@@ -222,7 +222,7 @@ pub fn decode_body(action: &Action, bytes: &[u8]) -> Result<(Value, WorkflowCont
                 .take(crate::error::MAX_FIELD_ERRORS + 1)
                 .map(|(path, given)| {
                     let message = no_wire_name(action, &path, &given);
-                    (path, message)
+                    (crate::credentials::redact_token_like(&path), message)
                 })
                 .collect(),
         ));
@@ -237,7 +237,8 @@ fn no_wire_name(action: &Action, path: &str, given: &str) -> String {
     // The error's key is the field's wire path (fieldErrors keys are
     // camelCase), so the message names the key as it was sent, in plain
     // quotes (a name in backticks is respelled for the wire).
-    let sent = crate::text::clip(given, crate::text::ECHO_LIMIT);
+    let redacted = crate::credentials::redact_token_like(given);
+    let sent = crate::text::clip(&redacted, crate::text::ECHO_LIMIT);
     if crate::validate::names_a_field(action, path) {
         format!(
             "Unknown field '{sent}'; wire fields are camelCase: use `{}`.",

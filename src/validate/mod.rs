@@ -347,10 +347,13 @@ fn record(
                         None => listed = Some(crate::text::clip(name, 64).into_owned()),
                     }
                 }
+                // The unknown key is repeated as the error's path: a token
+                // pasted as a key is not.
+                let at = join(path, &crate::credentials::redact_token_like(name));
                 if !names.is_empty() {
-                    candidates.push((join(path, name), names));
+                    candidates.push((at.clone(), names));
                 }
-                errors.insert(join(path, name), message);
+                errors.insert(at, message);
             }
         }
         Kind::Required(name) => {

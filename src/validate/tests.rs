@@ -320,6 +320,15 @@ fn nested_slips_and_wrappers_are_said_in_one_answer() {
     );
 }
 
+/// A token pasted as a key is not repeated as the error's path.
+#[test]
+fn an_unknown_key_shaped_as_a_token_is_not_repeated() {
+    let token = "at_ioYKu4895Rs2CF1SdG06Zg5E66t5ft7X3uV7EAJc7gg";
+    let e = errors("task", "list", json!({"channel": "eng", token: 1}));
+    assert!(e.contains_key("<redacted>"), "{e:?}");
+    assert!(!format!("{e:?}").contains("ioYKu4895"), "{e:?}");
+}
+
 #[test]
 fn a_field_at_the_wrong_level_is_told_where_it_goes() {
     let refused =
