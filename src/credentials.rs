@@ -369,7 +369,7 @@ pub fn missing_profile(name: &str, store: &StoreFile, path: &std::path::Path) ->
     let mut nearest: Vec<(usize, &String)> = store
         .profiles
         .keys()
-        .map(|p| (crate::validate::edit_distance(typed, p), p))
+        .map(|p| (crate::nearest::edit_distance(typed, p), p))
         .collect();
     nearest.sort();
     let names: Vec<&String> = nearest

@@ -19,6 +19,7 @@ pub mod error;
 pub mod exec;
 pub mod generate;
 pub mod json;
+pub mod nearest;
 pub mod openapi;
 pub mod output;
 pub mod registry;

@@ -616,7 +616,7 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                 let suggested = match error.get(ContextKind::SuggestedSubcommand)? {
                     ContextValue::Strings(all) => all
                         .iter()
-                        .min_by_key(|s| crate::validate::edit_distance(&invalid, s))?
+                        .min_by_key(|s| crate::nearest::edit_distance(&invalid, s))?
                         .clone(),
                     _ => context_string(&error, ContextKind::SuggestedSubcommand)?,
                 };

@@ -660,12 +660,6 @@ fn a_channel_with_a_hash_is_told_to_drop_it() {
         e["channel"].starts_with("Drop the leading `#` and write it in lowercase"),
         "{e:?}"
     );
-    assert_eq!(edit_distance("assigne", "assignee"), 1);
-    assert_eq!(edit_distance("", "ab"), 2);
-    assert_eq!(edit_distance("kitten", "sitting"), 3);
-    assert_eq!(edit_distance("dmeo", "demo"), 1);
-    assert_eq!(edit_distance("release-egn", "release-eng"), 1);
-    assert_eq!(edit_distance("ca", "abc"), 3);
 }
 
 #[test]

@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use super::{join, schema_at, schema_path};
+use crate::nearest::edit_distance;
 use crate::registry::{Action, HiddenContext, find_by_name, schema, synonyms};
 
 /// How an unknown field that names no field here starts: the fields there
@@ -373,31 +374,4 @@ fn shape(home: &str, field: &str) -> String {
         };
     }
     inner
-}
-
-/// Edit distance over chars: insertions, deletions, substitutions, and
-/// swaps of two neighbours (optimal string alignment), so `dmeo` is one
-/// slip from `demo`, as `demi` is.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    // Three rows: two back (for a swap), the one before, this one.
-    let mut two_back: Vec<usize> = vec![0; b.len() + 1];
-    let mut before: Vec<usize> = (0..=b.len()).collect();
-    let mut row: Vec<usize> = vec![0; b.len() + 1];
-    for i in 1..=a.len() {
-        row[0] = i;
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (before[j] + 1)
-                .min(row[j - 1] + 1)
-                .min(before[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(two_back[j - 2] + 1);
-            }
-            row[j] = best;
-        }
-        std::mem::swap(&mut two_back, &mut before);
-        std::mem::swap(&mut before, &mut row);
-    }
-    before[b.len()]
 }

@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 
 use super::handle_of;
 use crate::error::{Failure, MAX_CANDIDATES, code};
+use crate::nearest::edit_distance;
 use crate::text;
-use crate::validate::edit_distance;
 
 /// `names` ordered nearest to `given` first (edit distance, case folded,
 /// then name), at most [`MAX_CANDIDATES`]: a lookup failure's candidates.
