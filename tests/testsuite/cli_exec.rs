@@ -1233,3 +1233,62 @@ fn invalid_json_says_what_is_wrong() {
         assert_eq!(run.code, 2, "{run:?}");
     }
 }
+
+/// A server that answers exactly the shapes product.md gives (a compact
+/// task with its eleven fields and no more, set_claim without `tasks`, a
+/// checkpoint without `reused`) gets documents the CLI's own
+/// `--output-schema` accepts: the schemas require what product.md promises,
+/// and agentteam-runtime's additions are optional.
+#[test]
+fn answers_in_product_md_shapes_validate_against_the_output_schemas() {
+    let compact = json!({
+        "number": 4, "channel": "eng", "scopeId": "tsk_4", "title": "Fix login",
+        "status": "todo", "priority": "none", "assignee": null, "parentNumber": null,
+        "createdBy": "@builder", "createdAt": "2026-12-02T10:00:00Z",
+        "updatedAt": "2026-12-02T10:00:00Z"
+    });
+    let cases = [
+        ("list", r#"{"channel":"eng"}"#, json!({"items": [compact]})),
+        (
+            "create",
+            r#"{"channel":"eng","tasks":[{"title":"Fix login"}]}"#,
+            json!({"tasks": [compact], "reused": false}),
+        ),
+        (
+            "update",
+            r#"{"channel":"eng","number":4,"title":"Fix login"}"#,
+            compact.clone(),
+        ),
+        (
+            "checkpoint",
+            r#"{"channel":"eng","number":4,"summary":"Found it"}"#,
+            json!({"checkpoint": {"id": 1, "summary": "Found it", "createdBy": "@builder",
+                   "createdAt": "2026-12-02T10:01:00Z"}, "task": compact}),
+        ),
+        (
+            "set_claim",
+            r#"{"channel":"eng","numbers":[4],"claimed":true}"#,
+            json!({"claimed": true, "updatedCount": 1, "failures": []}),
+        ),
+        (
+            "delete",
+            r#"{"channel":"eng","number":4}"#,
+            json!({"deletedNumbers": [4], "promotedNumbers": []}),
+        ),
+    ];
+    for (verb, input, body) in cases {
+        let (cli, _server) = setup(vec![Reply::json(200, body)]);
+        let run = cli.exec("task", verb, input, &[]);
+        assert_eq!(run.code, 0, "{verb}: {run:?}");
+        let schema = cli
+            .run(&["exec", "task", verb, "--output-schema"], None)
+            .json();
+        let validator = jsonschema::draft202012::new(&schema).unwrap();
+        let document = run.json();
+        let problems: Vec<String> = validator
+            .iter_errors(&document)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect();
+        assert!(problems.is_empty(), "{verb}: {problems:?} in {document}");
+    }
+}

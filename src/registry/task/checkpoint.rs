@@ -89,6 +89,8 @@ fn data_schema() -> Value {
                 boolean("True when an idempotency_key replayed an earlier checkpoint."),
             ),
         ],
-        &["checkpoint", "task", "reused"],
+        // `reused` is agentteam-runtime's addition (keyed checkpoints);
+        // product.md's shape has the other two.
+        &["checkpoint", "task"],
     )
 }

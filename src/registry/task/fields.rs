@@ -245,7 +245,14 @@ fn compact_task_properties() -> Vec<(&'static str, Value)> {
 
 pub fn compact_task() -> Value {
     let props = compact_task_properties();
-    let required: Vec<&str> = props.iter().map(|(n, _)| *n).collect();
+    // The fields product.md promises of every compact task; `labels` is
+    // always sent by agentteam-runtime but is not among them, so a
+    // server that leaves it out still answers a valid document.
+    let required: Vec<&str> = props
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| *n != "labels")
+        .collect();
     object("A compact task.", props, &required)
 }
 

@@ -104,6 +104,8 @@ fn data_schema() -> Value {
                 )}),
             ),
         ],
-        &["claimed", "updated_count", "tasks", "failures"],
+        // `tasks` is agentteam-runtime's addition (each task's new
+        // updated_at); product.md's shape has the other three.
+        &["claimed", "updated_count", "failures"],
     )
 }
