@@ -65,8 +65,14 @@ impl fmt::Display for Secret {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Profile {
+    // A profile without one of these is incomplete, not a broken store:
+    // the command that selects it says what it lacks (credentials_missing)
+    // and every other profile still works.
+    #[serde(default)]
     pub api_url: String,
+    #[serde(default)]
     pub workspace_id: String,
+    #[serde(default)]
     pub agent_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<Secret>,

@@ -420,6 +420,50 @@ fn a_fifo_in_place_of_the_store_is_refused_at_once() {
     }
 }
 
+/// A profile written without `workspace_id` (hand-edited, or by another
+/// tool) is incomplete, not a broken store: selecting it says what it
+/// lacks, and the other profiles still work.
+#[test]
+fn a_profile_missing_a_field_spoils_only_itself() {
+    let server =
+        crate::support::recorder::Recorder::start(vec![crate::support::recorder::Reply::json(
+            200,
+            serde_json::json!({"items": []}),
+        )]);
+    let cli = Cli::new();
+    std::fs::create_dir(cli.config_dir()).unwrap();
+    std::fs::set_permissions(cli.config_dir(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let store = cli.config_dir().join("credentials.json");
+    let text = serde_json::json!({
+        "default_profile": "whole",
+        "profiles": {
+            "partial": {"api_url": server.url, "agent_id": "ag_1", "token": "at_partial_token_1"},
+            "whole": {"api_url": server.url, "workspace_id": "ws_1", "agent_id": "ag_1",
+                      "token": "at_whole_token_1"}
+        }
+    });
+    std::fs::write(&store, text.to_string()).unwrap();
+    std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let input = Some(r#"{"channel":"eng"}"#);
+    let whole = cli.run(&["exec", "task", "list", "-", "--profile", "whole"], input);
+    assert_eq!(whole.code, 0, "{whole:?}");
+    let partial = cli.run(
+        &["exec", "task", "list", "-", "--profile", "partial"],
+        input,
+    );
+    assert_eq!(
+        (partial.code, partial.error_code().as_str()),
+        (3, "credentials_missing"),
+        "{partial:?}"
+    );
+    assert!(
+        partial.stdout.contains("lacks workspace_id"),
+        "{}",
+        partial.stdout
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
 #[test]
 fn every_route_has_help_and_schemas() {
     let cli = Cli::new();
