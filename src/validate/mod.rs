@@ -337,6 +337,9 @@ fn record(
                     input.pointer(&format!("/{}", path.replace('~', "~0")))
                 };
                 let (mut message, names) = unknown_field(name, path, action, parent);
+                // The unknown key is repeated as the error's path and in
+                // its siblings' messages: a token pasted as a key is not.
+                let shown = crate::credentials::redact_token_like(name);
                 if message.starts_with(FIELDS_HERE) {
                     match &listed {
                         Some(first) => {
@@ -344,12 +347,10 @@ fn record(
                                 "Unknown field; the fields here are listed at `{first}` beside it."
                             );
                         }
-                        None => listed = Some(crate::text::clip(name, 64).into_owned()),
+                        None => listed = Some(crate::text::clip(&shown, 64).into_owned()),
                     }
                 }
-                // The unknown key is repeated as the error's path: a token
-                // pasted as a key is not.
-                let at = join(path, &crate::credentials::redact_token_like(name));
+                let at = join(path, &shown);
                 if !names.is_empty() {
                     candidates.push((at.clone(), names));
                 }
@@ -476,8 +477,9 @@ fn given_str<'a>(input: &'a Value, path: &str) -> Option<&'a str> {
 /// How the field at input `path` is cleared or left empty, as its schema
 /// says: `null` where it may be null; `[]` for a list an update replaces
 /// (left out, it is unchanged); left out where that gives no value
-/// (`Default: none`, `Default: unassigned`). None where none of these
-/// holds (a required field, a locator).
+/// (`Default: none`, `Default: unassigned`), or matches anything (a
+/// filter's `Default: any`). None where none of these holds (a required
+/// field, a locator).
 fn how_to_clear(action: &Action, path: &str) -> Option<&'static str> {
     if nullable(action, path) {
         return Some("`null` (without quotes) clears it.");
@@ -488,6 +490,10 @@ fn how_to_clear(action: &Action, path: &str) -> Option<&'static str> {
         Some("`[]` clears the list; left out, it is unchanged.")
     } else if description.contains("Default: none") || description.contains("Default: unassigned") {
         Some("leave the field out, and it has none.")
+    } else if description.contains("Default: any") {
+        // A filter (`filters.assignee: "none"`): `@none` would be a member
+        // never found.
+        Some("leave the filter out, and it matches any.")
     } else {
         None
     }

@@ -318,6 +318,40 @@ fn nested_slips_and_wrappers_are_said_in_one_answer() {
         e["patch"],
         "Unknown field; `patch` is no wrapper here: put the fields it holds beside the others, at this level."
     );
+    // A wrapper whose name is near a field (`changes`, `channel`), a
+    // synonym (`body`, `description`) or an answer's key (`data`) is still
+    // a wrapper when what it holds are this level's fields.
+    for wrapper in ["changes", "body", "data"] {
+        let e = errors(
+            "task",
+            "update",
+            json!({"channel": "eng", "number": 1, wrapper: {"status": "done"}}),
+        );
+        assert!(
+            e[wrapper].contains("is no wrapper here"),
+            "{wrapper}: {}",
+            e[wrapper]
+        );
+    }
+}
+
+/// "none" in a filter is not told to become `@none` (a member never
+/// found): leaving the filter out matches any.
+#[test]
+fn a_none_word_in_a_filter_is_told_to_leave_the_filter_out() {
+    for value in [json!("none"), json!("nobody"), json!(null)] {
+        let e = errors(
+            "task",
+            "list",
+            json!({"channel": "eng", "filters": {"assignee": value}}),
+        );
+        let said = &e["filters/assignee"];
+        assert!(
+            said.ends_with("leave the filter out, and it matches any."),
+            "{value}: {said}"
+        );
+        assert!(!said.contains("write `@`"), "{said}");
+    }
 }
 
 /// A token pasted as a key is not repeated as the error's path.
@@ -327,6 +361,14 @@ fn an_unknown_key_shaped_as_a_token_is_not_repeated() {
     let e = errors("task", "list", json!({"channel": "eng", token: 1}));
     assert!(e.contains_key("<redacted>"), "{e:?}");
     assert!(!format!("{e:?}").contains("ioYKu4895"), "{e:?}");
+    // Nor in a sibling's message that points at it, nor as a wrapper.
+    for input in [
+        json!({"channel": "eng", token: 1, "zzz": 2}),
+        json!({"channel": "eng", token: {"query": "x"}}),
+    ] {
+        let e = errors("task", "list", input);
+        assert!(!format!("{e:?}").contains("ioYKu4895"), "{e:?}");
+    }
 }
 
 #[test]

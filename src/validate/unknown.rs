@@ -28,6 +28,21 @@ pub(super) fn unknown_field(
     parent: Option<&Value>,
 ) -> (String, Vec<String>) {
     let mut message = unknown_field_message(name, parent_path, action, parent);
+    let siblings = sibling_fields(action, parent_path);
+    // An object of this level's own fields, wrapped (`patch: {status}`,
+    // `changes: {…}`, `data: {…}`, as some APIs take an update): unwrap
+    // it, whatever the wrapper's name is near (`changes` is no `channel`,
+    // `body` no `description`, when what it holds are this level's fields).
+    if !message.contains("hidden context") && wraps_siblings(&siblings, parent, name) {
+        let shown = crate::credentials::redact_token_like(name);
+        return (
+            format!(
+                "Unknown field; `{}` is no wrapper here: put the fields it holds beside the others, at this level.",
+                crate::text::clip(&shown, 64)
+            ),
+            Vec::new(),
+        );
+    }
     // Hidden context cannot be set, and a field of another action is
     // fixed by that action: no name here would do.
     if message.contains("hidden context")
@@ -39,7 +54,6 @@ pub(super) fn unknown_field(
         return (message, Vec::new());
     }
     let snake = crate::case::camel_to_snake(name);
-    let siblings = sibling_fields(action, parent_path);
     // The name the message proposes comes first, then the nearest others.
     let proposed = siblings
         .iter()
@@ -84,15 +98,6 @@ pub(super) fn unknown_field(
         // A field at the wrong level: the message says where it goes; no
         // name here would do.
         None if message.starts_with("Unknown field here") => Vec::new(),
-        // An object of this level's own fields, wrapped (`patch: {status}`,
-        // as some APIs take an update): unwrap it.
-        None if message == "Unknown field." && wraps_siblings(&siblings, parent, name) => {
-            message = format!(
-                "Unknown field; `{}` is no wrapper here: put the fields it holds beside the others, at this level.",
-                crate::text::clip(name, 64)
-            );
-            Vec::new()
-        }
         // Nothing near: the fields there are, and no candidate that would
         // only fail in its turn (`force` is no misspelt `number`).
         None if message == "Unknown field." => {
