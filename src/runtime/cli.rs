@@ -293,7 +293,7 @@ pub const EXIT_STATUSES: [(ExitClass, &str); 5] = [
     ),
     (
         ExitClass::Credentials,
-        "`quickstart` only: the agentteam credential store it writes the profile to is open to others or not valid (as for `agentteam`); the profile was not written",
+        "`quickstart` only: the agentteam credential store it writes the profile to is open to others or not valid (as for `agentteam`); checked first, so nothing was created or written",
     ),
     (
         ExitClass::Transient,
@@ -562,6 +562,12 @@ fn execute(cli: Cli, postgres_only: &[&str]) -> Result<Option<Value>, Failure> {
             ),
         )
         .field(first.trim_start_matches("--"), "PostgreSQL only."));
+    }
+    if let Command::Quickstart { .. } = cli.command {
+        // The profile is written last: a credential store it could not be
+        // written to (insecure, not valid, not a directory) is refused
+        // before the runtime store is opened, so nothing is half-made.
+        CredentialStore::locate()?.load()?;
     }
     let runtime = match &cli.command {
         Command::Serve { workers, .. } => {

@@ -700,8 +700,11 @@ fn the_runtimes_exit_statuses_are_the_documented_ones() {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o700)).unwrap();
     std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o644)).unwrap();
+    // On a store not made yet: refused before it is made, so nothing of
+    // the demo is left half-made.
+    let fresh = dir.path().join("fresh.db");
     let quickstart = Command::new(BIN)
-        .args(["--db", db, "quickstart"])
+        .args(["--db", fresh.to_str().unwrap(), "quickstart"])
         .env("AGENTTEAM_CONFIG_DIR", &config)
         .env("RUST_LOG", "warn")
         .output()
@@ -713,6 +716,7 @@ fn the_runtimes_exit_statuses_are_the_documented_ones() {
         "{}",
         "the profile was not written"
     );
+    assert!(!fresh.exists(), "the runtime store was made");
     for out in [&created, &unknown, &quickstart] {
         let code = out.status.code().unwrap();
         assert!(documented.contains(&code), "exit {code} is not documented");
