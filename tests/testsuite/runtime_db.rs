@@ -857,6 +857,15 @@ fn a_member_without_its_at_is_told_to_add_it() {
             && dated.contains("member ref is `@builder-2024-agent-x`"),
         "{dated}"
     );
+    // Every member that needs its `@` is said at once, with the whole
+    // corrected value, so one retry makes the board.
+    let both = create("alice,builder-2024-agent-x");
+    assert!(
+        both.contains("`@alice`")
+            && both.contains("`@builder-2024-agent-x`")
+            && both.contains("Together: `--members @alice,@builder-2024-agent-x`."),
+        "{both}"
+    );
     // A bare word that is no handle either is not told to add an `@`.
     let unknown = create("carol");
     assert!(!unknown.contains("`@carol`"), "{unknown}");

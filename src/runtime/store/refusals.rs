@@ -524,15 +524,43 @@ pub fn channel_taken() -> Failure {
 /// A member is `@handle` or an agent id (`ag_…`); a bare word that is
 /// neither was most likely a handle without its `@` (`handle_exists`: as
 /// for [`no_such_agent`]).
-pub fn no_such_member(member: &str, handle_exists: bool) -> Failure {
-    admin(
-        "members",
-        &format!(
-            "No agent `{}` in the workspace.{}",
-            echo_ref(member, handle_exists),
-            handle_hint(member, handle_exists)
-        ),
-    )
+/// Every member of `members` that names no agent, each with whether
+/// `@word` exists (see [`handle_hint`]), said at once, so one retry fixes
+/// them all; when each is only a handle without its `@`, the whole
+/// corrected value too.
+pub fn no_such_members(members: &[String], missing: &[(String, bool)]) -> Failure {
+    let said: Vec<String> = missing
+        .iter()
+        .map(|(member, exists)| {
+            format!(
+                "No agent `{}` in the workspace.{}",
+                echo_ref(member, *exists),
+                handle_hint(member, *exists)
+            )
+        })
+        .collect();
+    let mut message = said.join(" ");
+    let only_the_at = missing.len() > 1
+        && missing
+            .iter()
+            .all(|(member, exists)| *exists && bare_word(member));
+    if only_the_at {
+        let fixed: Vec<String> = members
+            .iter()
+            .map(|m| {
+                if missing.iter().any(|(w, _)| w == m) {
+                    format!("@{m}")
+                } else {
+                    m.clone()
+                }
+            })
+            .collect();
+        message.push_str(&format!(
+            " Together: `--members {}`.",
+            text::clip(&fixed.join(","), text::ECHO_LIMIT)
+        ));
+    }
+    admin("members", &message)
 }
 
 pub fn no_such_callback_effect() -> Failure {

@@ -225,12 +225,18 @@ pub(super) async fn create_channel(
         return Err(refusals::channel_taken().into());
     };
     let channel_id: i64 = row.get(0);
-    for member in members.unwrap_or_default() {
+    let members = members.unwrap_or_default();
+    let mut missing = Vec::new();
+    for member in members {
         let Some(agent) = find_agent(tx, workspace_id, member).await? else {
             let exists = handle_exists(tx, workspace_id, member).await?;
-            return Err(refusals::no_such_member(member, exists).into());
+            missing.push((member.clone(), exists));
+            continue;
         };
         exec(tx, MEMBER, &[&channel_id, &agent.agent_id]).await?;
+    }
+    if !missing.is_empty() {
+        return Err(refusals::no_such_members(members, &missing).into());
     }
     Ok(())
 }

@@ -159,15 +159,20 @@ pub(super) fn create_channel(
         params![workspace_id, name, members.is_some(), clock::now()],
     )?;
     let channel_id = c.last_insert_rowid();
-    for member in members.unwrap_or_default() {
+    let members = members.unwrap_or_default();
+    let mut missing = Vec::new();
+    for member in members {
         let Some(agent) = find_agent(c, workspace_id, member)? else {
-            let exists = handle_exists(c, workspace_id, member)?;
-            return Err(refusals::no_such_member(member, exists));
+            missing.push((member.clone(), handle_exists(c, workspace_id, member)?));
+            continue;
         };
         c.exec_cached(
             "INSERT OR IGNORE INTO channel_members (channel_id, agent_id) VALUES (?1, ?2)",
             params![channel_id, agent.agent_id],
         )?;
+    }
+    if !missing.is_empty() {
+        return Err(refusals::no_such_members(members, &missing));
     }
     Ok(())
 }
