@@ -442,7 +442,7 @@ impl Unanswered {
 fn not_safe_to_repeat(failure: Failure) -> Failure {
     let more = "The server may have received the request, and this action is not safe to send twice: read the current state (list or get it) before you send it again.";
     let message = crate::error::followed_by(&failure.message, more);
-    Failure { message, ..failure }
+    Failure { message, ..failure }.detail("may_have_taken_effect", serde_json::Value::Bool(true))
 }
 
 /// A success answer to a request that is not safe to send twice, whose
@@ -451,7 +451,7 @@ fn not_safe_to_repeat(failure: Failure) -> Failure {
 fn acted_on(failure: Failure) -> Failure {
     let more = "The server answered success, so the action took effect, and it is not safe to send twice: read the current state (list or get it) before you send it again.";
     let message = crate::error::followed_by(&failure.message, more);
-    Failure { message, ..failure }
+    Failure { message, ..failure }.detail("took_effect", serde_json::Value::Bool(true))
 }
 
 /// A 3xx answer: refused. Where it pointed is a transport detail (an

@@ -567,12 +567,14 @@ pub const DETAIL_NAMES: &[&str] = &[
     "current_updated_at",
     "line",
     "max_permission",
+    "may_have_taken_effect",
     "needed_scope",
     "private_board",
     "retry_after_s",
     "server_code",
     "status",
     "token_scope",
+    "took_effect",
 ];
 
 pub fn error_schema() -> Value {
@@ -615,7 +617,7 @@ pub fn error_schema() -> Value {
                     },
                     "details": {
                         "type": "object",
-                        "description": "Structured facts about the failure, by name; e.g. task_update_conflict's `current_updated_at`, the task's updated_at now."
+                        "description": "Structured facts about the failure, by name; e.g. task_update_conflict's `current_updated_at`, the task's updated_at now; `took_effect` or `may_have_taken_effect` (true) where a mutation not safe to send twice did or may have acted: read before resending."
                     },
                     "candidates": {
                         "type": "array",

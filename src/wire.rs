@@ -645,19 +645,20 @@ pub fn decode_error(status: u16, bytes: &[u8], retry_after_seconds: Option<u64>)
 }
 
 /// Whether a server's message says when to retry: "retry shortly", or a
-/// time after "retry after", "retry in", "try again in" or "retry-after:"
-/// ("Do not retry in a loop" says no time).
+/// time after "retry after", "retry in", "try again in" or "retry-after"
+/// (a colon or `=` between them too; "Do not retry in a loop" says no time).
 fn says_when_to_retry(message: &str) -> bool {
     let lower = message.to_lowercase();
     if lower.contains("retry shortly") || lower.contains("try again shortly") {
         return true;
     }
-    ["retry after", "retry in", "try again in", "retry-after:"]
+    // "retry after: 30", "Retry-After 30", "retry after 30 s" alike.
+    ["retry after", "retry in", "try again in", "retry-after"]
         .iter()
         .any(|phrase| {
             lower.match_indices(phrase).any(|(at, _)| {
                 lower[at + phrase.len()..]
-                    .trim_start()
+                    .trim_start_matches(|c: char| c.is_whitespace() || c == ':' || c == '=')
                     .starts_with(|c: char| c.is_ascii_digit())
             })
         })
@@ -1061,6 +1062,8 @@ mod tests {
         for (said, again) in [
             ("Too many requests. Try again in 30 seconds.", false),
             ("Rate limited; retry-after: 30s", false),
+            ("Slow down. Retry after: 30", false),
+            ("Slow down. Retry-After 30", false),
             ("Do not retry in a loop.", true),
         ] {
             let f = decode_error(429, doc(said).as_bytes(), Some(30));

@@ -829,8 +829,23 @@ fn a_mutation_cut_off_after_sending_is_told_to_look_before_resending() {
         let message = run.json()["error"]["message"].as_str().unwrap().to_string();
         assert!(message.contains("not safe to send twice"), "{message}");
         assert!(!message.contains("Is the server running"), "{message}");
+        assert_eq!(
+            run.json()["error"]["details"]["may_have_taken_effect"],
+            true,
+            "{run:?}"
+        );
         assert_eq!(server.requests().len(), 1, "never resent");
     }
+    // A success whose body cannot be read: the action happened.
+    let (cli, server) = setup(vec![Reply::text(201, "text/html", "<html>ok</html>")]);
+    let run = cli.exec("task", "create", create, &[]);
+    assert_eq!(run.error_code(), "invalid_response", "{run:?}");
+    assert_eq!(
+        run.json()["error"]["details"]["took_effect"],
+        true,
+        "{run:?}"
+    );
+    assert_eq!(server.requests().len(), 1, "never resent");
     let (cli, _server) = setup(vec![cut()]);
     let run = cli.exec("task", "create", create, &[]);
     assert!(
