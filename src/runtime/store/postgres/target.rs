@@ -69,6 +69,12 @@ impl Target {
                 &"a `%` that is not followed by two hex digits (write a literal % as %25)",
             ));
         }
+        // The TLS modes tokio-postgres cannot even parse (libpq's
+        // verify-ca, verify-full) are refused by name as `require` is,
+        // not as a misspelt value.
+        if let Some(mode) = ssl_mode_asked(uri).filter(|m| m.starts_with("verify-")) {
+            return Err(no_tls(&shown, &mode));
+        }
         // tokio-postgres's own text is "invalid connection string"; what is
         // wrong (`invalid value for option \`port\``) is in its causes.
         let mut config = tokio_postgres::Config::from_str(&query_ports_to_hosts(uri)).map_err(|e| {
@@ -102,11 +108,7 @@ impl Target {
         }
         if config.get_ssl_mode() == tokio_postgres::config::SslMode::Require {
             // Said now, by name, rather than as a failed handshake later.
-            return Err(Failure::new(
-                code::USAGE_ERROR,
-                format!("`{shown}` asks for sslmode=require; agentteam-runtime does not speak TLS to PostgreSQL yet."),
-            )
-            .field("db", "Connect over a Unix socket or a private network (sslmode=disable or prefer)."));
+            return Err(no_tls(&shown, "require"));
         }
         if config.get_hosts().is_empty() && config.get_hostaddrs().is_empty() {
             config.host_path(DEFAULT_SOCKET_DIR);
@@ -435,6 +437,30 @@ fn split_escaped(line: &str) -> Vec<String> {
     fields
 }
 
+/// A URI asking for TLS (`sslmode=MODE`), which this runtime does not
+/// speak yet: refused by name, before anything connects.
+fn no_tls(shown: &str, mode: &str) -> Failure {
+    Failure::new(
+        code::USAGE_ERROR,
+        format!("`{shown}` asks for sslmode={mode}; agentteam-runtime does not speak TLS to PostgreSQL yet."),
+    )
+    .field(
+        "db",
+        "Connect over a Unix socket or a private network (sslmode=disable or prefer).",
+    )
+}
+
+/// The `sslmode` a URI's query asks for, lowercased, if any.
+fn ssl_mode_asked(uri: &str) -> Option<String> {
+    let (_, query) = uri.split_once('?')?;
+    query
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .filter(|(key, _)| key.trim().eq_ignore_ascii_case("sslmode"))
+        .map(|(_, value)| value.trim().to_ascii_lowercase())
+        .next_back()
+}
+
 /// Whether `uri` has a `%` that does not start a percent escape (`%` and
 /// two hex digits).
 fn has_broken_escape(uri: &str) -> bool {
@@ -622,6 +648,17 @@ mod tests {
             failure.message
         );
         assert!(!failure.message.contains("s3cret"));
+        for mode in ["verify-ca", "verify-full", "VERIFY-FULL"] {
+            let uri = format!("postgres://al:s3cret@h/db?port=5433&sslmode={mode}");
+            let failure = Target::parse(&uri).unwrap_err();
+            assert!(
+                failure.message.contains("does not speak TLS")
+                    && failure.message.contains(&mode.to_lowercase()),
+                "{}",
+                failure.message
+            );
+            assert!(!failure.message.contains("s3cret"));
+        }
         assert!(Target::parse("postgres://al@h/db?sslmode=prefer").is_ok());
     }
 
