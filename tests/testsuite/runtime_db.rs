@@ -181,6 +181,41 @@ fn an_unreachable_server_is_named_and_transient() {
     );
 }
 
+/// A port where something else answers (an HTTP server) is a wrong host
+/// or port, said as such and not retryable: no wait makes it PostgreSQL.
+#[test]
+fn a_port_that_is_not_postgresql_is_named_a_setting_to_fix() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        if let Ok((mut stream, _)) = listener.accept() {
+            let mut first = [0u8; 4096];
+            let _ = stream.read(&mut first);
+            let _ = stream.write_all(
+                b"HTTP/1.1 400 Bad Request\r\ncontent-length: 11\r\nconnection: close\r\n\r\nbad request",
+            );
+            // Closed only once the client has read the answer (a reset
+            // would hide it).
+            let _ = stream.shutdown(std::net::Shutdown::Write);
+            let _ = stream.read(&mut first);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let uri = format!("postgres://al:s3cret@127.0.0.1:{port}/tasks");
+    let doc = refused(
+        &runtime_in(dir.path(), &["--db", &uri, "migrate", "--status"]),
+        2,
+        "s3cret",
+    );
+    assert_eq!(doc["error"]["retryable"], false, "{doc}");
+    assert!(
+        message(&doc).contains("did not answer as PostgreSQL"),
+        "{doc}"
+    );
+    server.join().unwrap();
+}
+
 /// An empty --db, or an empty AGENTTEAM_RUNTIME_DB, is a usage error that
 /// says so; no store is looked for or created.
 #[test]

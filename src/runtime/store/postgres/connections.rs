@@ -225,6 +225,24 @@ fn open_failure(target: &Target, e: PoolError) -> Failure {
         )
         .field("db", "Check the URI's parameters.");
     }
+    // Something answered, but not in PostgreSQL's protocol (an HTTP
+    // server on that port, say): a wrong host or port, which no retry fixes.
+    // ("bytes remaining on stream": it closed in the middle of what would
+    // be a message, as an HTTP server does after its 400.)
+    if let PoolError::Backend(e) = &e
+        && ([
+            "error parsing response from server",
+            "unexpected message from server",
+        ]
+        .contains(&e.to_string().as_str())
+            || why == "bytes remaining on stream")
+    {
+        return Failure::new(
+            code::USAGE_ERROR,
+            format!("The server at {server} did not answer as PostgreSQL does ({why}); is that the database's host and port?"),
+        )
+        .field("db", "Check the URI's host and port.");
+    }
     Failure::unavailable(format!("Cannot reach PostgreSQL at {server}: {why}."))
         .field("db", "Is the server running and reachable?")
 }
