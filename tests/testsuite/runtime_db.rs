@@ -292,6 +292,37 @@ fn a_wrong_password_or_a_missing_database_is_named_and_nothing_is_created() {
         message(&doc).contains(&format!("asks user `{SUPERUSER}` for a password")),
         "{doc}"
     );
+    // A password file others may read is ignored, as libpq ignores it, and
+    // the refusal says so rather than leave the operator to guess.
+    use std::os::unix::fs::PermissionsExt;
+    let passfile = dir.path().join("no-pgpass");
+    std::fs::write(
+        &passfile,
+        format!("127.0.0.1:{}:*:{SUPERUSER}:{PASSWORD}\n", cluster.port()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&passfile, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let doc = refused(
+        &runtime_in(dir.path(), &["--db", &bare, "migrate", "--status"]),
+        2,
+        PASSWORD,
+    );
+    assert!(
+        message(&doc).contains("was ignored: its mode is 644"),
+        "{doc}"
+    );
+    // Private, it is read: for the host of a multi-host URI that has a
+    // line, though the first host has none (and refuses connections).
+    std::fs::set_permissions(&passfile, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let two_hosts = format!(
+        "postgres://{SUPERUSER}@127.0.0.1:1,127.0.0.1:{}/{db}",
+        cluster.port()
+    );
+    succeeded(&runtime_in(
+        dir.path(),
+        &["--db", &two_hosts, "migrate", "--status"],
+    ));
+    std::fs::remove_file(&passfile).unwrap();
     // The right password works, from the URI or from PGPASSWORD.
     let right = cluster.tcp_uri(&db);
     let out = runtime_in(

@@ -200,10 +200,18 @@ fn open_failure(target: &Target, e: PoolError) -> Failure {
     // like a wrong one, not a server to wait for. tokio-postgres says so only
     // in its error's text (a configuration error, "password missing").
     if why.contains("password missing") {
+        let ignored = super::target::ignored_passfile()
+            .map(|(path, mode)| {
+                format!(
+                    " The password file {} was ignored: its mode is {mode:o}, and it is read only when private to its owner (chmod 600 it).",
+                    path.display()
+                )
+            })
+            .unwrap_or_default();
         return Failure::new(
             code::USAGE_ERROR,
             format!(
-                "PostgreSQL at {server} asks user `{}` for a password, and none was given.",
+                "PostgreSQL at {server} asks user `{}` for a password, and none was given.{ignored}",
                 target.user()
             ),
         )

@@ -347,27 +347,49 @@ fn default_user() -> String {
 /// The password libpq would use when the URI has none: `PGPASSWORD`, else
 /// the first matching line of `PGPASSFILE` or `~/.pgpass`.
 fn password_from_environment(config: &tokio_postgres::Config) -> Option<String> {
-    use crate::env_vars::{PG_PASSFILE, PG_PASSWORD};
+    use crate::env_vars::PG_PASSWORD;
     if let Some(password) = std::env::var(PG_PASSWORD.name)
         .ok()
         .filter(|p| !p.is_empty())
     {
         return Some(password);
     }
-    let file = std::env::var_os(PG_PASSFILE.name)
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".pgpass")))?;
-    let text = read_private(&file)?;
-    let host = passfile_host(config.get_hosts().first());
-    let port = config
-        .get_ports()
-        .first()
-        .copied()
-        .unwrap_or(DEFAULT_PORT)
-        .to_string();
+    let text = read_private(&passfile()?)?;
     let user = config.get_user().unwrap_or_default();
     let dbname = config.get_dbname().unwrap_or(user);
-    passfile_lookup(&text, &host, &port, dbname, user)
+    // One password serves every host of a multi-host URI: that of the
+    // first host with a line, as the hosts are tried in turn.
+    let hosts = config.get_hosts();
+    let ports = config.get_ports();
+    (0..hosts.len().max(1)).find_map(|i| {
+        let host = passfile_host(hosts.get(i));
+        // libpq: one port for all hosts, or one per host.
+        let port = ports
+            .get(i)
+            .or_else(|| ports.first().filter(|_| ports.len() == 1))
+            .copied()
+            .unwrap_or(DEFAULT_PORT)
+            .to_string();
+        passfile_lookup(&text, &host, &port, dbname, user)
+    })
+}
+
+/// The password file libpq would read: `PGPASSFILE`, else `~/.pgpass`.
+fn passfile() -> Option<PathBuf> {
+    std::env::var_os(crate::env_vars::PG_PASSFILE.name)
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".pgpass")))
+}
+
+/// The password file and its mode, when one exists but is ignored because
+/// others may read it (libpq warns of it; a message asking for a password
+/// says it).
+pub(super) fn ignored_passfile() -> Option<(PathBuf, u32)> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = passfile()?;
+    let meta = std::fs::metadata(&path).ok()?;
+    let mode = meta.permissions().mode() & 0o777;
+    (meta.is_file() && mode & 0o077 != 0).then_some((path, mode))
 }
 
 /// The host a password file line is matched against, as libpq's
