@@ -124,6 +124,9 @@ fn a_uri_is_never_taken_for_a_path() {
             "target_session_attrs=any password=s3cret",
             "key=value connection string",
         ),
+        // An unexpanded `~`: never a directory named `~` here.
+        ("~/store.db", "expanded only by a shell"),
+        ("~", "expanded only by a shell"),
     ] {
         for command in [vec!["serve"], vec!["workspace", "create", "--name", "w"]] {
             let mut args = vec!["--db", db];

@@ -23,7 +23,7 @@ pub mod sqlite;
 mod tests;
 
 use std::ffi::OsStr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -108,6 +108,28 @@ impl Location {
                 "--db looks like a libpq key=value connection string, which agentteam-runtime does not take: give a postgres:// URI (postgres://USER@HOST:PORT/DATABASE, the password in PGPASSWORD or ~/.pgpass). A file whose name has `=` can be given as ./NAME.",
             )
             .field("db", "A file path, or postgres://USER@HOST/DATABASE."));
+        }
+        // `~/…` reaches us only unexpanded (quoted, or from an env file or a
+        // unit's Environment=): taken as it is, it made a directory named
+        // `~` in the working directory. Refused, with the path meant.
+        if text == "~" || text.starts_with("~/") {
+            let meant = std::env::var_os("HOME")
+                .map(|home| {
+                    format!(
+                        " (here: {})",
+                        Path::new(&home)
+                            .join(text.trim_start_matches(['~', '/']))
+                            .display()
+                    )
+                })
+                .unwrap_or_default();
+            return Err(Failure::new(
+                code::USAGE_ERROR,
+                format!(
+                    "--db starts with `~`, which is expanded only by a shell, unquoted: give the full path{meant}. A directory named `~` can be given as ./~/NAME."
+                ),
+            )
+            .field("db", "A full file path, or postgres://USER@HOST/DATABASE."));
         }
         Ok(Location::Sqlite(PathBuf::from(text)))
     }
