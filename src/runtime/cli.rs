@@ -625,7 +625,16 @@ fn no_store_yet(location: &Location, command: &Command) -> Failure {
             crate::env_vars::RUNTIME_DB.name
         )
     } else {
-        format!("No store at {shown} yet; `agentteam-runtime --db={quoted} migrate` creates it.")
+        // The password is never printed: the command shown goes without it.
+        let password = match location {
+            Location::Postgres(target) if target.had_password() => {
+                " (give the password as before, in PGPASSWORD or ~/.pgpass: it is not shown here)"
+            }
+            _ => "",
+        };
+        format!(
+            "No store at {shown} yet; `agentteam-runtime --db={quoted} migrate`{password} creates it."
+        )
     };
     Failure::new(code::USAGE_ERROR, message).field("db", "No store here.")
 }
@@ -1067,6 +1076,23 @@ mod tests {
     use std::ffi::OsStr;
 
     use super::*;
+
+    /// The hint for a store not made yet can be pasted; where the URI's
+    /// password had to be left out of it, it says how to give it.
+    #[test]
+    fn the_migrate_hint_says_where_the_password_went() {
+        let status = Command::Migrate { status: true };
+        let with = Location::parse(OsStr::new("postgres://al:s3cret@h/db")).unwrap();
+        let said = no_store_yet(&with, &status).message;
+        assert!(!said.contains("s3cret"), "{said}");
+        assert!(
+            said.contains("--db=postgres://al@h/db migrate` (give the password as before"),
+            "{said}"
+        );
+        let without = Location::parse(OsStr::new("postgres://al@h/db")).unwrap();
+        let said = no_store_yet(&without, &status).message;
+        assert!(said.ends_with("migrate` creates it."), "{said}");
+    }
 
     #[test]
     fn only_sqlite_gets_more_workers_than_cpus() {
