@@ -1250,8 +1250,9 @@ fn invalid_json_says_what_is_wrong() {
 }
 
 /// A server that answers exactly the shapes product.md gives (a compact
-/// task with its eleven fields and no more, set_claim without `tasks`, a
-/// checkpoint without `reused`) gets documents the CLI's own
+/// task with its eleven fields and no more, a detail of those and its two
+/// sections with their totals, set_claim without `tasks`, a checkpoint
+/// without `reused`) gets documents the CLI's own
 /// `--output-schema` accepts: the schemas require what product.md promises,
 /// and agentteam-runtime's additions are optional.
 #[test]
@@ -1264,6 +1265,12 @@ fn answers_in_product_md_shapes_validate_against_the_output_schemas() {
     });
     let cases = [
         ("list", r#"{"channel":"eng"}"#, json!({"items": [compact]})),
+        ("get", r#"{"channel":"eng","number":4}"#, {
+            let mut detail = compact.clone();
+            detail["subtasks"] = json!({"items": [], "total": 0});
+            detail["checkpoints"] = json!({"items": [], "total": 0});
+            detail
+        }),
         (
             "create",
             r#"{"channel":"eng","tasks":[{"title":"Fix login"}]}"#,

@@ -243,17 +243,26 @@ fn compact_task_properties() -> Vec<(&'static str, Value)> {
     ]
 }
 
+/// The fields product.md promises of every compact task; `labels` is
+/// always sent by agentteam-runtime but is not among them, so a server
+/// that leaves it out still answers a valid document.
+const COMPACT_REQUIRED: &[&str] = &[
+    "number",
+    "channel",
+    "scope_id",
+    "title",
+    "status",
+    "priority",
+    "assignee",
+    "parent_number",
+    "created_by",
+    "created_at",
+    "updated_at",
+];
+
 pub fn compact_task() -> Value {
     let props = compact_task_properties();
-    // The fields product.md promises of every compact task; `labels` is
-    // always sent by agentteam-runtime but is not among them, so a
-    // server that leaves it out still answers a valid document.
-    let required: Vec<&str> = props
-        .iter()
-        .map(|(n, _)| *n)
-        .filter(|n| *n != "labels")
-        .collect();
-    object("A compact task.", props, &required)
+    object("A compact task.", props, COMPACT_REQUIRED)
 }
 
 fn section(description: &str, item: Value) -> Value {
@@ -287,7 +296,9 @@ fn section(description: &str, item: Value) -> Value {
                 )),
             ),
         ],
-        &["items", "total", "truncated", "next"],
+        // A section's items and total are what product.md promises;
+        // `truncated` and `next` are agentteam-runtime's.
+        &["items", "total"],
     )
 }
 
@@ -328,7 +339,13 @@ pub fn task_detail() -> Value {
         ("subtasks", section("Direct subtasks, first 20 by number; `next` lists the rest.", compact_task())),
         ("checkpoints", section("The 5 newest checkpoints (older than checkpoints_before, if given; `total` counts those), newest first; `next` reads older ones.", checkpoint())),
     ]);
-    let required: Vec<&str> = props.iter().map(|(n, _)| *n).collect();
+    // What product.md promises of a detail: a compact task's fields and
+    // the two bounded sections; the full profile is agentteam-runtime's.
+    let required: Vec<&str> = props
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| COMPACT_REQUIRED.contains(n) || ["subtasks", "checkpoints"].contains(n))
+        .collect();
     object(
         "One task in detail, with bounded sections.",
         props,
