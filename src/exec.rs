@@ -746,7 +746,36 @@ fn wide_encoding(raw: &[u8]) -> Option<&'static str> {
         [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => Some("UTF-16"),
         [0, b, ..] if ascii(*b) => Some("UTF-16BE"),
         [b, 0, ..] if ascii(*b) => Some("UTF-16LE"),
-        _ => None,
+        _ => nul_pattern(raw),
+    }
+}
+
+/// The byte order of wide text whose first character is not ASCII (`é`,
+/// a no-break space): JSON is mostly ASCII, so within its first code
+/// units the high bytes are NUL in the places the encoding puts them, and
+/// the low bytes are not. None unless nearly all of them agree.
+fn nul_pattern(raw: &[u8]) -> Option<&'static str> {
+    let head = &raw[..raw.len().min(32)];
+    // Of the code units of `width` bytes in `head`, how many have NUL at
+    // each of the `zero` offsets and a byte that is not at `kept`.
+    let agree = |width: usize, zero: &[usize], kept: usize| {
+        let units: Vec<&[u8]> = head.chunks_exact(width).collect();
+        let fit = units
+            .iter()
+            .filter(|u| zero.iter().all(|&i| u[i] == 0) && u[kept] != 0)
+            .count();
+        units.len() >= 4 && fit * 4 >= units.len() * 3
+    };
+    if agree(4, &[1, 2, 3], 0) {
+        Some("UTF-32LE")
+    } else if agree(4, &[0, 1, 2], 3) {
+        Some("UTF-32BE")
+    } else if agree(2, &[1], 0) {
+        Some("UTF-16LE")
+    } else if agree(2, &[0], 1) {
+        Some("UTF-16BE")
+    } else {
+        None
     }
 }
 

@@ -1209,6 +1209,41 @@ fn invalid_json_says_what_is_wrong() {
             "{input:?}: {run:?}"
         );
     }
+    // Without a mark and with a first character that is not ASCII (a
+    // pasted `é` or no-break space), the byte order is read from the NULs
+    // of the code units after it.
+    let text = "\u{e9}{\"channel\":\"eng\"}";
+    for (input, encoding) in [
+        (
+            text.encode_utf16()
+                .flat_map(u16::to_le_bytes)
+                .collect::<Vec<u8>>(),
+            "UTF-16LE",
+        ),
+        (
+            text.encode_utf16().flat_map(u16::to_be_bytes).collect(),
+            "UTF-16BE",
+        ),
+        (
+            text.chars()
+                .flat_map(|c| (c as u32).to_le_bytes())
+                .collect(),
+            "UTF-32LE",
+        ),
+        (
+            text.chars()
+                .flat_map(|c| (c as u32).to_be_bytes())
+                .collect(),
+            "UTF-32BE",
+        ),
+    ] {
+        let run = list(&input);
+        assert!(
+            run.stdout
+                .contains(&format!("`iconv -f {encoding} -t UTF-8`")),
+            "{encoding}: {run:?}"
+        );
+    }
     // Other bytes that are no JSON are not taken for UTF-16: gzip, a NUL
     // after an object, a lone NUL.
     for input in [&b"\x1f\x8b\x08\x00\x00"[..], b"{}\x00", b"\x00"] {
