@@ -753,8 +753,8 @@ pub(crate) fn redact_secrets(line: &str) -> String {
 
 /// `text` with every word (a run of characters `in_word` accepts) that
 /// `secret` judges replaced by `<redacted>`, the rest kept as it was. A
-/// word's trailing dots are a sentence's, not the word's: judged without
-/// them, and kept.
+/// word's trailing dots and colons are a sentence's, not the word's:
+/// judged without them, and kept (`at <redacted>: no such file`).
 fn redact_words(
     text: &str,
     in_word: impl Fn(char) -> bool,
@@ -763,7 +763,7 @@ fn redact_words(
     let mut out = String::with_capacity(text.len());
     let mut word = String::new();
     let flush = |word: &mut String, out: &mut String| {
-        let core = word.trim_end_matches('.');
+        let core = word.trim_end_matches(['.', ':']);
         if secret(core) {
             out.push_str("<redacted>");
             out.push_str(&word[core.len()..]);
@@ -908,6 +908,11 @@ mod tests {
             "{quoted}"
         );
         assert_eq!(redact_secrets("password:Секрет1234567890abc"), "<redacted>");
+        // A sentence's colon after a hidden word is kept, so it still reads.
+        assert_eq!(
+            redact_secrets("Cannot reach al@/tmp/pg:24531/agentteam: No such file"),
+            "Cannot reach al@<redacted>: No such file"
+        );
     }
 
     /// A usage error hides a token-shaped word wherever it stands, and
