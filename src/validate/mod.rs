@@ -23,7 +23,7 @@ use crate::schemas;
 mod unknown;
 
 pub use unknown::names_a_field;
-use unknown::{FIELDS_HERE, unknown_field};
+use unknown::{FIELDS_HERE, Fix, unknown_field};
 
 /// The schema keywords the registry may use (tested), each with its
 /// 2020-12 meaning; `Kind` words a violation of each.
@@ -57,13 +57,143 @@ pub fn validate(action: &Action, input: Value) -> Result<Value, Failure> {
     }
     let mut errors = FieldErrors::new();
     let mut candidates = Vec::new();
+    let mut fixes = Vec::new();
     for violation in &violations(action, &input) {
         if errors.len() > MAX_FIELD_ERRORS {
             break;
         }
-        record(violation, action, &input, &mut errors, &mut candidates);
+        record(
+            violation,
+            action,
+            &input,
+            &mut errors,
+            &mut candidates,
+            &mut fixes,
+        );
     }
-    checked(action, input, errors, candidates)
+    let fixed = if fixes.is_empty() {
+        None
+    } else {
+        said_once_fixed(action, &input, &fixes, &mut errors)
+    };
+    checked(action, input, errors, candidates, fixed.as_ref())
+}
+
+/// What is wrong inside the values of unknown keys whose messages propose
+/// one fix (a rename, an unwrap), said now: the input is judged again as
+/// if the fixes were made, and each problem within what they moved is
+/// added at its place in the fixed input ("Once renamed: …"), so one retry
+/// fixes both levels (`parentTaskScope: {scopeId}` also lacks `kind`).
+fn said_once_fixed(
+    action: &Action,
+    input: &Value,
+    fixes: &[(String, String, Fix)],
+    errors: &mut FieldErrors,
+) -> Option<Value> {
+    let mut fixed = input.clone();
+    // Each path the fixes put a value at, and what the fix was.
+    let mut moved: Vec<(String, &str)> = Vec::new();
+    for (parent, key, fix) in fixes {
+        let at = if parent.is_empty() {
+            Some(&mut fixed)
+        } else {
+            fixed.pointer_mut(&format!("/{}", parent.replace('~', "~0")))
+        };
+        let Some(Value::Object(object)) = at else {
+            continue;
+        };
+        match fix {
+            Fix::Rename(field) if !object.contains_key(field) => {
+                if let Some(mut value) = object.remove(key) {
+                    // With the camelCase keys inside renamed, as its
+                    // message says ("Inside it too").
+                    let at = join(parent, field);
+                    snake_fields(action, &at, &mut value);
+                    object.insert(field.clone(), value);
+                    moved.push((at, "Once renamed"));
+                }
+            }
+            Fix::Unwrap => {
+                if let Some(Value::Object(inner)) = object.remove(key) {
+                    for (name, value) in inner {
+                        if !object.contains_key(&name) {
+                            moved.push((join(parent, &name), "Once unwrapped"));
+                            object.insert(name, value);
+                        }
+                    }
+                }
+            }
+            Fix::Rename(_) => {}
+        }
+    }
+    if moved.is_empty() {
+        return None;
+    }
+    let mut again = FieldErrors::new();
+    let (mut names, mut more_fixes) = (Vec::new(), Vec::new());
+    for violation in &violations(action, &fixed) {
+        if again.len() > MAX_FIELD_ERRORS {
+            break;
+        }
+        record(
+            violation,
+            action,
+            &fixed,
+            &mut again,
+            &mut names,
+            &mut more_fixes,
+        );
+    }
+    for (path, message) in again {
+        let Some((_, how)) = moved
+            .iter()
+            .find(|(at, _)| path == *at || path.starts_with(&format!("{at}/")))
+        else {
+            continue;
+        };
+        // A camelCase key inside a renamed value is said with the rename
+        // ("Inside it too").
+        if errors.contains_key(&path)
+            || errors.len() > MAX_FIELD_ERRORS
+            || message.starts_with("Unknown field; fields are snake_case")
+        {
+            continue;
+        }
+        errors.insert(path, format!("{how}: {message}"));
+    }
+    Some(fixed)
+}
+
+/// Renames, within `value` at input `path`, each camelCase key whose
+/// snake_case spelling is a field there and not given too.
+fn snake_fields(action: &Action, path: &str, value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            let keys: Vec<String> = object.keys().cloned().collect();
+            for key in keys {
+                let snake = crate::case::camel_to_snake(&key);
+                let name = if snake != key
+                    && !object.contains_key(&snake)
+                    && names_a_field(action, &join(path, &snake))
+                {
+                    let inner = object.remove(&key).expect("a key of the object");
+                    object.insert(snake.clone(), inner);
+                    snake
+                } else {
+                    key
+                };
+                if let Some(inner) = object.get_mut(&name) {
+                    snake_fields(action, &join(path, &name), inner);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                snake_fields(action, &join(path, &i.to_string()), item);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// [`validate`] of `input` when it holds to the action's schema; `None`,
@@ -73,18 +203,42 @@ pub fn validate(action: &Action, input: Value) -> Result<Value, Failure> {
 /// they wait for the token (`server::run`).
 pub fn validate_if_schema_holds(action: &Action, input: Value) -> Option<Result<Value, Failure>> {
     let holds = input.is_object() && (schemas::compiled(action).is_valid)(&input);
-    holds.then(|| checked(action, input, FieldErrors::new(), Vec::new()))
+    holds.then(|| checked(action, input, FieldErrors::new(), Vec::new(), None))
 }
 
 /// `input`, whose schema `errors` and `candidates` judged, after the
-/// action's branch rules: refused, or canonicalised.
+/// action's branch rules: refused, or canonicalised. With `fixed`, the
+/// input as the unknown keys' fixes would make it: a branch rule only the
+/// unfixed input breaks (`channel` or `parent_task_scope`, while
+/// `parentTaskScope` is there) is not said, and one the fixed input breaks
+/// is, as what follows the fixes.
 fn checked(
     action: &Action,
     mut input: Value,
     mut errors: FieldErrors,
     candidates: NameCandidates,
+    fixed: Option<&Value>,
 ) -> Result<Value, Failure> {
-    (action.check)(&input, &mut errors);
+    match fixed {
+        None => (action.check)(&input, &mut errors),
+        Some(fixed) => {
+            let mut rules = FieldErrors::new();
+            (action.check)(&input, &mut rules);
+            let mut after = FieldErrors::new();
+            (action.check)(fixed, &mut after);
+            // As `check` itself writes them: over a schema problem there.
+            for (path, message) in rules {
+                if after.contains_key(&path) {
+                    errors.insert(path, message);
+                }
+            }
+            for (path, message) in after {
+                errors
+                    .entry(path)
+                    .or_insert_with(|| format!("Once fixed: {message}"));
+            }
+        }
+    }
     if holds_nul(&input) {
         nul_characters(&input, "", &mut errors);
     }
@@ -320,6 +474,7 @@ fn record(
     input: &Value,
     errors: &mut FieldErrors,
     candidates: &mut NameCandidates,
+    fixes: &mut Vec<(String, String, Fix)>,
 ) {
     let path = violation.path.as_str();
     match &violation.kind {
@@ -336,7 +491,10 @@ fn record(
                 } else {
                     input.pointer(&format!("/{}", path.replace('~', "~0")))
                 };
-                let (mut message, names) = unknown_field(name, path, action, parent);
+                let (mut message, names, fix) = unknown_field(name, path, action, parent);
+                if let Some(fix) = fix {
+                    fixes.push((path.to_string(), name.clone(), fix));
+                }
                 // The unknown key is repeated as the error's path and in
                 // its siblings' messages: a token pasted as a key is not.
                 let shown = crate::credentials::redact_token_like(name);

@@ -335,6 +335,52 @@ fn nested_slips_and_wrappers_are_said_in_one_answer() {
     }
 }
 
+/// What is wrong inside a key that must be renamed or unwrapped is said
+/// in the same answer, at its place once fixed, and a branch rule only the
+/// unfixed input breaks is not: one retry fixes both levels.
+#[test]
+fn problems_inside_a_renamed_or_wrapping_key_are_said_at_once() {
+    let e = errors(
+        "task",
+        "create",
+        json!({"tasks": [{"title": "t"}], "parentTaskScope": {"scopeId": "tsk_0123456789abcdef0123456789abcdef"}}),
+    );
+    assert!(
+        e["parent_task_scope/kind"].starts_with("Once renamed: Required"),
+        "{e:?}"
+    );
+    // `scopeId` is said with the rename, and the locator rule is kept by
+    // the renamed key.
+    assert!(!e.contains_key("parent_task_scope/scope_id"), "{e:?}");
+    assert!(!e.contains_key("channel"), "{e:?}");
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "patch": {"status": "done", "assignee": "none"}}),
+    );
+    assert!(e["assignee"].starts_with("Once unwrapped: "), "{e:?}");
+    assert!(
+        !e.contains_key(""),
+        "the fields it holds are changes: {e:?}"
+    );
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "filter": {"assignedToMe": true, "assignee": "@bob"}}),
+    );
+    assert!(
+        e["filters/assigned_to_me"].starts_with("Once fixed: "),
+        "{e:?}"
+    );
+    // Nothing wrong inside: the rename alone.
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "filter": {"labels": ["x"]}}),
+    );
+    assert_eq!(e.len(), 1, "{e:?}");
+}
+
 /// "none" in a filter is not told to become `@none` (a member never
 /// found): leaving the filter out matches any.
 #[test]
@@ -944,7 +990,14 @@ fn field_errors(action: &Action, input: &Value, violations: &[Violation]) -> Fie
     let mut errors = FieldErrors::new();
     for violation in violations {
         assert_ne!(violation.kind, Kind::Other, "{}", action.name());
-        record(violation, action, input, &mut errors, &mut Vec::new());
+        record(
+            violation,
+            action,
+            input,
+            &mut errors,
+            &mut Vec::new(),
+            &mut Vec::new(),
+        );
     }
     errors
 }

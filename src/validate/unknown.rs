@@ -21,12 +21,23 @@ const NEAREST_NAMES: usize = 3;
 /// The message for an unknown field and the known names it may have meant,
 /// nearest first: the snake_case spelling, the registry's synonym, or the
 /// siblings nearest by edit distance.
+/// The fix an unknown field's message proposes, when making it is all the
+/// message asks: the input is then judged again as fixed, so what is wrong
+/// inside the value is said in the same answer (`validate::said_once_fixed`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Fix {
+    /// Rename the key to this field.
+    Rename(String),
+    /// Put the fields the key holds beside it, at its level.
+    Unwrap,
+}
+
 pub(super) fn unknown_field(
     name: &str,
     parent_path: &str,
     action: &Action,
     parent: Option<&Value>,
-) -> (String, Vec<String>) {
+) -> (String, Vec<String>, Option<Fix>) {
     let mut message = unknown_field_message(name, parent_path, action, parent);
     let siblings = sibling_fields(action, parent_path);
     // An object of this level's own fields, wrapped (`patch: {status}`,
@@ -41,6 +52,7 @@ pub(super) fn unknown_field(
                 crate::text::clip(&shown, 64)
             ),
             Vec::new(),
+            Some(Fix::Unwrap),
         );
     }
     // Hidden context cannot be set, and a field of another action is
@@ -51,7 +63,7 @@ pub(super) fn unknown_field(
         || message.contains("` is set by ")
         || message.contains("` is read-only")
     {
-        return (message, Vec::new());
+        return (message, Vec::new(), None);
     }
     let snake = crate::case::camel_to_snake(name);
     // The name the message proposes comes first, then the nearest others.
@@ -71,6 +83,7 @@ pub(super) fn unknown_field(
     // noise beside a confident fix; and its value is shown in the shape
     // the name takes, when the one given does not fit it (`numbers: [2]`
     // for `number`).
+    let mut fix = None;
     let names = match proposed {
         Some(field) => {
             // Only for a rename here, and not over a value the field has.
@@ -80,8 +93,10 @@ pub(super) fn unknown_field(
                 .and_then(|p| p.get(name))
                 .filter(|_| renamed)
                 .and_then(|value| reshaped(action, parent_path, field, value));
-            if let Some(written) = written {
+            if let Some(written) = &written {
                 message.push_str(&format!(" Write it `{written}`."));
+            } else if renamed {
+                fix = Some(Fix::Rename(field.to_string()));
             }
             // The same slip inside the value (`parentTaskScope: {scopeId}`)
             // is said now, so one retry fixes both levels.
@@ -114,7 +129,7 @@ pub(super) fn unknown_field(
             .take(NEAREST_NAMES)
             .collect(),
     };
-    (message, names)
+    (message, names, fix)
 }
 
 /// Whether the unknown field `name` of `parent` holds an object whose
