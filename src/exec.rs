@@ -540,7 +540,7 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
                 }
                 Err(failure) => {
                     let failure = failure.detail(crate::registry::BATCH_LINE, json!(line_no));
-                    printer.line(&crate::output::error_document(&failure));
+                    printer.line(&printer.error_document(&failure));
                     failure.class
                 }
             };

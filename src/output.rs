@@ -36,6 +36,9 @@ pub struct Printer {
     progress_shown: std::sync::atomic::AtomicBool,
     /// The tokens this run has sent ([`Printer::redact`]).
     secrets: Mutex<Vec<String>>,
+    /// The `--profile` given on the command line: a suggested command
+    /// carries it, so that following it acts as the same agent.
+    profile: Option<String>,
 }
 
 /// What a sent token becomes in anything printed.
@@ -58,7 +61,22 @@ impl Printer {
             progress: io::stderr().is_terminal() && crate::text::takes_escapes(),
             progress_shown: std::sync::atomic::AtomicBool::new(false),
             secrets: Mutex::new(Vec::new()),
+            profile: None,
         }
+    }
+
+    /// A printer whose suggested commands name `--profile profile`: the
+    /// one given on the command line (`AGENTTEAM_PROFILE` is inherited by
+    /// the command that follows a suggestion anyway).
+    pub fn with_profile(mut self, profile: Option<String>) -> Printer {
+        self.profile = profile;
+        self
+    }
+
+    /// [`error_document`] as this run prints it (its `--profile` in a
+    /// suggested command).
+    pub fn error_document(&self, failure: &Failure) -> Value {
+        error_document(failure, self.profile.as_deref())
     }
 
     /// From now on `secret` is printed as [`REDACTED`] wherever it would
@@ -122,7 +140,7 @@ impl Printer {
     /// class.
     pub fn failure(&self, failure: &Failure) -> ExitClass {
         if self.format == Format::Json {
-            self.json(&error_document(failure));
+            self.json(&self.error_document(failure));
             self.stderr(&json_mode_line(failure));
         } else {
             self.stderr(&human_error(failure));
@@ -132,7 +150,7 @@ impl Printer {
 
     /// The error as the last NDJSON line of a stream, plus one short line.
     pub fn failure_line(&self, failure: &Failure) -> ExitClass {
-        self.line(&error_document(failure));
+        self.line(&self.error_document(failure));
         self.stderr(&json_mode_line(failure));
         failure.class
     }
@@ -230,13 +248,24 @@ pub fn stderr_line(text: &str) -> String {
 }
 
 /// The error document as the CLI prints it: a suggested action also names
-/// the command that runs it, since a tool name (`task_get`) is not a route.
-pub fn error_document(failure: &Failure) -> Value {
+/// the command that runs it, since a tool name (`task_get`) is not a route,
+/// with the `--profile` the failed call was given (`profile`), so that it
+/// runs as the same agent.
+pub fn error_document(failure: &Failure, profile: Option<&str>) -> Value {
     let mut failure = failure.clone();
-    if let Some(action) = failure.suggested_action.as_mut()
-        && action.command.is_none()
-    {
-        action.command = find_by_name(&action.tool).map(|a| a.cli_command());
+    if let Some(action) = failure.suggested_action.as_mut() {
+        if action.command.is_none() {
+            action.command = find_by_name(&action.tool).map(|a| a.cli_command());
+        }
+        if let (Some(command), Some(profile)) = (action.command.as_mut(), profile)
+            && let Some(rest) = command.strip_prefix("agentteam ")
+            && !rest.contains("--profile")
+        {
+            *command = format!(
+                "agentteam {} {rest}",
+                crate::credentials::profile_flag(profile)
+            );
+        }
     }
     failure.to_document()
 }

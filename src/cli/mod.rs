@@ -371,11 +371,12 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Ok(matches) => matches,
         Err(e) => return clap_failure(e, &args),
     };
+    let profile = matches.get_one::<String>("profile").cloned();
     let printer = Printer::new(
         matches.get_one::<Format>("format").copied(),
         matches.get_flag("verbose"),
-    );
-    let profile = matches.get_one::<String>("profile").cloned();
+    )
+    .with_profile(profile.clone());
     let class = match matches.subcommand() {
         Some(("exec", m)) => run_exec(m, profile, &printer),
         Some(("auth", m)) => run_auth(m, profile, &printer),
@@ -573,7 +574,7 @@ fn run_auth(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
 /// right command.
 fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
-    let printer = Printer::new(Some(Format::Json), false);
+    let printer = Printer::new(Some(Format::Json), false).with_profile(profile_in(args));
     match error.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             printer.stdout(&error.render().to_string());
@@ -772,6 +773,21 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
             printer.failure(&failure).code()
         }
     }
+}
+
+/// The `--profile` of a command line clap refused, as it was written
+/// (`--profile NAME` or `--profile=NAME`), for the command it suggests.
+fn profile_in(args: &[OsString]) -> Option<String> {
+    let words: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
+    words.iter().enumerate().rev().find_map(|(i, word)| {
+        if let Some(name) = word.strip_prefix("--profile=") {
+            Some(name.to_string())
+        } else if *word == "--profile" {
+            words.get(i + 1).map(|name| (*name).to_string())
+        } else {
+            None
+        }
+    })
 }
 
 /// The input that fields given as flags (`--channel eng --limit 5`) mean

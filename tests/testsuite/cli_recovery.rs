@@ -64,6 +64,58 @@ fn a_suggested_action_carries_the_command_that_runs_it() {
     );
 }
 
+/// A call made with `--profile` is told commands with it: following a
+/// suggestion acts as the same agent, not as the default profile's.
+#[test]
+fn a_suggested_command_keeps_the_profile_it_was_given() {
+    let runtime = Runtime::start();
+    let (cli, alice) = member(&runtime);
+    let bob = runtime.agent(&alice.workspace_id, "bob");
+    let login = cli.run(
+        &[
+            "--profile",
+            "peer",
+            "auth",
+            "login",
+            "--api-url",
+            &runtime.base_url(),
+            "--workspace",
+            &bob.workspace_id,
+            "--agent",
+            &bob.agent_id,
+            "--token-stdin",
+        ],
+        Some(&bob.token),
+    );
+    assert_eq!(login.code, 0, "{login:?}");
+    // A board typo: the suggestion creates on the board meant, as bob.
+    let typo = cli.exec(
+        "task",
+        "create",
+        r#"{"channel":"egn","tasks":[{"title":"t"}]}"#,
+        &["--profile", "peer"],
+    );
+    let suggestion = typo.json()["error"]["suggested_action"].clone();
+    assert_eq!(
+        suggestion["command"], "agentteam --profile peer exec task create -",
+        "{typo:?}"
+    );
+    let run = run_command(&cli, &suggestion["command"], &suggestion["arguments"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        run.json()["data"]["tasks"][0]["created_by"],
+        "@bob",
+        "{run:?}"
+    );
+    // A mistyped route, refused before any profile is read, the same.
+    let route = cli.run(&["--profile=peer", "exec", "task", "lsit", "-"], None);
+    assert_eq!(
+        route.json()["error"]["suggested_action"]["command"],
+        "agentteam --profile peer exec task list -",
+        "{route:?}"
+    );
+}
+
 #[test]
 fn a_wrong_route_names_the_right_one() {
     let cli = Cli::new();
