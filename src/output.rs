@@ -143,7 +143,7 @@ impl Printer {
             self.json(&self.error_document(failure));
             self.stderr(&json_mode_line(failure));
         } else {
-            self.stderr(&human_error(failure));
+            self.stderr(&human_error(failure, self.profile.as_deref()));
         }
         failure.class
     }
@@ -257,22 +257,26 @@ pub fn error_document(failure: &Failure, profile: Option<&str>) -> Value {
         if action.command.is_none() {
             action.command = find_by_name(&action.tool).map(|a| a.cli_command());
         }
-        if let (Some(command), Some(profile)) = (action.command.as_mut(), profile)
-            && let Some(rest) = command.strip_prefix("agentteam ")
-            && !rest.contains("--profile")
-        {
-            *command = format!(
-                "agentteam {} {rest}",
-                crate::credentials::profile_flag(profile)
-            );
-        }
+        action.command = action.command.take().map(|c| with_profile(c, profile));
     }
     failure.to_document()
 }
 
+/// `command` (`agentteam exec …`) with `--profile profile`, when one was
+/// given and the command names none.
+fn with_profile(command: String, profile: Option<&str>) -> String {
+    match (command.strip_prefix("agentteam "), profile) {
+        (Some(rest), Some(profile)) if !rest.contains("--profile") => format!(
+            "agentteam {} {rest}",
+            crate::credentials::profile_flag(profile)
+        ),
+        _ => command,
+    }
+}
+
 /// The error as a person reads it on a terminal: a message may quote input or
 /// come from a server, so its control and bidi characters are escaped.
-fn human_error(failure: &Failure) -> String {
+fn human_error(failure: &Failure, profile: Option<&str>) -> String {
     use crate::text::escape;
     let mut line = format!(
         "error: {}: {}\n",
@@ -305,7 +309,8 @@ fn human_error(failure: &Failure) -> String {
         match find_by_name(&action.tool) {
             // Single quotes keep the JSON intact in a POSIX shell, unless it holds one.
             Some(a) if !arguments.contains('\'') => {
-                line.push_str(&format!("hint: echo '{arguments}' | {}\n", a.cli_command()));
+                let command = with_profile(a.cli_command(), profile);
+                line.push_str(&format!("hint: echo '{arguments}' | {command}\n"));
             }
             _ => line.push_str(&format!(
                 "hint: try {} with {arguments}\n",

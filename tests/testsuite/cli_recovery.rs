@@ -107,6 +107,18 @@ fn a_suggested_command_keeps_the_profile_it_was_given() {
         "@bob",
         "{run:?}"
     );
+    // The text view's hint too.
+    let text = cli.exec(
+        "task",
+        "create",
+        r#"{"channel":"egn","tasks":[{"title":"t"}]}"#,
+        &["--profile", "peer", "--format", "text"],
+    );
+    assert!(
+        text.stderr
+            .contains("| agentteam --profile peer exec task create -"),
+        "{text:?}"
+    );
     // A mistyped route, refused before any profile is read, the same.
     let route = cli.run(&["--profile=peer", "exec", "task", "lsit", "-"], None);
     assert_eq!(
