@@ -265,6 +265,40 @@ impl CredentialStore {
         &self,
         change: impl FnOnce(&mut StoreFile) -> Result<T, Failure>,
     ) -> Result<T, Failure> {
+        let (_lock, mut store) = self.locked()?;
+        let result = change(&mut store)?;
+        self.write(&store)?;
+        Ok(result)
+    }
+
+    /// Whether [`Self::update`] could write the store now, found without
+    /// changing it: the directory made or private, the lock taken, the store
+    /// read, and a temp file made (and removed) beside it. For a command
+    /// that writes the store last, after work it would not leave half-done
+    /// (`agentteam-runtime quickstart`).
+    pub fn check_writable(&self) -> Result<(), Failure> {
+        let (_lock, _) = self.locked()?;
+        let path = self.target()?;
+        let dir = path.parent().unwrap_or(&self.dir).to_path_buf();
+        let probe = dir.join(format!(".{FILE_NAME}.{}.probe", std::process::id()));
+        let _ = fs::remove_file(&probe);
+        let made = OpenOptions::new()
+            .create_new(true)
+            .write(true)
+            .mode(FILE_MODE)
+            .open(&probe);
+        let _ = fs::remove_file(&probe);
+        made.map(drop).map_err(|e| {
+            invalid(format!(
+                "Cannot write the credential store {}: {e}.",
+                path.display()
+            ))
+        })
+    }
+
+    /// The directory made (0700) or checked, the store's lock taken (held
+    /// while the returned file lives), and the store read.
+    fn locked(&self) -> Result<(File, StoreFile), Failure> {
         // Created 0700 when missing; an existing directory is never chmodded
         // (it is the user's, named in AGENTTEAM_CONFIG_DIR, and may be shared
         // on purpose): one that is not private enough is refused instead.
@@ -291,10 +325,8 @@ impl CredentialStore {
             .map_err(|e| invalid(format!("Cannot open {}: {e}.", lock_path.display())))?;
         lock.lock()
             .map_err(|e| invalid(format!("Cannot lock the credential store: {e}.")))?;
-        let mut store = self.load()?;
-        let result = change(&mut store)?;
-        self.write(&store)?;
-        Ok(result)
+        let store = self.load()?;
+        Ok((lock, store))
     }
 
     /// Writes `store` whole or not at all: a temp file beside the store,

@@ -565,9 +565,10 @@ fn execute(cli: Cli, postgres_only: &[&str]) -> Result<Option<Value>, Failure> {
     }
     if let Command::Quickstart { .. } = cli.command {
         // The profile is written last: a credential store it could not be
-        // written to (insecure, not valid, not a directory) is refused
-        // before the runtime store is opened, so nothing is half-made.
-        CredentialStore::locate()?.load()?;
+        // written to (insecure, not valid, not a directory, read-only) is
+        // refused before the runtime store is opened, so nothing is
+        // half-made.
+        CredentialStore::locate()?.check_writable()?;
     }
     let runtime = match &cli.command {
         Command::Serve { workers, .. } => {

@@ -786,6 +786,21 @@ fn the_runtimes_exit_statuses_are_the_documented_ones() {
         "the profile was not written"
     );
     assert!(!fresh.exists(), "the runtime store was made");
+    // A store that reads but cannot be written (its lock cannot be made)
+    // is refused as early.
+    std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let lock = config.join("credentials.json.lock");
+    let _ = std::fs::remove_file(&lock);
+    std::fs::create_dir(&lock).unwrap();
+    let locked_out = Command::new(BIN)
+        .args(["--db", fresh.to_str().unwrap(), "quickstart"])
+        .env("AGENTTEAM_CONFIG_DIR", &config)
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    let doc = refused(&locked_out, 3, "no secret here");
+    assert_eq!(doc["error"]["code"], "credential_store_invalid", "{doc}");
+    assert!(!fresh.exists(), "the runtime store was made");
     for out in [&created, &unknown, &quickstart] {
         let code = out.status.code().unwrap();
         assert!(documented.contains(&code), "exit {code} is not documented");
