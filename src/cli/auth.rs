@@ -34,6 +34,23 @@ pub struct LoginSettings {
     pub max_permission: Option<Permission>,
 }
 
+/// Why `value` cannot be the id `flag` takes, which is a segment of every
+/// request's path: a member ref (`@handle`, which names an agent to the
+/// admin commands but is no id) or a value with blanks, `/`, `?`, `#` or
+/// `%`. Otherwise the login would be stored and every call refused.
+fn not_an_id(flag: &str, value: &str) -> Option<String> {
+    if flag == "--agent" && value.starts_with('@') {
+        return Some(format!(
+            "--agent takes the agent's id, not its member ref `{}`: `agentteam-runtime agent list --workspace …` (or quickstart's agent_id) shows it.",
+            crate::text::clip(value, crate::text::ECHO_LIMIT)
+        ));
+    }
+    value
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control() || "/?#%".contains(c))
+        .then(|| format!("{flag} takes an id, which has no blanks, `/`, `?`, `#` or `%`."))
+}
+
 pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
     let result = (|| {
         let api_url = settings
@@ -53,6 +70,12 @@ pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
                     format!("{flag} must be 1–{MAX_ID_LENGTH} characters."),
                 )
                 .field(flag.trim_start_matches('-'), "Required."));
+            }
+            if let Some(value) = value
+                && let Some(why) = not_an_id(flag, value)
+            {
+                return Err(Failure::new(code::INVALID_INPUT, why.clone())
+                    .field(flag.trim_start_matches('-'), &why));
             }
         }
         let credential_process = match &settings.credential_process {

@@ -286,6 +286,40 @@ fn login_validates_its_inputs() {
         None,
     );
     assert_eq!((run.code, run.error_code().as_str()), (2, "usage_error"));
+    // An id is a segment of every request's path: a member ref, or a value
+    // no path segment can be, is refused before anything is stored.
+    for (flag, value, says) in [
+        ("--agent", "@demo-peer", "not its member ref `@demo-peer`"),
+        ("--agent", "x y", "no blanks"),
+        ("--workspace", "ws/1", "no blanks, `/`"),
+    ] {
+        let (workspace, agent) = if flag == "--agent" {
+            ("ws_1", value)
+        } else {
+            (value, "ag_1")
+        };
+        let run = cli.run(
+            &[
+                "auth",
+                "login",
+                "--api-url",
+                "http://h:1",
+                "--workspace",
+                workspace,
+                "--agent",
+                agent,
+                "--token-stdin",
+            ],
+            Some("at_token_value_1"),
+        );
+        assert_eq!(
+            (run.code, run.error_code().as_str()),
+            (2, "invalid_input"),
+            "{value}: {run:?}"
+        );
+        assert!(run.stdout.contains(says), "{value}: {}", run.stdout);
+    }
+    assert!(!cli.config_dir().join("credentials.json").exists());
 }
 
 #[test]
