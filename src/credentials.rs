@@ -68,11 +68,11 @@ pub struct Profile {
     // A profile without one of these is incomplete, not a broken store:
     // the command that selects it says what it lacks (credentials_missing)
     // and every other profile still works.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_empty")]
     pub api_url: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_empty")]
     pub workspace_id: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_empty")]
     pub agent_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<Secret>,
@@ -86,6 +86,12 @@ pub struct Profile {
     /// before sending anything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_permission: Option<Permission>,
+}
+
+/// A profile field written `null` reads as missing, as a field left out
+/// does.
+fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.unwrap_or_default())
 }
 
 impl Profile {

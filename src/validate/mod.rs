@@ -508,7 +508,13 @@ fn record(
                         None => listed = Some(crate::text::clip(&shown, 64).into_owned()),
                     }
                 }
-                let at = join(path, &shown);
+                let mut at = join(path, &shown);
+                // Two hidden keys are two problems: neither overwrites the other.
+                let mut n = 2;
+                while shown != *name && errors.contains_key(&at) {
+                    at = join(path, &format!("{shown} {n}"));
+                    n += 1;
+                }
                 if !names.is_empty() {
                     candidates.push((at.clone(), names));
                 }
@@ -543,6 +549,13 @@ fn record(
                         describe(kind).trim_end_matches('.').to_string()
                     };
                     return format!("{said}: {way}");
+                }
+                // A filter's word for its own default (`any`), or for the
+                // caller (`me`), which the filter has its own field for.
+                if let (Kind::Pattern(_), Some(word)) = (kind, given_str(input, path))
+                    && let Some(said) = filter_word(action, path, word)
+                {
+                    return said.to_string();
                 }
                 let said = match kind {
                     Kind::Pattern(pattern) => {
@@ -652,6 +665,35 @@ fn how_to_clear(action: &Action, path: &str) -> Option<&'static str> {
         // A filter (`filters.assignee: "none"`): `@none` would be a member
         // never found.
         Some("leave the filter out, and it matches any.")
+    } else {
+        None
+    }
+}
+
+/// For a filter of members (`filters.assignee`, whose default matches
+/// any): what a word meaning "anyone" or "me" is written as instead.
+fn filter_word(action: &Action, path: &str, word: &str) -> Option<&'static str> {
+    let description = schema_at(action, path)?["description"].as_str()?;
+    if !description.contains("Default: any") {
+        return None;
+    }
+    let word = word.trim().to_lowercase();
+    if [
+        "any",
+        "anyone",
+        "anybody",
+        "all",
+        "everyone",
+        "everybody",
+        "*",
+    ]
+    .contains(&word.as_str())
+    {
+        Some("A word for everyone is no member: leave the filter out, and it matches any.")
+    } else if ["me", "myself", "self", "mine", "i"].contains(&word.as_str())
+        && names_a_field(action, &path.replace("assignee", "assigned_to_me"))
+    {
+        Some("For your own tasks, give `assigned_to_me: true` instead (and leave this out).")
     } else {
         None
     }

@@ -321,6 +321,13 @@ fn nested_slips_and_wrappers_are_said_in_one_answer() {
     // A wrapper whose name is near a field (`changes`, `channel`), a
     // synonym (`body`, `description`) or an answer's key (`data`) is still
     // a wrapper when what it holds are this level's fields.
+    // A selector is not: unwrapped, it would set what it meant to match.
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "where": {"assignee": "@alice"}}),
+    );
+    assert!(!e["where"].contains("no wrapper"), "{e:?}");
     for wrapper in ["changes", "body", "data"] {
         let e = errors(
             "task",
@@ -398,6 +405,18 @@ fn a_none_word_in_a_filter_is_told_to_leave_the_filter_out() {
         );
         assert!(!said.contains("write `@`"), "{said}");
     }
+    for (word, says) in [
+        ("any", "leave the filter out"),
+        ("Everyone", "leave the filter out"),
+        ("me", "`assigned_to_me: true`"),
+    ] {
+        let e = errors(
+            "task",
+            "list",
+            json!({"channel": "eng", "filters": {"assignee": word}}),
+        );
+        assert!(e["filters/assignee"].contains(says), "{word}: {e:?}");
+    }
 }
 
 /// A token pasted as a key is not repeated as the error's path.
@@ -407,6 +426,14 @@ fn an_unknown_key_shaped_as_a_token_is_not_repeated() {
     let e = errors("task", "list", json!({"channel": "eng", token: 1}));
     assert!(e.contains_key("<redacted>"), "{e:?}");
     assert!(!format!("{e:?}").contains("ioYKu4895"), "{e:?}");
+    // Two are two problems, both said.
+    let other = "at_Zq81LmN3pQ7rT2vX9yB4cD6fG0hJ5kW";
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", token: 1, other: 2}),
+    );
+    assert_eq!(e.len(), 2, "{e:?}");
     // Nor in a sibling's message that points at it, nor as a wrapper.
     for input in [
         json!({"channel": "eng", token: 1, "zzz": 2}),

@@ -135,6 +135,25 @@ pub(super) fn unknown_field(
 /// Whether the unknown field `name` of `parent` holds an object whose
 /// every key (in snake_case) is a field of this level.
 fn wraps_siblings(siblings: &[String], parent: Option<&Value>, name: &str) -> bool {
+    // A selector (`where: {assignee: "@alice"}`) says which tasks, not what
+    // to change: unwrapped, it would set what it meant to match.
+    const SELECTORS: [&str; 8] = [
+        "where",
+        "filter",
+        "match",
+        "matching",
+        "selector",
+        "criteria",
+        "condition",
+        "conditions",
+    ];
+    if SELECTORS.contains(
+        &crate::case::camel_to_snake(name)
+            .to_ascii_lowercase()
+            .as_str(),
+    ) {
+        return false;
+    }
     let Some(Value::Object(inner)) = parent.and_then(|p| p.get(name)) else {
         return false;
     };

@@ -472,6 +472,8 @@ fn a_profile_missing_a_field_spoils_only_itself() {
         "default_profile": "whole",
         "profiles": {
             "partial": {"api_url": server.url, "agent_id": "ag_1", "token": "at_partial_token_1"},
+            "nulled": {"api_url": server.url, "workspace_id": null, "agent_id": "ag_1",
+                       "token": "at_nulled_token_1"},
             "whole": {"api_url": server.url, "workspace_id": "ws_1", "agent_id": "ag_1",
                       "token": "at_whole_token_1"}
         }
@@ -495,6 +497,8 @@ fn a_profile_missing_a_field_spoils_only_itself() {
         "{}",
         partial.stdout
     );
+    let nulled = cli.run(&["exec", "task", "list", "-", "--profile", "nulled"], input);
+    assert_eq!(nulled.error_code(), "credentials_missing", "{nulled:?}");
     assert_eq!(server.requests().len(), 1);
 }
 

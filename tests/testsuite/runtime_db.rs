@@ -127,6 +127,8 @@ fn a_uri_is_never_taken_for_a_path() {
         // An unexpanded `~`: never a directory named `~` here.
         ("~/store.db", "expanded only by a shell"),
         ("~", "expanded only by a shell"),
+        (" ~/store.db", "expanded only by a shell"),
+        ("~other/store.db", "expanded only by a shell"),
     ] {
         for command in [vec!["serve"], vec!["workspace", "create", "--name", "w"]] {
             let mut args = vec!["--db", db];

@@ -112,16 +112,13 @@ impl Location {
         // `~/…` reaches us only unexpanded (quoted, or from an env file or a
         // unit's Environment=): taken as it is, it made a directory named
         // `~` in the working directory. Refused, with the path meant.
-        if text == "~" || text.starts_with("~/") {
-            let meant = std::env::var_os("HOME")
-                .map(|home| {
-                    format!(
-                        " (here: {})",
-                        Path::new(&home)
-                            .join(text.trim_start_matches(['~', '/']))
-                            .display()
-                    )
-                })
+        if trimmed.starts_with('~') {
+            // `~/x` is under HOME; `~user/x` is another user's, not named.
+            let meant = trimmed
+                .strip_prefix("~/")
+                .or((trimmed == "~").then_some(""))
+                .zip(std::env::var_os("HOME"))
+                .map(|(rest, home)| format!(" (here: {})", Path::new(&home).join(rest).display()))
                 .unwrap_or_default();
             return Err(Failure::new(
                 code::USAGE_ERROR,

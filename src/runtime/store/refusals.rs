@@ -557,7 +557,8 @@ pub fn no_such_members(members: &[String], missing: &[(String, bool)]) -> Failur
             .collect();
         message.push_str(&format!(
             " Together: `--members {}`.",
-            text::clip(&fixed.join(","), text::ECHO_LIMIT)
+            // Whole enough to paste: handles are short, a board's members few.
+            text::clip(&fixed.join(","), 16 * text::ECHO_LIMIT)
         ));
     }
     admin("members", &message)

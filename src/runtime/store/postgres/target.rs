@@ -72,7 +72,9 @@ impl Target {
         // The TLS modes tokio-postgres cannot even parse (libpq's
         // verify-ca, verify-full) are refused by name as `require` is,
         // not as a misspelt value.
-        if let Some(mode) = ssl_mode_asked(uri).filter(|m| m.starts_with("verify-")) {
+        if let Some(mode) =
+            ssl_mode_asked(uri).filter(|m| ["verify-ca", "verify-full"].contains(&m.as_str()))
+        {
             return Err(no_tls(&shown, &mode));
         }
         // tokio-postgres's own text is "invalid connection string"; what is
@@ -681,6 +683,9 @@ mod tests {
             );
             assert!(!failure.message.contains("s3cret"));
         }
+        // A misspelt mode is a misspelt value, not a TLS mode.
+        let typo = Target::parse("postgres://al@h/db?sslmode=verify-fulll").unwrap_err();
+        assert!(!typo.message.contains("TLS"), "{}", typo.message);
         assert!(Target::parse("postgres://al@h/db?sslmode=prefer").is_ok());
     }
 
