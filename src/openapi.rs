@@ -259,7 +259,7 @@ fn operation(action: &Action, schemas: &mut Map<String, Value>) -> Value {
         (
             431,
             format!(
-                "Request header fields too large (over {} fields, or about {} KiB with the request line): refused before the API reads them, with no body.",
+                "Request header fields too large (over {} fields, or over {} KiB with the request line, counted between reads, so one read more may pass first): refused before the API reads them, with no body.",
                 wire::MAX_HEADERS,
                 wire::MAX_HEAD_BYTES / 1024
             ),

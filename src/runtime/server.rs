@@ -706,11 +706,10 @@ fn bearer(headers: &HeaderMap) -> Result<[u8; 32], Failure> {
     let token = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            v.strip_prefix("Bearer ")
-                .or_else(|| v.strip_prefix("bearer "))
-        })
-        .map(str::trim)
+        // The scheme's name is case-insensitive (RFC 9110 §11.1).
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim())
         .filter(|t| t.starts_with(auth::TOKEN_PREFIX) && t.len() <= 256)
         .ok_or_else(unauthorized)?;
     Ok(auth::hash_token(token))

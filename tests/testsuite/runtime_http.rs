@@ -520,6 +520,23 @@ fn refusals_are_json_with_their_status(engine: Engine) {
         413,
         "input_too_large",
     );
+    // The scheme's name in any case (RFC 9110 §11.1): the token is read
+    // (the task is then not found, not the caller refused).
+    let missing: &[u8] = br#"{"channel": "eng", "number": 999}"#;
+    for scheme in ["BEARER", "bEaReR"] {
+        let headers = vec![
+            (
+                "Authorization".to_string(),
+                format!("{scheme} {}", alice.token),
+            ),
+            ("Content-Length".to_string(), missing.len().to_string()),
+        ];
+        assert_error(
+            &raw_http(rt.addr, "POST", &get, &headers, missing),
+            404,
+            "task_not_found",
+        );
+    }
     // A revoked token stops working at once.
     let out = rt.admin(&[
         "token",
