@@ -734,6 +734,13 @@ fn pattern_fix(pattern: &str, input: &Value, path: &str) -> Option<String> {
                 .into(),
         );
     }
+    // A task's opaque id, not a name: where it comes from.
+    if path == "scope_id" || path.ends_with("/scope_id") {
+        return Some(
+            "Must be a task's scope_id (`tsk_…`) as task_list and task_get answer it: copy it from there, or give `channel` with `parent` (the task's number) instead."
+                .into(),
+        );
+    }
     let re = regex::Regex::new(pattern).ok()?;
     if given
         .strip_prefix('#')

@@ -388,6 +388,20 @@ fn problems_inside_a_renamed_or_wrapping_key_are_said_at_once() {
     assert_eq!(e.len(), 1, "{e:?}");
 }
 
+/// A scope_id that is no id (`#t2`, a board's `#name`) is told where ids
+/// come from, not to drop its `#` (which gives no id either).
+#[test]
+fn a_scope_id_that_is_no_id_is_told_where_ids_come_from() {
+    let e = errors(
+        "task",
+        "create",
+        json!({"parent_task_scope": {"kind": "task", "scope_id": "#t2"}, "tasks": [{"title": "x"}]}),
+    );
+    let said = &e["parent_task_scope/scope_id"];
+    assert!(said.contains("task_list and task_get"), "{said}");
+    assert!(!said.contains("Drop the leading"), "{said}");
+}
+
 /// "none" in a filter is not told to become `@none` (a member never
 /// found): leaving the filter out matches any.
 #[test]
