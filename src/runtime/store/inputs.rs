@@ -437,6 +437,11 @@ pub struct ListQuery {
     pub limit: i64,
     /// Where the previous page ended.
     pub after: Option<After>,
+    /// Why the cursor given cannot continue this list: said by the store
+    /// after the board, parent and assignee are found, so that a mistyped
+    /// board is named as such (with candidates), not as a stale cursor
+    /// (see [`ListQuery::cursor_holds`]).
+    pub cursor_refused: Option<Failure>,
     /// Binds cursors to this collection and order (everything but limit and cursor).
     pub digest: String,
 }
@@ -505,9 +510,14 @@ impl ListQuery {
             bound["parent"] = json!(parent);
         }
         let digest = hex(&Sha256::digest(canonical_json(&bound).as_bytes())[..16]);
-        let after = match &input.cursor {
-            Some(text) => Some(cursor::decode(text, &digest, sort)?),
-            None => None,
+        let (after, cursor_refused) = match input
+            .cursor
+            .as_deref()
+            .map(|text| cursor::decode(text, &digest, sort))
+        {
+            Some(Ok(after)) => (Some(after), None),
+            Some(Err(refused)) => (None, Some(refused)),
+            None => (None, None),
         };
         Ok(ListQuery {
             channel: input.channel,
@@ -520,7 +530,14 @@ impl ListQuery {
             labels,
             limit: input.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT),
             after,
+            cursor_refused,
             digest,
         })
+    }
+
+    /// The cursor's refusal, if it was refused: for the store to return
+    /// once what the query names has been found.
+    pub fn cursor_holds(&self) -> Result<(), Failure> {
+        self.cursor_refused.clone().map_or(Ok(()), Err)
     }
 }

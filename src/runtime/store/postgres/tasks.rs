@@ -1067,6 +1067,7 @@ pub(super) async fn list_tasks(c: &Object, p: &Principal, q: &ListQuery) -> Resu
     if let Some(member_ref) = &q.assignee {
         assignee_id(c, p, None, member_ref, "filters/assignee").await?;
     }
+    q.cursor_holds()?;
     let Some((sql, args)) = list_sql(board.id, q) else {
         // Only punctuation: nothing can match.
         return Ok(json!({"items": []}));

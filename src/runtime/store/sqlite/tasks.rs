@@ -666,6 +666,7 @@ pub(super) fn list_tasks(c: &Connection, p: &Principal, q: &ListQuery) -> Result
     if let Some(member_ref) = &q.assignee {
         assignee_id(c, p, None, member_ref, "filters/assignee")?;
     }
+    q.cursor_holds()?;
     let Some((sql, args)) = list_sql(board.id, q) else {
         // Only punctuation: nothing can match.
         return Ok(json!({"items": []}));
