@@ -45,7 +45,7 @@ impl ExitClass {
             ExitClass::Usage => "usage error or invalid input; nothing was sent",
             ExitClass::Credentials => "credentials missing or rejected (after the one refresh)",
             ExitClass::Rejected => {
-                "the server rejected the request (not found, conflict, forbidden, validation)"
+                "the server rejected the request (not found, conflict, forbidden, validation); also `forbidden` by the profile's --max-permission cap, before anything is sent"
             }
             ExitClass::Transient => {
                 "transient: network, timeout, rate limit, 5xx; `retryable: true`: retry later"
