@@ -55,28 +55,39 @@ pub fn validate(action: &Action, input: Value) -> Result<Value, Failure> {
             "Input must be one JSON object.",
         ));
     }
-    let mut errors = FieldErrors::new();
-    let mut candidates = Vec::new();
-    let mut fixes = Vec::new();
-    for violation in &violations(action, &input) {
-        if errors.len() > MAX_FIELD_ERRORS {
-            break;
-        }
-        record(
-            violation,
-            action,
-            &input,
-            &mut errors,
-            &mut candidates,
-            &mut fixes,
-        );
-    }
+    let (mut errors, candidates, fixes) = judged(action, &input);
     let fixed = if fixes.is_empty() {
         None
     } else {
         said_once_fixed(action, &input, &fixes, &mut errors)
     };
     checked(action, input, errors, candidates, fixed.as_ref())
+}
+
+/// The schema's problems with `input`, worded (at most one more than an
+/// answer carries), the names unknown keys may have meant, and the fixes
+/// their messages propose.
+fn judged(
+    action: &Action,
+    input: &Value,
+) -> (FieldErrors, NameCandidates, Vec<(String, String, Fix)>) {
+    let mut errors = FieldErrors::new();
+    let mut candidates = Vec::new();
+    let mut fixes = Vec::new();
+    for violation in &violations(action, input) {
+        if errors.len() > MAX_FIELD_ERRORS {
+            break;
+        }
+        record(
+            violation,
+            action,
+            input,
+            &mut errors,
+            &mut candidates,
+            &mut fixes,
+        );
+    }
+    (errors, candidates, fixes)
 }
 
 /// What is wrong inside the values of unknown keys whose messages propose
@@ -129,21 +140,7 @@ fn said_once_fixed(
     if moved.is_empty() {
         return None;
     }
-    let mut again = FieldErrors::new();
-    let (mut names, mut more_fixes) = (Vec::new(), Vec::new());
-    for violation in &violations(action, &fixed) {
-        if again.len() > MAX_FIELD_ERRORS {
-            break;
-        }
-        record(
-            violation,
-            action,
-            &fixed,
-            &mut again,
-            &mut names,
-            &mut more_fixes,
-        );
-    }
+    let (again, _, _) = judged(action, &fixed);
     for (path, message) in again {
         let Some((_, how)) = moved
             .iter()

@@ -774,12 +774,15 @@ fn the_runtimes_exit_statuses_are_the_documented_ones() {
     // On a store not made yet: refused before it is made, so nothing of
     // the demo is left half-made.
     let fresh = dir.path().join("fresh.db");
-    let quickstart = Command::new(BIN)
-        .args(["--db", fresh.to_str().unwrap(), "quickstart"])
-        .env("AGENTTEAM_CONFIG_DIR", &config)
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap();
+    let quickstart_on_fresh = || {
+        Command::new(BIN)
+            .args(["--db", fresh.to_str().unwrap(), "quickstart"])
+            .env("AGENTTEAM_CONFIG_DIR", &config)
+            .env("RUST_LOG", "warn")
+            .output()
+            .unwrap()
+    };
+    let quickstart = quickstart_on_fresh();
     let doc = refused(&quickstart, 3, "no secret here");
     assert_eq!(doc["error"]["code"], "credential_store_insecure", "{doc}");
     assert_eq!(
@@ -794,13 +797,7 @@ fn the_runtimes_exit_statuses_are_the_documented_ones() {
     let lock = config.join("credentials.json.lock");
     let _ = std::fs::remove_file(&lock);
     std::fs::create_dir(&lock).unwrap();
-    let locked_out = Command::new(BIN)
-        .args(["--db", fresh.to_str().unwrap(), "quickstart"])
-        .env("AGENTTEAM_CONFIG_DIR", &config)
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap();
-    let doc = refused(&locked_out, 3, "no secret here");
+    let doc = refused(&quickstart_on_fresh(), 3, "no secret here");
     assert_eq!(doc["error"]["code"], "credential_store_invalid", "{doc}");
     assert!(!fresh.exists(), "the runtime store was made");
     for out in [&created, &unknown, &quickstart] {

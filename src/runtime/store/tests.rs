@@ -1234,7 +1234,10 @@ fn list_filters_by_parent<E: Engine>() {
     assert_eq!(items_of(&list(second.clone())), [6]);
     // The cursor is bound to the parent.
     second["filters"]["parent"] = json!(2);
-    assert_eq!(w.err(&w.alice, "list", second.clone()).code, "cursor_invalid");
+    assert_eq!(
+        w.err(&w.alice, "list", second.clone()).code,
+        "cursor_invalid"
+    );
     // A mistyped board is named as such (with the board meant), not as a
     // cursor of another list: the fix keeps the cursor.
     second["channel"] = json!("egn");
