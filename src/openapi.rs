@@ -64,7 +64,15 @@ pub fn document() -> Value {
         let method = action.method.as_str().to_ascii_lowercase();
         item.insert(method, operation(action, &mut schemas));
     }
-    for (route, item) in service_paths() {
+    for (route, mut item) in service_paths() {
+        let responses = item["get"]["responses"]
+            .as_object_mut()
+            .expect("a service route answers");
+        for (status, response) in refused_before_routing() {
+            responses.insert(status.to_string(), response);
+        }
+        // /readyz says its own 503 (the store, or the cap).
+        responses.entry("503").or_insert_with(over_capacity);
         paths.insert(route.into(), item);
     }
     json!({
@@ -145,7 +153,7 @@ fn service_paths() -> [(&'static str, Value); 3] {
                 json!({
                     "200": {"description": "The store answered. The body is empty."},
                     "503": {
-                        "description": "The store did not answer in time: the `server_error` document, naming nothing of the store.",
+                        "description": "The store did not answer in time, or the runtime serves as many connections as it may (`serve --max-connections`): the `server_error` document, naming nothing of the store.",
                         "headers": error_headers(503),
                         "content": {JSON: {"schema": schema_ref("Error")}},
                     },
@@ -247,29 +255,43 @@ fn operation(action: &Action, schemas: &mut Map<String, Value>) -> Value {
         }
         responses.insert(status.to_string(), response);
     }
-    // Refused by the HTTP layer before any route is found: no body at all.
-    let refused = [
-        (
-            414,
-            format!(
-                "URI too long (over {} bytes): refused before the API reads it, with no body.",
-                wire::MAX_URI_BYTES
-            ),
-        ),
-        (
-            431,
-            format!(
-                "Request header fields too large (over {} fields, or over {} KiB with the request line, counted between reads, so one read more may pass first): refused before the API reads them, with no body.",
-                wire::MAX_HEADERS,
-                wire::MAX_HEAD_BYTES / 1024
-            ),
-        ),
-    ];
-    for (status, reason) in refused {
-        responses.insert(status.to_string(), json!({"description": reason}));
+    for (status, response) in refused_before_routing() {
+        responses.insert(status.to_string(), response);
     }
     op["responses"] = Value::Object(responses);
     op
+}
+
+/// What the HTTP layer answers before any route is found, on every path:
+/// no body at all.
+fn refused_before_routing() -> [(u16, Value); 2] {
+    [
+        (
+            414,
+            json!({"description": format!(
+                "URI too long (over {} bytes): refused before the API reads it, with no body.",
+                wire::MAX_URI_BYTES
+            )}),
+        ),
+        (
+            431,
+            json!({"description": format!(
+                "Request header fields too large (over {} fields, or over {} KiB with the request line, counted between reads, so one read more may pass first): refused before the API reads them, with no body.",
+                wire::MAX_HEADERS,
+                wire::MAX_HEAD_BYTES / 1024
+            )}),
+        ),
+    ]
+}
+
+/// A connection past `serve --max-connections`, on any path: answered at
+/// once, before its request is read.
+fn over_capacity() -> Value {
+    json!({
+        "description": "The runtime serves as many connections as it may (`serve --max-connections`): the `server_error` document, before the request is read. Retry shortly.",
+        "headers": error_headers(503),
+        "content": {JSON: {"schema": schema_ref("Error")}},
+    })
 }
 
 /// The registry's examples for a request body, in wire names.
