@@ -530,7 +530,7 @@ pub async fn dispatch<S: Store>(
             Task::Delete => store.delete(principal, &typed(input)?).await,
         },
     };
-    result.map_err(|failure| corrected_call(action, &original, failure))
+    result.map_err(|failure| corrected_call(action, principal, &original, failure))
 }
 
 /// Whether the server may answer `action` by [`get_for_token`]: `task_get`.
@@ -565,21 +565,27 @@ pub async fn get_for_token<S: Store>(
         Some(answer) => answer,
         None => store.get(&principal, &locator).await,
     };
-    answer.map_err(|failure| corrected_call(action, &original, failure))
+    answer.map_err(|failure| corrected_call(action, &principal, &original, failure))
 }
 
 /// For a lookup failure whose first candidate is what the input meant,
 /// suggests the same call with the failing field replaced by it (§5.2),
 /// only when the given value is a typo of the candidate, so no call is
 /// proposed on a board or member the caller did not mean; a `task_list`
-/// loses its cursor (bound to the old board). A delete is never filled
+/// keeps its cursor where the cursor continues the list on the board meant
+/// (a typo of the board it was made on), and loses it otherwise. A delete is never filled
 /// in: the task it names is read on the board meant. A board that is no
 /// typo keeps the refusal's browse of the nearest board (a list: the same
 /// list there), never a task by its number on a board that has nothing to
 /// do with the one named, which would read another task; an unknown
 /// member that is no typo gets no call (`candidates` lists the members).
 /// Other failures pass unchanged.
-fn corrected_call(action: &Action, input: &Value, failure: Failure) -> Failure {
+fn corrected_call(
+    action: &Action,
+    principal: &Principal,
+    input: &Value,
+    failure: Failure,
+) -> Failure {
     let is = |c: crate::error::ErrorCode| failure.code == c.code;
     if !(is(code::CHANNEL_NOT_FOUND) || is(code::ASSIGNEE_NOT_FOUND)) {
         return failure;
@@ -641,7 +647,12 @@ fn corrected_call(action: &Action, input: &Value, failure: Failure) -> Failure {
         if let Some(slot) = arguments.pointer_mut(&pointer) {
             *slot = json!(meant);
         }
-        if board && let Some(object) = arguments.as_object_mut() {
+        let cursor_continues = ListQuery::from_input(principal, arguments.clone())
+            .is_ok_and(|query| query.cursor_refused.is_none());
+        if board
+            && !cursor_continues
+            && let Some(object) = arguments.as_object_mut()
+        {
             object.remove("cursor");
         }
         return failure.suggest(&action.name(), arguments);

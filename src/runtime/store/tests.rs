@@ -1239,10 +1239,26 @@ fn list_filters_by_parent<E: Engine>() {
         "cursor_invalid"
     );
     // A mistyped board is named as such (with the board meant), not as a
-    // cursor of another list: the fix keeps the cursor.
+    // cursor of another list.
     second["channel"] = json!("egn");
+    assert_eq!(
+        w.err(&w.alice, "list", second.clone()).code,
+        "channel_not_found"
+    );
+    // Its suggestion keeps a cursor that continues the list on the board
+    // meant, and runs as given; one of another list is dropped.
+    second["filters"]["parent"] = json!(1);
+    let f = w.err(&w.alice, "list", second.clone());
+    let call = World::<E>::suggestion(&f);
+    assert_eq!(call["arguments"]["cursor"], second["cursor"], "{call}");
+    assert_eq!(items_of(&w.follow(&w.alice, &call).unwrap()), [6]);
     second["filters"]["parent"] = json!(2);
-    assert_eq!(w.err(&w.alice, "list", second).code, "channel_not_found");
+    let f = w.err(&w.alice, "list", second);
+    assert!(
+        World::<E>::suggestion(&f)["arguments"]
+            .get("cursor")
+            .is_none()
+    );
     // Every status, with filters.parent and no query.
     w.ok(
         &w.alice,
