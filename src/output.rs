@@ -266,9 +266,12 @@ pub fn error_document(failure: &Failure, profile: Option<&str>) -> Value {
 /// given and the command names none.
 fn with_profile(command: String, profile: Option<&str>) -> String {
     match (command.strip_prefix("agentteam "), profile) {
+        // A name shaped like a token (one typed in the wrong place) is not
+        // repeated: `<redacted>` then names no profile, and the command
+        // fails rather than act as another agent.
         (Some(rest), Some(profile)) if !rest.contains("--profile") => format!(
             "agentteam {} {rest}",
-            crate::credentials::profile_flag(profile)
+            crate::credentials::profile_flag(&crate::credentials::redact_token_like(profile))
         ),
         _ => command,
     }

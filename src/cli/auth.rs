@@ -39,16 +39,21 @@ pub struct LoginSettings {
 /// admin commands but is no id) or a value with blanks, `/`, `?`, `#` or
 /// `%`. Otherwise the login would be stored and every call refused.
 fn not_an_id(flag: &str, value: &str) -> Option<String> {
-    if flag == "--agent" && value.starts_with('@') {
+    // Blanks around an id are trimmed when it is stored.
+    let value = value.trim();
+    if value.starts_with('@') {
         return Some(format!(
-            "--agent takes the agent's id, not its member ref `{}`: `agentteam-runtime agent list --workspace …` (or quickstart's agent_id) shows it.",
+            "{flag} takes an id, not a ref like `{}`: `agentteam-runtime workspace list` and `agent list --workspace …` (or quickstart's workspace_id and agent_id) show them.",
             crate::text::clip(value, crate::text::ECHO_LIMIT)
         ));
     }
-    value
-        .chars()
-        .any(|c| c.is_whitespace() || c.is_control() || "/?#%".contains(c))
-        .then(|| format!("{flag} takes an id, which has no blanks, `/`, `?`, `#` or `%`."))
+    // `.` and `..` are no path segment either: a URL drops them.
+    let odd = |c: char| c.is_whitespace() || c.is_control() || "/?#%".contains(c);
+    (value == "." || value == ".." || value.chars().any(odd)).then(|| {
+        format!(
+            "{flag} takes an id, which is not `.` or `..` and has no blanks, `/`, `?`, `#` or `%`."
+        )
+    })
 }
 
 pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {

@@ -56,7 +56,9 @@ pub fn validate(action: &Action, input: Value) -> Result<Value, Failure> {
         ));
     }
     let (mut errors, candidates, fixes) = judged(action, &input);
-    let fixed = if fixes.is_empty() {
+    // An input with more problems than an answer carries is said as found
+    // (the answer says it was cut); fixes are worked through for the rest.
+    let fixed = if fixes.is_empty() || errors.len() > MAX_FIELD_ERRORS {
         None
     } else {
         said_once_fixed(action, &input, &fixes, &mut errors)
@@ -104,9 +106,72 @@ fn said_once_fixed(
     let mut fixed = input.clone();
     // Each path the fixes put a value at, and what the fix was.
     let mut moved: Vec<(String, &str)> = Vec::new();
+    // What the fixed forms still get wrong, by path: a later round (fixes
+    // inside what an earlier one moved, `task: [{Attachments}]`) says a
+    // place again, better.
+    let mut said = FieldErrors::new();
+    let mut pending = fixes.to_vec();
+    let mut last = FieldErrors::new();
+    for _ in 0..FIX_ROUNDS {
+        let before = moved.len();
+        apply_fixes(action, &mut fixed, &pending, &mut moved);
+        if moved.len() == before {
+            break;
+        }
+        let (again, _, next) = judged(action, &fixed);
+        for (path, message) in &again {
+            let Some((_, how)) = moved
+                .iter()
+                .find(|(at, _)| path == at || path.starts_with(&format!("{at}/")))
+            else {
+                continue;
+            };
+            // A camelCase key inside a renamed value is said with the
+            // rename ("Inside it too").
+            if !message.starts_with("Unknown field; fields are snake_case") {
+                said.insert(path.clone(), format!("{how}: {message}"));
+            }
+        }
+        last = again;
+        pending = next;
+    }
+    if moved.is_empty() {
+        return None;
+    }
+    for (at, _) in &moved {
+        // A place the fixes fill is not missing once they are made: what
+        // the fixed input says of it (if anything) stands instead.
+        if errors.get(at).is_some_and(|m| m.starts_with("Required")) {
+            errors.remove(at);
+        }
+        if said.get(at).is_some_and(|m| m.contains(": Required")) && !last.contains_key(at) {
+            said.remove(at);
+        }
+    }
+    for (path, message) in said {
+        if errors.len() > MAX_FIELD_ERRORS {
+            break;
+        }
+        errors.entry(path).or_insert(message);
+    }
+    Some(fixed)
+}
+
+/// How many times fixes inside what earlier fixes moved are made in turn
+/// (`Tasks: [{Attachments: [{mediaType}]}]` takes three).
+const FIX_ROUNDS: usize = 3;
+
+/// Makes `fixes` in `fixed`, noting each path a value is put at in `moved`
+/// (with how: renamed or unwrapped).
+fn apply_fixes(
+    action: &Action,
+    fixed: &mut Value,
+    fixes: &[(String, String, Fix)],
+    moved: &mut Vec<(String, &'static str)>,
+) {
     for (parent, key, fix) in fixes {
         let at = if parent.is_empty() {
-            Some(&mut fixed)
+            Some(&mut *fixed)
         } else {
             fixed.pointer_mut(&format!("/{}", parent.replace('~', "~0")))
         };
@@ -137,28 +202,6 @@ fn said_once_fixed(
             Fix::Rename(_) => {}
         }
     }
-    if moved.is_empty() {
-        return None;
-    }
-    let (again, _, _) = judged(action, &fixed);
-    for (path, message) in again {
-        let Some((_, how)) = moved
-            .iter()
-            .find(|(at, _)| path == *at || path.starts_with(&format!("{at}/")))
-        else {
-            continue;
-        };
-        // A camelCase key inside a renamed value is said with the rename
-        // ("Inside it too").
-        if errors.contains_key(&path)
-            || errors.len() > MAX_FIELD_ERRORS
-            || message.starts_with("Unknown field; fields are snake_case")
-        {
-            continue;
-        }
-        errors.insert(path, format!("{how}: {message}"));
-    }
-    Some(fixed)
 }
 
 /// Renames, within `value` at input `path`, each camelCase key whose
@@ -690,7 +733,7 @@ fn filter_word(action: &Action, path: &str, word: &str) -> Option<&'static str> 
     } else if ["me", "myself", "self", "mine", "i"].contains(&word.as_str())
         && names_a_field(action, &path.replace("assignee", "assigned_to_me"))
     {
-        Some("For your own tasks, give `assigned_to_me: true` instead (and leave this out).")
+        Some("For your own tasks, set `assigned_to_me` to true instead (and leave this out).")
     } else {
         None
     }
@@ -811,10 +854,23 @@ fn describe(kind: &Kind) -> String {
         Kind::MaxItems(limit) => format!("Must have at most {limit} items."),
         Kind::UniqueItems => "Items must be distinct.".into(),
         Kind::Pattern(pattern) => {
-            if pattern == "\\S" {
-                "Must not be blank.".into()
-            } else {
-                format!("Must match the pattern {pattern}.")
+            use crate::registry::task::fields::{
+                CHANNEL_PATTERN, MEMBER_REF_PATTERN, TARGET_PATTERN,
+            };
+            // The schema's patterns in words; another, as it is.
+            match pattern.as_str() {
+                "\\S" => "Must not be blank.".into(),
+                "^https?://\\S+$" => "Must be an http:// or https:// URL, without blanks.".into(),
+                p if p == CHANNEL_PATTERN => {
+                    "Must be a board name: lowercase letters, digits, `_` and `-`, starting with a letter or digit, without `#`.".into()
+                }
+                p if p == MEMBER_REF_PATTERN => {
+                    "Must be a member ref: `@` and a lowercase handle (`@alice`).".into()
+                }
+                p if p == TARGET_PATTERN => {
+                    "Must be a thread as `#board:thread_id` (`#eng:th_42`).".into()
+                }
+                _ => format!("Must match the pattern {pattern}."),
             }
         }
         Kind::Required(_) | Kind::Additional(_) | Kind::Other => "Invalid value.".into(),

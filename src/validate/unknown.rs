@@ -147,16 +147,20 @@ fn wraps_siblings(siblings: &[String], parent: Option<&Value>, name: &str) -> bo
         "condition",
         "conditions",
     ];
-    if SELECTORS.contains(
-        &crate::case::camel_to_snake(name)
-            .to_ascii_lowercase()
-            .as_str(),
-    ) {
-        return false;
-    }
+    // One that holds only what names the task (`where: {channel, number}`)
+    // selects what those fields select: that one is unwrapped.
+    const LOCATORS: [&str; 4] = ["channel", "number", "numbers", "parent_task_scope"];
     let Some(Value::Object(inner)) = parent.and_then(|p| p.get(name)) else {
         return false;
     };
+    let selector = crate::case::camel_to_snake(name).to_ascii_lowercase();
+    if SELECTORS.contains(&selector.as_str())
+        && !inner
+            .keys()
+            .all(|key| LOCATORS.contains(&crate::case::camel_to_snake(key).as_str()))
+    {
+        return false;
+    }
     !inner.is_empty()
         && inner.keys().all(|key| {
             let snake = crate::case::camel_to_snake(key);

@@ -119,6 +119,19 @@ fn a_suggested_command_keeps_the_profile_it_was_given() {
             .contains("| agentteam --profile peer exec task create -"),
         "{text:?}"
     );
+    // A token typed as the profile is not repeated.
+    let token_named = cli.run(
+        &[
+            "--profile",
+            "at_ioYKu4895Rs2CF1SdG06Zg5E66t5ft7X3uV7EAJc7gg",
+            "exec",
+            "task",
+            "lsit",
+            "-",
+        ],
+        None,
+    );
+    assert!(!token_named.stdout.contains("ioYKu4895"), "{token_named:?}");
     // A mistyped route, refused before any profile is read, the same.
     let route = cli.run(&["--profile=peer", "exec", "task", "lsit", "-"], None);
     assert_eq!(

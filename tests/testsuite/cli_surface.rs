@@ -289,8 +289,9 @@ fn login_validates_its_inputs() {
     // An id is a segment of every request's path: a member ref, or a value
     // no path segment can be, is refused before anything is stored.
     for (flag, value, says) in [
-        ("--agent", "@demo-peer", "not its member ref `@demo-peer`"),
+        ("--agent", "@demo-peer", "not a ref like `@demo-peer`"),
         ("--agent", "x y", "no blanks"),
+        ("--agent", "..", "not `.` or `..`"),
         ("--workspace", "ws/1", "no blanks, `/`"),
     ] {
         let (workspace, agent) = if flag == "--agent" {
