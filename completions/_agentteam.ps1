@@ -27,7 +27,6 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
-            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -48,7 +47,6 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             [CompletionResult]::new('--error-schema', '--error-schema', [CompletionResultType]::ParameterName, 'Print the JSON Schema of the error document, with every error code')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
-            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('task', 'task', [CompletionResultType]::ParameterValue, 'Actions of the `task` domain')
@@ -62,7 +60,6 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
-            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Browse or search the tasks of one board.')
@@ -91,7 +88,6 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             [CompletionResult]::new('--paginate', '--paginate', [CompletionResultType]::ParameterName, 'Follow next_cursor to the end: each item as one JSON line, or with --format text (the terminal default) one table, page by page')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
-            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -110,7 +106,6 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             [CompletionResult]::new('--batch', '--batch', [CompletionResultType]::ParameterName, 'Read newline-delimited JSON objects; print one JSON result line per input line, in input order')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
-            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -129,7 +124,6 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             [CompletionResult]::new('--batch', '--batch', [CompletionResultType]::ParameterName, 'Read newline-delimited JSON objects; print one JSON result line per input line, in input order')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
-            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -148,7 +142,6 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             [CompletionResult]::new('--batch', '--batch', [CompletionResultType]::ParameterName, 'Read newline-delimited JSON objects; print one JSON result line per input line, in input order')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
-            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -167,7 +160,6 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             [CompletionResult]::new('--batch', '--batch', [CompletionResultType]::ParameterName, 'Read newline-delimited JSON objects; print one JSON result line per input line, in input order')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
-            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -186,7 +178,6 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             [CompletionResult]::new('--batch', '--batch', [CompletionResultType]::ParameterName, 'Read newline-delimited JSON objects; print one JSON result line per input line, in input order')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
-            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -205,7 +196,6 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             [CompletionResult]::new('--batch', '--batch', [CompletionResultType]::ParameterName, 'Read newline-delimited JSON objects; print one JSON result line per input line, in input order')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
-            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -291,7 +281,6 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
-            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('login', 'login', [CompletionResultType]::ParameterValue, 'Save a profile: API URL, workspace, agent, and a token and/or a credential process')
@@ -314,7 +303,6 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             [CompletionResult]::new('--token-stdin', '--token-stdin', [CompletionResultType]::ParameterName, 'Read the agent''s token from stdin')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
-            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -326,7 +314,6 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
-            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -338,7 +325,6 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
-            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -369,7 +355,6 @@ Register-ArgumentCompleter -Native -CommandName 'agentteam' -ScriptBlock {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, json otherwise]')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
-            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

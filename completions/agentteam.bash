@@ -185,7 +185,7 @@ _agentteam() {
 
     case "${cmd}" in
         agentteam)
-            opts="-v -h -V --profile --timeout --retries --format --debug --verbose --help --version exec auth completions help"
+            opts="-v -h -V --profile --timeout --retries --format --verbose --help --version exec auth completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -215,7 +215,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__auth)
-            opts="-v -h --profile --timeout --retries --format --debug --verbose --help login status logout help"
+            opts="-v -h --profile --timeout --retries --format --verbose --help login status logout help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -315,7 +315,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__auth__subcmd__login)
-            opts="-v -h --api-url --workspace --agent --token-stdin --max-permission --credential-process --token --profile --timeout --retries --format --debug --verbose --help"
+            opts="-v -h --api-url --workspace --agent --token-stdin --max-permission --credential-process --token --profile --timeout --retries --format --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -369,7 +369,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__auth__subcmd__logout)
-            opts="-v -h --profile --timeout --retries --format --debug --verbose --help"
+            opts="-v -h --profile --timeout --retries --format --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -399,7 +399,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__auth__subcmd__status)
-            opts="-v -h --profile --timeout --retries --format --debug --verbose --help"
+            opts="-v -h --profile --timeout --retries --format --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -429,7 +429,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__completions)
-            opts="-v -h --profile --timeout --retries --format --debug --verbose --help bash elvish fish powershell zsh"
+            opts="-v -h --profile --timeout --retries --format --verbose --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -459,7 +459,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__exec)
-            opts="-v -h --catalog --full --error-schema --profile --timeout --retries --format --debug --verbose --help task help"
+            opts="-v -h --catalog --full --error-schema --profile --timeout --retries --format --verbose --help task help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -629,7 +629,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__exec__subcmd__task)
-            opts="-v -h --profile --timeout --retries --format --debug --verbose --help list get create update set_claim checkpoint delete help"
+            opts="-v -h --profile --timeout --retries --format --verbose --help list get create update set_claim checkpoint delete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -659,7 +659,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__exec__subcmd__task__subcmd__checkpoint)
-            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --profile --timeout --retries --format --debug --verbose --help"
+            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --profile --timeout --retries --format --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -693,7 +693,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__exec__subcmd__task__subcmd__create)
-            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --profile --timeout --retries --format --debug --verbose --help"
+            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --profile --timeout --retries --format --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -727,7 +727,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__exec__subcmd__task__subcmd__delete)
-            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --profile --timeout --retries --format --debug --verbose --help"
+            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --profile --timeout --retries --format --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -761,7 +761,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__exec__subcmd__task__subcmd__get)
-            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --profile --timeout --retries --format --debug --verbose --help"
+            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --profile --timeout --retries --format --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -921,7 +921,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__exec__subcmd__task__subcmd__list)
-            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --paginate --max-items --profile --timeout --retries --format --debug --verbose --help"
+            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --paginate --max-items --profile --timeout --retries --format --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -959,7 +959,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__exec__subcmd__task__subcmd__set_claim)
-            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --profile --timeout --retries --format --debug --verbose --help"
+            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --profile --timeout --retries --format --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -993,7 +993,7 @@ _agentteam() {
             return 0
             ;;
         agentteam__subcmd__exec__subcmd__task__subcmd__update)
-            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --profile --timeout --retries --format --debug --verbose --help"
+            opts="-v -h --input-schema --output-schema --example --examples --dry-run --batch --concurrency --profile --timeout --retries --format --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

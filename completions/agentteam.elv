@@ -24,7 +24,6 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
-            cand --debug 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -44,7 +43,6 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --error-schema 'Print the JSON Schema of the error document, with every error code'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
-            cand --debug 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand task 'Actions of the `task` domain'
@@ -57,7 +55,6 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
-            cand --debug 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand list 'Browse or search the tasks of one board.'
@@ -85,7 +82,6 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --paginate 'Follow next_cursor to the end: each item as one JSON line, or with --format text (the terminal default) one table, page by page'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
-            cand --debug 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -103,7 +99,6 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --batch 'Read newline-delimited JSON objects; print one JSON result line per input line, in input order'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
-            cand --debug 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -121,7 +116,6 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --batch 'Read newline-delimited JSON objects; print one JSON result line per input line, in input order'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
-            cand --debug 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -139,7 +133,6 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --batch 'Read newline-delimited JSON objects; print one JSON result line per input line, in input order'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
-            cand --debug 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -157,7 +150,6 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --batch 'Read newline-delimited JSON objects; print one JSON result line per input line, in input order'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
-            cand --debug 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -175,7 +167,6 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --batch 'Read newline-delimited JSON objects; print one JSON result line per input line, in input order'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
-            cand --debug 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -193,7 +184,6 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --batch 'Read newline-delimited JSON objects; print one JSON result line per input line, in input order'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
-            cand --debug 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -259,7 +249,6 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
-            cand --debug 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand login 'Save a profile: API URL, workspace, agent, and a token and/or a credential process'
@@ -281,7 +270,6 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --token-stdin 'Read the agent''s token from stdin'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
-            cand --debug 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -292,7 +280,6 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
-            cand --debug 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -303,7 +290,6 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
-            cand --debug 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -328,7 +314,6 @@ set edit:completion:arg-completer[agentteam] = {|@words|
             cand --format 'Output format [default: text on a terminal, json otherwise]'
             cand -v 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand --verbose 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
-            cand --debug 'Diagnostics on stderr (requests, statuses, retries); tokens are always redacted'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

@@ -570,7 +570,7 @@ pub const DETAIL_NAMES: &[&str] = &[
     "may_have_taken_effect",
     "needed_scope",
     "private_board",
-    "retry_after_s",
+    "retry_after_seconds",
     "server_code",
     "status",
     "token_scope",

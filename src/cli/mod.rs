@@ -100,7 +100,7 @@ fn build(long_help: bool) -> Command {
             Arg::new("verbose")
                 .short('v')
                 .long("verbose")
-                .visible_alias("debug")
+                .alias("debug")
                 .global(true)
                 .action(ArgAction::SetTrue)
                 .help("Diagnostics on stderr (requests, statuses, retries); tokens are always redacted"),

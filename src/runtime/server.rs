@@ -536,7 +536,7 @@ fn failure_response(failure: &Failure) -> Response {
     if status == StatusCode::TOO_MANY_REQUESTS {
         let seconds = failure
             .details
-            .get("retry_after_s")
+            .get("retry_after_seconds")
             .and_then(Value::as_u64)
             .unwrap_or(1);
         response
@@ -775,11 +775,11 @@ fn rate_limit(limiter: &Limiter, token_hash: [u8; 32]) -> Result<(), Failure> {
         let seconds = wait.as_secs_f64().ceil().max(1.0) as u64;
         Failure::new(
             code::RATE_LIMITED,
-            // The wait is in `Retry-After` and `details.retry_after_s`, which
+            // The wait is in `Retry-After` and `details.retry_after_seconds`, which
             // the CLI says once ("Retry after N s."), not twice.
             "This token's request rate limit is used up.",
         )
-        .detail("retry_after_s", Value::from(seconds))
+        .detail("retry_after_seconds", Value::from(seconds))
     })
 }
 

@@ -689,8 +689,8 @@ fn given_str<'a>(input: &'a Value, path: &str) -> Option<&'a str> {
 /// says: `null` where it may be null; `[]` for a list an update replaces
 /// (left out, it is unchanged); left out where that gives no value
 /// (`Default: none`, `Default: unassigned`), or matches anything (a
-/// filter's `Default: any`). None where none of these holds (a required
-/// field, a locator).
+/// filter's `Default: any`); left out where an update keeps it, or where
+/// it is optional and takes its default. None for a required field.
 fn how_to_clear(action: &Action, path: &str) -> Option<&'static str> {
     if nullable(action, path) {
         return Some("`null` (without quotes) clears it.");
@@ -705,9 +705,32 @@ fn how_to_clear(action: &Action, path: &str) -> Option<&'static str> {
         // A filter (`filters.assignee: "none"`): `@none` would be a member
         // never found.
         Some("leave the filter out, and it matches any.")
+    } else if description.contains("Omitted: unchanged") {
+        Some("leave the field out, and it is unchanged.")
+    } else if !required_at(action, path)
+        && description.to_lowercase().contains("default")
+        && !description.contains("no default")
+    {
+        // `cursor: null` for the first page, `limit: null`: the default is
+        // had by leaving the field out (not a locator a rule requires,
+        // which has none).
+        Some("leave the field out for its default.")
     } else {
         None
     }
+}
+
+/// Whether the field at input `path` is required where it stands.
+fn required_at(action: &Action, path: &str) -> bool {
+    let (parent, name) = path.rsplit_once('/').unwrap_or(("", path));
+    let parent_schema = if parent.is_empty() {
+        Some(action.schema())
+    } else {
+        schema_at(action, parent)
+    };
+    parent_schema
+        .and_then(|p| p["required"].as_array())
+        .is_some_and(|required| required.iter().any(|r| r == name))
 }
 
 /// For a filter of members (`filters.assignee`, whose default matches

@@ -465,6 +465,38 @@ fn a_none_word_in_a_filter_is_told_to_leave_the_filter_out() {
     }
 }
 
+/// `null` for an optional field that takes no null is told to leave the
+/// field out (`cursor: null` for the first page), not only its type.
+#[test]
+fn null_for_an_optional_field_is_told_to_leave_it_out() {
+    for (verb, input, path, says) in [
+        (
+            "list",
+            json!({"channel": "eng", "cursor": null}),
+            "cursor",
+            "for its default",
+        ),
+        (
+            "list",
+            json!({"channel": "eng", "limit": null}),
+            "limit",
+            "for its default",
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "status": null}),
+            "status",
+            "it is unchanged",
+        ),
+    ] {
+        let e = errors("task", verb, input);
+        assert!(e[path].contains(says), "{path}: {e:?}");
+    }
+    // A required one gets no such advice.
+    let e = errors("task", "get", json!({"channel": "eng", "number": null}));
+    assert!(!e["number"].contains("leave the field out"), "{e:?}");
+}
+
 /// A token pasted as a key is not repeated as the error's path.
 #[test]
 fn an_unknown_key_shaped_as_a_token_is_not_repeated() {

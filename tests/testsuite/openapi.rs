@@ -168,7 +168,7 @@ fn the_conformance_check_finds_departures_from_the_document() {
 
     // What `serve --rate-limit` answers a token past its limit.
     let limited = json!({"error": {"code": "rate_limited", "message": "Retry in 20 s.",
-        "retryable": true, "details": {"retryAfterS": 20}}});
+        "retryable": true, "details": {"retryAfterSeconds": 20}}});
     let mut x = get(429, limited);
     x.response_headers.push(("retry-after".into(), "20".into()));
     assert_eq!(spec.check(&x), Vec::<String>::new());
