@@ -67,8 +67,9 @@ pub const LINKS_RESERVE: usize = 640;
 /// essential first: subtask summaries, then the oldest checkpoints but the
 /// newest (each section keeps `total`, says `truncated: true`, and gets a
 /// `next` call that reads the rest), then the description's tail
-/// (ending in a visible marker), then trailing attachments, URLs and
-/// checklist items. Any cut sets `truncated: true`, which the CLI shows as
+/// (ending in a visible marker), then the strings of attachments, URLs
+/// and checklist items (each cut one ending in the marker, every item
+/// kept), and only then trailing items. Any cut sets `truncated: true`, which the CLI shows as
 /// `meta.truncated`. Schema bounds make the last steps reachable only with
 /// pathological input (every field at its maximum of escaped characters).
 ///
@@ -103,6 +104,12 @@ pub fn fit_detail(mut detail: Value, budget: usize) -> Value {
         cut.push_str(CUT_MARKER);
         detail["description"] = json!(cut);
         while json_len(&detail) > room && halve(&mut detail["description"]) {}
+    }
+    // The lists keep every item, their long strings cut with the marker
+    // (a list that only loses items would look complete); only if that is
+    // not enough do trailing items go.
+    for field in ["attachments", "urls", "checklist"] {
+        while json_len(&detail) > room && halve_all(&mut detail[field]) {}
     }
     for field in ["attachments", "urls", "checklist"] {
         while json_len(&detail) > room {
@@ -142,12 +149,30 @@ fn drop_tail(slot: &mut Value, over: usize, keep: usize) -> bool {
     true
 }
 
+/// [`halve`] of every string within `slot` (a list's items and their
+/// fields); false when none was long enough to cut.
+fn halve_all(slot: &mut Value) -> bool {
+    match slot {
+        Value::String(_) => halve(slot),
+        Value::Array(items) => items
+            .iter_mut()
+            .fold(false, |cut, item| halve_all(item) | cut),
+        Value::Object(fields) => fields
+            .values_mut()
+            .fold(false, |cut, field| halve_all(field) | cut),
+        _ => false,
+    }
+}
+
 /// Cuts the string in `slot` to half its characters plus the marker;
 /// false when it is not a string or too short to be worth cutting.
 fn halve(slot: &mut Value) -> bool {
     let Some(text) = slot.as_str() else {
         return false;
     };
+    // A string cut before is cut again before its marker, so each cut
+    // shortens it and a loop of cuts ends.
+    let text = text.strip_suffix(CUT_MARKER).unwrap_or(text);
     let chars: Vec<char> = text.chars().collect();
     if chars.len() <= 40 {
         return false;
@@ -169,7 +194,11 @@ fn halve(slot: &mut Value) -> bool {
 fn shrink(value: &mut Value, room: usize) {
     let long_text = |v: &Value| v.as_str().is_some_and(|s| s.len() > 1024);
     let many = |v: &Value| v.as_array().is_some_and(|a| a.len() > 1);
-    let text = |v: &Value| v.as_str().is_some_and(|s| s.chars().count() > 40);
+    // Text still longer than a cut leaves it (40 characters and the marker).
+    let text = |v: &Value| {
+        v.as_str()
+            .is_some_and(|s| s.strip_suffix(CUT_MARKER).unwrap_or(s).chars().count() > 40)
+    };
     let mut wordy_cut = false;
     while json_len(value) > room {
         if let Some(slot) = largest(value, &long_text) {
@@ -181,8 +210,11 @@ fn shrink(value: &mut Value, room: usize) {
         } else if let Some(Value::Array(items)) = largest(value, &many) {
             // Half at a time: a hostile answer may hold millions.
             items.truncate(items.len() / 2);
-        } else if let Some(slot) = largest(value, &text) {
-            halve(slot);
+        } else if let Some(slot) = largest(value, &text)
+            && halve(slot)
+        {
+            // Shorter each time: a string cut to its marker is not picked
+            // for ever.
         } else {
             break;
         }
@@ -449,6 +481,31 @@ mod tests {
             "the description gave way"
         );
         assert!(json_len(&cut) <= budget - ENVELOPE_RESERVE - LINKS_RESERVE);
+    }
+
+    /// Lists at their bounds of escaped characters (the audit's task: 20
+    /// URLs and 20 attachments of 2,000) keep every item, each cut string
+    /// ending in the marker: a list that only lost items would look whole.
+    #[test]
+    fn a_detail_cuts_its_lists_strings_before_their_items() {
+        let wide = |n: usize| "\u{1}".repeat(n);
+        let url = || format!("https://{}", wide(1990));
+        let detail = json!({"number": 1, "title": wide(200), "description": wide(10_000),
+            "checklist": (0..50).map(|_| json!({"text": wide(500), "done": false})).collect::<Vec<_>>(),
+            "urls": (0..20).map(|_| url()).collect::<Vec<_>>(),
+            "attachments": (0..20).map(|_| json!({"name": wide(200), "url": url(), "media_type": wide(100)})).collect::<Vec<_>>(),
+            "blocker": wide(1000),
+            "subtasks": {"items": [], "total": 0, "truncated": false},
+            "checkpoints": {"items": [], "total": 0, "truncated": false}});
+        let budget = 256 * 1024;
+        let cut = fit_detail(detail, budget);
+        assert!(json_len(&cut) <= budget - ENVELOPE_RESERVE - LINKS_RESERVE);
+        for field in ["urls", "attachments"] {
+            let items = cut[field].as_array().unwrap();
+            assert_eq!(items.len(), 20, "{field} kept every item");
+            assert!(items[19].to_string().contains(CUT_MARKER.trim()), "{field}");
+        }
+        assert_eq!(cut["checklist"].as_array().unwrap().len(), 50);
     }
 
     #[test]

@@ -308,6 +308,11 @@ fn a_detail_past_its_budget_is_cut_explicitly(engine: Engine) {
         "{}",
         &description[description.len().saturating_sub(60)..]
     );
+    // The lists keep every item (their strings cut, with the marker): a
+    // list that only lost items would look whole.
+    for (list, all) in [("checklist", 50), ("urls", 20), ("attachments", 20)] {
+        assert_eq!(data[list].as_array().unwrap().len(), all, "{list}");
+    }
     // The same document validates against the action's output schema.
     let document = json!({"data": detail.data, "meta": detail.meta});
     let validator = jsonschema::draft202012::options()
