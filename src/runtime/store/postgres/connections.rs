@@ -375,17 +375,8 @@ fn failure(e: &tokio_postgres::Error) -> Failure {
 fn described(e: &tokio_postgres::Error) -> String {
     match e.as_db_error() {
         Some(db) => format!("{} ({})", db.message(), db.code().code()),
-        None => with_causes(e),
+        None => super::target::with_causes(e),
     }
-}
-
-/// `e` and each error it was caused by, `outer: inner: …`: tokio-postgres
-/// puts what went wrong in the causes and a generic line on top.
-pub(super) fn with_causes(e: &dyn std::error::Error) -> String {
-    std::iter::successors(Some(e), |s| s.source())
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(": ")
 }
 
 /// The answer to a request whose work panicked (the store's background

@@ -80,7 +80,7 @@ impl Target {
         // tokio-postgres's own text is "invalid connection string"; what is
         // wrong (`invalid value for option \`port\``) is in its causes.
         let mut config = tokio_postgres::Config::from_str(&query_ports_to_hosts(uri)).map_err(|e| {
-            let why = super::connections::with_causes(&e);
+            let why = with_causes(&e);
             // A second `@` before the path: a user or password with one
             // left as it is, whose tail was read as host and port.
             if authority(uri).matches('@').count() > 1 {
@@ -459,6 +459,15 @@ fn split_escaped(line: &str) -> Vec<String> {
         }
     }
     fields
+}
+
+/// `e` and each error it was caused by, `outer: inner: …`: tokio-postgres
+/// puts what went wrong in the causes and a generic line on top.
+pub(super) fn with_causes(e: &dyn std::error::Error) -> String {
+    std::iter::successors(Some(e), |s| s.source())
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(": ")
 }
 
 /// A URI asking for TLS (`sslmode=MODE`), which this runtime does not
