@@ -255,21 +255,24 @@ fn a_token_in_argv_is_refused() {
 #[test]
 fn login_validates_its_inputs() {
     let cli = Cli::new();
-    for url in ["ftp://h", "not a url", "http://user:pw@h:1"] {
-        let run = cli.run(
+    let login = |url: &str, workspace: &str, agent: &str| {
+        cli.run(
             &[
                 "auth",
                 "login",
                 "--api-url",
                 url,
                 "--workspace",
-                "w",
+                workspace,
                 "--agent",
-                "a",
+                agent,
                 "--token-stdin",
             ],
-            Some("t"),
-        );
+            Some("at_token_value_1"),
+        )
+    };
+    for url in ["ftp://h", "not a url", "http://user:pw@h:1"] {
+        let run = login(url, "w", "a");
         assert_eq!(run.code, 2, "{url}: {run:?}");
     }
     let run = cli.run(
@@ -299,20 +302,7 @@ fn login_validates_its_inputs() {
         } else {
             (value, "ag_1")
         };
-        let run = cli.run(
-            &[
-                "auth",
-                "login",
-                "--api-url",
-                "http://h:1",
-                "--workspace",
-                workspace,
-                "--agent",
-                agent,
-                "--token-stdin",
-            ],
-            Some("at_token_value_1"),
-        );
+        let run = login("http://h:1", workspace, agent);
         assert_eq!(
             (run.code, run.error_code().as_str()),
             (2, "invalid_input"),
