@@ -668,7 +668,25 @@ fn wrong_type(action: &Action, path: &str, names: &[&str]) -> String {
                 format!("{said}: `{{{}}}`.", required.join(", "))
             }
         }
-        _ => format!("{said}."),
+        _ => {
+            // An enum's values, so the retry can pick one (`subtask_mode:
+            // null` is `promote` or `delete`).
+            let values: Vec<String> = schema_at(action, path)
+                .and_then(|sub| sub["enum"].as_array())
+                .map(|values| {
+                    values
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(|v| format!("`{v}`"))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if values.is_empty() {
+                format!("{said}.")
+            } else {
+                format!("{said}: one of {}.", values.join(", "))
+            }
+        }
     }
 }
 
@@ -709,7 +727,7 @@ fn how_to_clear(action: &Action, path: &str) -> Option<&'static str> {
         Some("leave the field out, and it is unchanged.")
     } else if !required_at(action, path)
         && description.to_lowercase().contains("default")
-        && !description.contains("no default")
+        && !description.to_lowercase().contains("no default")
     {
         // `cursor: null` for the first page, `limit: null`: the default is
         // had by leaving the field out (not a locator a rule requires,

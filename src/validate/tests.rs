@@ -492,6 +492,17 @@ fn null_for_an_optional_field_is_told_to_leave_it_out() {
         let e = errors("task", verb, input);
         assert!(e[path].contains(says), "{path}: {e:?}");
     }
+    // Nor does an optional one that has no default (`subtask_mode`).
+    let e = errors(
+        "task",
+        "delete",
+        json!({"channel": "eng", "number": 1, "subtask_mode": null}),
+    );
+    assert!(!e["subtask_mode"].contains("leave the field out"), "{e:?}");
+    assert!(
+        e["subtask_mode"].ends_with("one of `promote`, `delete`."),
+        "{e:?}"
+    );
     // A required one gets no such advice.
     let e = errors("task", "get", json!({"channel": "eng", "number": null}));
     assert!(!e["number"].contains("leave the field out"), "{e:?}");
