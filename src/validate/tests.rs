@@ -329,6 +329,13 @@ fn nested_slips_and_wrappers_are_said_in_one_answer() {
         json!({"channel": "eng", "number": 1, "where": {"assignee": "@alice"}}),
     );
     assert!(!e["where"].contains("no wrapper"), "{e:?}");
+    // Keys in any case (`Status`) are fields inside a wrapper too.
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "patch": {"Status": "done"}}),
+    );
+    assert!(e["patch"].contains("no wrapper"), "{e:?}");
     // One that holds only the task's locator is.
     let e = errors(
         "task",

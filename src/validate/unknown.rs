@@ -132,6 +132,14 @@ pub(super) fn unknown_field(
     (message, names, fix)
 }
 
+/// The field a key names in any case (`Status`, `assignedToMe`,
+/// `assigned_to_me` alike).
+fn field_spelling(key: &str) -> String {
+    crate::case::camel_to_snake(key)
+        .trim_start_matches('_')
+        .to_string()
+}
+
 /// Whether the unknown field `name` of `parent` holds an object whose
 /// every key (in snake_case) is a field of this level.
 fn wraps_siblings(siblings: &[String], parent: Option<&Value>, name: &str) -> bool {
@@ -157,15 +165,14 @@ fn wraps_siblings(siblings: &[String], parent: Option<&Value>, name: &str) -> bo
     if SELECTORS.contains(&selector.as_str())
         && !inner
             .keys()
-            .all(|key| LOCATORS.contains(&crate::case::camel_to_snake(key).as_str()))
+            .all(|key| LOCATORS.contains(&field_spelling(key).as_str()))
     {
         return false;
     }
     !inner.is_empty()
-        && inner.keys().all(|key| {
-            let snake = crate::case::camel_to_snake(key);
-            siblings.contains(&snake)
-        })
+        && inner
+            .keys()
+            .all(|key| siblings.contains(&field_spelling(key)))
 }
 
 /// The keys of `value` (an object, or a list of objects) that are not
