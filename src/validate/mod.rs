@@ -646,47 +646,27 @@ fn nullable(action: &Action, path: &str) -> bool {
 }
 
 /// A type error's words, with the shape wanted where a list or an object
-/// was: `[…]` around one value, or the object's required fields.
+/// was: `[…]` around one value, the object's required fields, or an enum's
+/// values (`subtask_mode: null` is `promote` or `delete`).
 fn wrong_type(action: &Action, path: &str, names: &[&str]) -> String {
     let said = format!("Must be of type {}", names.join(" or "));
+    // The strings of the schema's list `key` at `path`, each as `shown`.
+    let listed = |key: &str, shown: fn(&str) -> String| -> Vec<String> {
+        schema_at(action, path)
+            .and_then(|sub| sub[key].as_array())
+            .map(|items| items.iter().filter_map(Value::as_str).map(shown).collect())
+            .unwrap_or_default()
+    };
     match names {
         ["array"] => format!("{said}; put the value in a list: `[…]`."),
-        ["object"] => {
-            let required: Vec<String> = schema_at(action, path)
-                .and_then(|sub| sub["required"].as_array())
-                .map(|names| {
-                    names
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(|n| format!("\"{n}\": …"))
-                        .collect()
-                })
-                .unwrap_or_default();
-            if required.is_empty() {
-                format!("{said}.")
-            } else {
-                format!("{said}: `{{{}}}`.", required.join(", "))
-            }
-        }
-        _ => {
-            // An enum's values, so the retry can pick one (`subtask_mode:
-            // null` is `promote` or `delete`).
-            let values: Vec<String> = schema_at(action, path)
-                .and_then(|sub| sub["enum"].as_array())
-                .map(|values| {
-                    values
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(|v| format!("`{v}`"))
-                        .collect()
-                })
-                .unwrap_or_default();
-            if values.is_empty() {
-                format!("{said}.")
-            } else {
-                format!("{said}: one of {}.", values.join(", "))
-            }
-        }
+        ["object"] => match listed("required", |n| format!("\"{n}\": …")) {
+            required if required.is_empty() => format!("{said}."),
+            required => format!("{said}: `{{{}}}`.", required.join(", ")),
+        },
+        _ => match listed("enum", |v| format!("`{v}`")) {
+            values if values.is_empty() => format!("{said}."),
+            values => format!("{said}: one of {}.", values.join(", ")),
+        },
     }
 }
 
