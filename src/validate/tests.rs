@@ -237,13 +237,36 @@ fn a_word_for_nobody_is_told_null_and_a_bad_time_its_format() {
         e["tasks/0/blocker"],
         "Must be of type string: leave the field out, and it has none."
     );
-    // A locator required by a rule, not the schema, gets no such advice.
+    // A null locator is no locator: the other stands, and the null one is
+    // told to go.
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": null, "parent_task_scope": {"kind": "task", "scope_id": "tsk_1"}, "tasks": [{"title": "a"}]}),
+    );
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e["channel"].starts_with("Leave it out"), "{e:?}");
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "parent_task_scope": null, "tasks": [{"title": "a"}]}),
+    );
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e["parent_task_scope"].contains("leave the field out"),
+        "{e:?}"
+    );
+    // A locator required by a rule, not the schema, gets no such advice:
+    // the rule says what to give.
     let e = errors(
         "task",
         "create",
         json!({"channel": null, "tasks": [{"title": "a"}]}),
     );
-    assert_eq!(e["channel"], "Must be of type string.");
+    assert_eq!(
+        e["channel"],
+        "Give exactly one locator: `channel` or `parent_task_scope`."
+    );
     // On update, a list left out is unchanged: `[]` empties it.
     let e = errors(
         "task",

@@ -192,8 +192,16 @@ fn data_schema() -> Value {
 }
 
 fn check(input: &Value, errors: &mut FieldErrors) {
-    let has_channel = input.get("channel").is_some();
-    let has_scope = input.get("parent_task_scope").is_some();
+    // A locator given as null is no locator: the other one stands alone.
+    let given = |name: &str| input.get(name).is_some_and(|v| !v.is_null());
+    let has_channel = given("channel");
+    let has_scope = given("parent_task_scope");
+    if has_scope && input.get("channel").is_some_and(Value::is_null) {
+        errors.insert(
+            "channel".into(),
+            "Leave it out: `parent_task_scope` names the board.".into(),
+        );
+    }
     match (has_channel, has_scope) {
         (true, true) => {
             errors.insert(
