@@ -352,6 +352,12 @@ fn nested_slips_and_wrappers_are_said_in_one_answer() {
         json!({"channel": "eng", "number": 1, "where": {"assignee": "@alice"}}),
     );
     assert!(!e["where"].contains("no wrapper"), "{e:?}");
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "Where": {"assignee": "@alice"}}),
+    );
+    assert!(!e["Where"].contains("no wrapper"), "{e:?}");
     // Keys in any case (`Status`) are fields inside a wrapper too.
     let e = errors(
         "task",

@@ -161,8 +161,7 @@ fn wraps_siblings(siblings: &[String], parent: Option<&Value>, name: &str) -> bo
     let Some(Value::Object(inner)) = parent.and_then(|p| p.get(name)) else {
         return false;
     };
-    let selector = crate::case::camel_to_snake(name).to_ascii_lowercase();
-    if SELECTORS.contains(&selector.as_str())
+    if SELECTORS.contains(&field_spelling(name).as_str())
         && !inner
             .keys()
             .all(|key| LOCATORS.contains(&field_spelling(key).as_str()))
