@@ -287,12 +287,7 @@ impl CredentialStore {
         let path = self.target()?;
         let dir = path.parent().unwrap_or(&self.dir).to_path_buf();
         let probe = dir.join(format!(".{FILE_NAME}.{}.probe", std::process::id()));
-        let _ = fs::remove_file(&probe);
-        let made = OpenOptions::new()
-            .create_new(true)
-            .write(true)
-            .mode(FILE_MODE)
-            .open(&probe);
+        let made = create_private(&probe);
         let _ = fs::remove_file(&probe);
         made.map(drop).map_err(|e| {
             invalid(format!(
@@ -345,17 +340,7 @@ impl CredentialStore {
         let mut bytes = serde_json::to_vec_pretty(store).expect("the store serialises");
         bytes.push(b'\n');
         let written = (|| -> std::io::Result<()> {
-            // A new file, made 0600 here: a stale temp file of the same
-            // name (a crashed run of a reused pid) would keep its own mode.
-            match fs::remove_file(&tmp) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-                _ => {}
-            }
-            let mut file = OpenOptions::new()
-                .create_new(true)
-                .write(true)
-                .mode(FILE_MODE)
-                .open(&tmp)?;
+            let mut file = create_private(&tmp)?;
             file.write_all(&bytes)?;
             file.sync_all()?;
             fs::rename(&tmp, &path)?;
@@ -369,6 +354,21 @@ impl CredentialStore {
             ))
         })
     }
+}
+
+/// A new file at `path`, made 0600 here: a stale one of the same name (a
+/// crashed run of a reused pid) is removed first, since it would keep its
+/// own mode.
+fn create_private(path: &Path) -> std::io::Result<File> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    OpenOptions::new()
+        .create_new(true)
+        .write(true)
+        .mode(FILE_MODE)
+        .open(path)
 }
 
 /// Which profile a command uses: `--profile`, else `$AGENTTEAM_PROFILE`,

@@ -251,7 +251,7 @@ pub fn stderr_line(text: &str) -> String {
 /// the command that runs it, since a tool name (`task_get`) is not a route,
 /// with the `--profile` the failed call was given (`profile`), so that it
 /// runs as the same agent.
-pub fn error_document(failure: &Failure, profile: Option<&str>) -> Value {
+fn error_document(failure: &Failure, profile: Option<&str>) -> Value {
     let mut failure = failure.clone();
     if let Some(action) = failure.suggested_action.as_mut() {
         if action.command.is_none() {

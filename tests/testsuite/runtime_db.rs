@@ -902,14 +902,17 @@ fn a_member_without_its_at_is_told_to_add_it() {
         .as_str()
         .unwrap()
         .to_string();
-    succeeded(&run(&[
-        "agent",
-        "create",
-        "--workspace",
-        &ws,
-        "--handle",
-        "alice",
-    ]));
+    let agent = |handle: &str| {
+        succeeded(&run(&[
+            "agent",
+            "create",
+            "--workspace",
+            &ws,
+            "--handle",
+            handle,
+        ]))
+    };
+    agent("alice");
     let create = |members: &str| {
         let out = run(&[
             "channel",
@@ -926,14 +929,7 @@ fn a_member_without_its_at_is_told_to_add_it() {
     let bare = create("alice");
     assert!(bare.contains("member ref is `@alice`"), "{bare}");
     // A handle is no secret, though dated like a token's shape.
-    succeeded(&run(&[
-        "agent",
-        "create",
-        "--workspace",
-        &ws,
-        "--handle",
-        "builder-2024-agent-x",
-    ]));
+    agent("builder-2024-agent-x");
     let dated = create("builder-2024-agent-x");
     assert!(
         dated.contains("No agent `builder-2024-agent-x`")

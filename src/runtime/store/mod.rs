@@ -573,8 +573,8 @@ pub async fn get_for_token<S: Store>(
 /// only when the given value is a typo of the candidate, so no call is
 /// proposed on a board or member the caller did not mean; a `task_list`
 /// keeps its cursor where the cursor continues the list on the board meant
-/// (a typo of the board it was made on), and loses it otherwise. A delete is never filled
-/// in: the task it names is read on the board meant. A board that is no
+/// (a typo of the board it was made on), and loses it otherwise. A delete
+/// is never filled in: the task it names is read on the board meant. A board that is no
 /// typo keeps the refusal's browse of the nearest board (a list: the same
 /// list there), never a task by its number on a board that has nothing to
 /// do with the one named, which would read another task; an unknown
@@ -647,10 +647,12 @@ fn corrected_call(
         if let Some(slot) = arguments.pointer_mut(&pointer) {
             *slot = json!(meant);
         }
-        let cursor_continues = ListQuery::from_input(principal, arguments.clone())
-            .is_ok_and(|query| query.cursor_refused.is_none());
+        let cursor_continues = || {
+            ListQuery::from_input(principal, arguments.clone())
+                .is_ok_and(|query| query.cursor_refused.is_none())
+        };
         if board
-            && !cursor_continues
+            && !cursor_continues()
             && let Some(object) = arguments.as_object_mut()
         {
             object.remove("cursor");
