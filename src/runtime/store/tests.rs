@@ -2524,6 +2524,53 @@ fn postgres_reads_in_turn_reuse_the_connection_used_last() {
     assert!(pids.iter().all(|&pid| pid == pids[0]), "{pids:?}");
 }
 
+/// A read whose backend stops answering is answered from another: the
+/// backend a replica's reads run on (the one used last) is stopped
+/// outright (SIGSTOP; on a saturated machine the kernel can keep a runnable
+/// backend waiting for a CPU for hundreds of milliseconds), and a task.get
+/// is answered while it stays stopped. A watchdog resumes it after a
+/// minute, so that a read waiting for it fails the test rather than hangs
+/// it. Resumed, the pool serves reads again.
+#[test]
+fn postgres_a_read_whose_backend_stalls_is_answered_by_another() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, mpsc};
+    let world = world::<PgStore>();
+    world.titles(&world.alice, "eng", &["stalled"]);
+    block(world.store.warm());
+    let pid = block(world.store.backend_pid()).unwrap();
+    let signal = |signal| assert_eq!(unsafe { libc::kill(pid, signal) }, 0, "kill {pid}");
+    signal(libc::SIGSTOP);
+    let (done, finished) = mpsc::channel::<()>();
+    let rescued = Arc::new(AtomicBool::new(false));
+    let watchdog = std::thread::spawn({
+        let rescued = rescued.clone();
+        move || {
+            if finished
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .is_err()
+            {
+                rescued.store(true, Ordering::SeqCst);
+                assert_eq!(unsafe { libc::kill(pid, libc::SIGCONT) }, 0);
+            }
+        }
+    });
+    let got = world.call(&world.alice, "get", json!({"channel": "eng", "number": 1}));
+    // The watchdog has gone if it resumed the backend.
+    let _ = done.send(());
+    watchdog.join().unwrap();
+    signal(libc::SIGCONT);
+    assert!(
+        !rescued.load(Ordering::SeqCst),
+        "the get waited for the stopped backend"
+    );
+    assert_eq!(got.unwrap()["title"], "stalled");
+    for _ in 0..4 {
+        let again = world.ok(&world.alice, "get", json!({"channel": "eng", "number": 1}));
+        assert_eq!(again["title"], "stalled");
+    }
+}
+
 /// A batch of gets reads each task by its board's unique `(channel_id,
 /// number)` even before the tables' first `ANALYZE`: without the lateral
 /// read's `OFFSET 0`, PostgreSQL merged the batch into one join and, with

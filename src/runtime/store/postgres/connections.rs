@@ -86,11 +86,7 @@ impl Connections {
     /// first use, and again after it broke), so that a busy pool is not
     /// taken for an unreachable database.
     pub(super) async fn probe(&self) -> Result<(), Failure> {
-        let now = Timeouts {
-            wait: Some(Duration::ZERO),
-            ..self.pool.timeouts()
-        };
-        let client = match self.pool.timeout_get(&now).await {
+        let client = match self.pool.timeout_get(&self.now()).await {
             Ok(client) => client,
             Err(PoolError::Timeout(TimeoutType::Wait)) => {
                 self.probe.get().await.map_err(pool_failure)?
@@ -102,6 +98,20 @@ impl Connections {
             .await
             .map(drop)
             .map_err(|e| failure(&e))
+    }
+
+    /// A pooled connection only if one is free now (or may be opened now):
+    /// none, rather than a wait, when every one is busy.
+    pub(super) async fn free_now(&self) -> Option<Object> {
+        self.pool.timeout_get(&self.now()).await.ok()
+    }
+
+    /// The pool's timeouts with no wait for a busy connection.
+    fn now(&self) -> Timeouts {
+        Timeouts {
+            wait: Some(Duration::ZERO),
+            ..self.pool.timeouts()
+        }
     }
 
     /// Connections the pool keeps at most.

@@ -20,8 +20,8 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use deadpool_postgres::Object;
 use tokio::sync::{Semaphore, mpsc, oneshot};
@@ -180,6 +180,7 @@ fn saturated() -> Failure {
 /// [`IN_FLIGHT`] batches run, and runs it as one batch.
 async fn dispatch<B: Batch>(connections: Connections, mut jobs: mpsc::Receiver<Job<B>>) {
     let running = Arc::new(Semaphore::new(IN_FLIGHT));
+    let pace = Arc::new(Pace::default());
     loop {
         let Ok(permit) = running.clone().acquire_owned().await else {
             return;
@@ -188,15 +189,15 @@ async fn dispatch<B: Batch>(connections: Connections, mut jobs: mpsc::Receiver<J
         if jobs.recv_many(&mut batch, MAX_BATCH).await == 0 {
             return;
         }
-        let connections = connections.clone();
+        let (connections, pace) = (connections.clone(), pace.clone());
         tokio::spawn(async move {
-            answer::<B>(&connections, batch).await;
+            answer::<B>(&connections, &pace, batch).await;
             drop(permit);
         });
     }
 }
 
-async fn answer<B: Batch>(connections: &Connections, batch: Vec<Job<B>>) {
+async fn answer<B: Batch>(connections: &Connections, pace: &Pace, batch: Vec<Job<B>>) {
     // A caller that gave up waiting (503) is not read for.
     let batch: Vec<Job<B>> = batch
         .into_iter()
@@ -210,7 +211,7 @@ async fn answer<B: Batch>(connections: &Connections, batch: Vec<Job<B>>) {
     }
     let answers = answers_of(
         batch.len(),
-        run::<B>(connections, &batch),
+        run::<B>(connections, pace, &batch),
         "a batch of reads panicked",
     )
     .await;
@@ -220,9 +221,14 @@ async fn answer<B: Batch>(connections: &Connections, batch: Vec<Job<B>>) {
     }
 }
 
-/// One answer per job: its own, or the batch's failure.
+/// One answer per job: its own, or the batch's failure. A batch that
+/// stalls is sent again on another connection ([`first_answer`]); the
+/// connection that lost goes back to the pool only once its backend has
+/// answered what it was sent, so that the next batch does not queue behind
+/// it.
 async fn run<B: Batch>(
     connections: &Connections,
+    pace: &Pace,
     batch: &[Job<B>],
 ) -> Vec<Result<B::Output, Failure>> {
     let everyone = |failure: Failure| batch.iter().map(|_| Err(failure.clone())).collect();
@@ -231,9 +237,114 @@ async fn run<B: Batch>(
         Err(failure) => return everyone(failure),
     };
     let inputs: Vec<&B::Input> = batch.iter().map(|job| &job.input).collect();
-    match B::run(&client, &inputs).await {
+    let (answers, stalled) = first_answer::<B>(connections, pace, &client, &inputs).await;
+    if stalled {
+        tokio::spawn(catch_up(client));
+    }
+    match answers {
         Ok(answers) => answers.into_iter().map(|a| a.map_err(settle)).collect(),
         Err(e) => everyone(settle(e)),
+    }
+}
+
+/// `B`'s answers to `inputs` read on `client`, or, when that has not
+/// answered within its [`Pace`]'s wait, on whichever of it and a connection
+/// free at that moment answers first (none free: no second statement);
+/// with whether the second answered. Both are reads, so either answer is
+/// one a statement started after every input was queued gave (module doc).
+/// On a saturated machine a runnable backend can wait for a CPU for
+/// hundreds of milliseconds, with a replica's batch behind it, while
+/// another backend, woken from sleep, runs at once (docs/performance.md,
+/// "a stalled backend").
+async fn first_answer<B: Batch>(
+    connections: &Connections,
+    pace: &Pace,
+    client: &Object,
+    inputs: &[&B::Input],
+) -> (Answers<B>, bool) {
+    let started = Instant::now();
+    let first_answered = |answers| {
+        pace.record(started.elapsed());
+        (answers, false)
+    };
+    let first = B::run(client, inputs);
+    tokio::pin!(first);
+    // The first may answer while the wait runs out or a connection is
+    // sought (or opened).
+    let seek = async {
+        tokio::time::sleep(pace.wait()).await;
+        connections.free_now().await
+    };
+    let second = tokio::select! {
+        biased;
+        answers = &mut first => return first_answered(answers),
+        second = seek => second,
+    };
+    let Some(second) = second else {
+        return first_answered(first.await);
+    };
+    let again = Instant::now();
+    tracing::debug!(
+        waited_ms = again.duration_since(started).as_millis(),
+        "a batch of reads stalled: sent again on another connection"
+    );
+    tokio::select! {
+        biased;
+        answers = &mut first => first_answered(answers),
+        answers = B::run(&second, inputs) => {
+            pace.record(again.elapsed());
+            (answers, true)
+        }
+    }
+}
+
+/// What [`Batch::run`] answers.
+type Answers<B> = Result<Vec<Result<<B as Batch>::Output, Error>>, Error>;
+
+/// Holds a connection whose statement was abandoned until its backend has
+/// answered it (an empty statement queues behind it), then returns it to
+/// the pool, or closes it if it failed.
+async fn catch_up(client: Object) {
+    if client.batch_execute("").await.is_err() {
+        drop(Object::take(client));
+    }
+}
+
+/// A batch's usual time (a moving average of the last few batches of its
+/// kind), and from it how long one may take before it is sent again:
+/// [`STALLED_AFTER`] times the usual, and at least [`STALL_FLOOR`], so a
+/// database that is slow for every statement (far away, or loaded) is not
+/// sent each batch twice.
+#[derive(Default)]
+struct Pace {
+    usual_us: AtomicU64,
+}
+
+/// The least wait before a batch is sent again: a tenth of a second would
+/// miss the p99 target; a batch takes about a millisecond.
+const STALL_FLOOR: Duration = Duration::from_millis(10);
+/// A batch that takes this many times the usual has stalled.
+const STALLED_AFTER: u32 = 4;
+
+impl Pace {
+    fn wait(&self) -> Duration {
+        let usual = Duration::from_micros(self.usual_us.load(Ordering::Relaxed));
+        STALL_FLOOR.max(usual * STALLED_AFTER)
+    }
+
+    /// Moves the average an eighth of the way to `took` (to it, the first
+    /// time), taking a batch that stalled as one that took the wait: one
+    /// stall moves it little, while a database slow for every statement
+    /// raises the wait by a third a batch until the wait covers them.
+    fn record(&self, took: Duration) {
+        let took = u64::try_from(took.min(self.wait()).as_micros()).unwrap_or(u64::MAX);
+        let usual = self.usual_us.load(Ordering::Relaxed);
+        let next = if usual == 0 {
+            took
+        } else {
+            usual - usual / 8 + took / 8
+        };
+        self.usual_us.store(next, Ordering::Relaxed);
     }
 }
 
@@ -267,6 +378,25 @@ mod tests {
         );
         let last = &statements[SIZES.len() - 1];
         assert!(last.contains("($64::text, $65::bigint, 32))"), "{last}");
+    }
+
+    #[test]
+    fn a_batch_is_sent_again_after_four_times_the_usual_and_never_sooner_than_the_floor() {
+        let ms = Duration::from_millis;
+        let pace = Pace::default();
+        assert_eq!(pace.wait(), STALL_FLOOR, "nothing measured yet");
+        pace.record(ms(1));
+        assert_eq!(pace.wait(), STALL_FLOOR);
+        // A stall of a second counts as the wait: the wait stays the floor.
+        pace.record(ms(1000));
+        assert_eq!(pace.wait(), STALL_FLOOR);
+        // A database that takes 30 ms for every batch: within a few dozen
+        // batches none of them is sent twice.
+        for _ in 0..40 {
+            pace.record(ms(30));
+        }
+        assert!(pace.wait() > ms(90), "{:?}", pace.wait());
+        assert!(pace.wait() <= ms(120), "{:?}", pace.wait());
     }
 
     #[test]
