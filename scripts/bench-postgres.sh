@@ -22,9 +22,14 @@
 #
 #   scripts/bench-postgres.sh
 #
+# Last, with no target of its own, the two-replica task.get once more
+# while, every second, the backend a replica's reads run on is stopped for
+# BENCH_STALL_MS: the tail a backend waiting for a CPU makes, on demand.
+#
 # Tuning (environment): BENCH_SECONDS (each load run, default 10),
 # BENCH_CONCURRENCY (default 32), BENCH_POOL (each replica's --pool-size,
-# default the runtime's own), PGBENCH_SCALE (default 10).
+# default the runtime's own), PGBENCH_SCALE (default 10), BENCH_STALL_MS
+# (1-999, default 200).
 # Needs PostgreSQL's server binaries (apt-get install -y postgresql), wrk,
 # curl and jq; run as root, the script installs what is missing itself and
 # runs the server as the `postgres` account. BENCH_BIN_DIR as in bench.sh.
@@ -34,6 +39,11 @@ seconds=${BENCH_SECONDS:-10}
 concurrency=${BENCH_CONCURRENCY:-32}
 scale=${PGBENCH_SCALE:-10}
 seed_tasks=1000
+stall_ms=${BENCH_STALL_MS:-200}
+case $stall_ms in
+    [1-9] | [1-9][0-9] | [1-9][0-9][0-9]) ;;
+    *) echo "BENCH_STALL_MS must be 1-999 (milliseconds), not '$stall_ms'" >&2; exit 2 ;;
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."
 
@@ -129,6 +139,37 @@ check "$two_get"
 two_create=$(two_run create /tasks)
 check "$two_create"
 
+# The two-replica task.get again with a fault that makes its tail on
+# demand: every second the backend used last (the one a replica's batched
+# reads run on) is stopped for BENCH_STALL_MS (SIGSTOP, then SIGCONT), as
+# the kernel can keep a runnable backend waiting for a CPU on a saturated
+# machine. A replica sends a stalled batch again on another connection
+# (src/runtime/store/postgres/reads.rs); without that its p99 is the stall.
+stall_backends() {
+    stalled=""
+    trap '[ -n "$stalled" ] && as_pg kill -CONT "$stalled"; exit 0' TERM
+    while :; do
+        stalled=$(pgc psql -At -c "SELECT pid FROM pg_stat_activity
+            WHERE datname = 'agentteam' AND backend_type = 'client backend'
+            AND pid <> pg_backend_pid() ORDER BY state_change DESC LIMIT 1" agentteam)
+        if [ -n "$stalled" ]; then
+            as_pg kill -STOP "$stalled"
+            sleep "$(awk "BEGIN { print $stall_ms / 1000 }")"
+            as_pg kill -CONT "$stalled"
+        fi
+        stalled=""
+        sleep "$(awk "BEGIN { print 1 - $stall_ms / 1000 }")"
+    done
+}
+echo "==> two replicas, task.get with a backend stopped ${stall_ms} ms a second" >&2
+stall_backends &
+staller=$!
+more_server_pids="$more_server_pids $staller"
+two_stalled=$(two_run get /tasks/get)
+kill -TERM "$staller"
+wait "$staller" 2>/dev/null || true
+check "$two_stalled"
+
 # ------------------------------------------------------------------ report
 ratio() { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
 us_ms() { awk "BEGIN { printf \"%.2f ms\", $1 / 1000 }"; }
@@ -165,6 +206,8 @@ for replicas in one two; do
     row "task.create p99, $replicas replica(s)" "" "$(us_ms "$(field "$create" 3)")" "" "<= 20 ms" \
         "$(verdict "$(field "$create" 3)" "<=" 20000)"
 done
+row "task.get, two, a backend stalled" "$(field "$two_stalled" 1)" "$(us_ms "$(field "$two_stalled" 2)") / $(us_ms "$(field "$two_stalled" 3)")" \
+    "" "(a fault: no target)" "-"
 echo
 echo "each run: $seconds s at $concurrency connections (two replicas: $half each, at once), on the"
 echo "machine that also runs PostgreSQL; pgbench -j2 at scale $scale (-M prepared but for the
