@@ -224,8 +224,8 @@ async fn answer<B: Batch>(connections: &Connections, pace: &Pace, batch: Vec<Job
 /// One answer per job: its own, or the batch's failure. A batch that
 /// stalls is sent again on another connection ([`first_answer`]); the
 /// connection that lost goes back to the pool only once its backend has
-/// answered what it was sent, so that the next batch does not queue behind
-/// it.
+/// answered what it was sent ([`catch_up`]), so that the next batch does
+/// not queue behind it.
 async fn run<B: Batch>(
     connections: &Connections,
     pace: &Pace,
@@ -249,8 +249,9 @@ async fn run<B: Batch>(
 
 /// `B`'s answers to `inputs` read on `client`, or, when that has not
 /// answered within its [`Pace`]'s wait, on whichever of it and a connection
-/// free at that moment answers first (none free: no second statement);
-/// with whether the second answered. Both are reads, so either answer is
+/// free at that moment answers first (none free: no second statement;
+/// the second failing: the first's answer); with whether the second
+/// answered. Both are reads, so either answer is
 /// one a statement started after every input was queued gave (module doc).
 /// On a saturated machine a runnable backend can wait for a CPU for
 /// hundreds of milliseconds, with a replica's batch behind it, while
@@ -288,12 +289,22 @@ async fn first_answer<B: Batch>(
         waited_ms = again.duration_since(started).as_millis(),
         "a batch of reads stalled: sent again on another connection"
     );
-    tokio::select! {
+    let (answers, second_won) = tokio::select! {
         biased;
-        answers = &mut first => first_answered(answers),
-        answers = B::run(&second, inputs) => {
+        answers = &mut first => (answers, false),
+        answers = B::run(&second, inputs) => (answers, true),
+    };
+    match answers {
+        Ok(answers) if second_won => {
             pace.record(again.elapsed());
-            (answers, true)
+            (Ok(answers), true)
+        }
+        // The second failed (its connection broke, say): the first may
+        // still answer.
+        Err(_) if second_won => first_answered(first.await),
+        answers => {
+            tokio::spawn(catch_up(second));
+            first_answered(answers)
         }
     }
 }
