@@ -148,14 +148,15 @@ check "$two_create"
 stall_backends() {
     stalled=""
     trap '[ -n "$stalled" ] && as_pg kill -CONT "$stalled"; exit 0' TERM
+    # Nothing here may end the loop early (set -e): a backend that exited
+    # between the query and the signal is skipped.
     while :; do
-        stalled=$(pgc psql -At -c "SELECT pid FROM pg_stat_activity
+        stalled=$(pgc psql -X -q -At -c "SELECT pid FROM pg_stat_activity
             WHERE datname = 'agentteam' AND backend_type = 'client backend'
-            AND pid <> pg_backend_pid() ORDER BY state_change DESC LIMIT 1" agentteam)
-        if [ -n "$stalled" ]; then
-            as_pg kill -STOP "$stalled"
+            AND pid <> pg_backend_pid() ORDER BY state_change DESC LIMIT 1" agentteam) || stalled=""
+        if [ -n "$stalled" ] && as_pg kill -STOP "$stalled" 2>/dev/null; then
             sleep "$(awk "BEGIN { print $stall_ms / 1000 }")"
-            as_pg kill -CONT "$stalled"
+            as_pg kill -CONT "$stalled" 2>/dev/null || true
         fi
         stalled=""
         sleep "$(awk "BEGIN { print 1 - $stall_ms / 1000 }")"
@@ -166,8 +167,12 @@ stall_backends &
 staller=$!
 more_server_pids="$more_server_pids $staller"
 two_stalled=$(two_run get /tasks/get)
-kill -TERM "$staller"
+if ! kill -TERM "$staller" 2>/dev/null; then
+    echo "the loop that stops backends ended before its run did" >&2
+    exit 1
+fi
 wait "$staller" 2>/dev/null || true
+more_server_pids=${more_server_pids% "$staller"}
 check "$two_stalled"
 
 # ------------------------------------------------------------------ report

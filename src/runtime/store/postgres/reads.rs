@@ -289,23 +289,31 @@ async fn first_answer<B: Batch>(
         waited_ms = again.duration_since(started).as_millis(),
         "a batch of reads stalled: sent again on another connection"
     );
-    let (answers, second_won) = tokio::select! {
-        biased;
-        answers = &mut first => (answers, false),
-        answers = B::run(&second, inputs) => (answers, true),
+    let (answers, second_won) = {
+        let second_run = B::run(&second, inputs);
+        tokio::pin!(second_run);
+        let (answers, second_won) = tokio::select! {
+            biased;
+            answers = &mut first => (answers, false),
+            answers = &mut second_run => (answers, true),
+        };
+        // One that failed (its connection broke, say) leaves the batch to
+        // the other.
+        match answers {
+            Err(_) if second_won => {
+                tracing::debug!("the second statement of a stalled batch failed");
+                (first.as_mut().await, false)
+            }
+            Err(_) => (second_run.await, true),
+            answers => (answers, second_won),
+        }
     };
-    match answers {
-        Ok(answers) if second_won => {
-            pace.record(again.elapsed());
-            (Ok(answers), true)
-        }
-        // The second failed (its connection broke, say): the first may
-        // still answer.
-        Err(_) if second_won => first_answered(first.await),
-        answers => {
-            tokio::spawn(catch_up(second));
-            first_answered(answers)
-        }
+    if second_won {
+        pace.record(again.elapsed());
+        (answers, true)
+    } else {
+        tokio::spawn(catch_up(second));
+        first_answered(answers)
     }
 }
 
@@ -314,12 +322,24 @@ type Answers<B> = Result<Vec<Result<<B as Batch>::Output, Error>>, Error>;
 
 /// Holds a connection whose statement was abandoned until its backend has
 /// answered it (an empty statement queues behind it), then returns it to
-/// the pool, or closes it if it failed.
+/// the pool; closes it if that failed or took longer than [`CATCH_UP`].
 async fn catch_up(client: Object) {
-    if client.batch_execute("").await.is_err() {
-        drop(Object::take(client));
+    match tokio::time::timeout(CATCH_UP, client.batch_execute("")).await {
+        Ok(Ok(())) => {}
+        outcome => {
+            tracing::warn!(
+                timed_out = outcome.is_err(),
+                "a stalled store connection did not catch up: closed"
+            );
+            drop(Object::take(client));
+        }
     }
 }
+
+/// How long a stalled connection may take to answer what it was sent:
+/// twice the session's `statement_timeout`, past which its backend is not
+/// just slow.
+const CATCH_UP: Duration = Duration::from_secs(30);
 
 /// A batch's usual time (a moving average of the last few batches of its
 /// kind), and from it how long one may take before it is sent again:
@@ -345,8 +365,9 @@ impl Pace {
 
     /// Moves the average an eighth of the way to `took` (to it, the first
     /// time), taking a batch that stalled as one that took the wait: one
-    /// stall moves it little, while a database slow for every statement
-    /// raises the wait by a third a batch until the wait covers them.
+    /// stall moves it little (and the wait stays at its floor), while a
+    /// database slow for every statement raises the usual time by three
+    /// eighths a batch until the wait covers them.
     fn record(&self, took: Duration) {
         let took = u64::try_from(took.min(self.wait()).as_micros()).unwrap_or(u64::MAX);
         let usual = self.usual_us.load(Ordering::Relaxed);
