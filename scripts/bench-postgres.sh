@@ -129,6 +129,8 @@ two_run() {
     a=$!
     wrk_run "$1" "$api2$path$2" "$half" >"$work/two.b"
     wait "$a"
+    # Each replica's own figures, to the log: the report keeps the worse p99.
+    echo "    $1, replica 1 / 2 (req/s, p99 µs): $(cut -d' ' -f1,3 "$work/two.a") / $(cut -d' ' -f1,3 "$work/two.b")" >&2
     awk 'NR == FNR { split($0, x); next } { split($0, y) }
         END { printf "%.0f %.0f %d %d %d %d\n", x[1] + y[1], (x[2] + y[2]) / 2,
               (x[3] > y[3] ? x[3] : y[3]), x[4] + y[4], x[5] + y[5], x[6] + y[6] }' \

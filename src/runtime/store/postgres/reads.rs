@@ -249,10 +249,10 @@ async fn run<B: Batch>(
 
 /// `B`'s answers to `inputs` read on `client`, or, when that has not
 /// answered within its [`Pace`]'s wait, on whichever of it and a connection
-/// free at that moment answers first (none free: no second statement;
-/// the second failing: the first's answer); with whether the second
-/// answered. Both are reads, so either answer is
-/// one a statement started after every input was queued gave (module doc).
+/// free at that moment answers first (none free: no second statement; one
+/// failing: the other's answer); with whether the second answered. Both
+/// are reads, so either answer is one a statement started after every
+/// input was queued gave (module doc).
 /// On a saturated machine a runnable backend can wait for a CPU for
 /// hundreds of milliseconds, with a replica's batch behind it, while
 /// another backend, woken from sleep, runs at once (docs/performance.md,
