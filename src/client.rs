@@ -76,8 +76,9 @@ impl<'a> Session<'a> {
             return Err(Failure::new(
                 code::CREDENTIALS_MISSING,
                 format!(
-                    "Profile `{}` has no usable token and no credential_process; run `agentteam auth login`.",
-                    self.profile_name
+                    "Profile `{}` has no usable token and no credential_process; run `agentteam {} auth login`.",
+                    self.profile_name,
+                    crate::credentials::profile_flag(&self.profile_name)
                 ),
             ));
         }
@@ -262,7 +263,12 @@ impl Client {
                         started.elapsed().as_millis()
                     ));
                     if (300..400).contains(&answer.status) {
-                        return Err(redirected(answer.status, &answer.headers, printer));
+                        return Err(redirected(
+                            answer.status,
+                            &answer.headers,
+                            &session.profile_name,
+                            printer,
+                        ));
                     }
                     if answer.status == 401 && !refreshed && session.can_refresh() {
                         printer.diagnostic("401: refreshing the token through the credential process, then replaying once");
@@ -458,7 +464,7 @@ fn acted_on(failure: Failure) -> Failure {
 /// internal address, perhaps), which no message shows (docs/contract.md
 /// §8.2): `-v` prints it on stderr, bounded and escaped, since the header
 /// is the server's text.
-fn redirected(status: u16, headers: &HeaderMap, printer: &Printer) -> Failure {
+fn redirected(status: u16, headers: &HeaderMap, profile: &str, printer: &Printer) -> Failure {
     let location = headers
         .get(reqwest::header::LOCATION)
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
@@ -467,8 +473,9 @@ fn redirected(status: u16, headers: &HeaderMap, printer: &Printer) -> Failure {
             let escaped = crate::text::escape(&to);
             let shown = crate::text::clip(&escaped, 4 * crate::text::ECHO_LIMIT);
             printer.diagnostic(&format!("< location: {shown}"));
+            let profile = crate::credentials::profile_flag(profile);
             format!(
-                "The API answered HTTP {status}, a redirect; agentteam does not follow redirects. `-v` shows where it points; if that is the API, make it the profile's api_url (`agentteam auth login --api-url …`)."
+                "The API answered HTTP {status}, a redirect; agentteam does not follow redirects. `-v` shows where it points; if that is the API, make it the profile's api_url (`agentteam {profile} auth login --api-url …`)."
             )
         }
         None => format!(

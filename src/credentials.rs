@@ -405,7 +405,7 @@ pub fn missing_profile(name: &str, store: &StoreFile, path: &std::path::Path) ->
         return Failure::new(
             code::CREDENTIALS_MISSING,
             format!(
-                "No profile `{name}` in {}; run `agentteam auth login`, or `agentteam-runtime quickstart` for a local server and profile.",
+                "No profile `{name}` in {}; run `agentteam {make} auth login`, or `agentteam-runtime quickstart {make}` for a local server and profile.",
                 path.display()
             ),
         );

@@ -97,8 +97,9 @@ impl Context {
             return Err(Failure::new(
                 code::CREDENTIALS_MISSING,
                 format!(
-                    "Profile `{name}` lacks {}; run `agentteam auth login`, or `agentteam-runtime quickstart` for a local server and profile.",
-                    missing.join(", ")
+                    "Profile `{name}` lacks {}; run `agentteam {flag} auth login`, or `agentteam-runtime quickstart {flag}` for a local server and profile.",
+                    missing.join(", "),
+                    flag = crate::credentials::profile_flag(&name)
                 ),
             ));
         }

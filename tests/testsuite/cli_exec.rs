@@ -630,6 +630,11 @@ fn redirects_are_not_followed_and_name_their_location_with_v() {
             message.contains(&format!("HTTP {status}, a redirect")),
             "{message}"
         );
+        // The login it names changes the profile that was used.
+        assert!(
+            message.contains("`agentteam --profile default auth login --api-url …`"),
+            "{message}"
+        );
         assert!(!run.stdout.contains(&elsewhere.url) && !run.stderr.contains(&elsewhere.url));
         assert_eq!(server.requests().len(), 1, "not retried");
         let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &["-v"]);

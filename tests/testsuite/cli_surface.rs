@@ -488,9 +488,54 @@ fn a_profile_missing_a_field_spoils_only_itself() {
         "{}",
         partial.stdout
     );
+    // The commands it names fix this profile, not the default one.
+    for fix in [
+        "`agentteam --profile partial auth login`",
+        "`agentteam-runtime quickstart --profile partial`",
+    ] {
+        assert!(partial.stdout.contains(fix), "{fix}: {}", partial.stdout);
+    }
     let nulled = cli.run(&["exec", "task", "list", "-", "--profile", "nulled"], input);
     assert_eq!(nulled.error_code(), "credentials_missing", "{nulled:?}");
     assert_eq!(server.requests().len(), 1);
+}
+
+/// A named profile whose token has expired, with no credential process to
+/// fetch another, is refused before anything is sent, and the login it
+/// names is that profile's: one retry fixes it, not a login into the
+/// default profile that leaves this one as it was.
+#[test]
+fn an_expired_token_names_the_login_of_its_own_profile() {
+    let server = crate::support::recorder::Recorder::expecting_no_request();
+    let cli = Cli::new();
+    std::fs::create_dir(cli.config_dir()).unwrap();
+    std::fs::set_permissions(cli.config_dir(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let store = cli.config_dir().join("credentials.json");
+    let text = serde_json::json!({
+        "profiles": {
+            "ci bot": {"api_url": server.url, "workspace_id": "ws_1", "agent_id": "ag_1",
+                       "token": "at_stale_token_1",
+                       "token_expires_at": "2020-01-01T00:00:00Z"}
+        }
+    });
+    std::fs::write(&store, text.to_string()).unwrap();
+    std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let run = cli.run(
+        &["exec", "task", "list", "-", "--profile", "ci bot"],
+        Some(r#"{"channel":"eng"}"#),
+    );
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (3, "credentials_missing"),
+        "{run:?}"
+    );
+    assert!(
+        run.stdout
+            .contains("run `agentteam --profile 'ci bot' auth login`"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("at_stale_token_1"), "{}", run.stdout);
 }
 
 #[test]
