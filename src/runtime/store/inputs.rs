@@ -281,11 +281,6 @@ impl UpdateInput {
         .flatten()
         .collect()
     }
-
-    /// Names of the fields this update changes, for the activity record.
-    pub fn changed_fields(&self) -> Vec<&'static str> {
-        self.changes().iter().map(|c| c.field().name()).collect()
-    }
 }
 
 /// One field change of a `task_update`; `None` clears a nullable field.

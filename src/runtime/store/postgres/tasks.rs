@@ -1235,7 +1235,24 @@ pub(super) async fn update_task(
             }
         }
     }
-    const SQL: &str = "UPDATE tasks SET \
+    // Only a field whose value differs is a change (`changed`, in the order
+    // of `Field::ALL`): an update that changes nothing writes nothing, so
+    // its task keeps its updated_at and no event is recorded, as on SQLite,
+    // and sending it again is harmless.
+    const SQL: &str = "WITH old AS (SELECT ARRAY[ \
+           $2 AND title IS DISTINCT FROM $3, \
+           $4 AND description IS DISTINCT FROM $5, \
+           $6 AND status IS DISTINCT FROM $7, \
+           $8 AND priority IS DISTINCT FROM $9, \
+           $10 AND assignee_id IS DISTINCT FROM $11, \
+           $12 AND labels IS DISTINCT FROM $13, \
+           $14 AND checklist IS DISTINCT FROM $15, \
+           $16 AND urls IS DISTINCT FROM $17, \
+           $18 AND attachments IS DISTINCT FROM $19, \
+           $20 AND blocker IS DISTINCT FROM $21, \
+           $22 AND parent_id IS DISTINCT FROM $23] AS changed \
+         FROM tasks WHERE id = $1) \
+         UPDATE tasks SET \
          title = CASE WHEN $2 THEN $3 ELSE title END, \
          description = CASE WHEN $4 THEN $5 ELSE description END, \
          status = CASE WHEN $6 THEN $7 ELSE status END, \
@@ -1248,8 +1265,9 @@ pub(super) async fn update_task(
          blocker = CASE WHEN $20 THEN $21 ELSE blocker END, \
          parent_id = CASE WHEN $22 THEN $23 ELSE parent_id END, \
          updated_at = greatest($24, updated_at + 1) \
-         WHERE id = $1 RETURNING title, description";
-    let row = one(
+         FROM old WHERE id = $1 AND true = ANY (old.changed) \
+         RETURNING title, description, old.changed";
+    let row = maybe(
         tx,
         SQL,
         &[
@@ -1280,20 +1298,22 @@ pub(super) async fn update_task(
         ],
     )
     .await?;
-    if input.title.is_some() || input.description.is_some() {
+    let Some(row) = row else {
+        return Ok(load_task(tx, task.id).await?.compact());
+    };
+    let changed: Vec<bool> = row.get(2);
+    let changed: Vec<Field> = Field::ALL
+        .into_iter()
+        .zip(changed)
+        .filter_map(|(field, changed)| changed.then_some(field))
+        .collect();
+    if changed.contains(&Field::Title) || changed.contains(&Field::Description) {
         const SEARCH: &str = "UPDATE tasks SET search = $2::text::tsvector WHERE id = $1";
         let vector = search_vector(row.get(0), row.get::<_, Option<&str>>(1));
         exec(tx, SEARCH, &[&task.id, &vector]).await?;
     }
-    event(
-        tx,
-        task.id,
-        "updated",
-        p,
-        now,
-        json!({"fields": input.changed_fields()}),
-    )
-    .await?;
+    let fields: Vec<&str> = changed.into_iter().map(Field::name).collect();
+    event(tx, task.id, "updated", p, now, json!({"fields": fields})).await?;
     Ok(load_task(tx, task.id).await?.compact())
 }
 

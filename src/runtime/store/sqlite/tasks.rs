@@ -848,11 +848,9 @@ pub(super) fn update_task(
         input.guard(&board.name, current)?;
     }
     let text = |s: Option<&str>| s.map_or(Sql::Null, |s| Sql::Text(s.to_string()));
-    let mut sets: Vec<(&str, Sql)> = Vec::new();
-    let mut reindex = false;
+    let mut sets: Vec<(Change, &str, Sql)> = Vec::new();
     for change in input.changes() {
-        reindex |= matches!(change, Change::Title(_) | Change::Description(_));
-        sets.push(match change {
+        let (column, value) = match change {
             Change::Title(title) => ("title", Sql::Text(title.to_string())),
             Change::Description(description) => ("description", text(description)),
             Change::Status(status) => ("status", Sql::Text(status.to_string())),
@@ -876,16 +874,30 @@ pub(super) fn update_task(
                     None => Sql::Null,
                 },
             ),
-        });
+        };
+        sets.push((change, column, value));
     }
-    for (column, value) in sets {
+    // Only the fields whose value differs are written: an update that
+    // changes nothing leaves the task as it was (its updated_at too) and
+    // records no event, as on PostgreSQL, so sending it again is harmless.
+    let mut changed = Vec::new();
+    for (change, column, value) in sets {
         // Column names come from the fixed list above, never from input.
-        c.exec_cached(
-            &format!("UPDATE tasks SET {column} = ?1 WHERE id = ?2"),
+        let written = c.exec_cached(
+            &format!("UPDATE tasks SET {column} = ?1 WHERE id = ?2 AND {column} IS NOT ?1"),
             params![value, id],
         )?;
+        if written > 0 {
+            changed.push(change);
+        }
     }
-    if reindex {
+    if changed.is_empty() {
+        return Ok(load_task(c, id)?.compact());
+    }
+    if changed
+        .iter()
+        .any(|change| matches!(change, Change::Title(_) | Change::Description(_)))
+    {
         let (title, description): (String, Option<String>) = c.row_cached(
             "SELECT title, description FROM tasks WHERE id = ?1",
             [id],
@@ -901,7 +913,7 @@ pub(super) fn update_task(
         "updated",
         p,
         now,
-        json!({"fields": input.changed_fields()}),
+        json!({"fields": changed.iter().map(|change| change.field().name()).collect::<Vec<_>>()}),
     )?;
     Ok(load_task(c, id)?.compact())
 }
