@@ -422,10 +422,16 @@ pub fn inexact_expected(board: &str, number: i64, current: &str) -> Failure {
     .suggest("task_get", json!({"channel": board, "number": number}))
 }
 
-pub fn not_task_creator(number: i64) -> Failure {
+/// The creator is named: the one agent that may delete the task, whom the
+/// caller can ask. No call is suggested, since none this agent may make
+/// deletes it (cancelling is a choice for the caller, not a fix).
+pub fn not_task_creator(number: i64, creator: &str) -> Failure {
     Failure::new(
         code::NOT_TASK_CREATOR,
-        format!("Only the agent that created task #{number} may delete it."),
+        format!(
+            "Only @{creator}, the agent that created task #{number}, may delete it; nothing was deleted. \
+             Ask @{creator} to, or set its status to `canceled` with task_update."
+        ),
     )
 }
 

@@ -1794,6 +1794,12 @@ fn delete_rules<E: Engine>() {
     );
     let f = w.err(&w.bob, "delete", json!({"channel": "eng", "number": 1}));
     assert_eq!((f.code.as_str(), f.http_status), ("not_task_creator", 403));
+    // The one agent that may delete it is named, for bob to ask.
+    assert!(
+        f.message
+            .starts_with("Only @alice, the agent that created task #1"),
+        "{f:?}"
+    );
     let f = w.err(&w.alice, "delete", json!({"channel": "eng", "number": 1}));
     assert_eq!(
         (f.code.as_str(), f.http_status),

@@ -1471,7 +1471,9 @@ pub(super) async fn delete_task(
     let task = require_task(tx, &board, input.number).await?;
     let now = clock(tx).await?;
     if task.creator != p.agent_id {
-        return Err(refusals::not_task_creator(input.number).into());
+        const HANDLE: &str = "SELECT handle FROM agents WHERE id = $1";
+        let creator: String = one(tx, HANDLE, &[&task.creator]).await?.get(0);
+        return Err(refusals::not_task_creator(input.number, &creator).into());
     }
     let children = live_children(tx, task.id).await?;
     let mut deleted = vec![(task.id, input.number)];

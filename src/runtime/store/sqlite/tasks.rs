@@ -1061,7 +1061,11 @@ pub(super) fn delete_task(
         return Err(task_not_found(c, &board, input.number));
     };
     if creator != p.agent_id {
-        return Err(refusals::not_task_creator(input.number));
+        let creator: String =
+            c.row_cached("SELECT handle FROM agents WHERE id = ?1", [&creator], |r| {
+                r.get(0)
+            })?;
+        return Err(refusals::not_task_creator(input.number, &creator));
     }
     let children = live_children(c, id)?;
     // One time for the whole mutation, as on PostgreSQL.
