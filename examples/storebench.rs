@@ -16,7 +16,7 @@ use agentteam::runtime::store::schema::OnOpen;
 use agentteam::runtime::store::sqlite::SqliteStore;
 use agentteam::runtime::store::{CreateInput, Store, TaskLocator, typed};
 use agentteam::validate::validate;
-use agentteam::wire::{WorkflowContext, decode_body};
+use agentteam::wire::{WorkflowContext, decode_body, read_body};
 use serde_json::json;
 
 fn time(name: &str, n: u32, mut f: impl FnMut(u32)) {
@@ -78,7 +78,7 @@ fn main() {
     time("decode_body (task.get JSON)", n, |_| {
         decode_body(get, body).expect("decode");
     });
-    let (input, _) = decode_body(get, body).expect("decode");
+    let input = decode_body(get, body).expect("decode").input;
     time("validate (task.get)", n, |_| {
         validate(get, input.clone()).expect("valid");
     });
@@ -102,11 +102,9 @@ fn main() {
     });
     let create_body = br#"{"channel":"bench","tasks":[{"title":"load task"}]}"#;
     time("decode + validate (task.create)", n, |_| {
-        let (input, _) = decode_body(create, create_body).expect("decode");
-        validate(create, input).expect("valid");
+        read_body(create, create_body).expect("valid");
     });
-    let (input, _) = decode_body(create, create_body).expect("decode");
-    let input = validate(create, input).expect("valid");
+    let (input, _) = read_body(create, create_body).expect("valid");
     time("store.create (1 task, fsync)", n.min(2_000), |_| {
         block(store.create(
             &me,

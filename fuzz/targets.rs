@@ -11,9 +11,9 @@
 //! - [`response_body`]: answer bytes → `decode_success` / `decode_error`.
 //!   A success body is an object or `invalid_response` (exit 5); an error's
 //!   class comes from the HTTP status alone and its text stays bounded.
-//! - [`runtime_request`]: the runtime's decoding of a POST body
-//!   (`decode_body`) or a GET query (`decode_query`), then `validate`, then
-//!   the typed store input. A rejection is a 4xx; an accepted input always
+//! - [`runtime_request`]: the runtime's reading of a POST body
+//!   (`read_body`) or a GET query (`read_query`): decoded and validated,
+//!   then the typed store input. A rejection is a 4xx; an accepted input always
 //!   converts to the store's typed input (a failure there would be a 500).
 
 #![allow(dead_code)]
@@ -78,21 +78,15 @@ pub fn cli_input(data: &[u8]) -> Tally {
                         .starts_with("/api/v1/workspaces/ws_fuzz/agents/ag_fuzz/runtime/tasks")
                 );
                 // What the CLI sends, the runtime reads back as the same input.
-                let decoded = match action.method {
-                    Method::Get => wire::decode_query(action, &request.query),
+                let again = match action.method {
+                    Method::Get => wire::read_query(action, &request.query),
                     Method::Post => {
                         let body = request.body.as_deref().expect("POST has a body");
                         assert!(body.len() <= wire::MAX_BODY_BYTES * 2);
-                        wire::decode_body(action, body).map(|(input, _)| input)
+                        wire::read_body(action, body).map(|(input, _)| input)
                     }
                 }
                 .unwrap_or_else(|f| {
-                    panic!(
-                        "{}: the runtime cannot decode {input}: {f:?}",
-                        action.name()
-                    )
-                });
-                let again = validate(action, decoded).unwrap_or_else(|f| {
                     panic!("{}: the runtime refuses {input}: {f:?}", action.name())
                 });
                 assert_eq!(
@@ -163,11 +157,11 @@ pub fn runtime_request(data: &[u8]) -> Tally {
     let mut tally = Tally::default();
     let pairs = query_pairs(data);
     for action in ACTIONS {
-        let decoded = match action.method {
-            Method::Post => wire::decode_body(action, data).map(|(input, _)| input),
-            Method::Get => wire::decode_query(action, &pairs),
+        let read = match action.method {
+            Method::Post => wire::read_body(action, data).map(|(input, _)| input),
+            Method::Get => wire::read_query(action, &pairs),
         };
-        match decoded.and_then(|input| validate(action, input)) {
+        match read {
             Err(failure) => {
                 assert!(
                     (400..500).contains(&failure.http_status),

@@ -110,8 +110,12 @@ pub fn encode_request(
 }
 
 /// Server side: query pairs to snake_case input, each value typed by the
-/// action's input schema (a string stays a string; anything else is JSON).
-pub fn decode_query(action: &Action, pairs: &[(String, String)]) -> Result<Value, Failure> {
+/// action's input schema (a string stays a string; anything else is JSON),
+/// and the problems of the pairs left out of it (a name that is no wire
+/// name, a name given twice, a value that is not its type), by path: the
+/// caller says them with the input's other problems
+/// ([`with_decoding_problems`]).
+pub fn decode_query(action: &Action, pairs: &[(String, String)]) -> (Value, FieldErrors) {
     let schema = action.schema();
     let mut object = Map::new();
     let mut errors = FieldErrors::new();
@@ -155,18 +159,71 @@ pub fn decode_query(action: &Action, pairs: &[(String, String)]) -> Result<Value
         };
         object.insert(name, value);
     }
-    if errors.is_empty() {
-        Ok(Value::Object(object))
-    } else {
-        Err(Failure::invalid_input(errors))
+    (Value::Object(object), errors)
+}
+
+/// Server side: a GET's input as the runtime reads it: decoded from its
+/// query pairs and validated exactly as the CLI validates it, every
+/// problem in one answer.
+pub fn read_query(action: &Action, pairs: &[(String, String)]) -> Result<Value, Failure> {
+    let (input, problems) = decode_query(action, pairs);
+    with_decoding_problems(crate::validate::validate(action, input), problems)
+}
+
+/// Server side: a POST's input and workflow context as the runtime reads
+/// them: decoded from its body, the input validated exactly as the CLI
+/// validates it, every problem in one answer.
+pub fn read_body(action: &Action, bytes: &[u8]) -> Result<(Value, WorkflowContext), Failure> {
+    let body = decode_body(action, bytes)?;
+    let checked = crate::validate::validate(action, body.input);
+    Ok((
+        with_decoding_problems(checked, body.misnamed)?,
+        body.workflow,
+    ))
+}
+
+/// `checked`, the validation of an input decoded with the problems
+/// `decoding` (keys left out of it), as one answer that names them all,
+/// so one retry can fix every field; where both name a path, the
+/// decoding's word stands (its key was left out, so validation may call
+/// the field missing).
+fn with_decoding_problems(
+    checked: Result<Value, Failure>,
+    decoding: FieldErrors,
+) -> Result<Value, Failure> {
+    if decoding.is_empty() {
+        return checked;
     }
+    let failure = match checked {
+        Err(failure) if failure.code == code::INVALID_INPUT.code => failure,
+        _ => return Err(Failure::invalid_input(decoding)),
+    };
+    let mut errors = failure.field_errors.clone();
+    errors.extend(decoding);
+    let said = Failure::invalid_input(errors);
+    Err(Failure {
+        message: said.message,
+        field_errors: said.field_errors,
+        ..failure
+    })
+}
+
+/// A request body, decoded.
+pub struct Body {
+    /// Snake_case input, without the keys in `misnamed`.
+    pub input: Value,
+    pub workflow: WorkflowContext,
+    /// Each key in snake_case, which is no wire name, by its path: the
+    /// caller says them with the input's other problems
+    /// ([`with_decoding_problems`]).
+    pub misnamed: FieldErrors,
 }
 
 /// Server side: a JSON body to snake_case input plus the hidden workflow
 /// context, which only an action that reads it (§13.1) accepts: to any other
 /// action `workflowRunId` and `callbackEffectId` are unknown fields, as its
 /// OpenAPI schema says, not silently dropped.
-pub fn decode_body(action: &Action, bytes: &[u8]) -> Result<(Value, WorkflowContext), Failure> {
+pub fn decode_body(action: &Action, bytes: &[u8]) -> Result<Body, Failure> {
     let mut body: Value = crate::json::from_slice(bytes).map_err(|e| {
         let message = match e {
             crate::json::Error::Syntax(e) => format!(
@@ -215,19 +272,19 @@ pub fn decode_body(action: &Action, bytes: &[u8]) -> Result<(Value, WorkflowCont
     // A key in snake_case is no wire name: refused, as the OpenAPI
     // schemas say, rather than read as the model-facing name.
     let (input, misnamed) = case::from_wire_checked(body);
-    if !misnamed.is_empty() {
-        return Err(Failure::invalid_input(
-            misnamed
-                .into_iter()
-                .take(crate::error::MAX_FIELD_ERRORS + 1)
-                .map(|(path, given)| {
-                    let message = no_wire_name(action, &path, &given);
-                    (crate::credentials::redact_token_like(&path), message)
-                })
-                .collect(),
-        ));
-    }
-    Ok((input, workflow))
+    let misnamed = misnamed
+        .into_iter()
+        .take(crate::error::MAX_FIELD_ERRORS + 1)
+        .map(|(path, given)| {
+            let message = no_wire_name(action, &path, &given);
+            (crate::credentials::redact_token_like(&path), message)
+        })
+        .collect();
+    Ok(Body {
+        input,
+        workflow,
+        misnamed,
+    })
 }
 
 /// The field error for a key in snake_case on the wire
@@ -804,7 +861,7 @@ mod tests {
         let mut body = json!({"channel": "eng", "number": 1});
         let misnamed = (0..5000).map(|i| (format!("key_no_{i}"), json!(1)));
         body.as_object_mut().unwrap().extend(misnamed);
-        let failure = decode_body(action, body.to_string().as_bytes()).unwrap_err();
+        let failure = read_body(action, body.to_string().as_bytes()).unwrap_err();
         assert_eq!(failure.field_errors.len(), crate::error::MAX_FIELD_ERRORS);
         assert!(failure.message.contains("more than"), "{}", failure.message);
     }
@@ -966,7 +1023,7 @@ mod tests {
             req.query
                 .contains(&("filters".into(), r#"{"assignedToMe":true}"#.into()))
         );
-        assert_eq!(decode_query(list, &req.query).unwrap(), input);
+        assert_eq!(read_query(list, &req.query).unwrap(), input);
     }
 
     /// The context ids are counted in characters, as the OpenAPI document's
@@ -980,14 +1037,14 @@ mod tests {
             .unwrap()
         };
         let longest = "é".repeat(MAX_CONTEXT_ID_CHARS);
-        let (_, workflow) = decode_body(create, &body(&longest)).unwrap();
+        let workflow = decode_body(create, &body(&longest)).unwrap().workflow;
         assert_eq!(workflow.workflow_run_id.as_deref(), Some(longest.as_str()));
-        let refused = decode_body(create, &body(&format!("{longest}é"))).unwrap_err();
+        let refused = read_body(create, &body(&format!("{longest}é"))).unwrap_err();
         assert_eq!(
             refused.field_errors.keys().collect::<Vec<_>>(),
             ["workflowRunId"]
         );
-        assert!(decode_body(create, &body("")).is_err());
+        assert!(read_body(create, &body("")).is_err());
     }
 
     #[test]
@@ -1013,13 +1070,13 @@ mod tests {
             &json!({"channel": "eng", "tasks": [{"title": "t"}], "idempotency_key": "k"}),
             &ctx,
         );
-        let (input, workflow) = decode_body(create, keyed.body.as_ref().unwrap()).unwrap();
+        let (input, workflow) = read_body(create, keyed.body.as_ref().unwrap()).unwrap();
         assert_eq!(workflow, ctx);
         assert_eq!(input["idempotency_key"], "k");
         // An action that does not read the context refuses it as unknown.
         let get = find("task", "get").unwrap();
         let body = br#"{"channel": "eng", "number": 1, "workflowRunId": "run"}"#;
-        let refused = decode_body(get, body).unwrap_err();
+        let refused = read_body(get, body).unwrap_err();
         assert_eq!(refused.code, "invalid_input");
         assert_eq!(refused.field_errors["workflowRunId"], "Unknown field.");
     }

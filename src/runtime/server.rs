@@ -61,7 +61,6 @@ use crate::registry::{ACTIONS, Action, Method, Permission};
 use crate::runtime::auth;
 use crate::runtime::shed::{self, Limiter, RateLimit, Sampler, WriteDeadline};
 use crate::runtime::store::{self, Principal, Store, TokenRecord};
-use crate::validate::validate;
 use crate::wire::{self, MAX_BODY_BYTES, WorkflowContext};
 
 /// How long the server waits for slow or stalled clients.
@@ -618,8 +617,8 @@ async fn run<S: Store>(
     let principal = admit(within(timeouts.store, store.find_token(&token_hash)).await?)?;
     let (input, workflow) = match (action.method, read_early) {
         (Method::Get, _) => (query(action, &parts)?, WorkflowContext::default()),
-        (Method::Post, Some(bytes)) => from_body(action, &bytes)?,
-        (Method::Post, None) => from_body(action, &body.whole().await?)?,
+        (Method::Post, Some(bytes)) => wire::read_body(action, &bytes)?,
+        (Method::Post, None) => wire::read_body(action, &body.whole().await?)?,
     };
     let call = store::dispatch(store.as_ref(), action, &principal, input, &workflow);
     let data = within(timeouts.store, call).await?;
@@ -641,24 +640,22 @@ fn query(action: &Action, parts: &axum::http::request::Parts) -> Result<Value, F
             )
         })?
         .0;
-    validate(action, wire::decode_query(action, &pairs)?)
+    wire::read_query(action, &pairs)
 }
 
-/// A POST's input and workflow context, decoded from its body; the input
-/// validated exactly as the CLI validates it.
-fn from_body(action: &Action, body: &[u8]) -> Result<(Value, WorkflowContext), Failure> {
-    let (input, workflow) = wire::decode_body(action, body)?;
-    Ok((validate(action, input)?, workflow))
-}
-
-/// [`from_body`] of a body that decodes and holds to its schema; `None`,
+/// [`wire::read_body`] of a body that decodes and holds to its schema; `None`,
 /// without wording why, for any other.
 fn from_body_if_valid(
     action: &Action,
     body: &[u8],
 ) -> Option<Result<(Value, WorkflowContext), Failure>> {
-    let (input, workflow) = wire::decode_body(action, body).ok()?;
-    Some(crate::validate::validate_if_schema_holds(action, input)?.map(|input| (input, workflow)))
+    let body = wire::decode_body(action, body)
+        .ok()
+        .filter(|body| body.misnamed.is_empty())?;
+    Some(
+        crate::validate::validate_if_schema_holds(action, body.input)?
+            .map(|input| (input, body.workflow)),
+    )
 }
 
 /// How long a `task_get` waits for its body before its token is judged.

@@ -25,7 +25,7 @@ fn a_huge_unknown_field_name_is_not_echoed_back() {
         assert!(failure.message.contains(key.as_str()));
     }
     // The HTTP query path of a read is bounded the same way.
-    let failure = crate::wire::decode_query(
+    let failure = crate::wire::read_query(
         find("task", "list").unwrap(),
         &[(name.clone(), "1".into()), (name, "2".into())],
     )

@@ -443,6 +443,40 @@ fn refusals_are_json_with_their_status(engine: Engine) {
         "{body}"
     );
     assert_eq!(before, snakes(), "a refused create wrote nothing");
+    // Said with the input's other problems, in one answer: a client fixes
+    // them all in one retry, not the misnamed key first and the rest after.
+    let many = json!({"channel": "eng", "tasks": [{"title": ""}], "idempotency_key": "k",
+        "colour": "red"});
+    let body = assert_error(&rt.post(&alice, "/tasks", &many), 422, "invalid_input");
+    let fields = body["error"]["fieldErrors"].as_object().unwrap();
+    assert_eq!(
+        fields.keys().collect::<Vec<_>>(),
+        ["colour", "idempotencyKey", "tasks/0/title"],
+        "{body}"
+    );
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("3 fields"),
+        "{body}"
+    );
+    let list = format!(
+        "{}?channel=eng&include_subtasks=true&limit=0",
+        alice.path("/tasks")
+    );
+    let body = assert_error(
+        &rt.http("GET", &list, Some(&alice.token), None),
+        422,
+        "invalid_input",
+    );
+    let fields = body["error"]["fieldErrors"].as_object().unwrap();
+    assert_eq!(
+        fields.keys().collect::<Vec<_>>(),
+        ["includeSubtasks", "limit"],
+        "{body}"
+    );
+    assert_eq!(before, snakes(), "a refused create wrote nothing");
     let twice =
         br#"{"channel": "eng", "number": 1, "checkpointsBefore": 1, "checkpoints_before": 2}"#;
     let body = assert_error(
