@@ -456,10 +456,7 @@ fn a_profile_missing_a_field_spoils_only_itself() {
             serde_json::json!({"items": []}),
         )]);
     let cli = Cli::new();
-    std::fs::create_dir(cli.config_dir()).unwrap();
-    std::fs::set_permissions(cli.config_dir(), std::fs::Permissions::from_mode(0o700)).unwrap();
-    let store = cli.config_dir().join("credentials.json");
-    let text = serde_json::json!({
+    cli.write_store(&serde_json::json!({
         "default_profile": "whole",
         "profiles": {
             "partial": {"api_url": server.url, "agent_id": "ag_1", "token": "at_partial_token_1"},
@@ -468,9 +465,7 @@ fn a_profile_missing_a_field_spoils_only_itself() {
             "whole": {"api_url": server.url, "workspace_id": "ws_1", "agent_id": "ag_1",
                       "token": "at_whole_token_1"}
         }
-    });
-    std::fs::write(&store, text.to_string()).unwrap();
-    std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }));
     let input = Some(r#"{"channel":"eng"}"#);
     let whole = cli.run(&["exec", "task", "list", "-", "--profile", "whole"], input);
     assert_eq!(whole.code, 0, "{whole:?}");
@@ -508,18 +503,13 @@ fn a_profile_missing_a_field_spoils_only_itself() {
 fn an_expired_token_names_the_login_of_its_own_profile() {
     let server = crate::support::recorder::Recorder::expecting_no_request();
     let cli = Cli::new();
-    std::fs::create_dir(cli.config_dir()).unwrap();
-    std::fs::set_permissions(cli.config_dir(), std::fs::Permissions::from_mode(0o700)).unwrap();
-    let store = cli.config_dir().join("credentials.json");
-    let text = serde_json::json!({
+    cli.write_store(&serde_json::json!({
         "profiles": {
             "ci bot": {"api_url": server.url, "workspace_id": "ws_1", "agent_id": "ag_1",
                        "token": "at_stale_token_1",
                        "token_expires_at": "2020-01-01T00:00:00Z"}
         }
-    });
-    std::fs::write(&store, text.to_string()).unwrap();
-    std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }));
     let run = cli.run(
         &["exec", "task", "list", "-", "--profile", "ci bot"],
         Some(r#"{"channel":"eng"}"#),
