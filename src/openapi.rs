@@ -75,6 +75,10 @@ pub fn document() -> Value {
         responses.entry("503").or_insert_with(over_capacity);
         paths.insert(route.into(), item);
     }
+    let mut paths = Value::Object(paths);
+    let mut schemas = Value::Object(schemas);
+    respell_prose(&mut paths);
+    respell_prose(&mut schemas);
     json!({
         "openapi": "3.1.0",
         "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
@@ -85,9 +89,9 @@ pub fn document() -> Value {
             "description": "Generated from the agentteam action registry; do not edit. \
                 Every operation is one registry action and is authenticated with the agent's \
                 bearer token; a token acts only on its own workspace and agent path. \
-                Fields travel in camelCase; the registry's descriptions name them in the \
-                model-facing snake_case the agentteam CLI reads (`expected_updated_at` is \
-                `expectedUpdatedAt` here). A failure is the `Error` document with the status \
+                Fields travel in camelCase, and the descriptions here name them so; the \
+                agentteam CLI's schemas spell them in the model-facing snake_case \
+                (its `expected_updated_at` is `expectedUpdatedAt` here). A failure is the `Error` document with the status \
                 its code registers.",
             "license": {"name": "MIT OR Apache-2.0", "identifier": "MIT OR Apache-2.0"},
         },
@@ -119,6 +123,26 @@ pub fn document() -> Value {
             "schemas": schemas,
         },
     })
+}
+
+/// Every `description` and `summary` under `value` with the fields it
+/// names spelled as on the wire: the registry writes its prose for the
+/// model, in snake_case.
+fn respell_prose(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                match value {
+                    Value::String(text) if key == "description" || key == "summary" => {
+                        *text = crate::wire::respell_to_wire(text);
+                    }
+                    _ => respell_prose(value),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(respell_prose),
+        _ => {}
+    }
 }
 
 /// The tag of the routes that are no registry action.
@@ -564,6 +588,52 @@ pub fn wire_schema(schema: &Value) -> Value {
 mod tests {
     use super::*;
     use crate::registry::RUNTIME_PREFIX;
+
+    /// The prose says each input field as it travels: no description or
+    /// summary of an operation or schema names one in snake_case.
+    #[test]
+    fn descriptions_name_fields_as_the_wire_does() {
+        let mut snake = std::collections::BTreeSet::new();
+        for action in ACTIONS {
+            let mut props = Vec::new();
+            crate::registry::schema::walk_properties(action.schema(), "", &mut props);
+            snake.extend(
+                props
+                    .into_iter()
+                    .filter_map(|(path, _)| path.rsplit('/').next().map(str::to_string))
+                    .filter(|name| name.contains('_')),
+            );
+        }
+        assert!(snake.contains("expected_updated_at"), "{snake:?}");
+        let document = document();
+        let mut texts = Vec::new();
+        fn prose<'a>(value: &'a Value, texts: &mut Vec<&'a str>) {
+            match value {
+                Value::Object(map) => {
+                    for (key, value) in map {
+                        match value {
+                            Value::String(text) if key == "description" || key == "summary" => {
+                                texts.push(text)
+                            }
+                            _ => prose(value, texts),
+                        }
+                    }
+                }
+                Value::Array(items) => items.iter().for_each(|v| prose(v, texts)),
+                _ => {}
+            }
+        }
+        prose(&document["paths"], &mut texts);
+        prose(&document["components"], &mut texts);
+        assert!(texts.len() > 100, "{}", texts.len());
+        for text in texts {
+            let named: Vec<&str> = text
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .filter(|word| snake.contains(*word))
+                .collect();
+            assert!(named.is_empty(), "{named:?} in: {text}");
+        }
+    }
 
     #[test]
     fn wire_schema_renames_fields_and_keeps_keywords() {

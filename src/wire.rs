@@ -490,6 +490,14 @@ fn respell_words(text: &str, names: &HashMap<String, String>) -> String {
     out
 }
 
+/// `text`, written with the model's field names (`expected_updated_at`),
+/// with each one spelled as on the wire (`expectedUpdatedAt`), values left
+/// as written: the registry's prose as the runtime's OpenAPI document says
+/// it.
+pub fn respell_to_wire(text: &str) -> String {
+    respell_words(text, field_names(Direction::ToWire))
+}
+
 /// The words after which a message quotes a value, not a field.
 const DATA_INTRODUCERS: &[&str] = &["board", "named", "agent", "target", "than"];
 

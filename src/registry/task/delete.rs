@@ -13,7 +13,7 @@ pub static ACTION: Action = Action {
     operation: Operation::Task(super::Operation::Delete),
     summary: "Permanently delete a task the agent created.",
     description: "Permanently delete one task created by the calling agent; it cannot be recovered and its number \
-        is never reused. A task with subtasks needs subtask_mode: `promote` keeps the children as top-level \
+        is never reused. A task with subtasks needs `subtask_mode`: `promote` keeps the children as top-level \
         tasks, `delete` removes them too (only if every one was created by the same agent). To stop work \
         without deleting it, set status `canceled` with task_update. No human confirmation is asked: the \
         agent's own request deletes, so it needs a token of scope `destructive` (and a profile whose \
