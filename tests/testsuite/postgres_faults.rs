@@ -208,6 +208,14 @@ fn a_database_restart_under_load_is_a_prompt_503_and_heals_by_itself() {
             assert_opaque_503(*status, body);
         }
     }
+    // The operator's log says why the pooled connections ended, in
+    // PostgreSQL's words (a fast shutdown's 57P01), not as "db error".
+    let log = rt.log_containing("a store connection ended");
+    assert!(
+        log.contains("terminating connection due to administrator command (57P01)"),
+        "{log}"
+    );
+    assert!(!log.contains("db error"), "{log}");
     eprintln!(
         "database restart: {} answers, {} during the outage (all 503), slowest {:.0} ms, healed without a runtime restart",
         seen.len(),

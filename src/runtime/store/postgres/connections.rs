@@ -51,9 +51,9 @@ impl Connections {
         });
         // Both pools: their size, and the order they hand connections out.
         let build = |size: usize, queue_mode: QueueMode| {
-            let manager = Manager::from_config(
+            let manager = Manager::from_connect(
                 config.clone(),
-                NoTls,
+                Connector,
                 ManagerConfig {
                     recycling_method: RecyclingMethod::Fast,
                 },
@@ -374,6 +374,33 @@ fn failure(e: &tokio_postgres::Error) -> Failure {
             tracing::error!(error, "store error");
             Failure::new(code::SERVER_ERROR, "The store failed. Retry later.")
         }
+    }
+}
+
+/// Opens a pooled connection as deadpool's own connector does, and logs
+/// the end of one that fails with PostgreSQL's message and SQLSTATE
+/// (`terminating connection due to administrator command (57P01)`), where
+/// deadpool's says only "db error".
+struct Connector;
+
+type Connected =
+    Result<(tokio_postgres::Client, tokio::task::JoinHandle<()>), tokio_postgres::Error>;
+
+impl deadpool_postgres::Connect for Connector {
+    fn connect(
+        &self,
+        config: &tokio_postgres::Config,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Connected> + Send + '_>> {
+        let config = config.clone();
+        Box::pin(async move {
+            let (client, connection) = config.connect(NoTls).await?;
+            let task = tokio::spawn(async move {
+                if let Err(e) = connection.await {
+                    tracing::warn!(error = described(&e), "a store connection ended");
+                }
+            });
+            Ok((client, task))
+        })
     }
 }
 
