@@ -236,7 +236,6 @@ async fn call_within_budget(
     let request = context.request(action, input);
     let mut answer = client.call(&request, session, may_retry, printer).await?;
     wire::check_answer(action, &answer.data)?;
-    wire::keep_documented(action, &mut answer.data);
     let fitted = budget::fit_answer(&mut answer.data, &mut answer.meta, budget);
     let Fitted::Page { kept } = fitted else {
         if fitted == Fitted::Cut {
@@ -260,7 +259,6 @@ async fn call_within_budget(
     let request = context.request(action, &again);
     let mut page = client.call(&request, session, may_retry, printer).await?;
     wire::check_answer(action, &page.data)?;
-    wire::keep_documented(action, &mut page.data);
     if budget::fit_answer(&mut page.data, &mut page.meta, budget) != Fitted::Whole {
         printer
             .diagnostic("the server ignored the smaller limit; its page is cut without a cursor");

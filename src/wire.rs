@@ -634,43 +634,6 @@ pub fn check_answer(action: &Action, data: &Value) -> Result<(), Failure> {
     ))
 }
 
-/// Client side: keeps of an answer's `data` only what the action's output
-/// schema describes, dropping any other key of a closed object, at every
-/// depth. A newer server may add a result field (a compatible change,
-/// docs/contract.md §11.1); this CLI prints the surface its registry
-/// describes and budgets, which `--output-schema` publishes, and no
-/// undescribed text reaches the model. The wire itself is checked against
-/// the same schemas by the runtime's tests, so no drift of ours hides here.
-pub fn keep_documented(action: &Action, data: &mut Value) {
-    prune(&(action.data_schema)(), data);
-}
-
-fn prune(schema: &Value, value: &mut Value) {
-    match value {
-        Value::Object(object) => {
-            let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-                return;
-            };
-            if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
-                object.retain(|key, _| properties.contains_key(key));
-            }
-            for (key, child) in object.iter_mut() {
-                if let Some(schema) = properties.get(key) {
-                    prune(schema, child);
-                }
-            }
-        }
-        Value::Array(items) => {
-            if let Some(schema) = schema.get("items") {
-                for item in items {
-                    prune(schema, item);
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
 /// Client side: a non-2xx answer to a failure. The class comes from the
 /// status; the body contributes code, message and details only when it is the
 /// documented error shape, so an HTML page or proxy text never leaks through.
