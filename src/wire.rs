@@ -114,7 +114,7 @@ pub fn encode_request(
 /// and the problems of the pairs left out of it (a name that is no wire
 /// name, a name given twice, a value that is not its type), by path: the
 /// caller says them with the input's other problems
-/// ([`with_decoding_problems`]).
+/// ([`read_query`]).
 pub fn decode_query(action: &Action, pairs: &[(String, String)]) -> (Value, FieldErrors) {
     let schema = action.schema();
     let mut object = Map::new();
@@ -215,7 +215,7 @@ pub struct Body {
     pub workflow: WorkflowContext,
     /// Each key in snake_case, which is no wire name, by its path: the
     /// caller says them with the input's other problems
-    /// ([`with_decoding_problems`]).
+    /// ([`read_body`]).
     pub misnamed: FieldErrors,
 }
 
