@@ -579,26 +579,26 @@ pub fn no_such_callback_effect() -> Failure {
 
 /// What `task_set_claim` does to one live task, given who holds it now.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Claim {
+pub enum Claim<'a> {
     /// Make the caller the assignee (record `claimed`).
     Take,
     /// Clear the caller's assignment (record `released`).
     Release,
     /// Already in the desired state: counted, nothing written.
     AlreadySo,
-    /// Held by someone else: a per-task failure.
-    Refuse,
+    /// Held by someone else, agent `holder` (an id): a per-task failure.
+    Refuse { holder: &'a str },
 }
 
 /// The desired state `claimed` for a task whose assignee is `holder`
 /// (an agent id), asked by agent `caller`.
-pub fn claim(claimed: bool, holder: Option<&str>, caller: &str) -> Claim {
+pub fn claim<'a>(claimed: bool, holder: Option<&'a str>, caller: &str) -> Claim<'a> {
     match (claimed, holder) {
         (true, None) => Claim::Take,
         (false, Some(h)) if h == caller => Claim::Release,
         (true, Some(h)) if h == caller => Claim::AlreadySo,
         (false, None) => Claim::AlreadySo,
-        (_, Some(_)) => Claim::Refuse,
+        (_, Some(holder)) => Claim::Refuse { holder },
     }
 }
 

@@ -1334,6 +1334,12 @@ async fn new_parent(tx: &Transaction<'_>, board: &Board, task_id: i64, number: i
     Ok(parent_id)
 }
 
+/// The handle of agent `id`, as a refusal names it.
+async fn agent_handle(tx: &Transaction<'_>, id: &str) -> Result<String> {
+    const HANDLE: &str = "SELECT handle FROM agents WHERE id = $1";
+    Ok(one(tx, HANDLE, &[&id]).await?.get(0))
+}
+
 // ---------------------------------------------------------------- set_claim
 
 pub(super) async fn set_claim(
@@ -1350,7 +1356,6 @@ pub(super) async fn set_claim(
     const LOCK: &str = "SELECT number, id, assignee_id, updated_at FROM tasks \
          WHERE channel_id = $1 AND number = ANY($2) AND deleted_at IS NULL \
          ORDER BY number FOR UPDATE";
-    const HANDLE: &str = "SELECT handle FROM agents WHERE id = $1";
     const TAKE: &str = "UPDATE tasks SET assignee_id = $2 WHERE id = $1";
     const RELEASE: &str = "UPDATE tasks SET assignee_id = NULL WHERE id = $1";
     let board = board(tx, p, &input.channel).await?;
@@ -1387,8 +1392,8 @@ pub(super) async fn set_claim(
                 tasks.push(refusals::claimed_task(*number, at));
             }
             Claim::AlreadySo => tasks.push(refusals::claimed_task(*number, *updated_at)),
-            Claim::Refuse => {
-                let holder: String = one(tx, HANDLE, &[assignee]).await?.get(0);
+            Claim::Refuse { holder } => {
+                let holder = agent_handle(tx, holder).await?;
                 failures.push(refusals::claim_failure(input.claimed, *number, &holder));
             }
         }
@@ -1471,8 +1476,7 @@ pub(super) async fn delete_task(
     let task = require_task(tx, &board, input.number).await?;
     let now = clock(tx).await?;
     if task.creator != p.agent_id {
-        const HANDLE: &str = "SELECT handle FROM agents WHERE id = $1";
-        let creator: String = one(tx, HANDLE, &[&task.creator]).await?.get(0);
+        let creator = agent_handle(tx, &task.creator).await?;
         return Err(refusals::not_task_creator(input.number, &creator).into());
     }
     let children = live_children(tx, task.id).await?;

@@ -942,6 +942,15 @@ fn new_parent(c: &Connection, board: &Board, task_id: i64, number: i64) -> Resul
     Ok(parent_id)
 }
 
+/// The handle of agent `id`, as a refusal names it.
+fn agent_handle(c: &Connection, id: &str) -> Result<String, Failure> {
+    Ok(
+        c.row_cached("SELECT handle FROM agents WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })?,
+    )
+}
+
 // ---------------------------------------------------------------- set_claim
 
 pub(super) fn set_claim(
@@ -984,12 +993,8 @@ pub(super) fn set_claim(
                 })?;
                 tasks.push(refusals::claimed_task(number, at));
             }
-            Claim::Refuse => {
-                let holder: String = c.row_cached(
-                    "SELECT handle FROM agents WHERE id = ?1",
-                    [assignee.as_deref()],
-                    |r| r.get(0),
-                )?;
+            Claim::Refuse { holder } => {
+                let holder = agent_handle(c, holder)?;
                 failures.push(refusals::claim_failure(input.claimed, number, &holder));
             }
         }
@@ -1061,10 +1066,7 @@ pub(super) fn delete_task(
         return Err(task_not_found(c, &board, input.number));
     };
     if creator != p.agent_id {
-        let creator: String =
-            c.row_cached("SELECT handle FROM agents WHERE id = ?1", [&creator], |r| {
-                r.get(0)
-            })?;
+        let creator = agent_handle(c, &creator)?;
         return Err(refusals::not_task_creator(input.number, &creator));
     }
     let children = live_children(c, id)?;
