@@ -75,10 +75,13 @@ pub fn document() -> Value {
         responses.entry("503").or_insert_with(over_capacity);
         paths.insert(route.into(), item);
     }
+    // The registry writes its prose for the model, in snake_case: here it
+    // names each field as it travels.
     let mut paths = Value::Object(paths);
     let mut schemas = Value::Object(schemas);
-    respell_prose(&mut paths);
-    respell_prose(&mut schemas);
+    let mut respell = |text: &mut String| *text = crate::wire::respell_to_wire(text);
+    for_each_prose(&mut paths, &mut respell);
+    for_each_prose(&mut schemas, &mut respell);
     json!({
         "openapi": "3.1.0",
         "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
@@ -90,9 +93,9 @@ pub fn document() -> Value {
                 Every operation is one registry action and is authenticated with the agent's \
                 bearer token; a token acts only on its own workspace and agent path. \
                 Fields travel in camelCase, and the descriptions here name them so; the \
-                agentteam CLI's schemas spell them in the model-facing snake_case \
-                (its `expected_updated_at` is `expectedUpdatedAt` here). A failure is the `Error` document with the status \
-                its code registers.",
+                agentteam CLI's schemas spell them in the model-facing snake_case (its \
+                `expected_updated_at` is `expectedUpdatedAt` here). A failure is the `Error` \
+                document with the status its code registers.",
             "license": {"name": "MIT OR Apache-2.0", "identifier": "MIT OR Apache-2.0"},
         },
         "servers": [{
@@ -125,22 +128,18 @@ pub fn document() -> Value {
     })
 }
 
-/// Every `description` and `summary` under `value` with the fields it
-/// names spelled as on the wire: the registry writes its prose for the
-/// model, in snake_case.
-fn respell_prose(value: &mut Value) {
+/// Calls `f` on every `description` and `summary` text under `value`.
+fn for_each_prose(value: &mut Value, f: &mut impl FnMut(&mut String)) {
     match value {
         Value::Object(map) => {
             for (key, value) in map.iter_mut() {
                 match value {
-                    Value::String(text) if key == "description" || key == "summary" => {
-                        *text = crate::wire::respell_to_wire(text);
-                    }
-                    _ => respell_prose(value),
+                    Value::String(text) if key == "description" || key == "summary" => f(text),
+                    _ => for_each_prose(value, f),
                 }
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(respell_prose),
+        Value::Array(items) => items.iter_mut().for_each(|item| for_each_prose(item, f)),
         _ => {}
     }
 }
@@ -605,26 +604,11 @@ mod tests {
             );
         }
         assert!(snake.contains("expected_updated_at"), "{snake:?}");
-        let document = document();
+        let mut document = document();
         let mut texts = Vec::new();
-        fn prose<'a>(value: &'a Value, texts: &mut Vec<&'a str>) {
-            match value {
-                Value::Object(map) => {
-                    for (key, value) in map {
-                        match value {
-                            Value::String(text) if key == "description" || key == "summary" => {
-                                texts.push(text)
-                            }
-                            _ => prose(value, texts),
-                        }
-                    }
-                }
-                Value::Array(items) => items.iter().for_each(|v| prose(v, texts)),
-                _ => {}
-            }
+        for part in ["paths", "components"] {
+            for_each_prose(&mut document[part], &mut |text| texts.push(text.clone()));
         }
-        prose(&document["paths"], &mut texts);
-        prose(&document["components"], &mut texts);
         assert!(texts.len() > 100, "{}", texts.len());
         for text in texts {
             let named: Vec<&str> = text
