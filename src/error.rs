@@ -128,7 +128,7 @@ error_codes! {
     UNAUTHORIZED = "unauthorized", Credentials, 401, false,
         "The token is missing, invalid, expired or revoked (after the one refresh). Log in again.";
     FORBIDDEN = "forbidden", Rejected, 403, false,
-        "The credentials may not act here: another workspace's or agent's path, or an action above the token's scope or the profile's max_permission (`details` names both classes). Use a profile or token that may.";
+        "The credentials may not act here: another workspace's or agent's path, or an action above the token's scope or above the cap its profile sets with `auth login --max-permission` (`details` names both classes). Use a profile or token that may.";
     NOT_FOUND = "not_found", Rejected, 404, false,
         "No such route on the server. Check the profile's api_url (`agentteam auth status`) and that the server runs this version.";
     METHOD_NOT_ALLOWED = "method_not_allowed", Rejected, 405, false,

@@ -611,6 +611,12 @@ mod tests {
         }
         assert!(texts.len() > 100, "{}", texts.len());
         for text in texts {
+            // The wire has no `meta`: its keys travel at the body's top
+            // level. A CLI profile's settings keep their own spelling.
+            assert!(!text.contains("meta."), "{text}");
+            for setting in ["maxPermission", "apiUrl", "credentialProcess"] {
+                assert!(!text.contains(setting), "{setting} in: {text}");
+            }
             let named: Vec<&str> = text
                 .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
                 .filter(|word| snake.contains(*word))

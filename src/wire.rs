@@ -495,7 +495,12 @@ fn respell_words(text: &str, names: &HashMap<String, String>) -> String {
 /// as written: the registry's prose as the runtime's OpenAPI document says
 /// it.
 pub fn respell_to_wire(text: &str) -> String {
-    respell_words(text, field_names(Direction::ToWire))
+    // What the CLI prints under `meta` arrives at the body's top level.
+    let mut text = text.to_string();
+    for key in WIRE_META {
+        text = text.replace(&format!("meta.{key}"), key);
+    }
+    respell_words(&text, field_names(Direction::ToWire))
 }
 
 /// The words after which a message quotes a value, not a field.
@@ -565,12 +570,16 @@ pub struct Success {
     pub meta: Map<String, Value>,
 }
 
-/// Client side: a 2xx body to `data` + `meta`; `nextCursor` and `truncated`
-/// move from the body's top level to `meta`.
 /// The longest cursor `task_list` takes back, as its input schema bounds
 /// `cursor`.
 const MAX_CURSOR_CHARS: usize = 512;
 
+/// The keys of the CLI's `meta` that the wire carries at a success body's
+/// top level, beside the data's own.
+const WIRE_META: [&str; 2] = ["next_cursor", "truncated"];
+
+/// Client side: a 2xx body to `data` + `meta`; `nextCursor` and `truncated`
+/// ([`WIRE_META`]) move from the body's top level to `meta`.
 pub fn decode_success(bytes: &[u8]) -> Result<Success, Failure> {
     let body: Value = serde_json::from_slice(bytes).map_err(|_| {
         Failure::new(
@@ -585,7 +594,7 @@ pub fn decode_success(bytes: &[u8]) -> Result<Success, Failure> {
         ));
     };
     let mut meta = Map::new();
-    for key in ["next_cursor", "truncated"] {
+    for key in WIRE_META {
         if let Some(v) = data.remove(key)
             && !v.is_null()
         {

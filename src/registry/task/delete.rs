@@ -17,7 +17,7 @@ pub static ACTION: Action = Action {
         tasks, `delete` removes them too (only if every one was created by the same agent). To stop work \
         without deleting it, set status `canceled` with task_update. No human confirmation is asked: the \
         agent's own request deletes, so it needs a token of scope `destructive` (and a profile whose \
-        max_permission allows it); decide with your user before calling it.",
+        `--max-permission` cap allows it); decide with your user before calling it.",
     permission: Permission::Destructive,
     idempotency: Idempotency::None,
     concurrency: Concurrency::Transactional,
