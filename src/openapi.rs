@@ -256,8 +256,11 @@ fn operation(action: &Action, schemas: &mut Map<String, Value>) -> Value {
             });
         }
     }
-    let response = format!("{name}Response");
-    schemas.insert(response.clone(), success_schema(action));
+    let response = response_component(action);
+    schemas.insert(
+        response.clone(),
+        success_schema(action, action.output_schema()),
+    );
     let mut responses = Map::new();
     for &status in action.success.statuses() {
         responses.insert(
@@ -401,11 +404,29 @@ fn request_body_schema(action: &Action, mut input: Value) -> Value {
     input
 }
 
-/// A success body: `data` itself, with the `meta` fields the wire carries
+/// [`document`] with each success body closed as
+/// [`Action::closed_output_schema`] closes it: exactly what this version's
+/// runtime answers. The tests check every exchange they see against it; the
+/// published document leaves results open for later additions (§11.1).
+pub fn closed_document() -> Value {
+    let mut document = document();
+    for action in ACTIONS {
+        document["components"]["schemas"][response_component(action)] =
+            success_schema(action, action.closed_output_schema());
+    }
+    document
+}
+
+/// The component name of `action`'s success body.
+fn response_component(action: &Action) -> String {
+    format!("{}Response", type_name(action))
+}
+
+/// A success body: the `data` of the success document `document` (an
+/// output schema of `action`), with the `meta` fields the wire carries
 /// (`nextCursor`, `truncated`; not the CLI's own `line`) at its top level,
 /// as `wire::success_json` writes it.
-fn success_schema(action: &Action) -> Value {
-    let document = action.output_schema();
+fn success_schema(action: &Action, document: Value) -> Value {
     let mut data = document["properties"]["data"].clone();
     let meta = document["properties"]["meta"]["properties"]
         .as_object()

@@ -420,9 +420,22 @@ impl Action {
         }
     }
 
-    /// The whole success document's schema (`--output-schema`); `meta`'s
+    /// The whole success document's schema (`--output-schema`), as
+    /// published: `data`'s objects are open ([`schema::open`]); the root and
+    /// `meta`, which the CLI writes itself, are closed. `meta`'s
     /// [`BATCH_LINE`] is the CLI's own, not the wire's.
     pub fn output_schema(&self) -> Value {
+        self.success_document(schema::open((self.data_schema)()))
+    }
+
+    /// [`Self::output_schema`] with `data`'s objects closed as well: exactly
+    /// what this version's agentteam-runtime answers. The tests hold the
+    /// runtime to it, so a field it sends is a field the schema describes.
+    pub fn closed_output_schema(&self) -> Value {
+        self.success_document((self.data_schema)())
+    }
+
+    fn success_document(&self, data: Value) -> Value {
         let mut meta = vec![
             (
                 "truncated",
@@ -444,7 +457,7 @@ impl Action {
                 ),
             );
         }
-        schema::success_document(&self.name(), (self.data_schema)(), meta)
+        schema::success_document(&self.name(), data, meta)
     }
 
     /// The catalog entry: every §9.1 field and both schemas.

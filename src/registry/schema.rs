@@ -1,6 +1,7 @@
 //! A small vocabulary for writing the registry's JSON Schemas (2020-12) so
 //! that every schema has the shape of docs/contract.md §4 by construction:
-//! closed objects, a description on every property, a bound on every string
+//! closed objects (a result's `data` is opened where it is published, by
+//! [`open`]), a description on every property, a bound on every string
 //! and array, no `$ref`. The task domain's shared field shapes live in
 //! `registry::task::fields`.
 
@@ -59,6 +60,28 @@ pub fn object(description: &str, properties: Vec<(&str, Value)>, required: &[&st
     if !required.is_empty() {
         schema["required"] = json!(required);
     }
+    schema
+}
+
+/// `schema` with every object open to properties it does not list: how a
+/// result's `data` is published. The CLI prints the data a server answers,
+/// normalised, not filtered, so a result field a later server adds (an
+/// additive change, docs/contract.md §11.1) must not make that document
+/// fail this CLI's `--output-schema`. Inputs stay closed.
+pub fn open(mut schema: Value) -> Value {
+    fn walk(node: &mut Value) {
+        match node {
+            Value::Object(map) => {
+                if map.get("additionalProperties") == Some(&Value::Bool(false)) {
+                    map.shift_remove("additionalProperties");
+                }
+                map.values_mut().for_each(walk);
+            }
+            Value::Array(items) => items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    walk(&mut schema);
     schema
 }
 

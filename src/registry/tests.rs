@@ -261,9 +261,19 @@ fn check_04_catalog_and_schema_parity() {
         assert_eq!(entry["output_schema"], action.output_schema(), "{name}");
         assert_eq!(
             entry["output_schema"]["properties"]["data"],
+            super::schema::open((action.data_schema)()),
+            "{name}"
+        );
+        // Published open, held closed: the two differ only in `data`'s
+        // `additionalProperties: false`.
+        let mut closed = action.closed_output_schema();
+        assert_eq!(
+            closed["properties"]["data"],
             (action.data_schema)(),
             "{name}"
         );
+        closed["properties"]["data"] = entry["output_schema"]["properties"]["data"].clone();
+        assert_eq!(entry["output_schema"], closed, "{name}");
 
         // The CLI's help lists every catalog property, and only those, with
         // the same requiredness and type.
@@ -930,6 +940,49 @@ fn refusals_are_each_actions_own_client_errors() {
                 (400..500).contains(&refusal.http_status),
                 "{name}: {} is not a client error the runtime sends",
                 refusal.code
+            );
+        }
+    }
+}
+
+#[test]
+fn open_drops_only_closing_keywords_and_keeps_their_order() {
+    let closed = json!({
+        "type": "object", "description": "d", "additionalProperties": false,
+        "properties": {
+            "items": {"type": "array", "items": {"type": "object", "additionalProperties": false, "properties": {}}},
+            "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+            "maybe": {"type": ["object", "null"], "additionalProperties": false, "properties": {}},
+        },
+        "required": ["items"],
+    });
+    let open = super::schema::open(closed);
+    assert_eq!(
+        open,
+        json!({
+            "type": "object", "description": "d",
+            "properties": {
+                "items": {"type": "array", "items": {"type": "object", "properties": {}}},
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                "maybe": {"type": ["object", "null"], "properties": {}},
+            },
+            "required": ["items"],
+        })
+    );
+    let keys: Vec<&String> = open.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["type", "description", "properties", "required"]);
+    // Every published result schema is open all through `data`.
+    for action in ACTIONS {
+        let published = action.output_schema();
+        let mut objects = Vec::new();
+        walk_objects(&published["properties"]["data"], &mut objects);
+        assert!(!objects.is_empty());
+        for object in objects {
+            assert_ne!(
+                object["additionalProperties"],
+                json!(false),
+                "{}",
+                action.name()
             );
         }
     }

@@ -1297,13 +1297,76 @@ fn invalid_json_says_what_is_wrong() {
 /// and agentteam-runtime's additions are optional.
 #[test]
 fn answers_in_product_md_shapes_validate_against_the_output_schemas() {
+    for (verb, input, body) in product_md_answers() {
+        let (cli, _server) = setup(vec![Reply::json(200, body)]);
+        let run = cli.exec("task", verb, input, &[]);
+        assert_eq!(run.code, 0, "{verb}: {run:?}");
+        let problems = schema_problems(&output_schema(&cli, verb), &run.json());
+        assert!(
+            problems.is_empty(),
+            "{verb}: {problems:?} in {}",
+            run.stdout
+        );
+    }
+}
+
+/// A result field a later server adds (an additive change, §11.1), in
+/// every object of every answer: the CLI prints it, snake_case, and the
+/// document still validates against `--output-schema`, whose `data` is
+/// open. The closed schema this version's runtime is held to refuses it.
+#[test]
+fn a_result_field_a_later_server_adds_is_printed_and_validates() {
+    fn add_field(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                map.values_mut().for_each(add_field);
+                map.insert("reviewedBy".into(), json!({"handle": "@carol"}));
+            }
+            Value::Array(items) => items.iter_mut().for_each(add_field),
+            _ => {}
+        }
+    }
+    for (verb, input, mut body) in product_md_answers() {
+        add_field(&mut body);
+        let (cli, _server) = setup(vec![Reply::json(200, body)]);
+        let run = cli.exec("task", verb, input, &[]);
+        assert_eq!(run.code, 0, "{verb}: {run:?}");
+        let document = run.json();
+        assert_eq!(
+            document["data"]["reviewed_by"],
+            json!({"handle": "@carol"}),
+            "{verb}"
+        );
+        let problems = schema_problems(&output_schema(&cli, verb), &document);
+        assert!(problems.is_empty(), "{verb}: {problems:?} in {document}");
+        let closed = agentteam::registry::find("task", verb)
+            .unwrap()
+            .closed_output_schema();
+        assert!(!schema_problems(&closed, &document).is_empty(), "{verb}");
+    }
+}
+
+fn output_schema(cli: &Cli, verb: &str) -> Value {
+    cli.run(&["exec", "task", verb, "--output-schema"], None)
+        .json()
+}
+
+fn schema_problems(schema: &Value, document: &Value) -> Vec<String> {
+    let validator = jsonschema::draft202012::new(schema).unwrap();
+    validator
+        .iter_errors(document)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect()
+}
+
+fn product_md_answers() -> Vec<(&'static str, &'static str, Value)> {
     let compact = json!({
         "number": 4, "channel": "eng", "scopeId": "tsk_4", "title": "Fix login",
         "status": "todo", "priority": "none", "assignee": null, "parentNumber": null,
         "createdBy": "@builder", "createdAt": "2026-12-02T10:00:00Z",
         "updatedAt": "2026-12-02T10:00:00Z"
     });
-    let cases = [
+    vec![
         ("list", r#"{"channel":"eng"}"#, json!({"items": [compact]})),
         ("get", r#"{"channel":"eng","number":4}"#, {
             let mut detail = compact.clone();
@@ -1337,20 +1400,5 @@ fn answers_in_product_md_shapes_validate_against_the_output_schemas() {
             r#"{"channel":"eng","number":4}"#,
             json!({"deletedNumbers": [4], "promotedNumbers": []}),
         ),
-    ];
-    for (verb, input, body) in cases {
-        let (cli, _server) = setup(vec![Reply::json(200, body)]);
-        let run = cli.exec("task", verb, input, &[]);
-        assert_eq!(run.code, 0, "{verb}: {run:?}");
-        let schema = cli
-            .run(&["exec", "task", verb, "--output-schema"], None)
-            .json();
-        let validator = jsonschema::draft202012::new(&schema).unwrap();
-        let document = run.json();
-        let problems: Vec<String> = validator
-            .iter_errors(&document)
-            .map(|e| format!("{}: {e}", e.instance_path()))
-            .collect();
-        assert!(problems.is_empty(), "{verb}: {problems:?} in {document}");
-    }
+    ]
 }

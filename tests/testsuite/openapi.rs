@@ -245,6 +245,18 @@ fn the_conformance_check_finds_departures_from_the_document() {
         problems(list(vec![("channel", "eng"), ("include_subtasks", "true")]))
             .contains("undocumented query parameter")
     );
+    // A result field this version does not describe is a departure here,
+    // though the published document leaves results open to one a later
+    // version adds (§11.1).
+    let mut added = list(vec![("channel", "eng")]);
+    added.response_body = br#"{"items": [], "addedLater": 1}"#.to_vec();
+    assert!(problems(added).contains("addedLater"));
+    let published = &openapi::document()["components"]["schemas"]["TaskListResponse"];
+    assert!(published["properties"]["items"].is_object());
+    assert!(
+        published.get("additionalProperties").is_none(),
+        "{published}"
+    );
 }
 
 /// What the HTTP layer refuses before the API reads it (a request target

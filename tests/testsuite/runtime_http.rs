@@ -61,7 +61,7 @@ fn success(action: &Action, reply: &Reply) -> Value {
     let document = json!({"data": decoded.data, "meta": decoded.meta});
     let validator = jsonschema::draft202012::options()
         .should_validate_formats(false)
-        .build(&action.output_schema())
+        .build(&action.closed_output_schema())
         .expect("output schema compiles");
     let errors: Vec<String> = validator
         .iter_errors(&document)
