@@ -436,10 +436,16 @@ pub fn not_task_creator(number: i64, creator: &str) -> Failure {
 }
 
 pub fn subtask_mode_required(number: i64, subtasks: usize) -> Failure {
+    let (noun, them, kept) = if subtasks == 1 {
+        ("subtask", "it", "a top-level task")
+    } else {
+        ("subtasks", "them", "top-level tasks")
+    };
     Failure::new(
         code::SUBTASK_MODE_REQUIRED,
         format!(
-            "Task #{number} has {subtasks} live subtasks; choose subtask_mode `promote` or `delete`."
+            "Task #{number} has {subtasks} live {noun}; nothing was deleted. Choose subtask_mode \
+             `promote` (keep {them} as {kept}) or `delete` (delete {them} too)."
         ),
     )
     .field("subtask_mode", "Required for a task with subtasks.")

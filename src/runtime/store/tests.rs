@@ -1806,6 +1806,18 @@ fn delete_rules<E: Engine>() {
         ("subtask_mode_required", 422)
     );
     assert!(f.field_errors.contains_key("subtask_mode"));
+    // Its direct subtasks counted, and what each mode would do with them.
+    assert!(
+        f.message.starts_with(
+            "Task #1 has 2 live subtasks; nothing was deleted. Choose subtask_mode `promote` (keep them"
+        ),
+        "{f:?}"
+    );
+    assert_eq!(
+        refusals::subtask_mode_required(7, 1).message,
+        "Task #7 has 1 live subtask; nothing was deleted. Choose subtask_mode `promote` (keep it as \
+         a top-level task) or `delete` (delete it too)."
+    );
     let f = w.err(
         &w.alice,
         "delete",
