@@ -339,6 +339,9 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
         let mut emitted = 0u64;
         let text = printer.format == crate::output::Format::Text;
         let mut header_shown = false;
+        // An empty first page's call that finds what it left out
+        // (`subtasks_match`), said once nothing was printed.
+        let mut left_out: Option<(String, Value)> = None;
         // With --max-items the last page is asked for no more than remain,
         // so its cursor continues right after the last item printed.
         let most = (action.input_schema)()["properties"]["limit"]["maximum"].as_u64();
@@ -355,6 +358,14 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
                     action, &context, &client, &session, &input, printer,
                 ))
                 .map_err(|failure| resume_from(failure, &input, emitted))?;
+            if left_out.is_none()
+                && let Value::Object(data) = &page.data
+            {
+                left_out = data
+                    .iter()
+                    .find(|(_, v)| v.get("tool").is_some() && v.get("arguments").is_some())
+                    .map(|(k, v)| (k.clone(), v.clone()));
+            }
             let mut shown = Vec::new();
             for item in page.data["items"].as_array().into_iter().flatten() {
                 if max_items.is_some_and(|max| emitted >= max) {
@@ -424,8 +435,17 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
             }
         }
         printer.progress_done();
+        let mut empty = json!({ "items": [] });
+        if let Some((key, call)) = left_out.filter(|_| emitted == 0) {
+            if !text {
+                printer.stderr(&format!(
+                    "agentteam: no items; `{key}` names the call that finds more: {call}\n"
+                ));
+            }
+            empty[key] = call;
+        }
         if text && !header_shown {
-            printer.stdout(&(action.text)(&json!({ "items": [] }), &printer.style));
+            printer.stdout(&(action.text)(&empty, &printer.style));
         }
         Ok(ExitClass::Success)
     })();

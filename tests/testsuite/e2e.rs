@@ -415,6 +415,35 @@ fn list_browses_searches_filters_and_pages(engine: Engine) {
         json!({"channel": "eng", "include_subtasks": false, "filters": {"assigned_to_me": true}, "sort": "number_asc"}),
     );
     assert_eq!(numbers(top["items"].as_array().unwrap()), vec![1, 2]);
+    // A search that finds only a subtask, which it leaves out by default,
+    // answers the call that finds it; as text, that call as a command.
+    let search = json!({"channel": "eng", "query": "sub"});
+    let empty = b.alice.ok("list", search.clone());
+    assert_eq!(empty["items"], json!([]));
+    let call = &empty["subtasks_match"];
+    assert_eq!(
+        call,
+        &json!({"tool": "task_list", "arguments": {"channel": "eng", "query": "sub", "include_subtasks": true}})
+    );
+    let found = b.alice.ok("list", call["arguments"].clone());
+    assert_eq!(numbers(found["items"].as_array().unwrap()), vec![27]);
+    let text = b
+        .alice
+        .cli
+        .exec("task", "list", &search.to_string(), &["--format", "text"]);
+    assert!(
+        text.stdout.contains(r#"subtasks match: echo '{"channel":"eng","query":"sub","include_subtasks":true}' | agentteam exec task list -"#),
+        "{text:?}"
+    );
+    let stream = b
+        .alice
+        .cli
+        .exec("task", "list", &search.to_string(), &["--paginate"]);
+    assert_eq!((stream.code, stream.stdout.as_str()), (0, ""), "{stream:?}");
+    assert!(
+        stream.stderr.contains("`subtasks_match` names the call"),
+        "{stream:?}"
+    );
     let labelled = b.alice.ok(
         "list",
         json!({"channel": "eng", "status": "done", "filters": {"labels": ["auth"]}}),

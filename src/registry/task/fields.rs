@@ -265,6 +265,22 @@ pub fn compact_task() -> Value {
     object("A compact task.", props, COMPACT_REQUIRED)
 }
 
+/// A call an answer names for the caller to make next: a tool and its
+/// input, as given.
+pub fn call(description: &str) -> Value {
+    object(
+        description,
+        vec![
+            ("tool", out("string", "The tool.")),
+            (
+                "arguments",
+                json!({"type": "object", "description": "Its input."}),
+            ),
+        ],
+        &["tool", "arguments"],
+    )
+}
+
 fn section(description: &str, item: Value) -> Value {
     object(
         description,
@@ -283,16 +299,8 @@ fn section(description: &str, item: Value) -> Value {
             ),
             (
                 "next",
-                nullable(object(
+                nullable(call(
                     "If truncated: the call that reads the rest, as given; else null.",
-                    vec![
-                        ("tool", out("string", "Tool name.")),
-                        (
-                            "arguments",
-                            json!({"type": "object", "description": "Its input."}),
-                        ),
-                    ],
-                    &["tool", "arguments"],
                 )),
             ),
         ],

@@ -27,9 +27,14 @@ fn tasks(rows: &Value, style: &Style) -> String {
     table(rows, COLUMNS, style, paint)
 }
 
-/// `task_list`: a table.
+/// `task_list`: a table; under an empty search's, the call that finds the
+/// subtasks it left out.
 pub fn page(data: &Value, style: &Style) -> String {
-    tasks(&data["items"], style)
+    let mut out = tasks(&data["items"], style);
+    if let Some(line) = call_line("subtasks match", &data[super::list::SUBTASKS_MATCH]) {
+        out.push_str(&line);
+    }
+    out
 }
 
 /// `task_create`: a table of what was created (or replayed).
@@ -82,7 +87,7 @@ pub fn detail(data: &Value, style: &Style) -> String {
                     scalar(&c["summary"])
                 ));
             }
-            if let Some(line) = next_line(&section["next"]) {
+            if let Some(line) = call_line("more", &section["next"]) {
                 out.push_str(&line);
             }
         }
@@ -90,16 +95,17 @@ pub fn detail(data: &Value, style: &Style) -> String {
     out
 }
 
-/// A cut section's `next` call as the command that reads the rest.
-fn next_line(next: &Value) -> Option<String> {
-    let tool = next["tool"].as_str()?;
+/// A call an answer names (a cut section's `next`, an empty search's
+/// `subtasks_match`) as the command that makes it, after `label`.
+fn call_line(label: &str, call: &Value) -> Option<String> {
+    let tool = call["tool"].as_str()?;
     let action = crate::registry::find_by_name(tool)?;
-    let arguments = next["arguments"].to_string();
+    let arguments = call["arguments"].to_string();
     // Single quotes keep the JSON intact in a POSIX shell, unless it holds one.
     Some(if arguments.contains('\'') {
-        format!("  more: {} with {arguments}\n", action.cli_command())
+        format!("  {label}: {} with {arguments}\n", action.cli_command())
     } else {
-        format!("  more: echo '{arguments}' | {}\n", action.cli_command())
+        format!("  {label}: echo '{arguments}' | {}\n", action.cli_command())
     })
 }
 

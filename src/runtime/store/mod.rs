@@ -513,11 +513,7 @@ pub async fn dispatch<S: Store>(
     let original = input.clone();
     let result = match action.operation {
         Operation::Task(operation) => match operation {
-            Task::List => {
-                store
-                    .list(principal, &ListQuery::from_input(principal, input)?)
-                    .await
-            }
+            Task::List => list(store, principal, input).await,
             Task::Get => store.get(principal, &typed(input)?).await,
             Task::Create => {
                 store
@@ -531,6 +527,41 @@ pub async fn dispatch<S: Store>(
         },
     };
     result.map_err(|failure| corrected_call(action, principal, &original, failure))
+}
+
+/// `task_list`. An empty first page of a search that left subtasks out by
+/// default (no `include_subtasks` given) also says whether a subtask
+/// matches, as the call that lists them (`subtasks_match`): an agent that
+/// searches before it creates would otherwise take the empty page for "no
+/// such task" and create a duplicate. The look costs one more read, on
+/// such pages only.
+async fn list<S: Store>(store: &S, principal: &Principal, input: Value) -> Result<Value, Failure> {
+    let query = ListQuery::from_input(principal, input.clone())?;
+    let mut page = store.list(principal, &query).await?;
+    let empty = page["items"].as_array().is_some_and(Vec::is_empty);
+    let left_out = query.search.is_some()
+        && !query.include_subtasks
+        && input.get("include_subtasks").is_none()
+        && query.after.is_none()
+        && query.cursor_refused.is_none();
+    if empty && left_out {
+        let wider = ListQuery {
+            include_subtasks: true,
+            limit: 1,
+            ..query
+        };
+        let found = store.list(principal, &wider).await?;
+        if found["items"]
+            .as_array()
+            .is_some_and(|items| !items.is_empty())
+        {
+            let mut arguments = input;
+            arguments["include_subtasks"] = Value::Bool(true);
+            page[crate::registry::task::list::SUBTASKS_MATCH] =
+                json!({"tool": crate::registry::task::list::ACTION.name(), "arguments": arguments});
+        }
+    }
+    Ok(page)
 }
 
 /// Whether the server may answer `action` by [`get_for_token`]: `task_get`.

@@ -171,6 +171,7 @@ on_every_engine!(
     idempotency_receipts,
     checkpoint_keys_replay_per_agent_and_task,
     list_browses_searches_filters_sorts_and_pages,
+    an_empty_search_names_the_subtasks_it_left_out,
     cursors_page_without_gaps_and_are_bound_to_the_query,
     search_matches_the_same_words_on_every_engine,
     search_matches_word_forms_and_prefixes,
@@ -777,6 +778,44 @@ fn checkpoint_keys_replay_per_agent_and_task<E: Engine>() {
     assert_eq!(w.store.events("checkpointed"), 5);
     let detail = w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}));
     assert_eq!(detail["checkpoints"]["total"], 4);
+}
+
+fn an_empty_search_names_the_subtasks_it_left_out<E: Engine>() {
+    let w = world::<E>();
+    w.titles(&w.alice, "eng", &["Fix login timeout", "Write docs"]);
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "parent": 1, "tasks": [{"title": "Rotate signing keys"}]}),
+    );
+    let list = |input: Value| w.ok(&w.alice, "list", input);
+    // Only the subtask matches: the empty page names the call that finds
+    // it, the same input with include_subtasks, and that call does.
+    let input = json!({"channel": "eng", "query": "signing", "status": "all", "limit": 5});
+    let page = list(input.clone());
+    assert_eq!(items_of(&page), Vec::<i64>::new());
+    let mut wider = input;
+    wider["include_subtasks"] = json!(true);
+    assert_eq!(
+        page["subtasks_match"],
+        json!({"tool": "task_list", "arguments": wider})
+    );
+    assert_eq!(
+        items_of(&w.follow(&w.alice, &page["subtasks_match"]).unwrap()),
+        [3]
+    );
+    // Nothing to say: a top-level task matches, nothing matches at all, the
+    // caller chose to leave subtasks out, a browse, or the subtask is not
+    // in the view asked for.
+    for input in [
+        json!({"channel": "eng", "query": "login"}),
+        json!({"channel": "eng", "query": "nowhere"}),
+        json!({"channel": "eng", "query": "signing", "include_subtasks": false}),
+        json!({"channel": "eng", "status": "done"}),
+        json!({"channel": "eng", "query": "signing", "status": "done"}),
+    ] {
+        let page = list(input.clone());
+        assert!(page.get("subtasks_match").is_none(), "{input}: {page}");
+    }
 }
 
 fn list_browses_searches_filters_sorts_and_pages<E: Engine>() {
