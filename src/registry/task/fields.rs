@@ -265,6 +265,10 @@ pub fn compact_task() -> Value {
     object("A compact task.", props, COMPACT_REQUIRED)
 }
 
+/// `task_list`'s answer field naming the call that finds the subtasks an
+/// empty search left out.
+pub const SUBTASKS_MATCH: &str = "subtasks_match";
+
 /// A call an answer names for the caller to make next: a tool and its
 /// input, as given.
 pub fn call(description: &str) -> Value {

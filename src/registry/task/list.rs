@@ -165,7 +165,7 @@ fn data_schema() -> Value {
                 json!({"type": "array", "items": fields::compact_task(), "description": "Tasks on this page, in the requested order."}),
             ),
             (
-                SUBTASKS_MATCH,
+                fields::SUBTASKS_MATCH,
                 fields::call(
                     "Only if a search's empty first page skipped matching subtasks: the same call with include_subtasks true.",
                 ),
@@ -174,10 +174,6 @@ fn data_schema() -> Value {
         &["items"],
     )
 }
-
-/// The answer's field naming the call that finds the subtasks an empty
-/// search left out.
-pub const SUBTASKS_MATCH: &str = "subtasks_match";
 
 /// Whether the input searches (non-blank query) rather than browses.
 pub fn is_search(input: &Value) -> bool {

@@ -31,7 +31,7 @@ fn tasks(rows: &Value, style: &Style) -> String {
 /// subtasks it left out.
 pub fn page(data: &Value, style: &Style) -> String {
     let mut out = tasks(&data["items"], style);
-    if let Some(line) = call_line("subtasks match", &data[super::list::SUBTASKS_MATCH]) {
+    if let Some(line) = call_line("subtasks match", &data[super::fields::SUBTASKS_MATCH]) {
         out.push_str(&line);
     }
     out

@@ -557,7 +557,7 @@ async fn list<S: Store>(store: &S, principal: &Principal, input: Value) -> Resul
         {
             let mut arguments = input;
             arguments["include_subtasks"] = Value::Bool(true);
-            page[crate::registry::task::list::SUBTASKS_MATCH] =
+            page[crate::registry::task::fields::SUBTASKS_MATCH] =
                 json!({"tool": crate::registry::task::list::ACTION.name(), "arguments": arguments});
         }
     }
