@@ -469,9 +469,25 @@ pub fn admin(field: &str, problem: &str) -> Failure {
     Failure::invalid_input([(field.to_string(), problem.to_string())].into())
 }
 
-pub fn no_such_workspace() -> Failure {
-    admin("workspace", "No such workspace.")
+/// `--workspace` named no workspace id. `named` are the ids of the
+/// workspaces whose name it is, if any (oldest first): an operator who
+/// typed the name the workspace was created with is told its id.
+pub fn no_such_workspace(given: &str, named: &[String]) -> Failure {
+    let problem = match named {
+        [] => "No such workspace.".to_string(),
+        [id] => {
+            format!("No such workspace id: `{given}` is the name of workspace {id}; pass its id.")
+        }
+        ids => format!(
+            "No such workspace id: `{given}` is the name of workspaces {}; pass the id of the one meant.",
+            ids.join(", ")
+        ),
+    };
+    admin("workspace", &problem)
 }
+
+/// How many workspace ids [`no_such_workspace`] names at most.
+pub const MAX_NAMED_WORKSPACES: usize = 5;
 
 /// `agent` as `--agent` gave it: an id (`ag_…`) or a member ref (`@…`);
 /// a bare word was most likely a handle without its `@`, and

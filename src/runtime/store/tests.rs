@@ -3416,6 +3416,24 @@ fn admin_lists_show_workspaces_agents_and_channels<E: Engine>() {
         assert_eq!(failure.code, code::INVALID_INPUT.code, "{failure:?}");
         assert_eq!(failure.field_errors["workspace"], "No such workspace.");
     }
+    // A workspace's name where its id belongs: its id is named, or the
+    // ids of every workspace of that name, oldest first.
+    let failure = block(w.store.list_channels("other")).unwrap_err();
+    assert_eq!(
+        failure.field_errors["workspace"],
+        format!(
+            "No such workspace id: `other` is the name of workspace {}; pass its id.",
+            w.mallory.workspace_id
+        )
+    );
+    let ws = &w.alice.workspace_id;
+    let failure = block(w.store.list_agents("w")).unwrap_err();
+    assert_eq!(
+        failure.field_errors["workspace"],
+        format!(
+            "No such workspace id: `w` is the name of workspaces {ws}, {again}; pass the id of the one meant."
+        )
+    );
 }
 
 /// The admin listings order text byte by byte on PostgreSQL as SQLite does,

@@ -361,10 +361,18 @@ pub(super) async fn find_agent<C: GenericClient>(
 async fn require_workspace<C: GenericClient>(c: &C, workspace_id: &str) -> Result<()> {
     const SQL: &str = "SELECT EXISTS (SELECT 1 FROM workspaces WHERE id = $1)";
     if one(c, SQL, &[&workspace_id]).await?.get(0) {
-        Ok(())
-    } else {
-        Err(refusals::no_such_workspace().into())
+        return Ok(());
     }
+    const NAMED: &str =
+        "SELECT id FROM workspaces WHERE name = $1 ORDER BY created_at, id LIMIT $2";
+    let limit = refusals::MAX_NAMED_WORKSPACES as i64;
+    let named: Vec<String> = c
+        .query(NAMED, &[&workspace_id, &limit])
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    Err(refusals::no_such_workspace(workspace_id, &named).into())
 }
 
 async fn require_agent<C: GenericClient>(

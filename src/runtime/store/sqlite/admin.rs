@@ -304,10 +304,18 @@ fn require_workspace(c: &Connection, workspace_id: &str) -> Result<(), Failure> 
         |r| r.get(0),
     )?;
     if exists {
-        Ok(())
-    } else {
-        Err(refusals::no_such_workspace())
+        return Ok(());
     }
+    let mut named = c.prepare_cached(
+        "SELECT id FROM workspaces WHERE name = ?1 ORDER BY created_at, id LIMIT ?2",
+    )?;
+    let named = named
+        .query_map(
+            rusqlite::params![workspace_id, refusals::MAX_NAMED_WORKSPACES as i64],
+            |r| r.get(0),
+        )?
+        .collect::<rusqlite::Result<Vec<String>>>()?;
+    Err(refusals::no_such_workspace(workspace_id, &named))
 }
 
 fn require_agent(c: &Connection, workspace_id: &str, agent: &str) -> Result<Principal, Failure> {
