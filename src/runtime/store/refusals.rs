@@ -323,10 +323,15 @@ pub fn is_self_ref(member_ref: &str) -> bool {
         .any(|word| handle_of(member_ref).eq_ignore_ascii_case(word))
 }
 
-pub fn invalid_parent(number: i64) -> Failure {
+/// Task `task` may not move under task `parent`, which is one of its
+/// subtasks (directly or deeper).
+pub fn invalid_parent(task: i64, parent: i64) -> Failure {
     Failure::new(
         code::INVALID_PARENT,
-        format!("Task #{number} is the task itself or one of its subtasks."),
+        format!(
+            "Task #{parent} is a subtask of task #{task} (directly or deeper), so it cannot be its \
+             parent; nothing was changed. Give another parent, or null to make task #{task} top-level."
+        ),
     )
     .field("parent", "Would make the task its own ancestor.")
 }

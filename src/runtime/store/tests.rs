@@ -1650,6 +1650,12 @@ fn update_clears_guards_and_refuses_cycles<E: Engine>() {
         json!({"channel": "eng", "number": 1, "parent": 2}),
     );
     assert_eq!((f.code.as_str(), f.http_status), ("invalid_parent", 422));
+    assert!(
+        f.message.starts_with(
+            "Task #2 is a subtask of task #1 (directly or deeper), so it cannot be its parent; nothing was changed."
+        ),
+        "{f:?}"
+    );
     let f = w.err(
         &w.alice,
         "update",

@@ -1229,7 +1229,9 @@ pub(super) async fn update_task(
             Change::Blocker(blocker) => set.blocker = Some(blocker),
             Change::Parent(parent) => {
                 set.parent = Some(match parent {
-                    Some(number) => Some(new_parent(tx, &board, task.id, number).await?),
+                    Some(number) => {
+                        Some(new_parent(tx, &board, task.id, input.number, number).await?)
+                    }
                     None => None,
                 })
             }
@@ -1321,7 +1323,13 @@ pub(super) async fn update_task(
 /// cycles. The caller holds the board's counter row (`update_task`), so
 /// parent changes on one board run one at a time and each sees the others'
 /// outcome.
-async fn new_parent(tx: &Transaction<'_>, board: &Board, task_id: i64, number: i64) -> Result<i64> {
+async fn new_parent(
+    tx: &Transaction<'_>,
+    board: &Board,
+    task_id: i64,
+    task_number: i64,
+    number: i64,
+) -> Result<i64> {
     // The parent and its ancestors; UNION stops at a repeat.
     const ANCESTRY: &str = "WITH RECURSIVE up (id, parent_id) AS ( \
          SELECT id, parent_id FROM tasks WHERE id = $1 \
@@ -1329,7 +1337,7 @@ async fn new_parent(tx: &Transaction<'_>, board: &Board, task_id: i64, number: i
          SELECT EXISTS (SELECT 1 FROM up WHERE id = $2)";
     let parent_id = live_parent(tx, board, number).await?;
     if one(tx, ANCESTRY, &[&parent_id, &task_id]).await?.get(0) {
-        return Err(refusals::invalid_parent(number).into());
+        return Err(refusals::invalid_parent(task_number, number).into());
     }
     Ok(parent_id)
 }

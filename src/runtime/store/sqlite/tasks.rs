@@ -870,7 +870,7 @@ pub(super) fn update_task(
             Change::Parent(parent) => (
                 "parent_id",
                 match parent {
-                    Some(number) => Sql::Integer(new_parent(c, &board, id, number)?),
+                    Some(number) => Sql::Integer(new_parent(c, &board, id, input.number, number)?),
                     None => Sql::Null,
                 },
             ),
@@ -927,13 +927,19 @@ fn live_parent(c: &Connection, board: &Board, number: i64) -> Result<i64, Failur
 }
 
 /// The id of live task `number` as the new parent of `task_id`, refusing cycles.
-fn new_parent(c: &Connection, board: &Board, task_id: i64, number: i64) -> Result<i64, Failure> {
+fn new_parent(
+    c: &Connection,
+    board: &Board,
+    task_id: i64,
+    task_number: i64,
+    number: i64,
+) -> Result<i64, Failure> {
     let parent_id = live_parent(c, board, number)?;
     let mut seen = HashSet::new();
     let mut cursor = Some(parent_id);
     while let Some(id) = cursor {
         if id == task_id || !seen.insert(id) {
-            return Err(refusals::invalid_parent(number));
+            return Err(refusals::invalid_parent(task_number, number));
         }
         cursor = c.row_cached("SELECT parent_id FROM tasks WHERE id = ?1", [id], |r| {
             r.get(0)
