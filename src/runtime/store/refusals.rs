@@ -344,7 +344,10 @@ pub fn no_locator() -> Failure {
 pub fn target_conflict(target: &str, board: &str) -> Failure {
     Failure::new(
         code::TARGET_CONFLICT,
-        format!("target `{target}` is on another board than `{board}`."),
+        format!(
+            "target `{target}` is on another board than `{board}`; nothing was created. Give a thread \
+             of board `{board}` (`#{board}:THREAD_ID`), or leave target out: it is provenance only."
+        ),
     )
     .field(
         "target",

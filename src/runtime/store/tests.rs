@@ -582,6 +582,11 @@ fn target_is_provenance_on_the_same_board<E: Engine>() {
     );
     assert_eq!((f.code.as_str(), f.http_status), ("target_conflict", 422));
     assert!(f.field_errors.contains_key("target"));
+    assert!(
+        f.message
+            .contains("Give a thread of board `eng` (`#eng:THREAD_ID`), or leave target out"),
+        "{f:?}"
+    );
     let f = w.err(
         &w.alice,
         "create",
