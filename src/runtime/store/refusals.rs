@@ -389,7 +389,7 @@ pub fn callback_completed() -> Failure {
 pub fn idempotency_conflict(callback_completed: bool) -> Failure {
     Failure::new(
         code::IDEMPOTENCY_CONFLICT,
-        "This idempotency_key was already used with a different payload.",
+        "This idempotency_key was already used with a different payload; this call did nothing (see field_errors).",
     )
     .field(
         "idempotency_key",
