@@ -618,6 +618,14 @@ fn corrected_call(
     failure: Failure,
 ) -> Failure {
     let is = |c: crate::error::ErrorCode| failure.code == c.code;
+    if is(code::CURSOR_INVALID) {
+        // What the message says to do: the same list from its first page.
+        let mut arguments = input.clone();
+        if let Some(fields) = arguments.as_object_mut() {
+            fields.remove("cursor");
+        }
+        return failure.suggest(&action.name(), arguments);
+    }
     if !(is(code::CHANNEL_NOT_FOUND) || is(code::ASSIGNEE_NOT_FOUND)) {
         return failure;
     }

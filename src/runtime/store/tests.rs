@@ -1033,6 +1033,13 @@ fn cursors_page_without_gaps_and_are_bound_to_the_query<E: Engine>() {
         // query's.
         let malformed = changed["cursor"] == "garbage";
         assert_eq!(f.message.contains("malformed"), malformed, "{f:?}");
+        // It suggests what the message says: the same list from its
+        // first page, which runs as given.
+        let mut first_page = changed.clone();
+        first_page.as_object_mut().unwrap().remove("cursor");
+        let call = World::<E>::suggestion(&f);
+        assert_eq!(call, json!({"tool": "task_list", "arguments": first_page}));
+        w.follow(&w.alice, &call).unwrap();
         assert_eq!(
             f.field_errors["cursor"].contains("exactly as given"),
             malformed,
