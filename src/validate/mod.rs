@@ -601,7 +601,7 @@ fn record(
                     Kind::Pattern(pattern) => {
                         pattern_fix(pattern, input, path).unwrap_or_else(|| describe(kind))
                     }
-                    Kind::Type(names) => wrong_type(action, path, names),
+                    Kind::Type(names) => wrong_type(action, path, names, input_at(input, path)),
                     _ => describe(kind),
                 };
                 // An empty or blank value given to clear a field: say how.
@@ -647,9 +647,21 @@ fn nullable(action: &Action, path: &str) -> bool {
 
 /// A type error's words, with the shape wanted where a list or an object
 /// was: `[…]` around one value, the object's required fields, or an enum's
-/// values (`subtask_mode: null` is `promote` or `delete`).
-fn wrong_type(action: &Action, path: &str, names: &[&str]) -> String {
+/// values (`subtask_mode: null` is `promote` or `delete`). A string that
+/// holds a value of a wanted type (`"2"`, `"true"`, `"[\"bug\"]"`) is
+/// shown as that value, written without quotes.
+fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>) -> String {
     let said = format!("Must be of type {}", names.join(" or "));
+    if let Some(Value::String(text)) = given
+        && let Ok(meant) = serde_json::from_str::<Value>(text.trim())
+        && names.iter().any(|name| is_of_type(&meant, name))
+    {
+        let shown = meant.to_string();
+        if shown.chars().count() <= QUOTED_SHOWN_MAX {
+            return format!("{said}: write `{shown}` without quotes.");
+        }
+        return format!("{said}: write the value itself, not a string that holds it.");
+    }
     // The strings of the schema's list `key` at `path`, each as `shown`.
     let listed = |key: &str, shown: fn(&str) -> String| -> Vec<String> {
         schema_at(action, path)
@@ -667,6 +679,21 @@ fn wrong_type(action: &Action, path: &str, names: &[&str]) -> String {
             values if values.is_empty() => format!("{said}."),
             values => format!("{said}: one of {}.", values.join(", ")),
         },
+    }
+}
+
+/// The longest value a type error shows written without its quotes.
+const QUOTED_SHOWN_MAX: usize = 100;
+
+/// Whether `value` is of JSON Schema type `name`.
+fn is_of_type(value: &Value, name: &str) -> bool {
+    match name {
+        "integer" => value.is_i64() || value.is_u64(),
+        "number" => value.is_number(),
+        "boolean" => value.is_boolean(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        _ => false,
     }
 }
 
