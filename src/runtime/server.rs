@@ -229,6 +229,8 @@ pub fn router_limited<S: Store>(
         // caught in place, not on a task of its own (a spawn per request is
         // a thread hand-off).
         .layer(CatchPanicLayer::custom(panic_response))
+        // Outside the panic's layer, so its 500 is marked too.
+        .layer(axum::middleware::map_response(hardened))
         // Outermost, so its line also has the status of a caught panic.
         .layer(
             TraceLayer::new_for_http()
@@ -251,6 +253,19 @@ pub fn router_limited<S: Store>(
                 .on_failure(()),
         )
         .with_state(store)
+}
+
+/// Every answer is JSON or empty and meant for one caller: no client may
+/// sniff it as another type, and no cache may keep it (a task read with one
+/// agent's token is not another's to see).
+async fn hardened(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
 }
 
 /// The span of one request's log line: its method and route template.
@@ -1007,6 +1022,9 @@ mod tests {
                 .await
                 .unwrap();
             assert_eq!(answer.status(), 500, "task.{verb}");
+            // Marked as every answer is, though the panic's layer wrote it.
+            assert_eq!(answer.headers()["x-content-type-options"], "nosniff");
+            assert_eq!(answer.headers()["cache-control"], "no-store");
             let body: Value = serde_json::from_slice(&answer.bytes().await.unwrap()).unwrap();
             assert_eq!(body["error"]["code"], "server_error", "task.{verb}: {body}");
             assert!(!body.to_string().contains("a bug"), "{body}");

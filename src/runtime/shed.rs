@@ -113,7 +113,7 @@ pub fn over_capacity_answer() -> Vec<u8> {
         "The server is at its connection limit. Retry shortly.",
     ));
     format!(
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncache-control: no-store\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
         body.len()
     )
     .into_bytes()

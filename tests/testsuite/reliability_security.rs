@@ -502,7 +502,10 @@ fn connections_beyond_the_cap_are_refused_at_once() {
     let refused_after = started.elapsed();
     let answer = String::from_utf8_lossy(&answer);
     assert!(
-        answer.starts_with("HTTP/1.1 503") && answer.contains("retry-after: 1"),
+        answer.starts_with("HTTP/1.1 503")
+            && answer.contains("retry-after: 1")
+            && answer.contains("x-content-type-options: nosniff")
+            && answer.contains("cache-control: no-store"),
         "{answer}"
     );
     let body = answer.split("\r\n\r\n").nth(1).unwrap();

@@ -218,6 +218,35 @@ fn refusals_are_json_with_their_status(engine: Engine) {
     } = fixture(engine);
     let get = alice.path("/tasks/get");
     let input = br#"{"channel": "eng", "number": 1}"#;
+    // Every answer, a success or a refusal, an API route or not, is marked
+    // not to be sniffed as another type nor kept by a cache.
+    let created = rt.http(
+        "POST",
+        &alice.path("/tasks"),
+        Some(&alice.token),
+        Some(br#"{"channel": "eng", "tasks": [{"title": "marked"}]}"#),
+    );
+    for reply in [
+        created,
+        rt.http("POST", &get, Some(&alice.token), Some(input)),
+        rt.http("POST", &get, None, Some(input)),
+        rt.http("GET", "/no/such/route", None, None),
+        rt.http("GET", "/healthz", None, None),
+        rt.http("GET", "/api/v1/openapi.json", None, None),
+    ] {
+        assert_eq!(
+            reply.header("x-content-type-options"),
+            Some("nosniff"),
+            "{}",
+            reply.status
+        );
+        assert_eq!(
+            reply.header("cache-control"),
+            Some("no-store"),
+            "{}",
+            reply.status
+        );
+    }
     // 401: missing, garbage, unknown; never data.
     assert_error(
         &rt.http("POST", &get, None, Some(input)),
