@@ -1286,52 +1286,65 @@ fn agrees_with_jsonschema_2020_12_on_random_inputs() {
 /// by habit) is shown as the value meant, without its quotes.
 #[test]
 fn a_quoted_value_of_the_wanted_type_is_shown_without_its_quotes() {
-    let e = errors("task", "get", json!({"channel": "eng", "number": "12"}));
-    assert_eq!(
-        e["number"],
-        "Must be of type integer: write `12` without quotes."
-    );
-    let e = errors(
-        "task",
-        "set_claim",
-        json!({"channel": "eng", "numbers": [1, " 2 "], "claimed": "true"}),
-    );
-    assert_eq!(
-        e["claimed"],
-        "Must be of type boolean: write `true` without quotes."
-    );
-    assert_eq!(
-        e["numbers/1"],
-        "Must be of type integer: write `2` without quotes."
-    );
-    let e = errors(
-        "task",
-        "update",
-        json!({"channel": "eng", "number": 1, "labels": "[\"bug\"]", "parent": "3"}),
-    );
-    assert_eq!(
-        e["labels"],
-        r#"Must be of type array: write `["bug"]` without quotes."#
-    );
-    assert_eq!(
-        e["parent"],
-        "Must be of type integer or null: write `3` without quotes."
-    );
-    // Not a value of the type: the usual words.
-    let e = errors("task", "get", json!({"channel": "eng", "number": "twelve"}));
-    assert_eq!(e["number"], "Must be of type integer.");
-    let e = errors("task", "get", json!({"channel": "eng", "number": "4.5"}));
-    assert_eq!(e["number"], "Must be of type integer.");
     let long = format!("[{}]", vec!["\"a-label\""; 20].join(","));
-    let e = errors(
-        "task",
-        "update",
-        json!({"channel": "eng", "number": 1, "labels": long}),
-    );
-    assert_eq!(
-        e["labels"],
-        "Must be of type array: write the value itself, not a string that holds it."
-    );
+    let unquote = |value: &str, wanted: &str| {
+        format!("Must be of type {wanted}: write `{value}` without quotes.")
+    };
+    let cases = [
+        (
+            "get",
+            json!({"channel": "eng", "number": "12"}),
+            "number",
+            unquote("12", "integer"),
+        ),
+        (
+            "set_claim",
+            json!({"channel": "eng", "numbers": [1], "claimed": "true"}),
+            "claimed",
+            unquote("true", "boolean"),
+        ),
+        (
+            "set_claim",
+            json!({"channel": "eng", "numbers": [1, " 2 "], "claimed": true}),
+            "numbers/1",
+            unquote("2", "integer"),
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "labels": "[\"bug\"]"}),
+            "labels",
+            unquote(r#"["bug"]"#, "array"),
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "parent": "3"}),
+            "parent",
+            unquote("3", "integer or null"),
+        ),
+        // Not a value of the type: the usual words.
+        (
+            "get",
+            json!({"channel": "eng", "number": "twelve"}),
+            "number",
+            "Must be of type integer.".into(),
+        ),
+        (
+            "get",
+            json!({"channel": "eng", "number": "4.5"}),
+            "number",
+            "Must be of type integer.".into(),
+        ),
+        // Too long to repeat.
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "labels": long}),
+            "labels",
+            "Must be of type array: write the value itself, not a string that holds it.".into(),
+        ),
+    ];
+    for (verb, input, path, said) in cases {
+        assert_eq!(errors("task", verb, input.clone())[path], said, "{input}");
+    }
 }
 
 #[test]
