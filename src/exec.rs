@@ -340,7 +340,9 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
         let text = printer.format == crate::output::Format::Text;
         let mut header_shown = false;
         // An empty first page's call that finds what it left out
-        // (`subtasks_match`), said once nothing was printed.
+        // (`subtasks_match`), said once nothing was printed: a field of the
+        // action's data that its schema declares as a call.
+        let follow_ups = call_fields(&(action.data_schema)());
         let mut left_out: Option<(String, Value)> = None;
         // With --max-items the last page is asked for no more than remain,
         // so its cursor continues right after the last item printed.
@@ -358,13 +360,10 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
                     action, &context, &client, &session, &input, printer,
                 ))
                 .map_err(|failure| resume_from(failure, &input, emitted))?;
-            if left_out.is_none()
-                && let Value::Object(data) = &page.data
-            {
-                left_out = data
+            if left_out.is_none() {
+                left_out = follow_ups
                     .iter()
-                    .find(|(_, v)| v.get("tool").is_some() && v.get("arguments").is_some())
-                    .map(|(k, v)| (k.clone(), v.clone()));
+                    .find_map(|key| Some((key.clone(), page.data.get(key)?.clone())));
             }
             let mut shown = Vec::new();
             for item in page.data["items"].as_array().into_iter().flatten() {
@@ -459,6 +458,22 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
             printer.failure_line(&failure)
         }
     })
+}
+
+/// The top-level fields of a data schema that name a call to make next:
+/// objects with a `tool` and its `arguments`.
+fn call_fields(data_schema: &Value) -> Vec<String> {
+    let Some(properties) = data_schema["properties"].as_object() else {
+        return Vec::new();
+    };
+    properties
+        .iter()
+        .filter(|(_, schema)| {
+            let fields = &schema["properties"];
+            fields.get("tool").is_some() && fields.get("arguments").is_some()
+        })
+        .map(|(name, _)| name.clone())
+        .collect()
 }
 
 /// A page of `--paginate` that failed after `emitted` items: the failure,
@@ -843,4 +858,24 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
         ));
     }
     Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--paginate` says only what a data schema declares as a call at its
+    /// top level: today the one field of an empty search.
+    #[test]
+    fn only_top_level_fields_declared_as_calls_are_followed_up() {
+        let found: Vec<(String, Vec<String>)> = crate::registry::ACTIONS
+            .iter()
+            .map(|action| (action.name(), call_fields(&(action.data_schema)())))
+            .filter(|(_, fields)| !fields.is_empty())
+            .collect();
+        assert_eq!(
+            found,
+            [("task_list".to_string(), vec!["subtasks_match".to_string()])]
+        );
+    }
 }
