@@ -657,7 +657,8 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
         && names.iter().any(|name| is_of_type(&meant, name))
     {
         let shown = meant.to_string();
-        if shown.chars().count() <= QUOTED_SHOWN_MAX {
+        // A backtick would end the quote early.
+        if shown.chars().count() <= QUOTED_SHOWN_MAX && !shown.contains('`') {
             return format!("{said}: write `{shown}` without quotes.");
         }
         return format!("{said}: write the value itself, not a string that holds it.");

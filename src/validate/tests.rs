@@ -1334,7 +1334,14 @@ fn a_quoted_value_of_the_wanted_type_is_shown_without_its_quotes() {
             "number",
             "Must be of type integer.".into(),
         ),
-        // Too long to repeat.
+        // Too long to repeat, or holding a backtick, which would end the
+        // quote early.
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "labels": "[\"a`b\"]"}),
+            "labels",
+            "Must be of type array: write the value itself, not a string that holds it.".into(),
+        ),
         (
             "update",
             json!({"channel": "eng", "number": 1, "labels": long}),
