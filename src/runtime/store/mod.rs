@@ -509,11 +509,12 @@ pub async fn dispatch<S: Store>(
 ) -> Result<Value, Failure> {
     use crate::registry::task::Operation as Task;
     // Kept for the failure path: a lookup failure's suggestion is this
-    // same call with the failing field corrected.
+    // same call with the failing field corrected (and for an empty
+    // search's `subtasks_match`, this call with subtasks included).
     let original = input.clone();
     let result = match action.operation {
         Operation::Task(operation) => match operation {
-            Task::List => list(store, principal, input).await,
+            Task::List => list(store, principal, input, &original).await,
             Task::Get => store.get(principal, &typed(input)?).await,
             Task::Create => {
                 store
@@ -535,13 +536,18 @@ pub async fn dispatch<S: Store>(
 /// searches before it creates would otherwise take the empty page for "no
 /// such task" and create a duplicate. The look costs one more read, on
 /// such pages only.
-async fn list<S: Store>(store: &S, principal: &Principal, input: Value) -> Result<Value, Failure> {
-    let query = ListQuery::from_input(principal, input.clone())?;
+async fn list<S: Store>(
+    store: &S,
+    principal: &Principal,
+    input: Value,
+    given: &Value,
+) -> Result<Value, Failure> {
+    let query = ListQuery::from_input(principal, input)?;
     let mut page = store.list(principal, &query).await?;
     let empty = page["items"].as_array().is_some_and(Vec::is_empty);
     let left_out = query.search.is_some()
         && !query.include_subtasks
-        && input.get("include_subtasks").is_none()
+        && given.get("include_subtasks").is_none()
         && query.after.is_none()
         && query.cursor_refused.is_none();
     if empty && left_out {
@@ -555,7 +561,7 @@ async fn list<S: Store>(store: &S, principal: &Principal, input: Value) -> Resul
             .as_array()
             .is_some_and(|items| !items.is_empty())
         {
-            let mut arguments = input;
+            let mut arguments = given.clone();
             arguments["include_subtasks"] = Value::Bool(true);
             page[crate::registry::task::fields::SUBTASKS_MATCH] =
                 json!({"tool": crate::registry::task::list::ACTION.name(), "arguments": arguments});

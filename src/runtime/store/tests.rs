@@ -672,6 +672,7 @@ fn idempotency_receipts<E: Engine>() {
             f.field_errors["idempotency_key"],
             "Used before with other input; use a new key."
         );
+        assert!(f.message.contains("this call did nothing"), "{f:?}");
     }
     // Semantically identical inputs are one intent: defaults written out or
     // left out, labels in any order, a key padded past its length limit.
