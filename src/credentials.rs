@@ -74,7 +74,11 @@ pub struct Profile {
     pub workspace_id: String,
     #[serde(default, deserialize_with = "null_as_empty")]
     pub agent_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "blank_as_none"
+    )]
     pub token: Option<Secret>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_expires_at: Option<String>,
@@ -92,6 +96,13 @@ pub struct Profile {
 /// does.
 fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     Ok(Option::<String>::deserialize(d)?.unwrap_or_default())
+}
+
+/// A token written `""` (or only blanks) reads as no token, as `null` or a
+/// field left out does: it fails locally as `credentials_missing` (or runs
+/// the credential process) rather than being sent and refused.
+fn blank_as_none<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Secret>, D::Error> {
+    Ok(Option::<Secret>::deserialize(d)?.filter(|t| !t.expose().trim().is_empty()))
 }
 
 impl Profile {

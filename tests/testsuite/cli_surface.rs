@@ -463,7 +463,11 @@ fn a_profile_missing_a_field_spoils_only_itself() {
             "nulled": {"api_url": server.url, "workspace_id": null, "agent_id": "ag_1",
                        "token": "at_nulled_token_1"},
             "whole": {"api_url": server.url, "workspace_id": "ws_1", "agent_id": "ag_1",
-                      "token": "at_whole_token_1"}
+                      "token": "at_whole_token_1"},
+            "empty": {"api_url": server.url, "workspace_id": "ws_1", "agent_id": "ag_1",
+                      "token": ""},
+            "blank": {"api_url": server.url, "workspace_id": "ws_1", "agent_id": "ag_1",
+                      "token": "  "}
         }
     }));
     let input = Some(r#"{"channel":"eng"}"#);
@@ -492,6 +496,16 @@ fn a_profile_missing_a_field_spoils_only_itself() {
     }
     let nulled = cli.run(&["exec", "task", "list", "-", "--profile", "nulled"], input);
     assert_eq!(nulled.error_code(), "credentials_missing", "{nulled:?}");
+    // An empty token is no token: not sent to be refused as a 401.
+    for name in ["empty", "blank"] {
+        let run = cli.run(&["exec", "task", "list", "-", "--profile", name], input);
+        assert_eq!(
+            (run.code, run.error_code().as_str()),
+            (3, "credentials_missing"),
+            "{name}: {run:?}"
+        );
+        assert!(run.stdout.contains("lacks token"), "{}", run.stdout);
+    }
     assert_eq!(server.requests().len(), 1);
 }
 
