@@ -474,6 +474,9 @@ fn respell_words(text: &str, names: &HashMap<String, String>) -> String {
             let introduced = DATA_INTRODUCERS.contains(&last_word(before));
             match names.get(part) {
                 Some(other) if !introduced => out.push_str(other),
+                _ if !introduced && part.starts_with(['{', '[']) => {
+                    out.push_str(&respell_shape(part, names))
+                }
                 _ => out.push_str(part),
             }
         } else {
@@ -501,6 +504,24 @@ pub fn respell_to_wire(text: &str) -> String {
         text = text.replace(&format!("meta.{key}"), key);
     }
     respell_words(&text, field_names(Direction::ToWire))
+}
+
+/// A quoted input shape (`{"kind": …, "scope_id": …}`, a hint the
+/// validator writes) with each `"name"` that `names` has respelled; its
+/// values are `…`, so every quoted string in it is a field name.
+fn respell_shape(shape: &str, names: &HashMap<String, String>) -> String {
+    let mut out = String::with_capacity(shape.len() + 8);
+    for (i, piece) in shape.split('"').enumerate() {
+        if i > 0 {
+            out.push('"');
+        }
+        // Odd pieces are inside quotes.
+        match names.get(piece) {
+            Some(other) if i % 2 == 1 => out.push_str(other),
+            _ => out.push_str(piece),
+        }
+    }
+    out
 }
 
 /// The words after which a message quotes a value, not a field.
@@ -903,6 +924,19 @@ mod tests {
             respell_words("`myBoard` and subtaskMode.", names),
             "`myBoard` and subtask_mode."
         );
+        // An input shape the validator quotes names its fields as the wire
+        // does, and back; a value it quotes stays.
+        let failure = Failure::new(code::INVALID_INPUT, "Invalid input.").field(
+            "parent_task_scope",
+            r#"Must be of type object: `{"kind": …, "scope_id": …}`; not board `{"scope_id"}`."#,
+        );
+        let wire: Value = serde_json::from_str(&error_json(&failure)).unwrap();
+        assert_eq!(
+            wire["error"]["fieldErrors"]["parentTaskScope"],
+            r#"Must be of type object: `{"kind": …, "scopeId": …}`; not board `{"scope_id"}`."#
+        );
+        let back = decode_error(422, wire.to_string().as_bytes(), None);
+        assert_eq!(back.to_document(), failure.to_document());
     }
 
     #[test]
