@@ -13,6 +13,7 @@ on_every_engine!(
     every_registry_route_is_served_and_the_session_validates_against_the_schemas,
     refusals_are_json_with_their_status,
     a_task_get_refuses_its_token_before_its_input,
+    a_mistyped_board_is_corrected_without_an_error_in_the_log,
     admin_commands_print_one_json_object,
     acknowledged_writes_survive_kill_9,
     sigterm_shuts_down_gracefully,
@@ -618,6 +619,55 @@ fn refusals_are_json_with_their_status(engine: Engine) {
     // The log never carries a token.
     let log = rt.log_containing("status=401");
     assert!(!log.contains(&alice.token) && !log.contains("Bearer"));
+}
+
+/// A board name one typo from a board the caller uses is answered with
+/// the call on that board, whatever the action, and is the caller's
+/// mistake, not the server's: nothing is logged as an error.
+fn a_mistyped_board_is_corrected_without_an_error_in_the_log(engine: Engine) {
+    let Fixture { rt, alice, .. } = fixture(engine);
+    let created = call(
+        &rt,
+        &alice,
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "t"}]}),
+    );
+    assert_eq!(created.status, 201);
+    for (verb, input) in [
+        ("list", json!({"channel": "eng"})),
+        ("get", json!({"channel": "eng", "number": 1})),
+        (
+            "create",
+            json!({"channel": "eng", "tasks": [{"title": "u"}]}),
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "title": "v"}),
+        ),
+        (
+            "checkpoint",
+            json!({"channel": "eng", "number": 1, "summary": "s"}),
+        ),
+        (
+            "set_claim",
+            json!({"channel": "eng", "numbers": [1], "claimed": true}),
+        ),
+    ] {
+        let mut typo = input.clone();
+        typo["channel"] = json!("engg");
+        let reply = call(&rt, &alice, verb, typo);
+        let body = assert_error(&reply, 404, "channel_not_found");
+        let wire = agentteam::case::to_wire(input);
+        assert_eq!(
+            body["error"]["suggestedAction"]["arguments"], wire,
+            "{verb}"
+        );
+    }
+    // The first 200 of the run: its line follows theirs in the log.
+    let get = call(&rt, &alice, "get", json!({"channel": "eng", "number": 1}));
+    assert_eq!(get.status, 200);
+    let log = rt.log_containing("status=200");
+    assert!(!log.contains("ERROR"), "{log}");
 }
 
 /// A `task_get` reads its input before its token where the store reads the

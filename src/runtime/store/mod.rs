@@ -692,11 +692,14 @@ fn corrected_call(
         if let Some(slot) = arguments.pointer_mut(&pointer) {
             *slot = json!(meant);
         }
+        // Only a list has a cursor, and only a list's input reads as a
+        // list query.
         let cursor_continues = || {
             ListQuery::from_input(principal, arguments.clone())
                 .is_ok_and(|query| query.cursor_refused.is_none())
         };
         if board
+            && list
             && !cursor_continues()
             && let Some(object) = arguments.as_object_mut()
         {
