@@ -647,13 +647,23 @@ fn status(action: &Action, data: &Value) -> StatusCode {
 /// A GET's input, decoded from its query string and validated exactly as
 /// the CLI validates it.
 fn query(action: &Action, parts: &axum::http::request::Parts) -> Result<Value, Failure> {
+    let refused = || {
+        Failure::new(
+            code::INVALID_JSON,
+            "The query string is not valid URL encoding of UTF-8 text.",
+        )
+    };
+    // The decoder would read bytes that are not UTF-8 (`%ff`) as U+FFFD and
+    // answer for text the caller never sent; they are refused, as in a body.
+    let raw = parts.uri.query().unwrap_or_default();
+    if percent_encoding::percent_decode_str(raw)
+        .decode_utf8()
+        .is_err()
+    {
+        return Err(refused());
+    }
     let pairs = Query::<Vec<(String, String)>>::try_from_uri(&parts.uri)
-        .map_err(|_| {
-            Failure::new(
-                code::INVALID_JSON,
-                "The query string is not valid URL encoding.",
-            )
-        })?
+        .map_err(|_| refused())?
         .0;
     wire::read_query(action, &pairs)
 }

@@ -430,6 +430,20 @@ fn refusals_are_json_with_their_status(engine: Engine) {
         "invalid_input",
     );
     assert!(body["error"]["fieldErrors"]["limit"].is_string());
+    // 400: bytes that are not UTF-8 in a query, as in a body; UTF-8
+    // percent-encoded is read.
+    for (query, status) in [("%ff", 400), ("caf%C3", 400), ("caf%C3%A9", 200)] {
+        let reply = rt.http(
+            "GET",
+            &format!("{}?channel=eng&query={query}", alice.path("/tasks")),
+            Some(&alice.token),
+            None,
+        );
+        assert_eq!(reply.status, status, "{query}");
+        if status == 400 {
+            assert_error(&reply, 400, "invalid_json");
+        }
+    }
     // 422: unknown fields, hidden context, a 10 MB-class title caught by the shared validation.
     let body = assert_error(
         &rt.post(
