@@ -65,7 +65,7 @@ impl<'a> Session<'a> {
     }
 
     /// The current token, fetched through the credential process when there is none.
-    fn token(&self, timeout: Duration) -> Result<(Secret, u64), Failure> {
+    fn token(&self, timeout: Duration, printer: &Printer) -> Result<(Secret, u64), Failure> {
         let mut state = self.lock();
         if let Some(token) = &state.profile.token
             && !expired(state.profile.token_expires_at.as_deref())
@@ -82,7 +82,7 @@ impl<'a> Session<'a> {
                 ),
             ));
         }
-        self.refresh_locked(&mut state, timeout)
+        self.refresh_locked(&mut state, timeout, printer)
     }
 
     /// A 401 that stands: says which profile's token was refused and the
@@ -125,21 +125,30 @@ impl<'a> Session<'a> {
 
     /// After a 401 with the token of generation `seen`: refresh, unless another
     /// request already did.
-    fn refresh_after(&self, seen: u64, timeout: Duration) -> Result<(Secret, u64), Failure> {
+    fn refresh_after(
+        &self,
+        seen: u64,
+        timeout: Duration,
+        printer: &Printer,
+    ) -> Result<(Secret, u64), Failure> {
         let mut state = self.lock();
         if state.generation > seen
             && let Some(token) = &state.profile.token
         {
             return Ok((token.clone(), state.generation));
         }
-        self.refresh_locked(&mut state, timeout)
+        self.refresh_locked(&mut state, timeout, printer)
     }
 
-    /// Runs the credential process and stores the new token in this profile only.
+    /// Runs the credential process and stores the new token in this
+    /// profile only. A store that cannot be written (a read-only config
+    /// directory) does not waste the new token: it is used, and a warning
+    /// says it was not saved.
     fn refresh_locked(
         &self,
         state: &mut SessionState,
         timeout: Duration,
+        printer: &Printer,
     ) -> Result<(Secret, u64), Failure> {
         let argv = state.profile.credential_process.clone().unwrap_or_default();
         let (token, expires_at) = run_credential_process(&argv, timeout)?;
@@ -148,7 +157,7 @@ impl<'a> Session<'a> {
         state.generation += 1;
         let name = self.profile_name.clone();
         let ran = &state.profile;
-        self.store.update(|file| {
+        let saved = self.store.update(|file| {
             // Stored only while the profile is still the one whose process
             // ran: a login meanwhile (another agent, workspace, server or
             // process) keeps its own token, not this one.
@@ -161,7 +170,13 @@ impl<'a> Session<'a> {
                 stored.token_expires_at = expires_at;
             }
             Ok(())
-        })?;
+        });
+        if let Err(unsaved) = saved {
+            printer.stderr(&format!(
+                "agentteam: warning: the new token of profile `{name}` was not saved ({}); the next command runs its credential process again.\n",
+                unsaved.message.trim_end_matches('.')
+            ));
+        }
         Ok((token, state.generation))
     }
 }
@@ -231,7 +246,7 @@ impl Client {
         let mut refreshed = false;
         let mut retries_left = if may_retry { self.settings.retries } else { 0 };
         let mut backoff = Duration::from_millis(200);
-        let (mut token, mut generation) = session.token(self.settings.timeout)?;
+        let (mut token, mut generation) = session.token(self.settings.timeout, printer)?;
         loop {
             let started = Instant::now();
             let outcome = self.send(request, &token, printer).await;
@@ -274,7 +289,7 @@ impl Client {
                         printer.diagnostic("401: refreshing the token through the credential process, then replaying once");
                         refreshed = true;
                         (token, generation) =
-                            session.refresh_after(generation, self.settings.timeout)?;
+                            session.refresh_after(generation, self.settings.timeout, printer)?;
                         continue;
                     }
                     let retry_after = retry_after(&answer.headers);

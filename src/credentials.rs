@@ -268,7 +268,14 @@ impl CredentialStore {
             let names_a_field = ["unknown field", "missing field", "duplicate field"]
                 .iter()
                 .any(|start| what.starts_with(start));
-            let what = if names_a_field { what } else { "malformed" };
+            // A field's name is clipped, and hidden if shaped like a token
+            // (one pasted where a key belongs): no message repeats a secret
+            // or a whole 200 KB key.
+            let what = if names_a_field {
+                crate::text::clip(&redact_secrets(what), 200).into_owned()
+            } else {
+                "malformed".to_string()
+            };
             bad(format!(
                 "{what}, at line {}, column {}",
                 e.line(),
@@ -296,8 +303,7 @@ impl CredentialStore {
     pub fn check_writable(&self) -> Result<(), Failure> {
         let (_lock, _) = self.locked()?;
         let path = self.target()?;
-        let dir = path.parent().unwrap_or(&self.dir).to_path_buf();
-        let probe = dir.join(format!(".{FILE_NAME}.{}.probe", std::process::id()));
+        let probe = sibling(&path, ".", &format!(".{}.probe", std::process::id()));
         let made = create_private(&probe);
         let _ = fs::remove_file(&probe);
         made.map(drop).map_err(|e| {
@@ -327,7 +333,10 @@ impl CredentialStore {
                 invalid(format!("Cannot create {}: {why}.", self.dir.display()))
             })?;
         check_dir(&self.dir)?;
-        let lock_path = self.dir.join(format!("{FILE_NAME}.lock"));
+        // Beside the file the bytes are in, not the link to it: every config
+        // directory whose store is one file (a dotfiles manager's link, or
+        // that file's own directory) takes one lock.
+        let lock_path = sibling(&self.target()?, "", ".lock");
         let lock = OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -347,7 +356,8 @@ impl CredentialStore {
     fn write(&self, store: &StoreFile) -> Result<(), Failure> {
         let path = self.target()?;
         let dir = path.parent().unwrap_or(&self.dir).to_path_buf();
-        let tmp = dir.join(format!(".{FILE_NAME}.{}.tmp", std::process::id()));
+        remove_stale_copies(&path);
+        let tmp = sibling(&path, ".", &format!(".{}.tmp", std::process::id()));
         let mut bytes = serde_json::to_vec_pretty(store).expect("the store serialises");
         bytes.push(b'\n');
         let written = (|| -> std::io::Result<()> {
@@ -364,6 +374,44 @@ impl CredentialStore {
                 path.display()
             ))
         })
+    }
+}
+
+/// `path`'s file name between `before` and `after`, in `path`'s directory.
+fn sibling(path: &Path, before: &str, after: &str) -> PathBuf {
+    let name = path
+        .file_name()
+        .map_or_else(|| FILE_NAME.into(), |n| n.to_string_lossy());
+    path.with_file_name(format!("{before}{name}{after}"))
+}
+
+/// Removes the temp copies of the store at `path` that a run stopped
+/// mid-write left (SIGTERM or SIGKILL between the temp file and its
+/// rename). Called under the store's lock, which every writer holds, so
+/// none of them is being written: each is a whole copy of an older store,
+/// tokens included, that a logout would otherwise leave on disk.
+fn remove_stale_copies(path: &Path) {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return;
+    };
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let file = file.to_string_lossy();
+        let ours = file
+            .strip_prefix(&prefix)
+            .and_then(|rest| rest.rsplit_once('.'))
+            .is_some_and(|(pid, kind)| {
+                !pid.is_empty()
+                    && pid.bytes().all(|b| b.is_ascii_digit())
+                    && matches!(kind, "tmp" | "probe")
+            });
+        if ours {
+            let _ = fs::remove_file(entry.path());
+        }
     }
 }
 
@@ -1299,6 +1347,107 @@ mod tests {
             .collect();
         threads.into_iter().for_each(|t| t.join().unwrap());
         assert_eq!(CredentialStore::at(path).load().unwrap().profiles.len(), 16);
+    }
+
+    /// A store reached through a link and from its own directory is one
+    /// store: both take the lock beside the file, so writers through
+    /// either lose no profile.
+    #[test]
+    fn writers_through_a_link_and_beside_its_file_share_one_lock() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (dotfiles, cfg) = (dir.path().join("dotfiles"), dir.path().join("cfg"));
+        for d in [&dotfiles, &cfg] {
+            fs::create_dir(d).unwrap();
+            fs::set_permissions(d, fs::Permissions::from_mode(0o700)).unwrap();
+        }
+        let real = dotfiles.join(FILE_NAME);
+        fs::write(&real, "{}").unwrap();
+        fs::set_permissions(&real, fs::Permissions::from_mode(0o600)).unwrap();
+        std::os::unix::fs::symlink(&real, cfg.join(FILE_NAME)).unwrap();
+        let threads: Vec<_> = (0..32)
+            .map(|i| {
+                let path = if i % 2 == 0 { &cfg } else { &dotfiles }.clone();
+                std::thread::spawn(move || {
+                    CredentialStore::at(path)
+                        .update(|f| Ok(f.profiles.insert(format!("p{i}"), profile("a"))))
+                        .unwrap();
+                })
+            })
+            .collect();
+        threads.into_iter().for_each(|t| t.join().unwrap());
+        assert_eq!(
+            CredentialStore::at(cfg.clone())
+                .load()
+                .unwrap()
+                .profiles
+                .len(),
+            32
+        );
+        assert!(dotfiles.join(format!("{FILE_NAME}.lock")).exists());
+        assert!(!cfg.join(format!("{FILE_NAME}.lock")).exists());
+    }
+
+    /// A run stopped between its temp copy and the rename leaves a whole
+    /// older store, tokens included; the next write removes it, and only
+    /// such copies of this store.
+    #[test]
+    fn a_write_removes_the_copies_a_stopped_run_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = CredentialStore::at(dir.path().to_path_buf());
+        store
+            .update(|f| Ok(f.profiles.insert("a".into(), profile("ag1"))))
+            .unwrap();
+        let stale = [
+            format!(".{FILE_NAME}.4242.tmp"),
+            format!(".{FILE_NAME}.99.probe"),
+        ];
+        let kept = [
+            format!(".{FILE_NAME}.notes.tmp"),
+            format!("{FILE_NAME}.4242.tmp"),
+            ".other.json.4242.tmp".to_string(),
+        ];
+        for name in stale.iter().chain(&kept) {
+            fs::write(dir.path().join(name), "{\"secret-token\": 1}").unwrap();
+        }
+        store
+            .update(|f| Ok(f.profiles.remove("a").map(drop)))
+            .unwrap();
+        for name in &stale {
+            assert!(!dir.path().join(name).exists(), "{name} is left");
+        }
+        for name in &kept {
+            assert!(dir.path().join(name).exists(), "{name} was removed");
+        }
+    }
+
+    /// What a broken store's parse error names is clipped, and a
+    /// token-shaped key (a token pasted where a field belongs) is hidden.
+    #[test]
+    fn a_broken_stores_field_names_are_clipped_and_token_shaped_ones_hidden() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let store = CredentialStore::at(dir.path().to_path_buf());
+        let token = "at_ig1cQ9vXk2LmP7rT4wZ8yB3nH6jD5sF0";
+        let long = "k".repeat(200_000);
+        for key in [token, long.as_str()] {
+            let text = format!("{{\"profiles\": {{\"p\": {{\"{key}\": 1}}}}}}");
+            fs::write(store.path(), text).unwrap();
+            fs::set_permissions(store.path(), fs::Permissions::from_mode(0o600)).unwrap();
+            let failure = store.load().unwrap_err();
+            assert_eq!(failure.code, "credential_store_invalid");
+            assert!(
+                failure.message.contains("unknown field"),
+                "{}",
+                failure.message
+            );
+            assert!(!failure.message.contains(token), "{}", failure.message);
+            assert!(
+                failure.message.len() < 1_000,
+                "{} bytes",
+                failure.message.len()
+            );
+        }
     }
 
     #[test]

@@ -482,6 +482,57 @@ echo '{{"token": "at_old_agent"}}'"#
     );
 }
 
+/// A store that cannot be written when a refreshed token comes back (here
+/// the process leaves the config directory writable by others, which the
+/// store refuses) does not waste the token: the call is made with it, and
+/// a warning says it was not saved.
+#[test]
+fn a_token_the_store_cannot_keep_is_used_with_a_warning() {
+    let server = Recorder::start(vec![ok_body()]);
+    let cli = Cli::new();
+    let config = cli.config_dir().display().to_string();
+    let process = cli.script(
+        "cred.sh",
+        &format!(
+            r#"chmod 0777 '{config}'
+echo '{{"token": "at_unsaved_token_1"}}'"#
+        ),
+    );
+    let login = [
+        "auth",
+        "login",
+        "--api-url",
+        &server.url,
+        "--workspace",
+        "ws",
+        "--agent",
+        "ag",
+        "--credential-process",
+        &process,
+    ];
+    assert_eq!(cli.run(&login, None).code, 0);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        server.requests()[0].header("authorization"),
+        Some("Bearer at_unsaved_token_1")
+    );
+    assert!(
+        run.stderr
+            .contains("the new token of profile `default` was not saved")
+            && run.stderr.contains("chmod 700"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("at_unsaved_token_1"), "{}", run.stderr);
+    std::fs::set_permissions(
+        cli.config_dir(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .unwrap();
+    assert!(!cli.store_text().contains("at_unsaved_token_1"));
+}
+
 #[test]
 fn a_401_refreshes_once_and_replays_the_same_request() {
     let server = Recorder::start(vec![
