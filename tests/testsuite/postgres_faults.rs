@@ -263,6 +263,66 @@ fn an_exhausted_pool_queues_briefly_then_answers_503() {
     );
 }
 
+/// A request whose `--store-timeout` runs out while its statement waits
+/// for a row lock does not hand its connection back still waiting: the
+/// statement is cancelled and the connection closed, so the next request
+/// (here on a pool of one) gets a connection of its own at once instead of
+/// queueing behind the lock until the pool wait refuses it.
+#[test]
+fn a_request_past_its_store_timeout_leaves_no_statement_behind() {
+    let cluster = Cluster::start();
+    let (rt, agent) = runtime_on(
+        &cluster,
+        &["--pool-size", "1", "--pool-wait-ms", "300", "--store-timeout", "1"],
+    );
+    let db = crate::support::runtime::dbname(&rt.db);
+    let mut holder = session(
+        &cluster,
+        &db,
+        "BEGIN;\nSELECT 1 FROM tasks WHERE number = 1 FOR UPDATE;\nSELECT pg_sleep(5);\nCOMMIT;\n",
+    );
+    let locked = Instant::now() + Duration::from_secs(10);
+    while cluster
+        .psql(
+            &db,
+            "SELECT count(*) FROM pg_locks WHERE relation = 'tasks'::regclass AND mode = 'RowShareLock' AND granted",
+        )
+        .trim()
+        != "1"
+    {
+        assert!(Instant::now() < locked, "the row lock was never taken");
+        thread::sleep(Duration::from_millis(20));
+    }
+    let claim = json!({"channel": "eng", "numbers": [1], "claimed": true});
+    let (status, body) = try_post(rt.addr, &agent, "/tasks/set-claim", &claim).expect("an answer");
+    assert_opaque_503(status, &body);
+    let sent = Instant::now();
+    let (status, body) = get_task(rt.addr, &agent, 2);
+    let waited = sent.elapsed();
+    assert_eq!(status, 200, "the next request queued behind the lock: {body}");
+    // The abandoned UPDATE no longer waits for the lock on the server.
+    let settled = Instant::now() + Duration::from_secs(3);
+    while cluster
+        .psql(
+            &db,
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
+        )
+        .trim()
+        != "0"
+    {
+        assert!(Instant::now() < settled, "the timed-out statement still waits");
+        thread::sleep(Duration::from_millis(20));
+    }
+    assert!(holder.wait().unwrap().success());
+    // Nothing was claimed by the abandoned request.
+    let task = get_task(rt.addr, &agent, 1).1;
+    assert_eq!(task["assignee"], Value::Null, "{task}");
+    eprintln!(
+        "a set_claim abandoned behind a row lock: the next request answered in {:.0} ms",
+        waited.as_secs_f64() * 1000.0
+    );
+}
+
 /// Reads of one kind share statements, a few at a time (`reads.rs`). When
 /// those statements are stuck (here, behind a lock), a read queued behind
 /// them is answered 503 once it has waited `--pool-wait-ms`, as a request

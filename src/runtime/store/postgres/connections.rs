@@ -125,6 +125,11 @@ impl Connections {
         self.pool.get().await.map_err(|e| open_failure(target, e))
     }
 
+    /// [`Self::get`], for a request's own future to use: see [`Conn`].
+    pub(super) async fn hold(&self) -> Result<Conn, Failure> {
+        self.get().await.map(|object| Conn(Some(object)))
+    }
+
     /// A pooled connection, or 503 when none frees up in time (or too many
     /// requests already wait for one).
     pub(super) async fn get(&self) -> Result<Object, Failure> {
@@ -134,6 +139,57 @@ impl Connections {
             ));
         }
         self.pool.get().await.map_err(pool_failure)
+    }
+}
+
+/// A pooled connection used by a request's own future, which may be
+/// dropped at any await: its `--store-timeout` ran out while a statement
+/// waited for a row lock, say. Handed back to the pool then, the connection
+/// would still be running that statement on the server, and the next
+/// request to take it would queue behind it, past its own limits. So
+/// unless it is handed back with [`Conn::release`] once its work has
+/// ended, a `Conn` leaves the pool as it drops: its statement is cancelled
+/// and the connection closed, and the pool opens another when one is
+/// wanted.
+pub(super) struct Conn(Option<Object>);
+
+impl Conn {
+    /// Back to the pool: the work on it has ended, well or not.
+    pub(super) fn release(mut self) {
+        drop(self.0.take());
+    }
+}
+
+impl std::ops::Deref for Conn {
+    type Target = Object;
+
+    fn deref(&self) -> &Object {
+        self.0.as_ref().expect("held until released or dropped")
+    }
+}
+
+impl std::ops::DerefMut for Conn {
+    fn deref_mut(&mut self) -> &mut Object {
+        self.0.as_mut().expect("held until released or dropped")
+    }
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        let Some(object) = self.0.take() else {
+            return;
+        };
+        let client = Object::take(object);
+        let cancel = client.cancel_token();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                if let Err(e) = cancel.cancel_query(NoTls).await {
+                    tracing::debug!(error = described(&e), "cancelling an abandoned statement");
+                }
+                // Closed once the cancel has been asked for.
+                drop(client);
+            });
+        }
     }
 }
 

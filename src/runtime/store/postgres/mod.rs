@@ -121,7 +121,7 @@ macro_rules! in_transaction {
         let store: &PgStore = $store;
         let mut attempt = 1;
         loop {
-            let mut client = store.client().await?;
+            let mut client = store.connections.hold().await?;
             let outcome: Result<_, Error> = async {
                 let transaction = client.transaction().await?;
                 let $tx = &transaction;
@@ -141,6 +141,7 @@ macro_rules! in_transaction {
                 }
             }
             .await;
+            client.release();
             match outcome {
                 Ok(value) => break Ok::<_, Failure>(value),
                 Err(Error::Db(e)) if fault(&e) == Fault::Contention && attempt < ATTEMPTS => {
@@ -158,9 +159,10 @@ macro_rules! in_transaction {
 /// each statement reads its own snapshot.
 macro_rules! read {
     ($store:expr, |$c:ident| $body:expr) => {{
-        let client = $store.client().await?;
-        let $c = &client;
+        let client = $store.connections.hold().await?;
+        let $c = &*client;
         let outcome: Result<_, Error> = async { $body }.await;
+        client.release();
         outcome.map_err(settle)
     }};
 }

@@ -116,12 +116,13 @@ impl Creates {
         input: &CreateInput,
         workflow: &WorkflowContext,
     ) -> Result<Value, Failure> {
-        let client = connections.get().await?;
-        let prepared = match prepare_create(&client, principal, input, workflow).await? {
+        let client = connections.hold().await?;
+        let prepared = prepare_create(&client, principal, input, workflow).await;
+        client.release();
+        let prepared = match prepared? {
             Prepare::Answered(replayed) => return Ok(replayed),
             Prepare::Ready(prepared) => prepared,
         };
-        drop(client);
         let (reply, answer) = oneshot::channel();
         let job = Job {
             principal: principal.clone(),
