@@ -296,22 +296,73 @@ impl CredentialStore {
     }
 
     /// Whether [`Self::update`] could write the store now, found without
-    /// changing it: the directory made or private, the lock taken, the store
-    /// read, and a temp file made (and removed) beside it. For a command
-    /// that writes the store last, after work it would not leave half-done
-    /// (`agentteam-runtime quickstart`).
+    /// changing anything, not even making the directory or its lock file:
+    /// a directory that exists is checked as a write would check it, the
+    /// store read, and a temp file made (and removed) where the store would
+    /// be; a missing one is judged by the nearest directory above it that
+    /// exists, which must let a directory be made in it. For a command that
+    /// writes the store last, after work it would not leave half-done
+    /// (`agentteam-runtime quickstart`), and that must leave nothing behind
+    /// when that work is refused.
     pub fn check_writable(&self) -> Result<(), Failure> {
-        let (_lock, _) = self.locked()?;
-        let path = self.target()?;
-        let probe = sibling(&path, ".", &format!(".{}.probe", std::process::id()));
-        let made = create_private(&probe);
-        let _ = fs::remove_file(&probe);
-        made.map(drop).map_err(|e| {
+        let cannot = |path: &Path, e: std::io::Error| {
             invalid(format!(
                 "Cannot write the credential store {}: {e}.",
                 path.display()
             ))
-        })
+        };
+        let probe_in = |dir: &Path, name: &str| {
+            let probe = dir.join(format!(".{name}.{}.probe", std::process::id()));
+            let made = create_private(&probe);
+            let _ = fs::remove_file(&probe);
+            made.map(drop)
+        };
+        if fs::symlink_metadata(&self.dir).is_ok() {
+            if !self.dir.is_dir() {
+                return Err(invalid(format!(
+                    "Cannot create {}: it is a file, not a directory.",
+                    self.dir.display()
+                )));
+            }
+            check_dir(&self.dir)?;
+            self.load()?;
+            let path = self.target()?;
+            let dir = path.parent().unwrap_or(&self.dir);
+            let name = path
+                .file_name()
+                .map_or_else(|| FILE_NAME.into(), |n| n.to_string_lossy());
+            // A lock there must open as a write's would (a directory of that
+            // name cannot); one not made yet is made by the write.
+            let lock_path = sibling(&path, "", ".lock");
+            if fs::symlink_metadata(&lock_path).is_ok() {
+                OpenOptions::new()
+                    .write(true)
+                    .open(&lock_path)
+                    .map_err(|e| invalid(format!("Cannot open {}: {e}.", lock_path.display())))?;
+            }
+            return probe_in(dir, &name).map_err(|e| cannot(&path, e));
+        }
+        let mut above = self.dir.parent();
+        while let Some(dir) = above {
+            // A relative directory's parent is the working directory.
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            if fs::symlink_metadata(dir).is_ok() {
+                if !dir.is_dir() {
+                    return Err(invalid(format!(
+                        "Cannot create {}: {} is a file, not a directory.",
+                        self.dir.display(),
+                        dir.display()
+                    )));
+                }
+                return probe_in(dir, "agentteam").map_err(|e| cannot(&self.path(), e));
+            }
+            above = dir.parent();
+        }
+        Ok(())
     }
 
     /// The directory made (0700) or checked, the store's lock taken (held

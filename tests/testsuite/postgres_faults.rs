@@ -273,7 +273,14 @@ fn a_request_past_its_store_timeout_leaves_no_statement_behind() {
     let cluster = Cluster::start();
     let (rt, agent) = runtime_on(
         &cluster,
-        &["--pool-size", "1", "--pool-wait-ms", "300", "--store-timeout", "1"],
+        &[
+            "--pool-size",
+            "1",
+            "--pool-wait-ms",
+            "300",
+            "--store-timeout",
+            "1",
+        ],
     );
     let db = crate::support::runtime::dbname(&rt.db);
     let mut holder = session(
@@ -299,7 +306,10 @@ fn a_request_past_its_store_timeout_leaves_no_statement_behind() {
     let sent = Instant::now();
     let (status, body) = get_task(rt.addr, &agent, 2);
     let waited = sent.elapsed();
-    assert_eq!(status, 200, "the next request queued behind the lock: {body}");
+    assert_eq!(
+        status, 200,
+        "the next request queued behind the lock: {body}"
+    );
     // The abandoned UPDATE no longer waits for the lock on the server.
     let settled = Instant::now() + Duration::from_secs(3);
     while cluster
@@ -310,7 +320,10 @@ fn a_request_past_its_store_timeout_leaves_no_statement_behind() {
         .trim()
         != "0"
     {
-        assert!(Instant::now() < settled, "the timed-out statement still waits");
+        assert!(
+            Instant::now() < settled,
+            "the timed-out statement still waits"
+        );
         thread::sleep(Duration::from_millis(20));
     }
     assert!(holder.wait().unwrap().success());

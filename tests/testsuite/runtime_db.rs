@@ -800,6 +800,23 @@ fn the_runtimes_exit_statuses_are_the_documented_ones() {
     let doc = refused(&quickstart_on_fresh(), 3, "no secret here");
     assert_eq!(doc["error"]["code"], "credential_store_invalid", "{doc}");
     assert!(!fresh.exists(), "the runtime store was made");
+    // A quickstart refused by the runtime store (here one that is not a
+    // database) leaves no credential store behind either: not its
+    // directory, not its lock.
+    let not_a_db = dir.path().join("not-a.db");
+    std::fs::write(&not_a_db, "not a database, just some text").unwrap();
+    let unmade = dir.path().join("unmade").join("config");
+    let out = Command::new(BIN)
+        .args(["--db", not_a_db.to_str().unwrap(), "quickstart"])
+        .env("AGENTTEAM_CONFIG_DIR", &unmade)
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        !dir.path().join("unmade").exists(),
+        "the refused quickstart made the config directory"
+    );
     for out in [&created, &unknown, &quickstart] {
         let code = out.status.code().unwrap();
         assert!(documented.contains(&code), "exit {code} is not documented");
