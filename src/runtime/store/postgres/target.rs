@@ -427,7 +427,9 @@ fn passfile_lookup(text: &str, host: &str, port: &str, dbname: &str, user: &str)
             continue;
         }
         let fields = split_escaped(line);
-        let [h, p, d, u, password] = fields.as_slice() else {
+        // The password ends at the next unescaped `:`, as libpq reads it:
+        // one line serves the runtime exactly as it serves psql and pg_dump.
+        let [h, p, d, u, password, ..] = fields.as_slice() else {
             continue;
         };
         let matches = |field: &str, value: &str| field == "*" || field == value;
@@ -450,7 +452,7 @@ fn split_escaped(line: &str) -> Vec<String> {
                     f.push(next)
                 }
             }
-            ':' if fields.len() < 5 => fields.push(String::new()),
+            ':' => fields.push(String::new()),
             other => {
                 if let Some(field) = fields.last_mut() {
                     field.push(other);
@@ -729,6 +731,12 @@ mod tests {
             Some("fallback")
         );
         assert_eq!(passfile_lookup("h:1:d:u", "h", "1", "d", "u"), None);
+        // An unescaped `:` ends the password, as it does for libpq (psql,
+        // pg_dump): `pw`, not `pw:with@odd`.
+        assert_eq!(
+            passfile_lookup("h:1:d:u:pw:with@odd", "h", "1", "d", "u").as_deref(),
+            Some("pw")
+        );
         // A socket directory is matched by its path, but for libpq's
         // default one, which is `localhost`.
         let unix = |dir: &str| Host::Unix(dir.into());
