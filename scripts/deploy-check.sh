@@ -94,6 +94,10 @@ for n in 1 5 20; do
 done
 served1=$(grep -c 'status=201' "$work/r8781.log" || true)
 served2=$(grep -c 'status=201' "$work/r8782.log" || true)
+[ "$served1" -gt 0 ] && [ "$served2" -gt 0 ] || {
+    echo "nginx sent the 20 creates to one replica only ($served1 + $served2 logged)" >&2
+    exit 1
+}
 
 echo "==> kill -9 the replica on 8781; 20 more through nginx" >&2
 kill -9 "$r1"
