@@ -308,6 +308,18 @@ impl Client {
                     }
                     failure
                 }
+                // A success whose body could not be read took effect: a
+                // mutation not safe to send twice says so, and an answer
+                // too large to read is final (it would be as large again);
+                // a read cut off is retried as any transient failure.
+                Err(unsent) if unsent.succeeded && !may_retry => {
+                    return Err(acted_on(unsent.failure));
+                }
+                Err(unsent)
+                    if unsent.succeeded && unsent.failure.code == code::INVALID_RESPONSE.code =>
+                {
+                    return Err(unsent.failure);
+                }
                 Err(unsent) => {
                     may_have_arrived = unsent.may_have_arrived;
                     unsent.failure
@@ -409,28 +421,55 @@ impl Client {
         let mut response = self.http.execute(built).await.map_err(transport_failure)?;
         let status = response.status().as_u16();
         let headers = response.headers().clone();
-        let too_large = || Unanswered {
-            failure: Failure::new(
-                code::INVALID_RESPONSE,
-                format!(
-                    "The server's answer exceeds {} MiB.",
-                    MAX_RESPONSE_BYTES / (1024 * 1024)
+        let success = (200..300).contains(&status);
+        let too_large = || {
+            Unanswered::answered(
+                success,
+                Failure::new(
+                    code::INVALID_RESPONSE,
+                    format!(
+                        "The server's answer exceeds {} MiB.",
+                        MAX_RESPONSE_BYTES / (1024 * 1024)
+                    ),
                 ),
-            ),
-            may_have_arrived: true,
+            )
+        };
+        // An error status whose body cannot be read whole (too large, or
+        // cut off) is classified by its status alone, as a body that is not
+        // JSON is: the status says what happened.
+        let unread = || Answer {
+            status,
+            headers: headers.clone(),
+            body: Vec::new(),
         };
         if response
             .content_length()
             .is_some_and(|n| n > MAX_RESPONSE_BYTES as u64)
         {
-            return Err(too_large());
+            return if success {
+                Err(too_large())
+            } else {
+                Ok(unread())
+            };
         }
         let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(transport_failure)? {
-            if body.len() + chunk.len() > MAX_RESPONSE_BYTES {
-                return Err(too_large());
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) if body.len() + chunk.len() > MAX_RESPONSE_BYTES => {
+                    return if success {
+                        Err(too_large())
+                    } else {
+                        Ok(unread())
+                    };
+                }
+                Ok(Some(chunk)) => body.extend_from_slice(&chunk),
+                Ok(None) => break,
+                Err(_) if !success => return Ok(unread()),
+                Err(e) => {
+                    let cut = transport_failure(e);
+                    return Err(Unanswered::answered(true, cut.failure));
+                }
             }
-            body.extend_from_slice(&chunk);
         }
         Ok(Answer {
             status,
@@ -445,6 +484,9 @@ impl Client {
 struct Unanswered {
     failure: Failure,
     may_have_arrived: bool,
+    /// The server answered a success status, but its body could not be
+    /// read: the request took effect.
+    succeeded: bool,
 }
 
 impl Unanswered {
@@ -452,6 +494,16 @@ impl Unanswered {
         Unanswered {
             failure,
             may_have_arrived: false,
+            succeeded: false,
+        }
+    }
+
+    /// The answer's status came, its body not whole.
+    fn answered(succeeded: bool, failure: Failure) -> Unanswered {
+        Unanswered {
+            failure,
+            may_have_arrived: true,
+            succeeded,
         }
     }
 }
@@ -469,7 +521,7 @@ fn not_safe_to_repeat(failure: Failure) -> Failure {
 /// A success answer to a request that is not safe to send twice, whose
 /// body could not be read: the action took effect, so sending it again
 /// would act twice.
-fn acted_on(failure: Failure) -> Failure {
+pub(crate) fn acted_on(failure: Failure) -> Failure {
     let more = "The server answered success, so the action took effect, and it is not safe to send twice: read the current state (list or get it) before you send it again.";
     let message = crate::error::followed_by(&failure.message, more);
     Failure { message, ..failure }.detail("took_effect", serde_json::Value::Bool(true))
@@ -555,6 +607,7 @@ fn transport_failure(error: reqwest::Error) -> Unanswered {
         return Unanswered {
             failure: Failure::new(code::TIMEOUT, message),
             may_have_arrived,
+            succeeded: false,
         };
     }
     let what = if error.is_connect() {
@@ -581,6 +634,7 @@ fn transport_failure(error: reqwest::Error) -> Unanswered {
     Unanswered {
         failure: Failure::new(code::NETWORK_ERROR, message),
         may_have_arrived,
+        succeeded: false,
     }
 }
 

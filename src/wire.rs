@@ -649,19 +649,102 @@ pub fn decode_success(bytes: &[u8]) -> Result<Success, Failure> {
     })
 }
 
-/// Client side: a success status whose body is an error document
-/// (`{"error": …}`, a field no answer of `action` has) is not a success: a
-/// proxy's or another server's failure sent with the wrong status. It is
-/// not printed as `data`. Other shapes are the server's contract: a
-/// minimal body (`{}`) passes.
+/// Client side: a success status whose body is not an answer of `action`
+/// is not a success, and is not printed as `data`: an error document
+/// (`{"error": …}`, a field no answer of `action` has: a proxy's or another
+/// server's failure sent with the wrong status), or data giving a field the
+/// action's `--output-schema` names another JSON type (`{"items": "nope"}`
+/// for a list, `{"tasks": 5}` for a create), which no caller could read.
+/// A field left out passes (a minimal `{}` is the server's contract to
+/// keep, and a reply a test's fake server makes), and so does a field the
+/// schema does not name, as the published schema's open objects let it (a
+/// later server's additions); values are not held to bounds or formats.
 pub fn check_answer(action: &Action, data: &Value) -> Result<(), Failure> {
-    if data.get("error").is_none() || (action.data_schema)()["properties"].get("error").is_some() {
+    let schema = (action.data_schema)();
+    let why = if data.get("error").is_some() && schema["properties"].get("error").is_none() {
+        "an error document".to_string()
+    } else if let Some(broken) = shape_error(&schema, data, "data") {
+        format!("data that is not {}'s ({broken})", action.name())
+    } else {
         return Ok(());
-    }
+    };
     Err(Failure::new(
         code::INVALID_RESPONSE,
-        "The server answered success with an error document; check that api_url points at an Agent Runtime API of this version.",
+        format!(
+            "The server answered success with {why}; check that api_url points at an Agent Runtime API of this version."
+        ),
     ))
+}
+
+/// Where `value` first breaks `schema`'s `type`, followed through
+/// `properties` and `items`: `` `data/items` is not an array ``.
+fn shape_error(schema: &Value, value: &Value, path: &str) -> Option<String> {
+    if let Some(wanted) = schema.get("type")
+        && !type_matches(wanted, value)
+    {
+        return Some(format!("`{path}` is not {}", type_name(wanted)));
+    }
+    match value {
+        Value::Object(fields) => {
+            let properties = schema["properties"].as_object()?;
+            fields.iter().find_map(|(name, field)| {
+                let at = format!(
+                    "{path}/{}",
+                    crate::text::clip(name, crate::text::ECHO_LIMIT)
+                );
+                shape_error(properties.get(name)?, field, &at)
+            })
+        }
+        Value::Array(items) => {
+            let each = schema.get("items")?;
+            items
+                .iter()
+                .enumerate()
+                .find_map(|(i, item)| shape_error(each, item, &format!("{path}/{i}")))
+        }
+        _ => None,
+    }
+}
+
+/// Whether `value` is of the JSON Schema `type` (a name, or a list of
+/// names) `wanted`.
+fn type_matches(wanted: &Value, value: &Value) -> bool {
+    let is = |name: &str| match name {
+        "object" => value.is_object(),
+        "array" => value.is_array(),
+        "string" => value.is_string(),
+        "boolean" => value.is_boolean(),
+        "null" => value.is_null(),
+        "number" => value.is_number(),
+        "integer" => {
+            value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
+        }
+        _ => true,
+    };
+    match wanted {
+        Value::String(name) => is(name),
+        Value::Array(names) => names.iter().filter_map(Value::as_str).any(is),
+        _ => true,
+    }
+}
+
+/// `wanted` in words: `an array`, `a string or null`.
+fn type_name(wanted: &Value) -> String {
+    let article = |name: &str| match name {
+        "object" | "array" | "integer" => format!("an {name}"),
+        "null" => name.to_string(),
+        _ => format!("a {name}"),
+    };
+    match wanted {
+        Value::String(name) => article(name),
+        Value::Array(names) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .map(article)
+            .collect::<Vec<_>>()
+            .join(" or "),
+        other => other.to_string(),
+    }
 }
 
 /// Client side: a non-2xx answer to a failure. The class comes from the

@@ -878,7 +878,10 @@ fn a_mutation_cut_off_after_sending_is_told_to_look_before_resending() {
         )
     };
     let create = r#"{"channel":"eng","tasks":[{"title":"t"}]}"#;
-    for reply in [cut(), failed()] {
+    let cut_error = || {
+        Reply::Raw(b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 100\r\n\r\n{\"er".to_vec())
+    };
+    for reply in [cut_error(), failed()] {
         let (cli, server) = setup(vec![reply]);
         let run = cli.exec("task", "create", create, &[]);
         assert_eq!(run.code, 5, "{run:?}");
@@ -892,6 +895,16 @@ fn a_mutation_cut_off_after_sending_is_told_to_look_before_resending() {
         );
         assert_eq!(server.requests().len(), 1, "never resent");
     }
+    // A success cut off in its body: the action happened (the status came).
+    let (cli, server) = setup(vec![cut()]);
+    let run = cli.exec("task", "create", create, &[]);
+    assert_eq!(run.code, 5, "{run:?}");
+    assert_eq!(
+        run.json()["error"]["details"]["took_effect"],
+        true,
+        "{run:?}"
+    );
+    assert_eq!(server.requests().len(), 1, "never resent");
     // A success whose body cannot be read: the action happened.
     let (cli, server) = setup(vec![Reply::text(201, "text/html", "<html>ok</html>")]);
     let run = cli.exec("task", "create", create, &[]);

@@ -428,6 +428,40 @@ fn status_200_with_json_of_another_shape() {
         )
         .seen(Some(1), Some(1))
     });
+    // A field of the answer in another JSON type than its schema says.
+    let tried = try_fault(|| {
+        Fault::server(
+            "200, a field of another type",
+            recorder(Reply::json(200, json!({"number": "one", "title": "t"}))),
+            5,
+            "invalid_response",
+        )
+        .seen(Some(1), Some(1))
+    });
+    for Tried { run, .. } in &tried {
+        let message = run.json()["error"]["message"].to_string();
+        assert!(
+            message.contains("`data/number` is not an integer"),
+            "{message}"
+        );
+    }
+}
+
+/// An error status whose body is too large to read is classified by its
+/// status, as a body that is not JSON is: a 404 is not found (exit 4, not
+/// retried), not an unreadable answer.
+#[test]
+fn status_404_with_a_10_mb_body() {
+    try_fault(|| {
+        let body = "<html>".to_string() + &" ".repeat(10 * 1024 * 1024) + "</html>";
+        Fault::server(
+            "404, 10 MB body",
+            recorder(Reply::text(404, "text/html", &body)),
+            4,
+            "not_found",
+        )
+        .seen(Some(1), Some(1))
+    });
 }
 
 #[test]
@@ -440,6 +474,8 @@ fn status_200_with_a_50_mb_body() {
             "invalid_response",
         )
         .may_hang()
+        // A 2xx answer is final: too large once, too large again.
+        .seen(Some(1), Some(1))
     });
     // Refused at the CLI's cap, not read to the end.
     let cap = format!(
