@@ -235,7 +235,17 @@ async fn call_within_budget(
     let may_retry = action.may_retry(input);
     let request = context.request(action, input);
     let mut answer = client.call(&request, session, may_retry, printer).await?;
-    wire::check_answer(action, &answer.data)?;
+    // A success that is no answer of the action still took effect.
+    let checked = |data: &Value| {
+        wire::check_answer(action, data).map_err(|failure| {
+            if may_retry {
+                failure
+            } else {
+                crate::client::acted_on(failure)
+            }
+        })
+    };
+    checked(&answer.data)?;
     let fitted = budget::fit_answer(&mut answer.data, &mut answer.meta, budget);
     let Fitted::Page { kept } = fitted else {
         if fitted == Fitted::Cut {
@@ -258,7 +268,7 @@ async fn call_within_budget(
     again["limit"] = json!(kept);
     let request = context.request(action, &again);
     let mut page = client.call(&request, session, may_retry, printer).await?;
-    wire::check_answer(action, &page.data)?;
+    checked(&page.data)?;
     if budget::fit_answer(&mut page.data, &mut page.meta, budget) != Fitted::Whole {
         printer
             .diagnostic("the server ignored the smaller limit; its page is cut without a cursor");
@@ -348,6 +358,13 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
         // so its cursor continues right after the last item printed.
         let most = (action.input_schema)()["properties"]["limit"]["maximum"].as_u64();
         let asked = input.get("limit").and_then(Value::as_u64);
+        // Every cursor followed, the caller's own first.
+        let mut followed: std::collections::HashSet<String> = input
+            .get("cursor")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .into_iter()
+            .collect();
         loop {
             if let (Some(max), Some(most)) = (max_items, most) {
                 let remain = max.saturating_sub(emitted).min(most);
@@ -408,13 +425,14 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
             }
             match cursor {
                 Some(cursor) if max_items.is_none_or(|max| emitted < max) => {
-                    // A server that answers a page with the cursor it was
-                    // asked for would be followed forever.
-                    if input.get("cursor").and_then(Value::as_str) == Some(cursor) {
+                    // A server that answers a cursor it gave before (the one
+                    // it was just asked for, or one of a longer cycle) would
+                    // be followed forever.
+                    if !followed.insert(cursor.to_string()) {
                         return Err(Failure::new(
                             code::INVALID_RESPONSE,
                             format!(
-                                "The server answered a page with the cursor it was asked for; stopped after {emitted} items rather than read the same page forever."
+                                "The server answered a page with a cursor it had given before; stopped after {emitted} items rather than read the same pages forever."
                             ),
                         ));
                     }
@@ -480,7 +498,10 @@ fn call_fields(data_schema: &Value) -> Vec<String> {
 /// its message saying where to go on (the page's cursor, with the same
 /// input), when earlier pages were printed.
 fn resume_from(mut failure: Failure, input: &Value, emitted: u64) -> Failure {
+    // A cursor the server refused is no place to go on from: its message
+    // says to list again without one.
     if emitted > 0
+        && failure.code != code::CURSOR_INVALID.code
         && let Some(cursor) = input.get("cursor").and_then(Value::as_str)
     {
         failure.message = crate::error::followed_by(

@@ -445,6 +445,44 @@ fn paginate_stops_at_a_cursor_that_repeats() {
     assert_eq!(server.requests().len(), 2);
 }
 
+/// Nor is one whose cursors come round again after more than one page.
+#[test]
+fn paginate_stops_at_a_cursor_cycle() {
+    let page =
+        |n: u64, next: &str| Reply::json(200, json!({"items": [task(n, "a")], "nextCursor": next}));
+    let (cli, server) = setup(vec![page(1, "A"), page(2, "B"), page(3, "A")]);
+    let run = cli.exec_within(
+        "task",
+        "list",
+        r#"{"channel":"eng"}"#,
+        &["--paginate"],
+        Some(std::time::Duration::from_secs(30)),
+    );
+    assert_eq!(run.code, 5, "{run:?}");
+    let last: Value = serde_json::from_str(run.stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(last["error"]["code"], "invalid_response");
+    assert_eq!(server.requests().len(), 3);
+}
+
+/// A cursor the server refuses mid-way is no place to go on from: the
+/// error says to list again without one, and names no cursor to pass.
+#[test]
+fn paginate_refused_cursor_is_not_offered_to_go_on() {
+    let (cli, _server) = setup(vec![
+        Reply::json(200, json!({"items": [task(1, "a")], "nextCursor": "c2"})),
+        Reply::json(
+            400,
+            json!({"error": {"code": "cursor_invalid", "message": "The cursor is no longer valid; list again without a cursor.", "retryable": false}}),
+        ),
+    ]);
+    let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &["--paginate"]);
+    assert_eq!(run.code, 4, "{run:?}");
+    let last: Value = serde_json::from_str(run.stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(last["error"]["code"], "cursor_invalid");
+    let message = last["error"]["message"].as_str().unwrap();
+    assert!(!message.contains("\"cursor\": \"c2\""), "{message}");
+}
+
 #[test]
 fn paginate_stops_at_max_items() {
     let (cli, server) = setup(vec![Reply::json(
