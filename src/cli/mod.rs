@@ -722,7 +722,7 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                     suggested.command = Some(action.cli_command());
                 }
             } else if let Some((flag, action)) = misplaced {
-                let command = format!("agentteam exec {} {} {flag} -", action.domain, action.verb);
+                let command = with_action_flags_moved(action, args);
                 failure.message = format!(
                     "{}. `{flag}` belongs to the action and goes after it: `{command}`.",
                     failure.message
@@ -987,6 +987,69 @@ fn context_string(error: &clap::Error, kind: clap::error::ContextKind) -> Option
 /// The words that name a route: those after `exec`, or from the first word
 /// that is a domain when `exec` was left out. Flags and their values are
 /// skipped; a flag value is never a domain, so it cannot start the route.
+/// The command line `args` meant, with the flags of `action` written
+/// before the route moved right after it, each with its value: `agentteam
+/// --concurrency 4 exec task list --batch -` becomes `agentteam exec task
+/// list --concurrency 4 --batch -`. Every other word stays where it was;
+/// an input is added when none was given.
+fn with_action_flags_moved(action: &'static registry::Action, args: &[OsString]) -> String {
+    let command = action_command(action, false);
+    let flag_of_action = |word: &str| {
+        let long = word.strip_prefix("--")?.split('=').next()?;
+        command.get_arguments().find(|a| a.get_long() == Some(long))
+    };
+    let words: Vec<String> = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    // The route's last word; everything before it but the route's own
+    // words is a global flag (stays) or one of the action's (moves).
+    let route_end = words
+        .iter()
+        .position(|w| w == action.verb)
+        .unwrap_or(words.len());
+    let (mut before, mut moved) = (Vec::new(), Vec::new());
+    let mut i = 0;
+    while i < route_end {
+        let word = &words[i];
+        match flag_of_action(word) {
+            Some(arg) => {
+                moved.push(word.clone());
+                if !word.contains('=') && arg.get_action().takes_values() && i + 1 < route_end {
+                    i += 1;
+                    moved.push(words[i].clone());
+                }
+            }
+            None if word == "exec" || word == action.domain => {}
+            None => before.push(word.clone()),
+        }
+        i += 1;
+    }
+    let after: Vec<String> = words.iter().skip(route_end + 1).cloned().collect();
+    let mut line = vec!["agentteam".to_string()];
+    line.extend(before);
+    line.extend(["exec", action.domain, action.verb].map(str::to_string));
+    line.extend(moved);
+    let has_input = after.iter().any(|w| w == "-" || !w.starts_with('-'));
+    line.extend(after);
+    if !has_input {
+        line.push("-".to_string());
+    }
+    let plain = |w: &str| {
+        !w.is_empty()
+            && w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=:@,+%".contains(c))
+    };
+    line.iter()
+        .map(|w| match plain(w) {
+            true => w.clone(),
+            false => shlex::try_quote(w).map_or_else(|_| w.clone(), |q| q.into_owned()),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn route_words(args: &[OsString]) -> Vec<&str> {
     let words: Vec<&str> = args
         .iter()

@@ -627,6 +627,38 @@ fn an_action_flag_before_the_route_is_told_where_it_goes() {
             "{error}"
         );
     }
+    // A flag's value moves with it, and the other flags stay: the command
+    // given parses as written.
+    for (args, command) in [
+        (
+            &["--concurrency", "4", "exec", "task", "list", "--batch", "-"][..],
+            "agentteam exec task list --concurrency 4 --batch -",
+        ),
+        (
+            &[
+                "--timeout",
+                "5",
+                "--max-items=3",
+                "exec",
+                "task",
+                "list",
+                "--paginate",
+                "-",
+            ],
+            "agentteam --timeout 5 exec task list --max-items=3 --paginate -",
+        ),
+    ] {
+        let run = cli.run(args, Some(""));
+        assert_eq!(run.error_code(), "usage_error", "{args:?}: {run:?}");
+        let error = run.json()["error"].clone();
+        assert_eq!(error["suggested_action"]["command"], command, "{error}");
+        let words: Vec<&str> = command.split(' ').skip(1).collect();
+        let again = cli.run(&words, Some(""));
+        assert!(
+            !again.stdout.contains("usage_error"),
+            "{command}: {again:?}"
+        );
+    }
 }
 
 /// Runs the suggested action of a failed run as the document gives it.
