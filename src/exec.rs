@@ -583,6 +583,9 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
         let mut results = std::pin::pin!(results);
         let mut worst = ExitClass::Success;
         let mut done = 0u64;
+        // The failed lines, and the code of the first of the worst class.
+        let mut failed = 0u64;
+        let mut worst_code = String::new();
         while let Some((line_no, result)) = results.next().await {
             let class = match result {
                 // Each line is the document a single call prints, so it
@@ -598,6 +601,10 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
                 Err(failure) => {
                     let failure = failure.detail(crate::registry::BATCH_LINE, json!(line_no));
                     printer.line(&printer.error_document(&failure));
+                    failed += 1;
+                    if severity(failure.class) > severity(worst) {
+                        worst_code = failure.code.clone();
+                    }
                     failure.class
                 }
             };
@@ -609,6 +616,14 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
                 "{done} done, {:.0}/s",
                 done as f64 / started.elapsed().as_secs_f64().max(1e-3)
             ));
+        }
+        if failed > 0 {
+            // The one short line an error has on stderr; each line's own
+            // error is on stdout.
+            printer.progress_done();
+            printer.stderr(&crate::output::stderr_line(&format!(
+                "error: {worst_code}: {failed} of {done} lines failed (each error is on its line of stdout)"
+            )));
         }
         worst
     });

@@ -332,6 +332,11 @@ fn batch_answers_each_line_in_order_and_a_bad_line_fails_alone() {
     assert_eq!(lines[2]["error"]["code"], "invalid_json");
     assert!(lines[3]["data"].is_object());
     assert_eq!(server.requests().len(), 2);
+    // One short line on stderr says so, naming the worst line's code.
+    assert_eq!(
+        run.stderr,
+        "error: invalid_input: 2 of 4 lines failed (each error is on its line of stdout)\n"
+    );
 }
 
 #[test]
@@ -349,6 +354,7 @@ fn batch_of_valid_lines_exits_0() {
         .collect();
     assert_eq!(numbers, (1..=20).collect::<Vec<_>>());
     assert_eq!(server.requests().len(), 20);
+    assert_eq!(run.stderr, "", "nothing failed");
 }
 
 #[test]
