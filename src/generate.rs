@@ -205,7 +205,34 @@ fn man_page(
     for part in &parts {
         page.push_str(part.strip_prefix(preamble.as_str()).unwrap_or(part));
     }
-    ascii_roff(&page)
+    breakable_paths(&ascii_roff(&page))
+}
+
+/// `page` with a break point (`\:`, zero width) after each `/` of a long
+/// path in its text: a route such as
+/// `/api/v1/workspaces/{workspaceId}/agents/{agentId}/runtime/tasks/add-checkpoint`
+/// is wider than a terminal's line, and groff cannot break it otherwise
+/// (it warns, and runs it past the margin). Copied from the rendered page,
+/// the path is the same.
+fn breakable_paths(page: &str) -> String {
+    page.lines()
+        .map(|line| {
+            if line.starts_with(['.', '\'']) {
+                return line.to_string();
+            }
+            line.split(' ')
+                .map(|word| {
+                    if word.len() > 40 && word.contains('/') {
+                        word.replace('/', "/\\:")
+                    } else {
+                        word.to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .map(|line| line + "\n")
+        .collect()
 }
 
 fn rendered(render: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> String {

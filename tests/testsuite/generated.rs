@@ -116,17 +116,23 @@ fn man_pages_render_without_warnings() {
     );
     let pages: Vec<Artifact> = generate::man_pages();
     assert!(!pages.is_empty());
+    // As a terminal's `man` renders them (-Tutf8, an 80-column line), and
+    // with groff's default device.
     for page in pages {
-        let output = run_with_stdin(
-            Command::new("groff").args(["-man", "-ww", "-z"]),
-            &page.contents,
-        );
-        assert!(
-            output.status.success() && output.stderr.is_empty(),
-            "{} renders with warnings:\n{}",
-            page.path,
-            String::from_utf8_lossy(&output.stderr)
-        );
+        for device in [&["-Tutf8"][..], &[]] {
+            let output = run_with_stdin(
+                Command::new("groff")
+                    .args(["-man", "-ww", "-z"])
+                    .args(device),
+                &page.contents,
+            );
+            assert!(
+                output.status.success() && output.stderr.is_empty(),
+                "{} renders with warnings ({device:?}):\n{}",
+                page.path,
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
     }
 }
 
