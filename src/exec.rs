@@ -622,7 +622,7 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
             // error is on stdout.
             printer.progress_done();
             printer.stderr(&crate::output::stderr_line(&format!(
-                "error: {worst_code}: {failed} of {done} lines failed (each error is on its line of stdout)"
+                "error: {worst_code} ({failed} of {done} lines failed)"
             )));
         }
         worst

@@ -161,7 +161,7 @@ pub fn nested(path: &str) -> (String, &str) {
 
 /// The one line that sends an action's reader to the options and exit
 /// statuses every route shares, which `agentteam --help` lists once.
-pub const SHARED: &str = "Global options and exit statuses: `agentteam --help`.";
+pub const SHARED: &str = "Globals and exit statuses: `agentteam --help`.";
 
 /// The most an action's `--help` may print, all of it: what a model reads
 /// to learn one action must leave room for the work.
