@@ -1382,13 +1382,12 @@ mod tests {
         );
     }
 
-    #[test]
-    fn concurrent_updates_lose_no_profile() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("cfg");
-        let threads: Vec<_> = (0..16)
+    /// `n` threads at once, each adding profile `p{i}` through the store
+    /// in the directory `dir_of(i)` names.
+    fn add_profiles_at_once(n: usize, dir_of: impl Fn(usize) -> PathBuf) {
+        let threads: Vec<_> = (0..n)
             .map(|i| {
-                let path = path.clone();
+                let path = dir_of(i);
                 std::thread::spawn(move || {
                     CredentialStore::at(path)
                         .update(|f| Ok(f.profiles.insert(format!("p{i}"), profile("a"))))
@@ -1397,6 +1396,13 @@ mod tests {
             })
             .collect();
         threads.into_iter().for_each(|t| t.join().unwrap());
+    }
+
+    #[test]
+    fn concurrent_updates_lose_no_profile() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cfg");
+        add_profiles_at_once(16, |_| path.clone());
         assert_eq!(CredentialStore::at(path).load().unwrap().profiles.len(), 16);
     }
 
@@ -1416,17 +1422,7 @@ mod tests {
         fs::write(&real, "{}").unwrap();
         fs::set_permissions(&real, fs::Permissions::from_mode(0o600)).unwrap();
         std::os::unix::fs::symlink(&real, cfg.join(FILE_NAME)).unwrap();
-        let threads: Vec<_> = (0..32)
-            .map(|i| {
-                let path = if i % 2 == 0 { &cfg } else { &dotfiles }.clone();
-                std::thread::spawn(move || {
-                    CredentialStore::at(path)
-                        .update(|f| Ok(f.profiles.insert(format!("p{i}"), profile("a"))))
-                        .unwrap();
-                })
-            })
-            .collect();
-        threads.into_iter().for_each(|t| t.join().unwrap());
+        add_profiles_at_once(32, |i| if i % 2 == 0 { &cfg } else { &dotfiles }.clone());
         assert_eq!(
             CredentialStore::at(cfg.clone())
                 .load()

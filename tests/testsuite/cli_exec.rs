@@ -7,7 +7,7 @@ use agentteam::case;
 use agentteam::registry::{ACTIONS, Method};
 use serde_json::{Value, json};
 
-use crate::support::cli::Cli;
+use crate::support::cli::{Cli, Run};
 use crate::support::closed_port::ClosedPort;
 use crate::support::recorder::{Recorder, Reply};
 
@@ -399,23 +399,7 @@ fn a_credential_process_given_as_a_json_list_runs_as_that_argv() {
         "at_from",
         "_argv"
     ]);
-    let login = |process: &str| {
-        cli.run(
-            &[
-                "auth",
-                "login",
-                "--api-url",
-                &server.url,
-                "--workspace",
-                "ws",
-                "--agent",
-                "ag",
-                "--credential-process",
-                process,
-            ],
-            None,
-        )
-    };
+    let login = |process: &str| login_with_process(&cli, &server.url, process);
     assert_eq!(login(&argv.to_string()).code, 0);
     let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[]);
     assert_eq!(run.code, 0, "{run:?}");
@@ -443,6 +427,23 @@ fn a_credential_process_given_as_a_json_list_runs_as_that_argv() {
     }
 }
 
+/// Logs the default profile in to `url` with a credential process only.
+fn login_with_process(cli: &Cli, url: &str, process: &str) -> Run {
+    let login = [
+        "auth",
+        "login",
+        "--api-url",
+        url,
+        "--workspace",
+        "ws",
+        "--agent",
+        "ag",
+        "--credential-process",
+        process,
+    ];
+    cli.run(&login, None)
+}
+
 /// A login that lands while the credential process runs (here the process
 /// itself logs the profile in as another agent) keeps its own token: the
 /// process's token is used for the call in flight, not stored over it.
@@ -458,19 +459,7 @@ fn a_login_while_the_credential_process_runs_keeps_its_token() {
 echo '{{"token": "at_old_agent"}}'"#
         ),
     );
-    let login = [
-        "auth",
-        "login",
-        "--api-url",
-        &server.url,
-        "--workspace",
-        "ws",
-        "--agent",
-        "ag",
-        "--credential-process",
-        &process,
-    ];
-    assert_eq!(cli.run(&login, None).code, 0);
+    assert_eq!(login_with_process(&cli, &server.url, &process).code, 0);
     let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[]);
     assert_eq!(run.code, 0, "{run:?}");
     let store: Value = serde_json::from_str(&cli.store_text()).unwrap();
@@ -498,19 +487,7 @@ fn a_token_the_store_cannot_keep_is_used_with_a_warning() {
 echo '{{"token": "at_unsaved_token_1"}}'"#
         ),
     );
-    let login = [
-        "auth",
-        "login",
-        "--api-url",
-        &server.url,
-        "--workspace",
-        "ws",
-        "--agent",
-        "ag",
-        "--credential-process",
-        &process,
-    ];
-    assert_eq!(cli.run(&login, None).code, 0);
+    assert_eq!(login_with_process(&cli, &server.url, &process).code, 0);
     let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[]);
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(

@@ -427,14 +427,21 @@ fn a_failed_page_ends_the_stream_in_the_streams_format() {
     );
 }
 
-/// A server that answers a page with the cursor it was asked for is not
-/// followed forever.
-#[test]
-fn paginate_stops_at_a_cursor_that_repeats() {
-    // The one page repeats for every request; a CLI that followed it would
-    // run on, so the run is bounded (the watchdog fails the test).
-    let page = Reply::json(200, json!({"items": [task(1, "a")], "nextCursor": "same"}));
-    let (cli, server) = setup(vec![page]);
+/// `--paginate` over pages whose `nextCursor`s are `cursors`, one page
+/// each: it must stop with `invalid_response` after `requests` requests
+/// (bounded, so a CLI that followed the cursors on fails the watchdog).
+fn paginate_stops_with_invalid_response(cursors: &[&str], requests: usize) {
+    let pages = cursors
+        .iter()
+        .enumerate()
+        .map(|(n, next)| {
+            Reply::json(
+                200,
+                json!({"items": [task(n as u64 + 1, "a")], "nextCursor": next}),
+            )
+        })
+        .collect();
+    let (cli, server) = setup(pages);
     let run = cli.exec_within(
         "task",
         "list",
@@ -445,26 +452,20 @@ fn paginate_stops_at_a_cursor_that_repeats() {
     assert_eq!(run.code, 5, "{run:?}");
     let last: Value = serde_json::from_str(run.stdout.lines().last().unwrap()).unwrap();
     assert_eq!(last["error"]["code"], "invalid_response");
-    assert_eq!(server.requests().len(), 2);
+    assert_eq!(server.requests().len(), requests);
+}
+
+/// A server that answers a page with the cursor it was asked for is not
+/// followed forever (the one page repeats for every request).
+#[test]
+fn paginate_stops_at_a_cursor_that_repeats() {
+    paginate_stops_with_invalid_response(&["same"], 2);
 }
 
 /// Nor is one whose cursors come round again after more than one page.
 #[test]
 fn paginate_stops_at_a_cursor_cycle() {
-    let page =
-        |n: u64, next: &str| Reply::json(200, json!({"items": [task(n, "a")], "nextCursor": next}));
-    let (cli, server) = setup(vec![page(1, "A"), page(2, "B"), page(3, "A")]);
-    let run = cli.exec_within(
-        "task",
-        "list",
-        r#"{"channel":"eng"}"#,
-        &["--paginate"],
-        Some(std::time::Duration::from_secs(30)),
-    );
-    assert_eq!(run.code, 5, "{run:?}");
-    let last: Value = serde_json::from_str(run.stdout.lines().last().unwrap()).unwrap();
-    assert_eq!(last["error"]["code"], "invalid_response");
-    assert_eq!(server.requests().len(), 3);
+    paginate_stops_with_invalid_response(&["A", "B", "A"], 3);
 }
 
 /// A cursor the server refuses mid-way is no place to go on from: the

@@ -76,19 +76,24 @@ fn hold_tasks(cluster: &Cluster, db: &str, seconds: u32) -> std::process::Child 
             "BEGIN;\nLOCK TABLE tasks IN ACCESS EXCLUSIVE MODE;\nSELECT pg_sleep({seconds});\nCOMMIT;\n"
         ),
     );
-    let locked = Instant::now() + Duration::from_secs(10);
-    while cluster
-        .psql(
-            db,
-            "SELECT count(*) FROM pg_locks WHERE relation = 'tasks'::regclass AND mode = 'AccessExclusiveLock' AND granted",
-        )
-        .trim()
-        != "1"
-    {
-        assert!(Instant::now() < locked, "the lock was never taken");
+    until(
+        cluster,
+        db,
+        "SELECT count(*) FROM pg_locks WHERE relation = 'tasks'::regclass AND mode = 'AccessExclusiveLock' AND granted",
+        ("1", Duration::from_secs(10)),
+        "the lock was never taken",
+    );
+    holder
+}
+
+/// Waits until `sql` on `db` answers `value`, failing with `never` after
+/// `within`.
+fn until(cluster: &Cluster, db: &str, sql: &str, (value, within): (&str, Duration), never: &str) {
+    let deadline = Instant::now() + within;
+    while cluster.psql(db, sql).trim() != value {
+        assert!(Instant::now() < deadline, "{never}");
         thread::sleep(Duration::from_millis(20));
     }
-    holder
 }
 
 /// task.get of task `number` on board `eng`: status and body.
@@ -288,18 +293,13 @@ fn a_request_past_its_store_timeout_leaves_no_statement_behind() {
         &db,
         "BEGIN;\nSELECT 1 FROM tasks WHERE number = 1 FOR UPDATE;\nSELECT pg_sleep(5);\nCOMMIT;\n",
     );
-    let locked = Instant::now() + Duration::from_secs(10);
-    while cluster
-        .psql(
-            &db,
-            "SELECT count(*) FROM pg_locks WHERE relation = 'tasks'::regclass AND mode = 'RowShareLock' AND granted",
-        )
-        .trim()
-        != "1"
-    {
-        assert!(Instant::now() < locked, "the row lock was never taken");
-        thread::sleep(Duration::from_millis(20));
-    }
+    until(
+        &cluster,
+        &db,
+        "SELECT count(*) FROM pg_locks WHERE relation = 'tasks'::regclass AND mode = 'RowShareLock' AND granted",
+        ("1", Duration::from_secs(10)),
+        "the row lock was never taken",
+    );
     let claim = json!({"channel": "eng", "numbers": [1], "claimed": true});
     let (status, body) = try_post(rt.addr, &agent, "/tasks/set-claim", &claim).expect("an answer");
     assert_opaque_503(status, &body);
@@ -310,22 +310,15 @@ fn a_request_past_its_store_timeout_leaves_no_statement_behind() {
         status, 200,
         "the next request queued behind the lock: {body}"
     );
-    // The abandoned UPDATE no longer waits for the lock on the server.
-    let settled = Instant::now() + Duration::from_secs(3);
-    while cluster
-        .psql(
-            &db,
-            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
-        )
-        .trim()
-        != "0"
-    {
-        assert!(
-            Instant::now() < settled,
-            "the timed-out statement still waits"
-        );
-        thread::sleep(Duration::from_millis(20));
-    }
+    // The abandoned UPDATE no longer waits for the lock on the server, well
+    // before the session holding it lets go (it sleeps 5 s).
+    until(
+        &cluster,
+        &db,
+        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
+        ("0", Duration::from_secs(3)),
+        "the timed-out statement still waits",
+    );
     assert!(holder.wait().unwrap().success());
     // Nothing was claimed by the abandoned request.
     let task = get_task(rt.addr, &agent, 1).1;
