@@ -660,10 +660,10 @@ pub fn decode_success(bytes: &[u8]) -> Result<Success, Failure> {
 /// schema does not name, as the published schema's open objects let it (a
 /// later server's additions); values are not held to bounds or formats.
 pub fn check_answer(action: &Action, data: &Value) -> Result<(), Failure> {
-    let schema = (action.data_schema)();
+    let schema = action.data();
     let why = if data.get("error").is_some() && schema["properties"].get("error").is_none() {
         "an error document".to_string()
-    } else if let Some(broken) = shape_error(&schema, data, "data") {
+    } else if let Some(broken) = shape_error(schema, data, "data") {
         format!("data that is not {}'s ({broken})", action.name())
     } else {
         return Ok(());

@@ -393,6 +393,17 @@ impl Action {
         all[self.index()].get_or_init(|| (self.input_schema)())
     }
 
+    /// The data schema, rendered once per process and shared: the CLI
+    /// checks every answer against it (`wire::check_answer`), a `--batch`
+    /// thousands of them.
+    pub fn data(&self) -> &'static Value {
+        static SCHEMAS: std::sync::OnceLock<Vec<std::sync::OnceLock<Value>>> =
+            std::sync::OnceLock::new();
+        let all =
+            SCHEMAS.get_or_init(|| ACTIONS.iter().map(|_| std::sync::OnceLock::new()).collect());
+        all[self.index()].get_or_init(|| (self.data_schema)())
+    }
+
     /// The full route template, `{workspaceId}` and `{agentId}` still in it.
     pub fn route_template(&self) -> String {
         format!("{RUNTIME_PREFIX}{}", self.route)
