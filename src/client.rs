@@ -263,13 +263,8 @@ impl Client {
                     ));
                     // A success the CLI cannot read still took effect: a
                     // mutation not safe to send twice says so.
-                    return wire::decode_success(&answer.body).map_err(|failure| {
-                        if may_retry {
-                            failure
-                        } else {
-                            acted_on(failure)
-                        }
-                    });
+                    return wire::decode_success(&answer.body)
+                        .map_err(|failure| unreadable_success(failure, may_retry));
                 }
                 Ok(answer) => {
                     printer.diagnostic(&format!(
@@ -312,13 +307,11 @@ impl Client {
                 // mutation not safe to send twice says so, and an answer
                 // too large to read is final (it would be as large again);
                 // a read cut off is retried as any transient failure.
-                Err(unsent) if unsent.succeeded && !may_retry => {
-                    return Err(acted_on(unsent.failure));
-                }
                 Err(unsent)
-                    if unsent.succeeded && unsent.failure.code == code::INVALID_RESPONSE.code =>
+                    if unsent.succeeded
+                        && (!may_retry || unsent.failure.code == code::INVALID_RESPONSE.code) =>
                 {
-                    return Err(unsent.failure);
+                    return Err(unreadable_success(unsent.failure, may_retry));
                 }
                 Err(unsent) => {
                     may_have_arrived = unsent.may_have_arrived;
@@ -518,10 +511,21 @@ fn not_safe_to_repeat(failure: Failure) -> Failure {
     Failure { message, ..failure }.detail("may_have_taken_effect", serde_json::Value::Bool(true))
 }
 
+/// The failure of a success answer that cannot be read (not JSON, too
+/// large, cut off, not an answer of the action): as it is for a request
+/// safe to send again, and for any other said to have taken effect.
+pub(crate) fn unreadable_success(failure: Failure, may_retry: bool) -> Failure {
+    if may_retry {
+        failure
+    } else {
+        acted_on(failure)
+    }
+}
+
 /// A success answer to a request that is not safe to send twice, whose
 /// body could not be read: the action took effect, so sending it again
 /// would act twice.
-pub(crate) fn acted_on(failure: Failure) -> Failure {
+fn acted_on(failure: Failure) -> Failure {
     let more = "The server answered success, so the action took effect, and it is not safe to send twice: read the current state (list or get it) before you send it again.";
     let message = crate::error::followed_by(&failure.message, more);
     Failure { message, ..failure }.detail("took_effect", serde_json::Value::Bool(true))

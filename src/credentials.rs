@@ -311,12 +311,13 @@ impl CredentialStore {
                 path.display()
             ))
         };
-        let probe_in = |dir: &Path, name: &str| {
-            let probe = dir.join(format!(".{name}.{}.probe", std::process::id()));
-            let made = create_private(&probe);
-            let _ = fs::remove_file(&probe);
+        // A file made and removed at once.
+        let probe = |at: PathBuf| {
+            let made = create_private(&at);
+            let _ = fs::remove_file(&at);
             made.map(drop)
         };
+        let pid = std::process::id();
         if fs::symlink_metadata(&self.dir).is_ok() {
             if !self.dir.is_dir() {
                 return Err(invalid(format!(
@@ -327,20 +328,17 @@ impl CredentialStore {
             check_dir(&self.dir)?;
             self.load()?;
             let path = self.target()?;
-            let dir = path.parent().unwrap_or(&self.dir);
-            let name = path
-                .file_name()
-                .map_or_else(|| FILE_NAME.into(), |n| n.to_string_lossy());
             // A lock there must open as a write's would (a directory of that
             // name cannot); one not made yet is made by the write.
-            let lock_path = sibling(&path, "", ".lock");
+            let lock_path = lock_of(&path);
             if fs::symlink_metadata(&lock_path).is_ok() {
                 OpenOptions::new()
                     .write(true)
                     .open(&lock_path)
                     .map_err(|e| invalid(format!("Cannot open {}: {e}.", lock_path.display())))?;
             }
-            return probe_in(dir, &name).map_err(|e| cannot(&path, e));
+            return probe(sibling(&path, ".", &format!(".{pid}.probe")))
+                .map_err(|e| cannot(&path, e));
         }
         let mut above = self.dir.parent();
         while let Some(dir) = above {
@@ -358,7 +356,8 @@ impl CredentialStore {
                         dir.display()
                     )));
                 }
-                return probe_in(dir, "agentteam").map_err(|e| cannot(&self.path(), e));
+                return probe(dir.join(format!(".agentteam.{pid}.probe")))
+                    .map_err(|e| cannot(&self.path(), e));
             }
             above = dir.parent();
         }
@@ -387,7 +386,7 @@ impl CredentialStore {
         // Beside the file the bytes are in, not the link to it: every config
         // directory whose store is one file (a dotfiles manager's link, or
         // that file's own directory) takes one lock.
-        let lock_path = sibling(&self.target()?, "", ".lock");
+        let lock_path = lock_of(&self.target()?);
         let lock = OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -426,6 +425,11 @@ impl CredentialStore {
             ))
         })
     }
+}
+
+/// The lock of the store whose bytes are in `store`: beside that file.
+fn lock_of(store: &Path) -> PathBuf {
+    sibling(store, "", ".lock")
 }
 
 /// `path`'s file name between `before` and `after`, in `path`'s directory.

@@ -237,13 +237,8 @@ async fn call_within_budget(
     let mut answer = client.call(&request, session, may_retry, printer).await?;
     // A success that is no answer of the action still took effect.
     let checked = |data: &Value| {
-        wire::check_answer(action, data).map_err(|failure| {
-            if may_retry {
-                failure
-            } else {
-                crate::client::acted_on(failure)
-            }
-        })
+        wire::check_answer(action, data)
+            .map_err(|failure| crate::client::unreadable_success(failure, may_retry))
     };
     checked(&answer.data)?;
     let fitted = budget::fit_answer(&mut answer.data, &mut answer.meta, budget);

@@ -663,8 +663,22 @@ pub fn check_answer(action: &Action, data: &Value) -> Result<(), Failure> {
     let schema = action.data();
     let why = if data.get("error").is_some() && schema["properties"].get("error").is_none() {
         "an error document".to_string()
-    } else if let Some(broken) = shape_error(schema, data, "data") {
-        format!("data that is not {}'s ({broken})", action.name())
+    } else if let Some((mut path, wanted)) = type_break(schema, data) {
+        path.push("data".into());
+        path.reverse();
+        let wanted = match wanted {
+            Value::Array(names) => names
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(" or "),
+            one => one.as_str().unwrap_or_default().to_string(),
+        };
+        format!(
+            "data that is not {}'s (`{}` is not of type {wanted})",
+            action.name(),
+            path.join("/")
+        )
     } else {
         return Ok(());
     };
@@ -677,74 +691,36 @@ pub fn check_answer(action: &Action, data: &Value) -> Result<(), Failure> {
 }
 
 /// Where `value` first breaks `schema`'s `type`, followed through
-/// `properties` and `items`: `` `data/items` is not an array ``.
-fn shape_error(schema: &Value, value: &Value, path: &str) -> Option<String> {
-    if let Some(wanted) = schema.get("type")
-        && !type_matches(wanted, value)
-    {
-        return Some(format!("`{path}` is not {}", type_name(wanted)));
+/// `properties` and `items`: the path to it, innermost step first (built
+/// only for a break: a good answer costs no allocation), and the type
+/// wanted there.
+fn type_break<'s>(schema: &'s Value, value: &Value) -> Option<(Vec<String>, &'s Value)> {
+    if !crate::validate::is_type(schema, value) {
+        return Some((Vec::new(), &schema["type"]));
     }
-    match value {
+    let (step, found) = match value {
         Value::Object(fields) => {
             let properties = schema["properties"].as_object()?;
             fields.iter().find_map(|(name, field)| {
-                let at = format!(
-                    "{path}/{}",
-                    crate::text::clip(name, crate::text::ECHO_LIMIT)
-                );
-                shape_error(properties.get(name)?, field, &at)
-            })
+                let found = type_break(properties.get(name)?, field)?;
+                Some((
+                    crate::text::clip(name, crate::text::ECHO_LIMIT).into_owned(),
+                    found,
+                ))
+            })?
         }
         Value::Array(items) => {
             let each = schema.get("items")?;
             items
                 .iter()
                 .enumerate()
-                .find_map(|(i, item)| shape_error(each, item, &format!("{path}/{i}")))
+                .find_map(|(i, item)| Some((i.to_string(), type_break(each, item)?)))?
         }
-        _ => None,
-    }
-}
-
-/// Whether `value` is of the JSON Schema `type` (a name, or a list of
-/// names) `wanted`.
-fn type_matches(wanted: &Value, value: &Value) -> bool {
-    let is = |name: &str| match name {
-        "object" => value.is_object(),
-        "array" => value.is_array(),
-        "string" => value.is_string(),
-        "boolean" => value.is_boolean(),
-        "null" => value.is_null(),
-        "number" => value.is_number(),
-        "integer" => {
-            value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
-        }
-        _ => true,
+        _ => return None,
     };
-    match wanted {
-        Value::String(name) => is(name),
-        Value::Array(names) => names.iter().filter_map(Value::as_str).any(is),
-        _ => true,
-    }
-}
-
-/// `wanted` in words: `an array`, `a string or null`.
-fn type_name(wanted: &Value) -> String {
-    let article = |name: &str| match name {
-        "object" | "array" | "integer" => format!("an {name}"),
-        "null" => name.to_string(),
-        _ => format!("a {name}"),
-    };
-    match wanted {
-        Value::String(name) => article(name),
-        Value::Array(names) => names
-            .iter()
-            .filter_map(Value::as_str)
-            .map(article)
-            .collect::<Vec<_>>()
-            .join(" or "),
-        other => other.to_string(),
-    }
+    let (mut path, wanted) = found;
+    path.push(step);
+    Some((path, wanted))
 }
 
 /// Client side: a non-2xx answer to a failure. The class comes from the
@@ -937,6 +913,36 @@ mod tests {
         );
         let back = decode_error(404, wire.as_bytes(), None);
         assert_eq!(back.to_document(), board.to_document());
+    }
+
+    #[test]
+    fn an_answer_is_held_to_its_fields_types_not_to_their_presence() {
+        let list = find("task", "list").unwrap();
+        for passes in [
+            json!({}),
+            json!({"items": [], "added_later": 5}),
+            json!({"items": [{"number": 1, "title": "t", "extra": [1]}]}),
+        ] {
+            assert!(check_answer(list, &passes).is_ok(), "{passes}");
+        }
+        let broken = json!({"items": [{"number": 1}, {"number": "2"}]});
+        let failure = check_answer(list, &broken).unwrap_err();
+        assert_eq!(failure.code, "invalid_response");
+        assert!(
+            failure
+                .message
+                .contains("(`data/items/1/number` is not of type integer)"),
+            "{}",
+            failure.message
+        );
+        let failure = check_answer(list, &json!({"items": "nope"})).unwrap_err();
+        assert!(
+            failure
+                .message
+                .contains("`data/items` is not of type array"),
+            "{}",
+            failure.message
+        );
     }
 
     #[test]

@@ -1042,9 +1042,12 @@ fn with_action_flags_moved(action: &'static registry::Action, args: &[OsString])
                 .all(|c| c.is_ascii_alphanumeric() || "-_./=:@,+%".contains(c))
     };
     line.iter()
-        .map(|w| match plain(w) {
-            true => w.clone(),
-            false => shlex::try_quote(w).map_or_else(|_| w.clone(), |q| q.into_owned()),
+        .map(|w| {
+            if plain(w) {
+                w.clone()
+            } else {
+                shlex::try_quote(w).map_or_else(|_| w.clone(), |q| q.into_owned())
+            }
         })
         .collect::<Vec<_>>()
         .join(" ")

@@ -351,6 +351,9 @@ pub struct Action {
     pub text: fn(&Value, &crate::text::Style) -> String,
 }
 
+/// One value per action in [`ACTIONS`], each rendered once per process.
+type PerAction = std::sync::OnceLock<Vec<std::sync::OnceLock<Value>>>;
+
 impl Action {
     /// Raw canonical name (§3.1): `task_set_claim`.
     pub fn name(&self) -> String {
@@ -386,22 +389,23 @@ impl Action {
     /// The input schema, rendered once per process and shared: the runtime
     /// reads it on every list request and validation evaluates it on every call.
     pub fn schema(&self) -> &'static Value {
-        static SCHEMAS: std::sync::OnceLock<Vec<std::sync::OnceLock<Value>>> =
-            std::sync::OnceLock::new();
-        let all =
-            SCHEMAS.get_or_init(|| ACTIONS.iter().map(|_| std::sync::OnceLock::new()).collect());
-        all[self.index()].get_or_init(|| (self.input_schema)())
+        static SCHEMAS: PerAction = PerAction::new();
+        self.once(&SCHEMAS, self.input_schema)
     }
 
     /// The data schema, rendered once per process and shared: the CLI
     /// checks every answer against it (`wire::check_answer`), a `--batch`
     /// thousands of them.
     pub fn data(&self) -> &'static Value {
-        static SCHEMAS: std::sync::OnceLock<Vec<std::sync::OnceLock<Value>>> =
-            std::sync::OnceLock::new();
+        static SCHEMAS: PerAction = PerAction::new();
+        self.once(&SCHEMAS, self.data_schema)
+    }
+
+    /// This action's value in `cache`, rendered by `render` on first use.
+    fn once(&self, cache: &'static PerAction, render: fn() -> Value) -> &'static Value {
         let all =
-            SCHEMAS.get_or_init(|| ACTIONS.iter().map(|_| std::sync::OnceLock::new()).collect());
-        all[self.index()].get_or_init(|| (self.data_schema)())
+            cache.get_or_init(|| ACTIONS.iter().map(|_| std::sync::OnceLock::new()).collect());
+        all[self.index()].get_or_init(render)
     }
 
     /// The full route template, `{workspaceId}` and `{agentId}` still in it.

@@ -22,8 +22,8 @@ use crate::schemas;
 
 mod unknown;
 
-pub use unknown::names_a_field;
 use unknown::{FIELDS_HERE, Fix, unknown_field};
+pub use unknown::{is_type, names_a_field};
 
 /// The schema keywords the registry may use (tested), each with its
 /// 2020-12 meaning; `Kind` words a violation of each.

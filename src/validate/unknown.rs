@@ -227,15 +227,23 @@ fn reshaped(action: &Action, parent_path: &str, field: &str, value: &Value) -> O
 /// Whether `value` is of a type `schema` names, and each item of a list of
 /// a type its `items` name.
 fn of_type(schema: &Value, value: &Value) -> bool {
+    is_type(schema, value)
+        && match value {
+            Value::Array(items) => items.iter().all(|item| of_type(&schema["items"], item)),
+            _ => true,
+        }
+}
+
+/// Whether `value` itself (not the items of a list) is of a type `schema`
+/// names; a schema that names none takes any.
+pub fn is_type(schema: &Value, value: &Value) -> bool {
     let named = |t: &str| match &schema["type"] {
         Value::String(one) => one == t,
         Value::Array(many) => many.iter().any(|m| m == t),
         _ => true,
     };
     match value {
-        Value::Array(items) => {
-            named("array") && items.iter().all(|item| of_type(&schema["items"], item))
-        }
+        Value::Array(_) => named("array"),
         Value::Object(_) => named("object"),
         Value::String(_) => named("string"),
         Value::Bool(_) => named("boolean"),

@@ -441,7 +441,7 @@ fn status_200_with_json_of_another_shape() {
     for Tried { run, .. } in &tried {
         let message = run.json()["error"]["message"].to_string();
         assert!(
-            message.contains("`data/number` is not an integer"),
+            message.contains("`data/number` is not of type integer"),
             "{message}"
         );
     }
