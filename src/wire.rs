@@ -760,17 +760,21 @@ pub fn decode_error(status: u16, bytes: &[u8], retry_after_seconds: Option<u64>)
     // Retryability follows the transport class, whatever the body claims.
     let retryable = class == crate::error::ExitClass::Transient;
     let mut failure = match parse_error_document(bytes) {
-        // A code this CLI knows, and whose retryability the status agrees
-        // with: the server's own failure.
+        // A code this CLI knows, whose retryability and exit status the
+        // status agrees with: the server's own failure.
         Some(parsed)
-            if crate::error::lookup(&parsed.code).is_some_and(|c| c.retryable == retryable) =>
+            if crate::error::lookup(&parsed.code).is_some_and(|c| {
+                let exit = c.exit_status_from_server().unwrap_or(c.class.code());
+                c.retryable == retryable && exit == class.code()
+            }) =>
         {
             parsed
         }
         // A code this CLI does not know (a newer server's), or one the
-        // status contradicts (`task_not_found` with a 500): the status's
-        // code, so every printed code is one `--error-schema` lists with the
-        // retryability it documents; the server's code stays in details.
+        // status contradicts (`task_not_found` with a 500, `forbidden` with
+        // a 401): the status's code, so every printed code is one
+        // `--error-schema` lists with the retryability and exit status it
+        // documents; the server's code stays in details.
         Some(parsed) => {
             let server_code = parsed.code.clone();
             Failure {
@@ -1067,6 +1071,10 @@ mod tests {
             (502, "brand_new_code", "server_error", true),
             (500, "task_not_found", "server_error", true),
             (400, "server_error", "request_rejected", false),
+            // Retryable alike, but of another exit status than the status's.
+            (401, "forbidden", "unauthorized", false),
+            (403, "unauthorized", "forbidden", false),
+            (422, "invalid_input", "invalid_input", false),
         ] {
             let f = decode_error(status, body(server).as_bytes(), None);
             assert_eq!(
@@ -1077,6 +1085,8 @@ mod tests {
             assert_eq!(f.message, "Said by the server.");
             let known = crate::error::lookup(&f.code).unwrap();
             assert_eq!(known.retryable, f.retryable, "{status} {server}");
+            let exit = known.exit_status_from_server().unwrap_or(known.class.code());
+            assert_eq!(exit, f.class.code(), "{status} {server}");
             let kept = f.details.get("server_code").and_then(Value::as_str);
             assert_eq!(
                 kept,
