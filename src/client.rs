@@ -217,6 +217,13 @@ impl Client {
             // token, somewhere the profile never named: a 3xx is an error.
             .redirect(reqwest::redirect::Policy::none())
             .dns_resolver(Arc::new(SystemResolver));
+        if reqwest::Url::parse(&base).is_ok_and(|url| crate::credentials::is_loopback(&url)) {
+            // A runtime on this machine is reached directly, as Go's client
+            // (gh, kubectl) reaches it: a proxy named in the environment
+            // (HTTP_PROXY, ALL_PROXY) would otherwise get every request,
+            // its token in the clear, for a server it cannot even reach.
+            builder = builder.no_proxy();
+        }
         if base.starts_with("http://") {
             // Plain HTTP needs no trust store; skip loading it.
             builder = builder.tls_built_in_root_certs(false);

@@ -586,6 +586,35 @@ pub fn check_api_url(text: &str) -> Result<String, Failure> {
     Ok(url.as_str().trim_end_matches('/').to_string())
 }
 
+/// Whether `url` names this machine's loopback: `localhost`, or a loopback
+/// address. Not `localhost.`: a name with its root dot is not looked up in
+/// /etc/hosts by every resolver, and may be asked of the network's DNS.
+pub fn is_loopback(url: &reqwest::Url) -> bool {
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.to_canonical().is_loopback())
+}
+
+/// A warning for an `api_url` that sends the token unencrypted over a
+/// network: plain `http://` to a host other than this machine's loopback.
+/// Said once, when a profile is saved (`auth login`, `agentteam-runtime
+/// quickstart`): the runtime has no TLS of its own and belongs behind a
+/// TLS proxy (docs/security.md).
+pub fn cleartext_warning(api_url: &str) -> Option<String> {
+    let url = reqwest::Url::parse(api_url).ok()?;
+    (url.scheme() == "http" && !is_loopback(&url)).then(|| {
+        format!(
+            "{api_url} is plain http to another host: the token will cross the network unencrypted; use https (a TLS proxy in front of the runtime)."
+        )
+    })
+}
+
 /// The most a credential process may print on stdout.
 const MAX_PROCESS_OUTPUT: usize = 64 * 1024;
 
@@ -1036,6 +1065,30 @@ fn invalid(message: String) -> Failure {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_http_to_another_host_is_warned_about() {
+        for url in [
+            "http://10.0.0.5:8787",
+            "http://tasks.example.com",
+            // Resolved by DNS where /etc/hosts does not know the root dot.
+            "http://localhost.:8787",
+            "http://LOCALHOST.:8787",
+        ] {
+            assert!(cleartext_warning(url).is_some(), "{url}");
+        }
+        for url in [
+            "http://127.0.0.1:8787",
+            "http://127.0.0.1.:8787",
+            "http://localhost:8787",
+            "http://LocalHost:8787",
+            "http://[::1]:8787",
+            "http://[::ffff:127.0.0.1]:8787",
+            "https://tasks.example.com",
+        ] {
+            assert_eq!(cleartext_warning(url), None, "{url}");
+        }
+    }
 
     #[test]
     fn a_failing_process_is_quoted_by_its_last_line_without_secrets() {

@@ -1085,7 +1085,9 @@ mod tests {
             assert_eq!(f.message, "Said by the server.");
             let known = crate::error::lookup(&f.code).unwrap();
             assert_eq!(known.retryable, f.retryable, "{status} {server}");
-            let exit = known.exit_status_from_server().unwrap_or(known.class.code());
+            let exit = known
+                .exit_status_from_server()
+                .unwrap_or(known.class.code());
             assert_eq!(exit, f.class.code(), "{status} {server}");
             let kept = f.details.get("server_code").and_then(Value::as_str);
             assert_eq!(

@@ -214,32 +214,12 @@ pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
             }
             Ok((name, profile))
         })?;
-        if let Some(warning) = cleartext_warning(&profile.api_url) {
+        if let Some(warning) = crate::credentials::cleartext_warning(&profile.api_url) {
             printer.stderr(&format!("agentteam: warning: {warning}\n"));
         }
         Ok(describe(&name, &profile, &store))
     })();
     finish(result, printer)
-}
-
-/// A warning for an `api_url` that sends the token unencrypted over a
-/// network: plain `http://` to a host other than this machine's loopback.
-/// Said once, when the profile is saved (the runtime has no TLS of its own
-/// and belongs behind a TLS proxy, docs/security.md).
-fn cleartext_warning(api_url: &str) -> Option<String> {
-    let url = reqwest::Url::parse(api_url).ok()?;
-    let host = url.host_str()?.trim_end_matches('.');
-    let loopback = host.eq_ignore_ascii_case("localhost")
-        || host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.to_canonical().is_loopback());
-    (url.scheme() == "http" && !loopback).then(|| {
-        format!(
-            "{api_url} is plain http to another host: the token will cross the network unencrypted; use https (a TLS proxy in front of the runtime)."
-        )
-    })
 }
 
 /// Where a login points, as given: each part left out is the profile's own.
@@ -421,24 +401,7 @@ fn check_token_shape(token: &str) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{check_token_shape, cleartext_warning};
-
-    #[test]
-    fn plain_http_to_another_host_is_warned_about() {
-        for url in ["http://10.0.0.5:8787", "http://tasks.example.com"] {
-            assert!(cleartext_warning(url).is_some(), "{url}");
-        }
-        for url in [
-            "http://127.0.0.1:8787",
-            "http://localhost:8787",
-            "http://[::1]:8787",
-            "http://[::ffff:127.0.0.1]:8787",
-            "http://localhost.:8787",
-            "https://tasks.example.com",
-        ] {
-            assert_eq!(cleartext_warning(url), None, "{url}");
-        }
-    }
+    use super::check_token_shape;
 
     #[test]
     fn login_takes_one_printable_word() {

@@ -1097,6 +1097,35 @@ fn input_the_server_refuses_exits_4_as_the_error_schema_says() {
     assert_eq!(others.len(), 3, "{others:?}");
 }
 
+/// A proxy named in the environment never gets a request for a runtime on
+/// this machine (with its token, in the clear, for a server the proxy
+/// cannot reach); a request for another host still goes through it, as
+/// the environment asks.
+#[test]
+fn a_proxy_in_the_environment_is_passed_over_for_loopback_only() {
+    let proxy = Recorder::start(vec![ok_body()]);
+    let proxied = |cli: &mut Cli| {
+        for name in ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"] {
+            cli.env.push((name.to_string(), proxy.url.clone()));
+        }
+    };
+    let (mut cli, api) = setup(vec![ok_body()]);
+    proxied(&mut cli);
+    let run = cli.exec("task", "list", r#"{"channel": "eng"}"#, &[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(api.requests().len(), 1);
+    assert!(proxy.requests().is_empty(), "{:?}", proxy.requests());
+
+    let mut remote = Cli::new();
+    remote.login("http://runtime.invalid:8787", TOKEN, None);
+    proxied(&mut remote);
+    let run = remote.exec("task", "list", r#"{"channel": "eng"}"#, &[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let through = proxy.requests();
+    assert_eq!(through.len(), 1);
+    assert_eq!(through[0].header("host"), Some("runtime.invalid:8787"));
+}
+
 #[test]
 fn tokens_never_reach_any_output() {
     let (cli, _s) = setup(vec![Reply::json(

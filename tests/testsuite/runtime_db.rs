@@ -817,7 +817,45 @@ fn the_runtimes_exit_statuses_are_the_documented_ones() {
         !dir.path().join("unmade").exists(),
         "the refused quickstart made the config directory"
     );
-    for out in [&created, &unknown, &quickstart] {
+    // An --api-url the CLI could not use is refused before anything is
+    // made, without repeating it (its password).
+    let quickstart_to = |api_url: &str, config: &std::path::Path, db: &std::path::Path| {
+        Command::new(BIN)
+            .args([
+                "--db",
+                db.to_str().unwrap(),
+                "quickstart",
+                "--api-url",
+                api_url,
+            ])
+            .env("AGENTTEAM_CONFIG_DIR", config)
+            .env("RUST_LOG", "warn")
+            .output()
+            .unwrap()
+    };
+    let bad_url = quickstart_to("http://bob:Hunter2pw@10.0.0.1:8787", &unmade, &fresh);
+    let doc = refused(&bad_url, 2, "Hunter2pw");
+    assert_eq!(doc["error"]["code"], "invalid_input", "{doc}");
+    assert!(
+        message(&doc).contains("must not carry credentials"),
+        "{doc}"
+    );
+    assert!(!fresh.exists(), "the runtime store was made");
+    assert!(!dir.path().join("unmade").exists(), "a config dir was made");
+    // Plain http to another host is written, with auth login's warning.
+    let remote = quickstart_to("http://10.0.0.1:8787/", &unmade, &fresh);
+    assert_eq!(remote.status.code(), Some(0), "{remote:?}");
+    let said = String::from_utf8_lossy(&remote.stderr);
+    assert!(
+        said.contains("warning: http://10.0.0.1:8787 is plain http to another host"),
+        "{said}"
+    );
+    let local = quickstart_to("http://127.0.0.1:8787", &unmade, &fresh);
+    assert!(
+        !String::from_utf8_lossy(&local.stderr).contains("warning"),
+        "{local:?}"
+    );
+    for out in [&created, &unknown, &quickstart, &bad_url] {
         let code = out.status.code().unwrap();
         assert!(documented.contains(&code), "exit {code} is not documented");
     }
