@@ -66,10 +66,11 @@ pub const LINKS_RESERVE: usize = 640;
 /// One task detail held to `budget` bytes (§8.3), cutting the least
 /// essential first: subtask summaries, then the oldest checkpoints but the
 /// newest (each section keeps `total`, says `truncated: true`, and gets a
-/// `next` call that reads the rest), then the description's tail
-/// (ending in a visible marker), then the strings of attachments, URLs
-/// and checklist items (each cut one ending in the marker, every item
-/// kept), and only then trailing items. Any cut sets `truncated: true`, which the CLI shows as
+/// `next` call that reads the rest), then the description's tail down to
+/// its first [`DESCRIPTION_FLOOR`] characters (ending in a visible
+/// marker), then the strings of attachments, URLs and checklist items
+/// (each cut one ending in the marker, every item kept), then the rest of
+/// the description, and only then trailing items. Any cut sets `truncated: true`, which the CLI shows as
 /// `meta.truncated`. Schema bounds make the last steps reachable only with
 /// pathological input (every field at its maximum of escaped characters).
 ///
@@ -83,6 +84,8 @@ pub fn fit_detail(mut detail: Value, budget: usize) -> Value {
     if json_len(&detail) <= room {
         return detail;
     }
+    // Set first, so that every cut below counts its bytes.
+    detail["truncated"] = json!(true);
     for (section, keep) in [("subtasks", 0), ("checkpoints", 1)] {
         while json_len(&detail) > room {
             let over = json_len(&detail) - room;
@@ -92,25 +95,17 @@ pub fn fit_detail(mut detail: Value, budget: usize) -> Value {
             detail[section]["truncated"] = json!(true);
         }
     }
-    if json_len(&detail) > room
-        && let Some(text) = detail["description"].as_str()
-    {
-        let over = json_len(&detail) - room;
-        // Escaping can make a character up to 6 bytes; cut by characters
-        // conservatively and keep at most what fits.
-        let chars: Vec<char> = text.chars().collect();
-        let keep = chars.len().saturating_sub(over + 64);
-        let mut cut: String = chars[..keep.min(chars.len())].iter().collect();
-        cut.push_str(CUT_MARKER);
-        detail["description"] = json!(cut);
-        while json_len(&detail) > room && halve(&mut detail["description"]) {}
-    }
+    // The description is what an agent reads first: its tail goes, but its
+    // first DESCRIPTION_FLOOR characters stay until the lists' strings
+    // have given what they can.
+    cut_description(&mut detail, room, DESCRIPTION_FLOOR);
     // The lists keep every item, their long strings cut with the marker
     // (a list that only loses items would look complete); only if that is
     // not enough do trailing items go.
     for field in ["attachments", "urls", "checklist"] {
         while json_len(&detail) > room && halve_all(&mut detail[field]) {}
     }
+    cut_description(&mut detail, room, 0);
     for field in ["attachments", "urls", "checklist"] {
         while json_len(&detail) > room {
             let over = json_len(&detail) - room;
@@ -127,8 +122,51 @@ pub fn fit_detail(mut detail: Value, budget: usize) -> Value {
         }
         detail["checkpoints"]["truncated"] = json!(true);
     }
-    detail["truncated"] = json!(true);
     detail
+}
+
+/// The characters of a description kept while the lists' strings can
+/// still be cut (as many as a checkpoint's summary may have).
+const DESCRIPTION_FLOOR: usize = 4000;
+
+/// Cuts the tail of `detail`'s description, ending it in the marker, by
+/// as much as brings `detail` within `room`, keeping at least its first
+/// `floor` characters; nothing when it fits, or when the description is no
+/// longer than `floor`.
+fn cut_description(detail: &mut Value, room: usize, floor: usize) {
+    let over = json_len(detail).saturating_sub(room);
+    let Some(text) = detail["description"].as_str().filter(|_| over > 0) else {
+        return;
+    };
+    let now = serialized_len(text);
+    let text = text.strip_suffix(CUT_MARKER).unwrap_or(text);
+    // The prefix's bytes as JSON, so that it and the marker fit.
+    let wanted = now.saturating_sub(over + serialized_len(CUT_MARKER));
+    let mut used = 0;
+    let fits = text
+        .char_indices()
+        .find(|&(_, c)| {
+            used += char_json_len(c);
+            used > wanted
+        })
+        .map_or(text.len(), |(at, _)| at);
+    let floor = text
+        .char_indices()
+        .nth(floor)
+        .map_or(text.len(), |(at, _)| at);
+    let end = fits.max(floor);
+    if end < text.len() {
+        detail["description"] = json!(format!("{}{CUT_MARKER}", &text[..end]));
+    }
+}
+
+/// The bytes serde_json writes for `c` inside a string.
+fn char_json_len(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+        c if u32::from(c) < 0x20 => 6,
+        c => c.len_utf8(),
+    }
 }
 
 /// Drops the last elements of the array in `slot`, keeping its first
@@ -506,6 +544,79 @@ mod tests {
             assert!(items[19].to_string().contains(CUT_MARKER.trim()), "{field}");
         }
         assert_eq!(cut["checklist"].as_array().unwrap().len(), 50);
+    }
+
+    #[test]
+    fn a_characters_json_bytes_are_the_ones_serde_json_writes() {
+        for c in (0..0x80u8)
+            .map(char::from)
+            .chain(['é', '€', '😀', '\u{2028}'])
+        {
+            assert_eq!(
+                char_json_len(c) + 2,
+                serialized_len(&c.to_string()),
+                "{c:?}"
+            );
+        }
+    }
+
+    /// The conformance audit's task: every field at its bound of four-byte
+    /// characters (490 KB). The description kept nothing before; now its
+    /// first 4,000 characters stay, and the lists' strings give the rest.
+    #[test]
+    fn a_detail_of_wide_text_keeps_the_head_of_its_description() {
+        let wide = |n: usize| "😀".repeat(n);
+        let url = || format!("https://e.com/{}", wide(1980));
+        let description = wide(10_000);
+        let detail = json!({"number": 1, "title": wide(200), "description": description,
+            "checklist": (0..50).map(|_| json!({"text": wide(500), "done": false})).collect::<Vec<_>>(),
+            "urls": (0..20).map(|_| url()).collect::<Vec<_>>(),
+            "attachments": (0..20).map(|_| json!({"name": wide(200), "url": url(), "media_type": wide(100)})).collect::<Vec<_>>(),
+            "blocker": wide(1000),
+            "subtasks": {"items": [], "total": 0, "truncated": false},
+            "checkpoints": {"items": [], "total": 0, "truncated": false}});
+        let budget = 256 * 1024;
+        let cut = fit_detail(detail, budget);
+        assert!(json_len(&cut) <= budget - ENVELOPE_RESERVE - LINKS_RESERVE);
+        let kept = cut["description"].as_str().unwrap();
+        let head = kept.strip_suffix(CUT_MARKER).unwrap();
+        assert!(description.starts_with(head));
+        assert_eq!(head.chars().count(), DESCRIPTION_FLOOR);
+        assert_eq!(cut["checklist"].as_array().unwrap().len(), 50);
+    }
+
+    /// A detail a little over its room loses only the description's tail,
+    /// as much as it must and no more; the lists stay whole.
+    #[test]
+    fn a_detail_just_over_its_room_loses_only_the_descriptions_tail() {
+        let room = 256 * 1024 - ENVELOPE_RESERVE - LINKS_RESERVE;
+        let checklist: Vec<Value> = (0..50)
+            .map(|_| json!({"text": "c".repeat(500), "done": false}))
+            .collect();
+        let urls: Vec<Value> = (0..20)
+            .map(|_| json!(format!("https://e.com/{}", "u".repeat(1980))))
+            .collect();
+        let mut detail = json!({"number": 1, "title": "t", "description": "",
+            "checklist": checklist.clone(), "urls": urls.clone(),
+            "subtasks": {"items": [], "total": 0, "truncated": false},
+            "checkpoints": {"items": [], "total": 0, "truncated": false}});
+        // Quoted, escaped and plain characters, 3,000 bytes over.
+        let fill = room - json_len(&detail) + 3000;
+        let unit = "a\"é\n";
+        let description = unit.repeat(fill / (serialized_len(unit) - 2) + 1);
+        detail["description"] = json!(description);
+        let cut = fit_detail(detail, 256 * 1024);
+        let size = json_len(&cut);
+        assert!(size <= room && size + 8 >= room, "{size} of {room}");
+        let head = cut["description"]
+            .as_str()
+            .unwrap()
+            .strip_suffix(CUT_MARKER)
+            .unwrap();
+        assert!(description.starts_with(head) && head.len() > 4000);
+        assert_eq!(cut["checklist"], json!(checklist));
+        assert_eq!(cut["urls"], json!(urls));
+        assert_eq!(cut["truncated"], json!(true));
     }
 
     #[test]
