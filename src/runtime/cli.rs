@@ -1055,7 +1055,6 @@ async fn quickstart<S: Store>(
     Ok(answer)
 }
 
-/// The `--listen` address matching an API URL, for the `next` hint.
 /// The `serve --listen` address that answers at `api_url`: its IP address
 /// (`localhost` as 127.0.0.1; a host name as every interface, 0.0.0.0) and
 /// its port, or the scheme's (443 for https).
