@@ -521,20 +521,26 @@ mod tests {
         assert!(json_len(&cut) <= budget - ENVELOPE_RESERVE - LINKS_RESERVE);
     }
 
-    /// Lists at their bounds of escaped characters (the audit's task: 20
-    /// URLs and 20 attachments of 2,000) keep every item, each cut string
-    /// ending in the marker: a list that only lost items would look whole.
-    #[test]
-    fn a_detail_cuts_its_lists_strings_before_their_items() {
-        let wide = |n: usize| "\u{1}".repeat(n);
-        let url = || format!("https://{}", wide(1990));
-        let detail = json!({"number": 1, "title": wide(200), "description": wide(10_000),
+    /// A task detail with every field at its schema bound, each character
+    /// `unit` (a URL after its scheme and host), and no sections.
+    fn a_task_at_its_bounds_of(unit: &str) -> Value {
+        let wide = |n: usize| unit.repeat(n);
+        let url = || format!("https://e.com/{}", wide(1980));
+        json!({"number": 1, "title": wide(200), "description": wide(10_000),
             "checklist": (0..50).map(|_| json!({"text": wide(500), "done": false})).collect::<Vec<_>>(),
             "urls": (0..20).map(|_| url()).collect::<Vec<_>>(),
             "attachments": (0..20).map(|_| json!({"name": wide(200), "url": url(), "media_type": wide(100)})).collect::<Vec<_>>(),
             "blocker": wide(1000),
             "subtasks": {"items": [], "total": 0, "truncated": false},
-            "checkpoints": {"items": [], "total": 0, "truncated": false}});
+            "checkpoints": {"items": [], "total": 0, "truncated": false}})
+    }
+
+    /// Lists at their bounds of escaped characters (the audit's task: 20
+    /// URLs and 20 attachments of 2,000) keep every item, each cut string
+    /// ending in the marker: a list that only lost items would look whole.
+    #[test]
+    fn a_detail_cuts_its_lists_strings_before_their_items() {
+        let detail = a_task_at_its_bounds_of("\u{1}");
         let budget = 256 * 1024;
         let cut = fit_detail(detail, budget);
         assert!(json_len(&cut) <= budget - ENVELOPE_RESERVE - LINKS_RESERVE);
@@ -565,16 +571,8 @@ mod tests {
     /// first 4,000 characters stay, and the lists' strings give the rest.
     #[test]
     fn a_detail_of_wide_text_keeps_the_head_of_its_description() {
-        let wide = |n: usize| "😀".repeat(n);
-        let url = || format!("https://e.com/{}", wide(1980));
-        let description = wide(10_000);
-        let detail = json!({"number": 1, "title": wide(200), "description": description,
-            "checklist": (0..50).map(|_| json!({"text": wide(500), "done": false})).collect::<Vec<_>>(),
-            "urls": (0..20).map(|_| url()).collect::<Vec<_>>(),
-            "attachments": (0..20).map(|_| json!({"name": wide(200), "url": url(), "media_type": wide(100)})).collect::<Vec<_>>(),
-            "blocker": wide(1000),
-            "subtasks": {"items": [], "total": 0, "truncated": false},
-            "checkpoints": {"items": [], "total": 0, "truncated": false}});
+        let detail = a_task_at_its_bounds_of("😀");
+        let description = detail["description"].as_str().unwrap().to_string();
         let budget = 256 * 1024;
         let cut = fit_detail(detail, budget);
         assert!(json_len(&cut) <= budget - ENVELOPE_RESERVE - LINKS_RESERVE);
