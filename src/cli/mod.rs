@@ -625,7 +625,30 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                     .iter()
                     .map(|w| if *w == invalid { suggested.as_str() } else { w })
                     .collect();
-                registry::synonyms::route(&corrected)
+                // A destructive route only for a slip of the finger on its
+                // own name (`delte`), never for a word merely like it
+                // (`complete`, which meant a status).
+                registry::synonyms::route(&corrected).filter(|hint| {
+                    !hint.action.destructive()
+                        || crate::nearest::edit_distance(&invalid, &suggested) <= 2
+                })
+            });
+            // A slip clap's similarity passes over (`gte`): the domain's verb
+            // one letter or one swap away, when only one is.
+            let hint = hint.or_else(|| {
+                let invalid = context_string(&error, ContextKind::InvalidSubcommand)?;
+                let [domain, verb, ..] = words.as_slice() else {
+                    return None;
+                };
+                let mut near = registry::ACTIONS.iter().filter(|a| {
+                    a.domain == *domain
+                        && *verb == invalid
+                        && crate::nearest::edit_distance(&invalid, a.verb) == 1
+                });
+                match (near.next(), near.next()) {
+                    (Some(action), None) => registry::synonyms::route(&[domain, action.verb]),
+                    _ => None,
+                }
             });
             // clap repeats what was typed (a value, a word): a token typed
             // by mistake is not repeated back.
@@ -674,7 +697,23 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
             {
                 message = format!("{} {}", message.trim_end(), missing.join(", "));
             }
-            if direct.is_none() {
+            // An output flag other CLIs have (`--output json`): this one's
+            // stdout is JSON already.
+            let output_flag = (kind == ErrorKind::UnknownArgument)
+                .then(|| context_string(&error, ContextKind::InvalidArg))
+                .flatten()
+                .map(|arg| arg.split('=').next().unwrap_or_default().to_string())
+                .filter(|flag| {
+                    ["--json", "--output", "-o", "--out", "--output-format"]
+                        .contains(&flag.as_str())
+                });
+            if let Some(flag) = &output_flag {
+                message = format!(
+                    "{}: stdout is JSON whenever it is no terminal (`--format json` on one too); drop it: `{}`.",
+                    message.trim_end(),
+                    without_output_flag(args, flag)
+                );
+            } else if direct.is_none() {
                 for tip in tips {
                     message.push_str(&format!("; {tip}"));
                 }
@@ -698,18 +737,20 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                 });
             // A field of the action written as a flag (`exec task list
             // --channel eng`): fields go in the JSON input.
-            let field_flag = (kind == ErrorKind::UnknownArgument && misplaced.is_none())
-                .then(|| context_string(&error, ContextKind::InvalidArg))
-                .flatten()
-                .and_then(|arg| {
-                    let name = arg
-                        .trim_start_matches('-')
-                        .split('=')
-                        .next()?
-                        .replace('-', "_");
-                    let action = registry::synonyms::route(&words)?.action;
-                    crate::validate::names_a_field(action, &name).then_some((name, action))
-                });
+            let field_flag = (kind == ErrorKind::UnknownArgument
+                && misplaced.is_none()
+                && output_flag.is_none())
+            .then(|| context_string(&error, ContextKind::InvalidArg))
+            .flatten()
+            .and_then(|arg| {
+                let name = arg
+                    .trim_start_matches('-')
+                    .split('=')
+                    .next()?
+                    .replace('-', "_");
+                let action = registry::synonyms::route(&words)?.action;
+                crate::validate::names_a_field(action, &name).then_some((name, action))
+            });
             if let Some((name, action)) = field_flag {
                 let command = format!("echo '{{\"{name}\": …}}' | {}", action.cli_command());
                 failure.message = format!(
@@ -756,10 +797,11 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                 }
                 let arguments = recast_stdin(hint, args).unwrap_or_else(|| json!({}));
                 failure = failure.suggest(&hint.action.name(), arguments);
-            } else if let Some(action) = (kind == ErrorKind::UnknownArgument)
-                .then(|| registry::synonyms::route(&words))
-                .flatten()
-                .map(|hint| hint.action)
+            } else if let Some(action) = (kind == ErrorKind::UnknownArgument
+                && output_flag.is_none())
+            .then(|| registry::synonyms::route(&words))
+            .flatten()
+            .map(|hint| hint.action)
             {
                 failure.message = format!(
                     "{}; `agentteam exec {} {} --help` lists the flags it takes.",
@@ -839,6 +881,11 @@ fn flag_fields(
             }
         };
         let value = crate::json::from_str(value).unwrap_or_else(|_| json!(value));
+        // A flag that says otherwise than the input: which was meant is
+        // not for the suggestion to guess.
+        if input.get(&name).is_some_and(|given| *given != value) {
+            return None;
+        }
         input.insert(name, value);
         at += 1;
     }
@@ -869,6 +916,8 @@ fn recast_stdin(
     let given = stdin_object(args).unwrap_or_default();
     let action = hint.action;
     let mut recast = serde_json::Map::new();
+    // Fields of one list item given at the top (`title` for `tasks`).
+    let mut one_item = serde_json::Map::new();
     for (name, value) in given {
         let plural = format!("{name}s");
         let synonym = registry::synonyms::FIELDS.iter().find(|(word, field, _)| {
@@ -880,13 +929,29 @@ fn recast_stdin(
             recast.entry(field.to_string()).or_insert(value);
         } else if crate::validate::names_a_field(action, &plural) && !value.is_array() {
             recast.entry(plural).or_insert(json!([value]));
+        } else if list_of_items_naming(action, std::iter::once(&name)).is_some() {
+            one_item.insert(name, value);
         }
+    }
+    if !one_item.is_empty() {
+        let list = list_of_items_naming(action, one_item.keys())?;
+        if recast.contains_key(&list) {
+            return None;
+        }
+        recast.insert(list, json!([one_item]));
     }
     let named = hint.how.split('`').nth(1).and_then(|member| {
         serde_json::from_str::<serde_json::Value>(&format!("{{{member}}}")).ok()
     });
     if let Some(serde_json::Value::Object(named)) = named {
-        recast.extend(named);
+        for (name, value) in named {
+            // The input's own word wins over the route's reading of it:
+            // `claim` with `"claimed": false` is no call to fill in.
+            match recast.get(&name) {
+                Some(given) if *given != value => return None,
+                _ => recast.insert(name, value),
+            };
+        }
     }
     // Fields given as flags too (`exec list - --limit 5`).
     flag_fields(action, args, &mut recast)?;
@@ -894,6 +959,26 @@ fn recast_stdin(
     crate::validate::validate(action, recast.clone())
         .ok()
         .map(|_| recast)
+}
+
+/// The list field of `action` whose items have every one of `names`
+/// (`tasks` for `title` and `priority`), when one has.
+fn list_of_items_naming<'n>(
+    action: &registry::Action,
+    mut names: impl Iterator<Item = &'n String> + Clone,
+) -> Option<String> {
+    let fields = action.schema()["properties"].as_object()?;
+    fields
+        .iter()
+        .filter(|(_, field)| field["type"] == "array")
+        .map(|(list, _)| list)
+        .find(|list| {
+            names
+                .clone()
+                .all(|name| crate::validate::names_a_field(action, &format!("{list}/0/{name}")))
+        })
+        .cloned()
+        .filter(|_| names.next().is_some())
 }
 
 /// The JSON object on stdin, for a usage error's suggestion, when the
@@ -1036,12 +1121,40 @@ fn with_action_flags_moved(action: &'static registry::Action, args: &[OsString])
     if !has_input {
         line.push("-".to_string());
     }
+    command_line(&line)
+}
+
+/// `args` without an output flag this CLI does not have (`--output json`,
+/// `--json`) and its value, as one command line.
+fn without_output_flag(args: &[OsString], flag: &str) -> String {
+    let mut line = vec!["agentteam".to_string()];
+    let mut words = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned());
+    while let Some(word) = words.next() {
+        if word == flag && flag != "--json" {
+            // Its value too (`json`, `text`), not the input's `-`.
+            match words.next() {
+                Some(value) if value.starts_with('-') => line.push(value),
+                _ => {}
+            }
+        } else if word != flag && !word.starts_with(&format!("{flag}=")) {
+            line.push(word);
+        }
+    }
+    command_line(&line)
+}
+
+/// `words` as one shell command line, each quoted only where it must be.
+fn command_line(words: &[String]) -> String {
     let plain = |w: &str| {
         !w.is_empty()
             && w.chars()
                 .all(|c| c.is_ascii_alphanumeric() || "-_./=:@,+%".contains(c))
     };
-    line.iter()
+    words
+        .iter()
         .map(|w| {
             if plain(w) {
                 w.clone()

@@ -15,8 +15,25 @@ pub static VERBS: &[(&str, &str, &str, &str)] = &[
     ("task", "search", "list", "pass the words as `query`"),
     ("task", "find", "list", "pass the words as `query`"),
     ("task", "ls", "list", ""),
+    ("task", "take", "set_claim", "pass `\"claimed\": true`"),
+    ("task", "grab", "set_claim", "pass `\"claimed\": true`"),
     ("task", "show", "get", ""),
     ("task", "view", "get", ""),
+    ("task", "read", "get", ""),
+    ("task", "fetch", "get", ""),
+    ("task", "info", "get", ""),
+    // Closing a task is a status, never a delete.
+    ("task", "complete", "update", "pass `\"status\": \"done\"`"),
+    ("task", "done", "update", "pass `\"status\": \"done\"`"),
+    ("task", "finish", "update", "pass `\"status\": \"done\"`"),
+    ("task", "close", "update", "pass `\"status\": \"done\"`"),
+    ("task", "resolve", "update", "pass `\"status\": \"done\"`"),
+    (
+        "task",
+        "cancel",
+        "update",
+        "pass `\"status\": \"canceled\"`",
+    ),
     ("task", "add", "create", ""),
     ("task", "new", "create", ""),
     ("task", "edit", "update", ""),
@@ -46,6 +63,15 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("note", "summary", Some("task_checkpoint")),
     ("message", "summary", Some("task_checkpoint")),
     ("body", "description", None),
+    ("body", "summary", None),
+    ("content", "description", None),
+    ("content", "summary", None),
+    ("details", "description", None),
+    ("details", "summary", None),
+    ("notes", "description", None),
+    ("notes", "summary", None),
+    ("description", "summary", None),
+    ("progress", "summary", None),
     ("name", "title", None),
     ("assigned_to", "assignee", None),
     ("owner", "assignee", None),
@@ -123,22 +149,22 @@ mod tests {
             assert!(find(domain, word).is_none(), "{word} is a real verb");
         }
         for (word, field, action) in FIELDS {
-            let mut names = Vec::new();
+            let mut targeted = false;
             for a in ACTIONS {
                 let mut props = Vec::new();
                 super::super::schema::walk_properties(a.schema(), "", &mut props);
-                names.extend(props.into_iter().map(|(p, _)| p));
+                let names: Vec<String> = props.into_iter().map(|(p, _)| p).collect();
+                // A word never shadows a real field beside its target.
+                let targets = names
+                    .iter()
+                    .filter(|p| p.rsplit('/').next() == Some(*field));
+                for target in targets {
+                    targeted = true;
+                    let sibling = format!("{}{word}", &target[..target.len() - field.len()]);
+                    assert!(!names.contains(&sibling), "{sibling} is a real field");
+                }
             }
-            // A word never shadows a real field beside its target.
-            let targets: Vec<&String> = names
-                .iter()
-                .filter(|p| p.rsplit('/').next() == Some(*field))
-                .collect();
-            assert!(!targets.is_empty(), "{field}");
-            for target in targets {
-                let sibling = format!("{}{word}", &target[..target.len() - field.len()]);
-                assert!(!names.contains(&sibling), "{sibling} is a real field");
-            }
+            assert!(targeted, "{field}");
             if let Some(action) = action {
                 assert!(find_by_name(action).is_some(), "{action}");
             }

@@ -670,8 +670,17 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
             .map(|items| items.iter().filter_map(Value::as_str).map(shown).collect())
             .unwrap_or_default()
     };
+    if names.contains(&"integer")
+        && let Some(number) = given.and_then(Value::as_str).and_then(number_of_ref)
+    {
+        return format!("{said}: write `{number}`, the number alone.");
+    }
+    let short = |shown: &str| shown.chars().count() <= QUOTED_SHOWN_MAX && !shown.contains('`');
     match names {
-        ["array"] => format!("{said}; put the value in a list: `[…]`."),
+        ["array"] => match listed_as_meant(action, path, given).filter(|shown| short(shown)) {
+            Some(shown) => format!("{said}: write `{shown}`."),
+            None => format!("{said}; put the value in a list: `[…]`."),
+        },
         ["object"] => match listed("required", |n| format!("\"{n}\": …")) {
             required if required.is_empty() => format!("{said}."),
             required => format!("{said}: `{{{}}}`.", required.join(", ")),
@@ -681,6 +690,43 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
             values => format!("{said}: one of {}.", values.join(", ")),
         },
     }
+}
+
+/// A task reference written for a number (`#5`, `#t5`, `t5`): its number.
+fn number_of_ref(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let text = text.strip_prefix('#').unwrap_or(text);
+    let digits = text.strip_prefix(['t', 'T']).unwrap_or(text);
+    let digits_only = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+    digits_only.then(|| digits.parse().ok()).flatten()
+}
+
+/// The list a value given for a list field meant, as JSON: one value in a
+/// list (`[5]` for `5`), or a string's comma-separated parts read as the
+/// items' type (`[1, 2]` for `"1,2"`, `["bug", "ui"]` for `"bug, ui"`,
+/// `[5]` for `"#5"`). None when a part is not of that type.
+fn listed_as_meant(action: &Action, path: &str, given: Option<&Value>) -> Option<String> {
+    let item = schema_at(action, path)?["items"]["type"]
+        .as_str()?
+        .to_string();
+    let parts: Vec<Value> = match given? {
+        Value::String(text) => text
+            .split(',')
+            .map(str::trim)
+            .filter(|part| !part.is_empty())
+            .map(|part| match item.as_str() {
+                "integer" => number_of_ref(part).map(Value::from),
+                "string" => Some(Value::from(part)),
+                _ => None,
+            })
+            .collect::<Option<_>>()?,
+        one if is_of_type(one, &item) || (item == "string" && one.is_string()) => {
+            vec![one.clone()]
+        }
+        _ => return None,
+    };
+    let shown: Vec<String> = parts.iter().map(Value::to_string).collect();
+    (!shown.is_empty()).then(|| format!("[{}]", shown.join(", ")))
 }
 
 /// The longest value a type error shows written without its quotes.

@@ -133,10 +133,7 @@ fn a_wrong_shape_or_spelling_says_what_to_change() {
         "set_claim",
         json!({"channel": "Eng", "numbers": 2, "claimed": true}),
     );
-    assert_eq!(
-        e["numbers"],
-        "Must be of type array; put the value in a list: `[…]`."
-    );
+    assert_eq!(e["numbers"], "Must be of type array: write `[2]`.");
     assert_eq!(e["channel"], "Must be lowercase.");
     let e = errors(
         "task",
@@ -187,7 +184,7 @@ fn an_unknown_field_is_a_slip_first_then_another_actions_then_read_only() {
     );
     assert_eq!(
         e["status"],
-        "Unknown field; `status` is set by task_update (`agentteam exec task update -`)."
+        "Unknown field; task_checkpoint does not take it (it is `status` of task_update: `agentteam exec task update -`): drop it here."
     );
 }
 
@@ -725,12 +722,12 @@ fn unknown_field_hints_run_as_written() {
         json!({"channel": "eng", "numbers": [1], "claimed": true, "status": "done"}),
     );
     assert!(
-        f.field_errors["status"].contains("is set by task_update"),
+        f.field_errors["status"].contains("it is `status` of task_update"),
         "{f:?}"
     );
     let f = refused("get", json!({"channel": "eng", "number": 1, "title": "x"}));
     assert!(
-        f.field_errors["title"].contains("is set by task_update"),
+        f.field_errors["title"].contains("it is `title` of task_update"),
         "{f:?}"
     );
     // A checklist item's words, its shape, and a one-valued field.
@@ -1383,4 +1380,123 @@ fn messages_never_echo_values() {
     )
     .unwrap_err();
     assert!(!failure.to_document().to_string().contains(&"x".repeat(100)));
+}
+
+/// What the recovery audit's agent wrote for a number or a list, and the
+/// value each error says to write instead, which validates.
+#[test]
+fn a_task_ref_or_a_joined_list_is_told_the_value_it_meant() {
+    for (verb, input, field, said) in [
+        (
+            "get",
+            json!({"channel": "eng", "number": "#5"}),
+            "number",
+            "write `5`, the number alone",
+        ),
+        (
+            "get",
+            json!({"channel": "eng", "number": "#t5"}),
+            "number",
+            "write `5`, the number alone",
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "parent": "#2"}),
+            "parent",
+            "write `2`, the number alone",
+        ),
+        (
+            "set_claim",
+            json!({"channel": "eng", "numbers": "1,2", "claimed": true}),
+            "numbers",
+            "write `[1, 2]`",
+        ),
+        (
+            "set_claim",
+            json!({"channel": "eng", "numbers": "#3, #4", "claimed": true}),
+            "numbers",
+            "write `[3, 4]`",
+        ),
+        (
+            "set_claim",
+            json!({"channel": "eng", "numbers": ["#3"], "claimed": true}),
+            "numbers/0",
+            "write `3`, the number alone",
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "labels": "bug, ui"}),
+            "labels",
+            r#"write `["bug", "ui"]`"#,
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "labels": "bug"}),
+            "labels",
+            r#"write `["bug"]`"#,
+        ),
+    ] {
+        let e = errors("task", verb, input.clone());
+        assert!(e[field].contains(said), "{input}: {e:?}");
+    }
+    // Not a number, not a list of numbers: no value is made up.
+    let e = errors("task", "get", json!({"channel": "eng", "number": "five"}));
+    assert_eq!(e["number"], "Must be of type integer.");
+    let e = errors(
+        "task",
+        "set_claim",
+        json!({"channel": "eng", "numbers": "1, two", "claimed": true}),
+    );
+    assert_eq!(
+        e["numbers"],
+        "Must be of type array; put the value in a list: `[…]`."
+    );
+}
+
+/// A word that means a field of several actions is read as the one here:
+/// a checkpoint's text is its `summary`, never another action's field.
+#[test]
+fn a_text_field_by_another_name_is_the_one_this_action_has() {
+    for word in [
+        "body",
+        "description",
+        "content",
+        "notes",
+        "details",
+        "progress",
+    ] {
+        let e = errors(
+            "task",
+            "checkpoint",
+            json!({"channel": "eng", "number": 1, word: "x"}),
+        );
+        assert_eq!(e[word], "Unknown field; use `summary`.", "{word}");
+    }
+    for word in ["body", "content", "notes", "details"] {
+        let e = errors(
+            "task",
+            "create",
+            json!({"channel": "eng", "tasks": [{"title": "t", word: "x"}]}),
+        );
+        assert_eq!(
+            e[format!("tasks/0/{word}").as_str()],
+            "Unknown field; use `description`.",
+            "{word}"
+        );
+    }
+    // A task's own field beside `tasks` is told where it goes, not taken
+    // for a checkpoint's.
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "t"}], "description": "x"}),
+    );
+    assert!(e["description"].contains("belongs in `tasks`"), "{e:?}");
+    // A field only another action takes: drop it here.
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "title": "t", "idempotency_key": "k"}),
+    );
+    assert!(e["idempotency_key"].ends_with("drop it here."), "{e:?}");
 }

@@ -299,7 +299,12 @@ fn unknown_field_message(
     {
         return format!("Unknown field; use `{field}`.");
     }
-    let synonym = synonyms::FIELDS.iter().find(|(w, _, _)| *w == lower);
+    // A word may mean a field of several actions (`body`: a task's
+    // `description`, a checkpoint's `summary`): the one here first.
+    let synonym = synonyms::FIELDS
+        .iter()
+        .find(|(w, field, _)| *w == lower && siblings.iter().any(|s| s == field))
+        .or_else(|| synonyms::FIELDS.iter().find(|(w, _, _)| *w == lower));
     if let Some((_, field, elsewhere)) = synonym {
         if ["page", "offset"].contains(&lower.as_str()) && siblings.iter().any(|s| s == field) {
             // A page number or offset has no cursor to become.
@@ -349,7 +354,12 @@ fn unknown_field_message(
     }
     // A field of this action given at the wrong level (a list filter at the
     // top, a task's title beside `tasks`): where it goes, and its shape.
-    let wanted = synonym.map_or(lower.as_str(), |(_, field, _)| field);
+    // The word itself where this action has it (a task's `description`
+    // beside `tasks`), else what it means.
+    let wanted = match home_elsewhere(action, parent_path, &lower) {
+        Some(_) => lower.as_str(),
+        None => synonym.map_or(lower.as_str(), |(_, field, _)| field),
+    };
     if let Some(home) = home_elsewhere(action, parent_path, wanted) {
         return format!(
             "Unknown field here; `{wanted}` belongs {}: `{}`.",
@@ -367,7 +377,8 @@ fn unknown_field_message(
             && sibling_fields(a, "").iter().any(|f| f == wanted)
     }) {
         return format!(
-            "Unknown field; `{wanted}` is set by {} (`{}`).",
+            "Unknown field; {} does not take it (it is `{wanted}` of {}: `{}`): drop it here.",
+            action.name(),
             other.name(),
             other.cli_command()
         );

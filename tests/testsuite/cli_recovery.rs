@@ -252,12 +252,22 @@ fn command_line_mistakes_say_how_to_fix_them() {
         json!({"channel": "eng", "limit": 5}),
         "a verb without its domain keeps its flags too"
     );
+    // A flag that says otherwise than the input: which one was meant is
+    // not the suggestion's to guess (the recovery audit's `update --number
+    // 9` with `"number": 3` suggested a change to task 9).
     assert_eq!(
         with_stdin(
             &["exec", "task", "get", "-", "--number", "3"],
             r#"{"channel": "eng", "number": 2}"#
         ),
-        json!({"channel": "eng", "number": 3})
+        json!({})
+    );
+    assert_eq!(
+        with_stdin(
+            &["exec", "task", "get", "-", "--number", "2"],
+            r#"{"channel": "eng", "number": 2}"#
+        ),
+        json!({"channel": "eng", "number": 2})
     );
     assert_eq!(
         suggested(&[
@@ -274,7 +284,7 @@ fn command_line_mistakes_say_how_to_fix_them() {
     );
     let said = message(&["--format", "yaml", "exec", "task", "list", "-"]);
     assert!(said.contains("[possible values: json, text]"), "{said}");
-    let said = message(&["exec", "task", "gte", "-"]);
+    let said = message(&["exec", "task", "frobnicate", "-"]);
     assert!(
         said.contains("`agentteam exec task` needs one of: `list`, `get`, `create`, `update`, `set_claim`, `checkpoint`, `delete`"),
         "{said}"
@@ -342,11 +352,98 @@ fn a_wrong_routes_suggestion_carries_the_input_recast() {
             r#"{"channel": "eng", "number": 2}"#,
             json!({}),
         ),
+        // Closing a task is a status: never a delete, whatever the spelling.
+        (
+            &["exec", "task", "complete", "-"],
+            r#"{"channel": "eng", "number": 2}"#,
+            json!({"channel": "eng", "number": 2, "status": "done"}),
+        ),
+        (
+            &["exec", "task", "cancel", "-"],
+            r#"{"channel": "eng", "number": 2}"#,
+            json!({"channel": "eng", "number": 2, "status": "canceled"}),
+        ),
+        (
+            &["exec", "task", "read", "-"],
+            r#"{"channel": "eng", "number": 2}"#,
+            json!({"channel": "eng", "number": 2}),
+        ),
+        // A slip clap's similarity passes over.
+        (
+            &["exec", "task", "gte", "-"],
+            r#"{"channel": "eng", "number": 2}"#,
+            json!({"channel": "eng", "number": 2}),
+        ),
+        // A task's fields at the top of a create: the one task they make.
+        (
+            &["exec", "task", "add", "-"],
+            r#"{"channel": "eng", "title": "Ship it", "priority": "high"}"#,
+            json!({"channel": "eng", "tasks": [{"title": "Ship it", "priority": "high"}]}),
+        ),
+        // The input's own word against the route's reading: not guessed.
+        (
+            &["exec", "task", "claim", "-"],
+            r#"{"channel": "eng", "numbers": [2], "claimed": false}"#,
+            json!({}),
+        ),
     ] {
         let run = cli.run(route, Some(input));
         assert_eq!(run.code, 2, "{route:?}");
         let suggested = run.json()["error"]["suggested_action"].clone();
         assert_eq!(suggested["arguments"], arguments, "{route:?} {input}");
+    }
+    // A route merely like `delete` is not taken for it; a slip of it is,
+    // with nothing filled in.
+    let complete = cli.run(&["exec", "task", "complete", "-"], Some("{}"));
+    let said = complete.json()["error"].clone();
+    assert_eq!(said["suggested_action"]["tool"], "task_update", "{said}");
+    assert!(
+        !said["message"].as_str().unwrap().contains("task delete"),
+        "{said}"
+    );
+    for slip in ["delte", "deleet"] {
+        let run = cli.run(
+            &["exec", "task", slip, "-"],
+            Some(r#"{"channel": "eng", "number": 2}"#),
+        );
+        let said = run.json()["error"].clone();
+        assert_eq!(said["suggested_action"]["tool"], "task_delete", "{said}");
+        assert_eq!(said["suggested_action"]["arguments"], json!({}), "{said}");
+    }
+    // A field flag that says otherwise than the input: not guessed either.
+    let run = cli.run(
+        &["exec", "task", "update", "--number", "9", "-"],
+        Some(r#"{"channel": "eng", "number": 3, "status": "done"}"#),
+    );
+    assert_eq!(
+        run.json()["error"]["suggested_action"]["arguments"],
+        json!({})
+    );
+}
+
+/// Output flags other CLIs have are answered with this one's rule, and the
+/// command without them.
+#[test]
+fn an_output_flag_of_another_cli_is_told_stdout_is_json() {
+    let cli = Cli::new();
+    for flags in [
+        &["--output", "json"][..],
+        &["--json"],
+        &["-o", "json"],
+        &["--output=json"],
+    ] {
+        let mut args = vec!["exec", "task", "list"];
+        args.extend_from_slice(flags);
+        args.push("-");
+        let run = cli.run(&args, Some(r#"{"channel": "eng"}"#));
+        assert_eq!(run.code, 2, "{run:?}");
+        let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+        assert!(
+            message.contains("stdout is JSON")
+                && message.ends_with("drop it: `agentteam exec task list -`."),
+            "{message}"
+        );
+        assert!(!message.contains("--output-schema"), "{message}");
     }
 }
 
