@@ -851,6 +851,17 @@ pub fn parse_input(raw: &[u8]) -> Result<Value, Failure> {
     parse_json(raw, None)
 }
 
+/// Whether a syntax error at `line`:`column` (1-based, as serde_json
+/// counts them) is the start of a `//` or `/*` comment.
+fn comment_at(raw: &[u8], line: usize, column: usize) -> bool {
+    let Some(text) = raw.split(|&b| b == b'\n').nth(line.saturating_sub(1)) else {
+        return false;
+    };
+    let at = column.saturating_sub(1);
+    text.get(at..)
+        .is_some_and(|rest| rest.starts_with(b"//") || rest.starts_with(b"/*"))
+}
+
 /// Exactly one JSON object; `line_no` is the batch line `raw` came from,
 /// which a syntax error names instead of the document's own line.
 fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
@@ -872,6 +883,12 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
         };
         let message = if e.is_eof() && raw.iter().all(u8::is_ascii_whitespace) {
             "The input is empty; send one JSON object.".to_string()
+        } else if comment_at(raw, e.line(), e.column()) {
+            let line = line_no.unwrap_or(e.line() as u64);
+            format!(
+                "The input is not valid JSON (line {line}, column {}): JSON has no comments; remove it.",
+                e.column()
+            )
         } else {
             let line = line_no.unwrap_or(e.line() as u64);
             format!(
@@ -894,6 +911,27 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_comment_in_the_input_is_named_as_one() {
+        for raw in [
+            "{\"channel\": \"eng\", // the board\n\"number\": 1}",
+            "{\"channel\": \"eng\", /* x */ \"number\": 1}",
+            "// first\n{\"channel\": \"eng\"}",
+        ] {
+            let failure = parse_input(raw.as_bytes()).unwrap_err();
+            assert_eq!(failure.code, code::INVALID_JSON.code);
+            assert!(
+                failure
+                    .message
+                    .ends_with("JSON has no comments; remove it."),
+                "{raw}: {failure:?}"
+            );
+        }
+        // A slash inside a string is no comment; another error is said as it is.
+        let failure = parse_input(b"{\"url\": \"https://x\", }").unwrap_err();
+        assert!(!failure.message.contains("comments"), "{failure:?}");
+    }
 
     /// `--paginate` says only what a data schema declares as a call at its
     /// top level: today the one field of an empty search.

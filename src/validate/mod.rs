@@ -877,6 +877,11 @@ fn pattern_fix(pattern: &str, input: &Value, path: &str) -> Option<String> {
         );
     }
     let re = regex::Regex::new(pattern).ok()?;
+    // Spaces around a name (`"eng "`), as a copy from a table leaves them.
+    let trimmed = given.trim();
+    if trimmed != given && !trimmed.is_empty() && re.is_match(trimmed) {
+        return Some("Drop the spaces around it: the name is written without them.".into());
+    }
     if given
         .strip_prefix('#')
         .is_some_and(|rest| re.is_match(rest))

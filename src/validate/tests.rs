@@ -885,6 +885,26 @@ fn unknown_fields_get_the_nearest_name_or_the_registry_synonym() {
 }
 
 #[test]
+fn a_name_with_spaces_around_it_is_told_to_drop_them() {
+    for name in ["eng ", " eng", "\teng\n"] {
+        let e = errors("task", "get", json!({"channel": name, "number": 1}));
+        assert_eq!(
+            e["channel"], "Drop the spaces around it: the name is written without them.",
+            "{name:?}"
+        );
+    }
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "assignee": " @bob "}),
+    );
+    assert!(e["assignee"].starts_with("Drop the spaces"), "{e:?}");
+    // A blank name has nothing to keep.
+    let e = errors("task", "get", json!({"channel": "  ", "number": 1}));
+    assert!(!e["channel"].starts_with("Drop the spaces"), "{e:?}");
+}
+
+#[test]
 fn a_channel_with_a_hash_is_told_to_drop_it() {
     let e = errors("task", "get", json!({"channel": "#eng", "number": 1}));
     assert_eq!(

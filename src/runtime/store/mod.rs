@@ -632,6 +632,18 @@ fn corrected_call(
         }
         return failure.suggest(&action.name(), arguments);
     }
+    if is(code::TASK_SCOPE_CLOSED)
+        && let Some(read) = &failure.suggested_action
+        && let Some(fields) = input.as_object()
+    {
+        // What the message says to do: the same create, on the task's board
+        // by its number, which takes subtasks of a task in any status.
+        let mut arguments = fields.clone();
+        arguments.remove("parent_task_scope");
+        arguments.insert("channel".into(), read.arguments["channel"].clone());
+        arguments.insert("parent".into(), read.arguments["number"].clone());
+        return failure.suggest(&action.name(), Value::Object(arguments));
+    }
     if !(is(code::CHANNEL_NOT_FOUND) || is(code::ASSIGNEE_NOT_FOUND)) {
         return failure;
     }

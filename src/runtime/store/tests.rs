@@ -557,14 +557,22 @@ fn subtasks_by_parent_number_and_by_task_scope<E: Engine>() {
             f.message
         );
         assert_eq!(f.details["status"], status);
+        // Its suggestion is that very call, and it runs.
+        let suggested = serde_json::to_value(f.suggested_action.unwrap()).unwrap();
+        assert_eq!(
+            suggested,
+            json!({"tool": "task_create", "arguments": {"channel": "eng", "parent": 1, "tasks": [{"title": "x"}]}})
+        );
+        let made = w.follow(&w.bob, &suggested).unwrap();
+        assert_eq!(made["tasks"][0]["parent_number"], 1, "{made}");
     }
     w.ok(
         &w.alice,
         "update",
         json!({"channel": "eng", "number": 1, "status": "in_review"}),
     );
-    assert_eq!(w.create(&w.bob, by_scope)[0]["number"], 5);
-    assert_eq!(w.titles(&w.alice, "eng", &["after"]), [6]);
+    assert_eq!(w.create(&w.bob, by_scope)[0]["number"], 7);
+    assert_eq!(w.titles(&w.alice, "eng", &["after"]), [8]);
 }
 
 fn target_is_provenance_on_the_same_board<E: Engine>() {
