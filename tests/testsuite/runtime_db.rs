@@ -124,6 +124,12 @@ fn a_uri_is_never_taken_for_a_path() {
             "target_session_attrs=any password=s3cret",
             "key=value connection string",
         ),
+        // Quotes an env file kept, and a slipped colon: never a path
+        // named after the URI, password and all.
+        ("\"postgres://al:s3cret@db.example/tasks\"", "in quotes"),
+        ("'postgres://al:s3cret@db.example/tasks'", "in quotes"),
+        ("postgres//al:s3cret@db.example/tasks", "`://` mistyped"),
+        ("postgresql;//al:s3cret@db.example/tasks", "`://` mistyped"),
         // An unexpanded `~`: never a directory named `~` here.
         ("~/store.db", "expanded only by a shell"),
         ("~", "expanded only by a shell"),

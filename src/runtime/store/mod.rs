@@ -68,12 +68,37 @@ impl Location {
             )
             .field("db", "Empty."));
         }
+        // Quotes an env file kept (`docker --env-file` does): taken for a
+        // path, a quoted URI made a file named after it, password and all.
+        if let [first @ (b'"' | b'\''), .., last] = trimmed.as_bytes()
+            && first == last
+        {
+            return Err(Failure::new(
+                code::USAGE_ERROR,
+                "--db (or AGENTTEAM_RUNTIME_DB) is in quotes, which are part of its value here (an env file read without a shell keeps them): remove them.",
+            )
+            .field("db", "Without quotes."));
+        }
         if postgres::is_uri(trimmed) {
             // A scheme is case-insensitive (RFC 3986); tokio-postgres reads
             // only the lowercase spelling.
             let (scheme, rest) = trimmed.split_once("://").expect("a URI has ://");
             let uri = format!("{}://{rest}", scheme.to_ascii_lowercase());
             return postgres::Target::parse(&uri).map(|t| Location::Postgres(Box::new(t)));
+        }
+        // A PostgreSQL URI with its colon slipped (`postgres//…`,
+        // `postgres;//…`): as a path, it made directories named after it.
+        if let Some((scheme, _)) = trimmed.split_once("//")
+            && let Some(word) = scheme
+                .strip_suffix(|c: char| !c.is_ascii_alphanumeric())
+                .or(Some(scheme))
+            && postgres::is_uri(&format!("{word}://"))
+        {
+            return Err(Failure::new(
+                code::USAGE_ERROR,
+                "--db looks like a PostgreSQL URI with its `://` mistyped: write it postgres://USER@HOST/DATABASE (or postgres:///DATABASE?host=/socket/dir). A file path can be given as ./NAME.",
+            )
+            .field("db", "A file path, or postgres://USER@HOST/DATABASE."));
         }
         // Anything that starts like a URI (`word:`), however it goes on
         // (`postgres:/run`, `postgresql:`, `file:x.db`, `postgres ://…`), is
