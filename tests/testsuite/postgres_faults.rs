@@ -551,3 +551,70 @@ fn a_database_that_stops_answering_is_a_503_after_the_store_timeout() {
         get_waited.as_secs_f64()
     );
 }
+
+/// A database that refuses a serving replica's new connections (its role's
+/// password rotated under it) leaves the store unavailable to that replica:
+/// a 503 its load balancer acts on, as for a server that is down, not a
+/// bug's 500; the log says why; the replica serves again once the login
+/// works, without a restart.
+#[test]
+fn a_login_refused_under_a_serving_replica_is_a_503_until_it_works_again() {
+    let cluster = Cluster::shared();
+    let db = cluster.new_database();
+    let role = format!("{db}_owner");
+    cluster.psql(
+        &db,
+        &format!(
+            "CREATE ROLE {role} LOGIN PASSWORD 'first-pw'; ALTER DATABASE {db} OWNER TO {role}"
+        ),
+    );
+    let uri = format!(
+        "postgres://{role}:first-pw@127.0.0.1:{}/{db}",
+        cluster.port()
+    );
+    let rt = Runtime::serve(Engine::Postgres, &uri, &["--pool-size", "2"]);
+    let ws = rt.workspace("w");
+    rt.channel(&ws, "eng");
+    let agent = rt.agent(&ws, "a");
+    assert_eq!(rt.http("GET", "/readyz", None, None).status, 200);
+
+    cluster.psql(
+        &db,
+        &format!(
+            "ALTER ROLE {role} PASSWORD 'second-pw'; SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = '{role}'"
+        ),
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let refused = loop {
+        let ready = rt.http("GET", "/readyz", None, None);
+        if ready.status != 200 || Instant::now() > deadline {
+            break ready;
+        }
+        thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(
+        refused.status,
+        503,
+        "{}",
+        String::from_utf8_lossy(&refused.body)
+    );
+    assert_eq!(refused.header("retry-after"), Some("1"));
+    let (status, body) = get_task(rt.addr, &agent, 1);
+    assert_opaque_503(status, &body);
+    let log = rt.log_containing("the store refused a new connection");
+    assert!(log.contains("(28P01)"), "{log}");
+    assert!(
+        !log.contains("first-pw") && !log.contains("second-pw"),
+        "{log}"
+    );
+
+    cluster.psql(&db, &format!("ALTER ROLE {role} PASSWORD 'first-pw'"));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while rt.http("GET", "/readyz", None, None).status != 200 {
+        assert!(Instant::now() < deadline, "not ready again within 10 s");
+        thread::sleep(Duration::from_millis(50));
+    }
+    let (status, body) = get_task(rt.addr, &agent, 1);
+    // No task 1 on this board: the store answers again.
+    assert_eq!(status, 404, "{body}");
+}

@@ -197,7 +197,19 @@ impl Drop for Conn {
 /// or the pool itself.
 fn pool_failure(e: PoolError) -> Failure {
     match e {
-        PoolError::Backend(e) => failure(&e),
+        // A connection the database will not open now, whatever it says
+        // (a password changed, the database dropped, under a serving
+        // replica): the store is unavailable to this replica, a 503 its
+        // load balancer acts on, as for a server that is down; not a bug's
+        // 500. Why goes to the log. (At start, `first` names it instead.)
+        PoolError::Backend(e) => {
+            let error = described(&e);
+            match fault(&e) {
+                Fault::Broken => tracing::error!(error, "the store refused a new connection"),
+                _ => tracing::warn!(error, "store unavailable"),
+            }
+            Failure::unavailable("The store is unavailable. Retry shortly.")
+        }
         PoolError::Timeout(_) => Failure::unavailable("The server is saturated. Retry shortly."),
         other => {
             tracing::warn!(error = %other, "no store connection");
