@@ -1263,6 +1263,52 @@ fn a_refused_migration_names_the_reason_in_the_answer_and_the_log() {
     );
 }
 
+/// A database the runtime cannot keep its schema in for a setting of its
+/// own, not a passing fault, is a usage error naming PostgreSQL's reason
+/// (it was exit 5, "The store failed. Retry later."), and nothing is made:
+/// a search_path with no schema to create in, a database not in UTF8.
+#[test]
+fn a_database_setting_the_schema_cannot_live_with_is_named() {
+    let cluster = Cluster::shared();
+    let dir = tempfile::tempdir().unwrap();
+    let db = cluster.new_database();
+    let uri = format!(
+        "{}&options=-csearch_path%3Dnowhere",
+        cluster.socket_uri(&db)
+    );
+    for command in [&["migrate"][..], &["workspace", "create", "--name", "w"]] {
+        let mut args = vec!["--db", uri.as_str()];
+        args.extend_from_slice(command);
+        let doc = refused(&runtime_in(dir.path(), &args), 2, "no secret here");
+        assert!(message(&doc).contains("(3F000)"), "{doc}");
+        assert!(
+            doc["error"]["field_errors"]["db"]
+                .as_str()
+                .unwrap()
+                .contains("search_path"),
+            "{doc}"
+        );
+    }
+    let latin = cluster.new_database();
+    let latin = format!("{latin}_latin1");
+    cluster.psql(
+        "postgres",
+        &format!("CREATE DATABASE {latin} ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0"),
+    );
+    let uri = cluster.socket_uri(&latin);
+    for command in [&["migrate"][..], &["serve"], &["migrate", "--status"]] {
+        let mut args = vec!["--db", uri.as_str()];
+        args.extend_from_slice(command);
+        let doc = refused(&runtime_in(dir.path(), &args), 2, "no secret here");
+        assert!(message(&doc).contains("is encoded LATIN1"), "{doc}");
+    }
+    let tables = cluster.psql(
+        &latin,
+        "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'",
+    );
+    assert_eq!(tables.trim(), "0", "nothing is made in it");
+}
+
 /// A store this user may only read is refused by every command that writes,
 /// as a usage error naming it (SQLite opens such a file read-only without a
 /// word, and every write failed later as a retryable store error); `migrate

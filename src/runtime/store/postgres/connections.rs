@@ -339,25 +339,54 @@ fn open_failure(target: &Target, e: PoolError) -> Failure {
 /// fix, named as PostgreSQL names it; anything else is answered as any
 /// store error is.
 pub(super) fn schema_failure(e: Error) -> Failure {
+    // Anything but a passing fault (a server going down, contention) is
+    // this database's setting, which no retry changes: said by name.
     if let Error::Db(db) = &e
         && let Some(refusal) = db.as_db_error()
-        && refusal.code().code().starts_with("42")
+        && fault(db) == Fault::Broken
     {
         tracing::error!(error = described(db), "schema refused");
+        let state = refusal.code().code();
+        let fix = if state.starts_with("42") {
+            "The user must own the database (or hold CREATE on its schema), and the database must hold no other tables of the runtime's names: give the runtime a database of its own."
+        } else if state == SqlState::INVALID_SCHEMA_NAME.code() {
+            "The user's search_path names no schema it may create in: set one (ALTER ROLE … SET search_path), or drop the URI's `options=-csearch_path=…`."
+        } else {
+            "A setting of this database or of the URI: fix it, then run the command again."
+        };
         return Failure::new(
             code::USAGE_ERROR,
             format!(
-                "PostgreSQL refused the runtime's schema: {} ({}).",
-                refusal.message(),
-                refusal.code().code()
+                "PostgreSQL refused the runtime's schema: {} ({state}).",
+                refusal.message()
             ),
         )
-        .field(
-            "db",
-            "The user must own the database (or hold CREATE on its schema), and the database must hold no other tables of the runtime's names: give the runtime a database of its own.",
-        );
+        .field("db", fix);
     }
     settle(e)
+}
+
+/// The runtime keeps UTF-8 text (any language, emoji): a database of
+/// another encoding (LATIN1, SQL_ASCII) is refused at open, by name, rather
+/// than failing a migration's or a task's first character it cannot hold.
+pub(super) async fn check_encoding<C: GenericClient>(
+    c: &C,
+    target: &Target,
+) -> Result<(), Failure> {
+    const ENCODING: &str = "SELECT current_setting('server_encoding')";
+    let encoding: String = one(c, ENCODING, &[]).await.map_err(settle)?.get(0);
+    if encoding == "UTF8" {
+        return Ok(());
+    }
+    Err(Failure::new(
+        code::USAGE_ERROR,
+        format!(
+            "Database `{}` on PostgreSQL at {} is encoded {encoding}; the runtime stores UTF-8 text and needs a UTF8 database (createdb --encoding UTF8 --template template0 …).",
+            target.dbname(),
+            target.server()
+        ),
+    )
+    .field("db", "Not a UTF8 database."))
 }
 
 /// What a store operation fails with inside this module: a refusal the

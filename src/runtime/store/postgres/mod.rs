@@ -178,6 +178,7 @@ impl PgStore {
     ) -> Result<PgStore, Failure> {
         let connections = Connections::open(target, options)?;
         let mut client = connections.first(target).await?;
+        connections::check_encoding(&client, target).await?;
         if on_open == OnOpen::Migrate {
             apply_pending(&mut client).await.map_err(schema_failure)?;
         } else {
