@@ -66,6 +66,26 @@ pub const PG_PASSFILE: EnvVar = EnvVar {
     binary: "agentteam-runtime",
     description: "PostgreSQL password file when the --db URI has no password and PGPASSWORD is unset. Default: ~/.pgpass (ignored unless private to its owner).",
 };
+pub const PG_HOST: EnvVar = EnvVar {
+    name: "PGHOST",
+    binary: "agentteam-runtime",
+    description: "PostgreSQL host(s) when the --db URI names none (as libpq reads it; a path is a socket directory). Default: /var/run/postgresql, then localhost.",
+};
+pub const PG_PORT: EnvVar = EnvVar {
+    name: "PGPORT",
+    binary: "agentteam-runtime",
+    description: "PostgreSQL port when the --db URI names none (as libpq reads it). Default: 5432.",
+};
+pub const PG_DATABASE: EnvVar = EnvVar {
+    name: "PGDATABASE",
+    binary: "agentteam-runtime",
+    description: "PostgreSQL database when the --db URI names none (as libpq reads it). Default: the user's name.",
+};
+pub const PG_SSLMODE: EnvVar = EnvVar {
+    name: "PGSSLMODE",
+    binary: "agentteam-runtime",
+    description: "sslmode when the --db URI gives none (as libpq reads it): disable, allow or prefer connect in plain text; require and verify-* are refused (no TLS to PostgreSQL yet).",
+};
 pub const RUNTIME_LOG: EnvVar = EnvVar {
     name: "RUST_LOG",
     binary: "agentteam-runtime",
@@ -92,6 +112,10 @@ pub const ALL: &[&EnvVar] = &[
     &PG_PASSWORD,
     &PG_USER,
     &PG_PASSFILE,
+    &PG_HOST,
+    &PG_PORT,
+    &PG_DATABASE,
+    &PG_SSLMODE,
     &RUNTIME_LOG,
     &NO_COLOR,
     &TERM,

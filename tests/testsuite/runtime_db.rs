@@ -14,15 +14,26 @@ use crate::support::runtime::{BIN, Engine, Runtime, admin_output, dbname, fresh_
 
 /// `agentteam-runtime ARGS…` in `dir`, with `--db` only from the arguments.
 fn runtime_in(dir: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(BIN)
+    runtime_in_env(dir, args, &[])
+}
+
+/// [`runtime_in`] with libpq's variables `env` (and no other PG* variable
+/// of the test's own environment).
+fn runtime_in_env(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(BIN);
+    command
         .args(args)
         .current_dir(dir)
         .env_remove("AGENTTEAM_RUNTIME_DB")
-        .env_remove("PGPASSWORD")
         .env("PGPASSFILE", dir.join("no-pgpass"))
-        .env("RUST_LOG", "warn")
-        .output()
-        .expect("run agentteam-runtime")
+        .env("RUST_LOG", "warn");
+    for (name, _) in std::env::vars() {
+        if name.starts_with("PG") && name != "PGPASSFILE" {
+            command.env_remove(name);
+        }
+    }
+    command.envs(env.iter().copied());
+    command.output().expect("run agentteam-runtime")
 }
 
 /// [`runtime_in`] `dir` with `--db db` before the arguments.
@@ -1307,6 +1318,73 @@ fn a_database_setting_the_schema_cannot_live_with_is_named() {
         "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'",
     );
     assert_eq!(tables.trim(), "0", "nothing is made in it");
+}
+
+/// What a URI leaves out comes from libpq's variables, as psql takes it
+/// (PGHOST, PGPORT, PGDATABASE, PGUSER, and PGSSLMODE, whose TLS modes are
+/// refused by name rather than dropped for a plain connection); what the
+/// URI says wins; libpq's `sslmode=allow` is a plain connection too.
+#[test]
+fn what_the_uri_leaves_out_comes_from_libpqs_variables() {
+    let cluster = Cluster::shared();
+    let dir = tempfile::tempdir().unwrap();
+    let db = cluster.new_database();
+    let socket = cluster.socket_dir().to_str().unwrap().to_string();
+    let port = cluster.port().to_string();
+    let env = [
+        ("PGHOST", socket.as_str()),
+        ("PGPORT", port.as_str()),
+        ("PGDATABASE", db.as_str()),
+        ("PGUSER", SUPERUSER),
+    ];
+    let status = succeeded(&runtime_in_env(
+        dir.path(),
+        &["--db", "postgres://", "migrate"],
+        &env,
+    ));
+    assert_eq!(
+        status["applied"].as_array().map(Vec::len),
+        Some(5),
+        "{status}"
+    );
+    // A user left empty is no user: PGUSER's.
+    let tcp = format!("postgres://:{PASSWORD}@127.0.0.1:{port}/{db}");
+    succeeded(&runtime_in_env(
+        dir.path(),
+        &["--db", &tcp, "migrate", "--status"],
+        &env,
+    ));
+    // A TLS mode from the environment is refused by name, not dropped.
+    let mut tls = env.to_vec();
+    tls.push(("PGSSLMODE", "verify-full"));
+    let doc = refused(
+        &runtime_in_env(dir.path(), &["--db", "postgres://", "migrate"], &tls),
+        2,
+        "no secret here",
+    );
+    assert!(
+        message(&doc).contains("PGSSLMODE asks for sslmode=verify-full"),
+        "{doc}"
+    );
+    // The URI's own sslmode wins over the environment's; `allow` is plain.
+    for mode in ["disable", "allow", "prefer"] {
+        let uri = format!("postgres://?sslmode={mode}");
+        succeeded(&runtime_in_env(
+            dir.path(),
+            &["--db", &uri, "migrate", "--status"],
+            &tls,
+        ));
+    }
+    let doc = refused(
+        &runtime_in_env(
+            dir.path(),
+            &["--db", "postgres://?sslmode=require", "migrate"],
+            &env,
+        ),
+        2,
+        "no secret here",
+    );
+    assert!(message(&doc).contains("asks for sslmode=require"), "{doc}");
 }
 
 /// A store this user may only read is refused by every command that writes,

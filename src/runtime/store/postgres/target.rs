@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
-use tokio_postgres::config::Host;
+use tokio_postgres::config::{Host, SslMode};
+
+use crate::env_vars::{PG_DATABASE, PG_HOST, PG_PORT, PG_SSLMODE};
 
 use crate::error::{Failure, code};
 
@@ -69,17 +71,38 @@ impl Target {
                 &"a `%` that is not followed by two hex digits (write a literal % as %25)",
             ));
         }
-        // The TLS modes tokio-postgres cannot even parse (libpq's
-        // verify-ca, verify-full) are refused by name as `require` is,
-        // not as a misspelt value.
-        if let Some(mode) =
-            ssl_mode_asked(uri).filter(|m| ["verify-ca", "verify-full"].contains(&m.as_str()))
-        {
-            return Err(no_tls(&shown, &mode));
-        }
+        // The sslmode asked for, by the URI or else by PGSSLMODE, as libpq
+        // reads them: a TLS mode (tokio-postgres cannot even parse libpq's
+        // verify-ca, verify-full) is refused by name; `allow` (plain first)
+        // is what `disable` does here.
+        let asked = match ssl_mode_asked(uri) {
+            Some(mode) => Some((mode, format!("`{shown}`"))),
+            None => {
+                from_env(&PG_SSLMODE).map(|mode| (mode.to_ascii_lowercase(), "PGSSLMODE".into()))
+            }
+        };
+        let ssl_mode = match asked {
+            None => None,
+            Some((mode, _)) if ["disable", "allow"].contains(&mode.as_str()) => {
+                Some(SslMode::Disable)
+            }
+            Some((mode, _)) if mode == "prefer" => Some(SslMode::Prefer),
+            Some((mode, who))
+                if ["require", "verify-ca", "verify-full"].contains(&mode.as_str()) =>
+            {
+                return Err(no_tls(&who, &mode));
+            }
+            Some((_, who)) => {
+                return Err(unusable(&format_args!(
+                    "{who} asks for an sslmode libpq does not have (disable, allow, prefer, require, verify-ca, verify-full)"
+                )));
+            }
+        };
         // tokio-postgres's own text is "invalid connection string"; what is
         // wrong (`invalid value for option \`port\``) is in its causes.
-        let mut config = tokio_postgres::Config::from_str(&query_ports_to_hosts(uri)).map_err(|e| {
+        let parsed = query_ports_to_hosts(uri);
+        let parsed = without_ssl_mode(&parsed);
+        let mut config = tokio_postgres::Config::from_str(&parsed).map_err(|e| {
             let why = with_causes(&e);
             // A second `@` before the path: a user or password with one
             // left as it is, whose tail was read as host and port.
@@ -103,18 +126,44 @@ impl Target {
                 &"its host is not a host name; an `@` in a user or password is written %40 (and `:`, `/`, `?`, `#` as %3A, %2F, %3F, %23)",
             ));
         }
-        if config.get_user().is_none() {
+        if let Some(mode) = ssl_mode {
+            config.ssl_mode(mode);
+        }
+        // What the URI leaves out, libpq takes from the environment.
+        if config.get_user().is_none_or(str::is_empty) {
             // As libpq and tokio-postgres do; set here so that messages and
             // the password file name the user the connection will use.
             config.user(default_user());
         }
-        if config.get_ssl_mode() == tokio_postgres::config::SslMode::Require {
-            // Said now, by name, rather than as a failed handshake later.
-            return Err(no_tls(&shown, "require"));
+        if config.get_dbname().is_none()
+            && let Some(dbname) = from_env(&PG_DATABASE)
+        {
+            config.dbname(dbname);
         }
         if config.get_hosts().is_empty() && config.get_hostaddrs().is_empty() {
-            config.host_path(DEFAULT_SOCKET_DIR);
-            config.host("localhost");
+            match from_env(&PG_HOST) {
+                Some(hosts) => {
+                    for host in hosts.split(',').map(str::trim) {
+                        match host.starts_with('/') {
+                            true => config.host_path(host),
+                            false => config.host(host),
+                        };
+                    }
+                }
+                None => {
+                    config.host_path(DEFAULT_SOCKET_DIR);
+                    config.host("localhost");
+                }
+            }
+        }
+        if config.get_ports().is_empty()
+            && let Some(port) = from_env(&PG_PORT)
+        {
+            let port = port
+                .trim()
+                .parse()
+                .map_err(|_| unusable(&"PGPORT is not a port number"))?;
+            config.port(port);
         }
         // Said now, by name, rather than as a connection failure later.
         let hosts = config.get_hosts().len().max(config.get_hostaddrs().len());
@@ -474,10 +523,41 @@ pub(super) fn with_causes(e: &dyn std::error::Error) -> String {
 
 /// A URI asking for TLS (`sslmode=MODE`), which this runtime does not
 /// speak yet: refused by name, before anything connects.
-fn no_tls(shown: &str, mode: &str) -> Failure {
+/// A variable libpq reads, when set and not empty.
+fn from_env(var: &crate::env_vars::EnvVar) -> Option<String> {
+    std::env::var(var.name)
+        .ok()
+        .filter(|value| !value.trim().is_empty())
+}
+
+/// `uri` without its `sslmode` parameters, which [`Target::parse`] reads
+/// itself (tokio-postgres refuses libpq's `allow` and `verify-*`).
+fn without_ssl_mode(uri: &str) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    let Some((base, query)) = uri.split_once('?') else {
+        return Cow::Borrowed(uri);
+    };
+    let is_mode = |pair: &&str| {
+        pair.split_once('=')
+            .is_some_and(|(key, _)| key.trim().eq_ignore_ascii_case("sslmode"))
+    };
+    if !query.split('&').any(|pair| is_mode(&pair)) {
+        return Cow::Borrowed(uri);
+    }
+    let kept: Vec<&str> = query.split('&').filter(|pair| !is_mode(pair)).collect();
+    match kept.is_empty() {
+        true => Cow::Owned(base.to_string()),
+        false => Cow::Owned(format!("{base}?{}", kept.join("&"))),
+    }
+}
+
+/// `who` (the URI as shown, or PGSSLMODE) asks for a TLS `mode`.
+fn no_tls(who: &str, mode: &str) -> Failure {
     Failure::new(
         code::USAGE_ERROR,
-        format!("`{shown}` asks for sslmode={mode}; agentteam-runtime does not speak TLS to PostgreSQL yet."),
+        format!(
+            "{who} asks for sslmode={mode}; agentteam-runtime does not speak TLS to PostgreSQL yet."
+        ),
     )
     .field(
         "db",
