@@ -928,8 +928,30 @@ pub(crate) fn redact_secrets(line: &str) -> String {
             word.chars().count() >= 16
                 && word.chars().any(char::is_alphabetic)
                 && word.chars().any(|c| c.is_ascii_digit())
+                && !names_a_server(word)
         },
     )
+}
+
+/// Whether `word` is a server's address as messages name one:
+/// `HOST:PORT` or `HOST:PORT/DATABASE`, the host a dotted lowercase name or
+/// an IPv4 address (`127.0.0.1:5432/agentteam`, `db.internal:5432`). The
+/// one message that says which server failed keeps it.
+fn names_a_server(word: &str) -> bool {
+    let (address, database) = word.split_once('/').unwrap_or((word, ""));
+    let Some((host, port)) = address.split_once(':') else {
+        return false;
+    };
+    host.contains('.')
+        && host
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || ".-".contains(c))
+        && !port.is_empty()
+        && port.len() <= 5
+        && port.chars().all(|c| c.is_ascii_digit())
+        && database
+            .chars()
+            .all(|c| c.is_alphanumeric() || "_-.".contains(c))
 }
 
 /// `text` with every word (a run of characters `in_word` accepts) that
@@ -1113,6 +1135,22 @@ mod tests {
             "{quoted}"
         );
         assert_eq!(redact_secrets("password:Секрет1234567890abc"), "<redacted>");
+        // A server's address is no secret: the message says which failed.
+        assert_eq!(
+            redact_secrets("PostgreSQL at at1@127.0.0.1:55499/at1 asks user `at1` for a password"),
+            "PostgreSQL at at1@127.0.0.1:55499/at1 asks user `at1` for a password"
+        );
+        assert_eq!(
+            redact_secrets("at db.internal:5432/agentteam."),
+            "at db.internal:5432/agentteam."
+        );
+        for secret in [
+            "hunter2hunter2:12345",
+            "Ab3.xYz9.Qq:5432/x",
+            "a.b:1/c/AbCdEf123456789",
+        ] {
+            assert!(redact_secrets(secret).contains("<redacted>"), "{secret}");
+        }
         // A sentence's colon after a hidden word is kept, so it still reads.
         assert_eq!(
             redact_secrets("Cannot reach al@/tmp/pg:24531/agentteam: No such file"),
