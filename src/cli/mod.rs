@@ -574,7 +574,9 @@ fn run_auth(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
 /// right command.
 fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
-    let printer = Printer::new(Some(Format::Json), false).with_profile(profile_in(args));
+    // The format asked for, where it can be read, as for any other error:
+    // text on a terminal or with `--format text`, else the JSON document.
+    let printer = Printer::new(format_in(args), false).with_profile(profile_in(args));
     match error.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             printer.stdout(&error.render().to_string());
@@ -815,6 +817,19 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
             printer.failure(&failure).code()
         }
     }
+}
+
+/// The `--format` of a command line clap refused, when it names one.
+fn format_in(args: &[OsString]) -> Option<Format> {
+    let words: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
+    words.iter().enumerate().rev().find_map(|(i, word)| {
+        let value = match word.strip_prefix("--format=") {
+            Some(value) => value,
+            None if *word == "--format" => words.get(i + 1)?,
+            None => return None,
+        };
+        <Format as clap::ValueEnum>::from_str(value, false).ok()
+    })
 }
 
 /// The `--profile` of a command line clap refused, as it was written

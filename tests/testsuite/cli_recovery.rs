@@ -883,3 +883,35 @@ fn a_cut_section_of_task_get_names_the_call_that_reads_the_rest() {
     assert!(text.contains("more: echo '"), "{text}");
     assert!(text.contains("| agentteam exec task list -"), "{text}");
 }
+
+/// A command line clap refuses is printed in the format asked for, as any
+/// other error is: with `--format text`, the message and the command that
+/// runs on stderr, nothing on stdout.
+#[test]
+fn a_refused_command_line_follows_format_text() {
+    let cli = Cli::new();
+    let run = cli.run(
+        &["--format", "text", "exec", "task", "lsit", "-"],
+        Some(r#"{"channel": "eng"}"#),
+    );
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(run.stdout, "", "{run:?}");
+    assert!(
+        run.stderr
+            .starts_with("error: usage_error: unrecognized subcommand 'lsit'"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("The route is `agentteam exec task list -`"),
+        "{}",
+        run.stderr
+    );
+    // Piped and not asked for text: the JSON document, as before.
+    let run = cli.run(
+        &["exec", "task", "lsit", "-"],
+        Some(r#"{"channel": "eng"}"#),
+    );
+    assert_eq!(run.error_code(), "usage_error");
+}
