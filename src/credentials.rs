@@ -121,9 +121,8 @@ impl Profile {
             code::FORBIDDEN,
             format!(
                 "Profile `{name}` is capped at {cap} (max_permission); {} is {}. Nothing was sent. \
-                 Use a profile allowed {} (`agentteam auth login … --max-permission {}`).",
+                 The cap is its operator's choice: ask them, or use a profile allowed {} if one was given to you.",
                 action.name(),
-                action.permission,
                 action.permission,
                 action.permission
             ),

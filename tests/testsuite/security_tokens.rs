@@ -216,7 +216,11 @@ fn a_capped_profile_refuses_before_sending_and_the_catalog_says_what_it_allows(e
     ));
     assert_eq!((code, error.as_str()), (4, "forbidden"));
     assert!(
-        message.contains("capped at agent_mutation") && message.contains("Nothing was sent"),
+        message.contains("capped at agent_mutation")
+            && message.contains("Nothing was sent")
+            // The cap is the operator's: no command that lifts it.
+            && message.contains("ask them")
+            && !message.contains("--max-permission"),
         "{message}"
     );
     assert_eq!(
