@@ -196,13 +196,53 @@ fn async_runtime() -> Result<tokio::runtime::Runtime, Failure> {
 
 /// Reads, parses and validates one input document.
 fn prepare(action: &Action, raw: &[u8]) -> Result<Value, Failure> {
-    validate(action, parse_input(raw)?)
+    checked(action, parse_input(raw)?)
 }
 
 /// [`prepare`] for line `line_no` of a batch: a JSON error names that line,
 /// not line 1 of the one-line document.
 fn prepare_line(action: &Action, raw: &[u8], line_no: u64) -> Result<Value, Failure> {
-    validate(action, parse_json(raw, Some(line_no))?)
+    checked(action, parse_json(raw, Some(line_no))?)
+}
+
+/// `input` validated for `action`; refused, it names the one other action
+/// of the domain it is valid input for, when there is one (`numbers` and
+/// `claimed` sent to `task update` are a set_claim), as its suggestion.
+/// Never a destructive action.
+fn checked(action: &Action, input: Value) -> Result<Value, Failure> {
+    validate(action, input.clone()).map_err(|failure| {
+        // Only input with a field this action has not: an update that
+        // changes nothing is no get.
+        let foreign = input.as_object().is_some_and(|fields| {
+            fields
+                .keys()
+                .any(|name| !crate::validate::names_a_field(action, name))
+        });
+        if failure.code != code::INVALID_INPUT.code
+            || failure.suggested_action.is_some()
+            || !foreign
+        {
+            return failure;
+        }
+        let mut others = crate::registry::ACTIONS.iter().filter(|other| {
+            other.domain == action.domain
+                && other.name() != action.name()
+                && !other.destructive()
+                && validate(other, input.clone()).is_ok()
+        });
+        match (others.next(), others.next()) {
+            (Some(other), None) => {
+                let message = format!(
+                    "{} The input is one for {}: `{}`.",
+                    failure.message,
+                    other.name(),
+                    other.cli_command()
+                );
+                Failure { message, ..failure }.suggest(&other.name(), input)
+            }
+            _ => failure,
+        }
+    })
 }
 
 fn single(settings: &ExecSettings, printer: &Printer) -> Result<ExitClass, Failure> {

@@ -45,6 +45,43 @@ pub static VERBS: &[(&str, &str, &str, &str)] = &[
     ),
     ("task", "remove", "delete", ""),
     ("task", "rm", "delete", ""),
+    ("task", "del", "delete", ""),
+    ("task", "destroy", "delete", ""),
+    // Words for a change a task_update makes.
+    ("task", "assign", "update", "set `assignee` (`@handle`)"),
+    ("task", "unassign", "update", "pass `\"assignee\": null`"),
+    ("task", "reopen", "update", "pass `\"status\": \"todo\"`"),
+    (
+        "task",
+        "start",
+        "update",
+        "pass `\"status\": \"in_progress\"`",
+    ),
+    (
+        "task",
+        "move",
+        "update",
+        "set `parent` (or `null` for a top-level task)",
+    ),
+    (
+        "task",
+        "archive",
+        "update",
+        "pass `\"status\": \"canceled\"`: there is no archive, and a delete is for good",
+    ),
+    ("task", "note", "checkpoint", "pass the text as `summary`"),
+    (
+        "task",
+        "progress",
+        "checkpoint",
+        "pass the text as `summary`",
+    ),
+    (
+        "task",
+        "subtask",
+        "create",
+        "set `parent` to the task's number",
+    ),
 ];
 
 /// A word that means a field only where that field is a sibling: `(word,
@@ -96,6 +133,32 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("recursive", "subtask_mode", Some("task_delete")),
     ("cascade", "subtask_mode", Some("task_delete")),
 ];
+
+/// A top-level field an action does not take, where dropping it or
+/// renaming it to the nearest name would do something else than the caller
+/// meant: `(action, word, what to do instead)`.
+pub static EXPLAINED: &[(&str, &str, &str)] = &[
+    (
+        "task_create",
+        "number",
+        "a new task's number is given by its board: drop it; for a subtask of task N, write \"parent\": N.",
+    ),
+    (
+        "task_set_claim",
+        "assignee",
+        "task_set_claim claims for the calling agent only: drop it to claim for yourself; to give a task to another member, task_update sets its assignee.",
+    ),
+    ("task_update", "add_labels", LABELS_REPLACED),
+    ("task_update", "add_label", LABELS_REPLACED),
+    ("task_update", "remove_labels", LABELS_REPLACED),
+    ("task_update", "remove_label", LABELS_REPLACED),
+    ("task_update", "add_checklist", CHECKLIST_REPLACED),
+    ("task_update", "add_checklist_item", CHECKLIST_REPLACED),
+    ("task_update", "checklist_item", CHECKLIST_REPLACED),
+];
+
+const LABELS_REPLACED: &str = "labels replaces the whole list: give every label the task is to have, the ones it keeps too (task_get shows them).";
+const CHECKLIST_REPLACED: &str = "checklist replaces the whole list: give every item the task is to have, the ones it keeps too (task_get shows them).";
 
 /// A route the CLI could not parse, resolved to the action it meant.
 #[derive(Clone, Copy)]
@@ -168,6 +231,18 @@ mod tests {
             if let Some(action) = action {
                 assert!(find_by_name(action).is_some(), "{action}");
             }
+        }
+    }
+
+    #[test]
+    fn every_explained_word_is_no_field_of_its_action() {
+        for (action, word, _) in EXPLAINED {
+            let action = find_by_name(action).expect("a real action");
+            assert!(
+                action.schema()["properties"].get(word).is_none(),
+                "{word} is a field of {}",
+                action.name()
+            );
         }
     }
 

@@ -1520,3 +1520,46 @@ fn a_text_field_by_another_name_is_the_one_this_action_has() {
     );
     assert!(e["idempotency_key"].ends_with("drop it here."), "{e:?}");
 }
+
+/// A field whose drop or nearest rename would do something else than the
+/// caller meant says what it would have done instead, and proposes no name.
+#[test]
+fn a_field_whose_fix_would_mislead_says_what_to_do_instead() {
+    let f = validate(
+        find("task", "create").unwrap(),
+        json!({"channel": "eng", "number": 1, "tasks": [{"title": "t"}]}),
+    )
+    .unwrap_err();
+    assert!(
+        f.field_errors["number"].contains(r#"for a subtask of task N, write "parent": N"#),
+        "{f:?}"
+    );
+    assert!(f.candidates.is_none(), "{f:?}");
+    let e = errors(
+        "task",
+        "set_claim",
+        json!({"channel": "eng", "numbers": [1], "claimed": true, "assignee": "@bob"}),
+    );
+    assert!(
+        e["assignee"].contains("claims for the calling agent only"),
+        "{e:?}"
+    );
+    for word in ["add_labels", "removeLabels"] {
+        let e = errors(
+            "task",
+            "update",
+            json!({"channel": "eng", "number": 1, word: ["x"]}),
+        );
+        let key = e.keys().find(|k| k.as_str() == word).unwrap();
+        assert!(e[key].contains("labels replaces the whole list"), "{e:?}");
+    }
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "checklist_item": "x"}),
+    );
+    assert!(
+        e["checklist_item"].contains("checklist replaces the whole list"),
+        "{e:?}"
+    );
+}

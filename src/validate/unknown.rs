@@ -60,8 +60,9 @@ pub(super) fn unknown_field(
     if message.contains("hidden context")
         || message.contains("pages are read by cursor")
         || message.contains("; it is `")
-        || message.contains("` is set by ")
+        || message.contains("(it is `")
         || message.contains("` is read-only")
+        || explained(action, parent_path, name).is_some()
     {
         return (message, Vec::new(), None);
     }
@@ -272,6 +273,17 @@ fn sibling_fields(action: &Action, parent_path: &str) -> Vec<String> {
         .collect()
 }
 
+/// What a field `name` at the top of `action`'s input would have done,
+/// where dropping it or renaming it to the nearest name would do something
+/// else than the caller meant ([`synonyms::EXPLAINED`]).
+fn explained(action: &Action, parent_path: &str, name: &str) -> Option<&'static str> {
+    let lower = crate::case::camel_to_snake(name).to_ascii_lowercase();
+    synonyms::EXPLAINED
+        .iter()
+        .find(|(of, word, _)| parent_path.is_empty() && *of == action.name() && *word == lower)
+        .map(|(_, _, said)| *said)
+}
+
 fn unknown_field_message(
     name: &str,
     parent_path: &str,
@@ -284,6 +296,9 @@ fn unknown_field_message(
     });
     if hidden {
         return "Unknown field: hidden context (workspace, agent, workflow run, callback effect, token) is injected by agentteam; it cannot be set in input.".into();
+    }
+    if let Some(said) = explained(action, parent_path, name) {
+        return format!("Unknown field; {said}");
     }
     let snake = crate::case::camel_to_snake(name);
     let siblings = sibling_fields(action, parent_path);

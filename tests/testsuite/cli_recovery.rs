@@ -368,6 +368,32 @@ fn a_wrong_routes_suggestion_carries_the_input_recast() {
             r#"{"channel": "eng", "number": 2}"#,
             json!({"channel": "eng", "number": 2}),
         ),
+        // Words for an update's changes, and a checkpoint's.
+        (
+            &["exec", "task", "assign", "-"],
+            r#"{"channel": "eng", "number": 2, "assignee": "@bob"}"#,
+            json!({"channel": "eng", "number": 2, "assignee": "@bob"}),
+        ),
+        (
+            &["exec", "task", "reopen", "-"],
+            r#"{"channel": "eng", "number": 2}"#,
+            json!({"channel": "eng", "number": 2, "status": "todo"}),
+        ),
+        (
+            &["exec", "task", "archive", "-"],
+            r#"{"channel": "eng", "number": 2}"#,
+            json!({"channel": "eng", "number": 2, "status": "canceled"}),
+        ),
+        (
+            &["exec", "task", "note", "-"],
+            r#"{"channel": "eng", "number": 2, "text": "halfway"}"#,
+            json!({"channel": "eng", "number": 2, "summary": "halfway"}),
+        ),
+        (
+            &["exec", "task", "destroy", "-"],
+            r#"{"channel": "eng", "number": 2}"#,
+            json!({}),
+        ),
         // A slip clap's similarity passes over.
         (
             &["exec", "task", "gte", "-"],
@@ -914,4 +940,57 @@ fn a_refused_command_line_follows_format_text() {
         Some(r#"{"channel": "eng"}"#),
     );
     assert_eq!(run.error_code(), "usage_error");
+}
+
+/// Input that is valid for one other action of the domain, sent to this
+/// one, names that action and suggests the same input there, which runs;
+/// never a destructive one, and never for input whose every field this
+/// action has (an update that changes nothing is no get).
+#[test]
+fn input_for_another_action_names_it() {
+    let runtime = Runtime::start();
+    let (cli, _) = member(&runtime);
+    let created = cli.exec(
+        "task",
+        "create",
+        r#"{"channel":"eng","tasks":[{"title":"t"}]}"#,
+        &[],
+    );
+    assert_eq!(created.code, 0, "{created:?}");
+    for (verb, input, meant) in [
+        (
+            "update",
+            json!({"channel": "eng", "numbers": [1], "claimed": true}),
+            "task_set_claim",
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "summary": "started"}),
+            "task_checkpoint",
+        ),
+        ("list", json!({"channel": "eng", "number": 1}), "task_get"),
+    ] {
+        let run = cli.exec("task", verb, &input.to_string(), &[]);
+        assert_eq!(run.error_code(), "invalid_input", "{run:?}");
+        let error = run.json()["error"].clone();
+        assert_eq!(error["suggested_action"]["tool"], meant, "{error}");
+        assert_eq!(error["suggested_action"]["arguments"], input, "{error}");
+        let retry = run_command(&cli, &error["suggested_action"]["command"], &input);
+        assert_eq!(retry.code, 0, "{retry:?}");
+    }
+    for (verb, input) in [
+        // Every field is the update's own: what is missing is a change.
+        ("update", json!({"channel": "eng", "number": 1})),
+        // Valid for a delete only: never suggested.
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "subtask_mode": "delete"}),
+        ),
+    ] {
+        let run = cli.exec("task", verb, &input.to_string(), &[]);
+        assert!(
+            run.json()["error"].get("suggested_action").is_none(),
+            "{run:?}"
+        );
+    }
 }
