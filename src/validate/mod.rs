@@ -465,6 +465,9 @@ const TYPE_NAMES: [&str; 7] = [
     "array", "boolean", "integer", "null", "number", "object", "string",
 ];
 
+/// 2^53 - 1, the largest integer every JSON reader holds exactly.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
 /// Rewrites integral numbers written with a fraction or exponent (`3.0`,
 /// `3e0`) where the schema wants an integer, so every later reader of the
 /// validated input sees the integer `3`.
@@ -479,11 +482,13 @@ fn integers(schema: &Value, value: &mut Value) {
                 Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
                 _ => false,
             };
-            // Schema bounds keep registry integers well inside i64.
+            // Every integral f64 up to 2^53 - 1 (the largest bound the
+            // registry sets, JSON's safe integers) is exactly an i64; one
+            // past it fails the schema's bound as a number.
             if let Some(f) = n.as_f64()
                 && wants_integer
                 && f.fract() == 0.0
-                && f.abs() < 9.0e15
+                && f.abs() <= MAX_SAFE_INTEGER
             {
                 *value = Value::from(f as i64);
             }

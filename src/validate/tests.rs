@@ -1563,3 +1563,21 @@ fn a_field_whose_fix_would_mislead_says_what_to_do_instead() {
         "{e:?}"
     );
 }
+
+/// An integer written as a float up to the largest bound a schema sets
+/// (2^53 - 1) reaches its reader as an integer: 9.0e15 and above stayed a
+/// float, passed the schema's bound, and the runtime answered 500.
+#[test]
+fn an_integral_float_up_to_the_largest_bound_is_read_as_an_integer() {
+    for written in ["9007199254740991.0", "9.0e15", "9000000000000001.0", "5.0"] {
+        let input: Value = serde_json::from_str(&format!(
+            r#"{{"channel": "eng", "number": 1, "checkpoints_before": {written}}}"#
+        ))
+        .unwrap();
+        let valid = validate(find("task", "get").unwrap(), input).unwrap();
+        assert!(valid["checkpoints_before"].is_i64(), "{written}: {valid}");
+    }
+    let input = json!({"channel": "eng", "number": 1, "checkpoints_before": 9007199254740992.0});
+    let e = errors("task", "get", input);
+    assert!(e.contains_key("checkpoints_before"), "{e:?}");
+}
