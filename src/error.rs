@@ -566,6 +566,7 @@ pub const MAX_FIELD_ERRORS: usize = 100;
 pub const DETAIL_NAMES: &[&str] = &[
     "current_updated_at",
     "line",
+    "made_numbers",
     "max_permission",
     "may_have_taken_effect",
     "needed_scope",

@@ -386,19 +386,33 @@ pub fn callback_completed() -> Failure {
 /// callback is open (`callback_completed` false, or a checkpoint's key,
 /// which needs no callback); once it has completed it takes no new key,
 /// so the call goes without one.
-pub fn idempotency_conflict(callback_completed: bool) -> Failure {
-    Failure::new(
+pub fn idempotency_conflict(callback_completed: bool, made: &[i64]) -> Failure {
+    let shown: Vec<String> = made.iter().map(|n| format!("#{n}")).collect();
+    // What the key made, so that a call meant as a correction of it goes
+    // to that task rather than making another under a new key.
+    let correction = match made.first() {
+        Some(first) => format!(
+            " It made {}: to correct that, task_update #{first}.",
+            shown.join(", ")
+        ),
+        None => String::new(),
+    };
+    let field = if callback_completed {
+        format!(
+            "Used before with other input, and its callback has completed, so it takes no new key: send the call without idempotency_key.{correction}"
+        )
+    } else {
+        format!("Used before with other input; use a new key.{correction}")
+    };
+    let failure = Failure::new(
         code::IDEMPOTENCY_CONFLICT,
         "This idempotency_key was already used with a different payload; this call did nothing (see field_errors).",
     )
-    .field(
-        "idempotency_key",
-        if callback_completed {
-            "Used before with other input, and its callback has completed, so it takes no new key: send the call without idempotency_key."
-        } else {
-            "Used before with other input; use a new key."
-        },
-    )
+    .field("idempotency_key", field);
+    match made.is_empty() {
+        true => failure,
+        false => failure.detail("made_numbers", json!(made)),
+    }
 }
 
 /// `expected_updated_at` was an earlier `updated_at` of the task: it changed since.

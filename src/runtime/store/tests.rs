@@ -676,10 +676,13 @@ fn idempotency_receipts<E: Engine>() {
             (f.code.as_str(), f.http_status),
             ("idempotency_conflict", 409)
         );
+        // What the key made is named, so a correction goes to it rather
+        // than making another task under a new key.
         assert_eq!(
             f.field_errors["idempotency_key"],
-            "Used before with other input; use a new key."
+            "Used before with other input; use a new key. It made #1, #2: to correct that, task_update #1."
         );
+        assert_eq!(f.details["made_numbers"], json!([1, 2]));
         assert!(f.message.contains("this call did nothing"), "{f:?}");
     }
     // Semantically identical inputs are one intent: defaults written out or
@@ -737,7 +740,8 @@ fn idempotency_receipts<E: Engine>() {
     let f = w.call_with(&w.alice, "create", changed, &ctx).unwrap_err();
     assert_eq!(f.code, "idempotency_conflict");
     assert!(
-        f.field_errors["idempotency_key"].ends_with("send the call without idempotency_key."),
+        f.field_errors["idempotency_key"]
+            .contains("send the call without idempotency_key. It made #1, #2"),
         "{f:?}"
     );
     // Replays allocated nothing and recorded nothing.

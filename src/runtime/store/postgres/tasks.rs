@@ -617,11 +617,17 @@ async fn replay<C: GenericClient>(
     (digest, ids): (&str, Value),
     callback_completed: bool,
 ) -> Result<Value> {
+    let ids: Vec<i64> = json_field(ids);
     if digest != input.payload_digest {
-        return Err(refusals::idempotency_conflict(callback_completed).into());
+        const NUMBERS: &str = "SELECT number FROM tasks WHERE id = ANY($1) ORDER BY number";
+        let made: Vec<i64> = all(c, NUMBERS, &[&ids])
+            .await?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        return Err(refusals::idempotency_conflict(callback_completed, &made).into());
     }
     // The original tasks as they are now; nothing allocated or recorded.
-    let ids: Vec<i64> = json_field(ids);
     let tasks = load_compact(c, &ids).await?;
     const DELETED: &str = "SELECT number FROM tasks \
          WHERE id = ANY($1) AND deleted_at IS NOT NULL ORDER BY number";
@@ -1433,7 +1439,7 @@ pub(super) async fn checkpoint(
     {
         let summary: String = row.get(1);
         if summary != input.summary {
-            return Err(refusals::idempotency_conflict(false).into());
+            return Err(refusals::idempotency_conflict(false, &[]).into());
         }
         // Replay: the original checkpoint; nothing appended or recorded.
         return Ok(checkpoint_answer(

@@ -538,11 +538,19 @@ pub(super) fn create_tasks(
             )
             .optional()?;
         if let Some((digest, ids)) = stored {
+            let ids: Vec<i64> = from_json(ids);
             if digest != input.payload_digest {
-                return Err(refusals::idempotency_conflict(r.callback_completed));
+                let mut made = Vec::with_capacity(ids.len());
+                for id in &ids {
+                    made.push(c.row_cached(
+                        "SELECT number FROM tasks WHERE id = ?1",
+                        [id],
+                        |r| r.get::<_, i64>(0),
+                    )?);
+                }
+                return Err(refusals::idempotency_conflict(r.callback_completed, &made));
             }
             // Replay: the original tasks as they are now; nothing allocated or recorded.
-            let ids: Vec<i64> = from_json(ids);
             let tasks = ids
                 .iter()
                 .map(|id| load_task(c, *id).map(|t| t.compact()))
@@ -1028,7 +1036,7 @@ pub(super) fn checkpoint(
             .optional()?;
         if let Some((checkpoint_id, summary, created_at)) = stored {
             if summary != input.summary {
-                return Err(refusals::idempotency_conflict(false));
+                return Err(refusals::idempotency_conflict(false, &[]));
             }
             // Replay: the original checkpoint; nothing appended or recorded.
             return Ok(checkpoint_answer(
