@@ -931,8 +931,16 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
             )
         } else {
             let line = line_no.unwrap_or(e.line() as u64);
+            // A batch line that is part of an object written over several
+            // lines (an indented document): the framing, not the JSON.
+            let framing = match line_no {
+                Some(_) if e.is_eof() || !raw.trim_ascii_start().starts_with(b"{") => {
+                    "; --batch reads one whole JSON object per line (`jq -c` writes them so)"
+                }
+                _ => "",
+            };
             format!(
-                "The input is not valid JSON (line {line}, column {}): {}.",
+                "The input is not valid JSON (line {line}, column {}): {}{framing}.",
                 e.column(),
                 crate::json::describe(&e)
             )
@@ -942,7 +950,12 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
     if !value.is_object() {
         return Err(Failure::new(
             code::INVALID_JSON,
-            "The input must be one JSON object, not an array or scalar.",
+            match (line_no, value.is_array()) {
+                (Some(_), true) => {
+                    "The input must be one JSON object per line, not an array: its items go one per line (`jq -c '.[]'` writes them so)."
+                }
+                _ => "The input must be one JSON object, not an array or scalar.",
+            },
         ));
     }
     Ok(value)
@@ -951,6 +964,26 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_batch_line_that_is_not_a_whole_object_says_how_batches_are_framed() {
+        for line in ["{", "  \"channel\": \"eng\",", "}"] {
+            let failure = parse_json(line.as_bytes(), Some(3)).unwrap_err();
+            assert!(failure.message.contains("(line 3,"), "{failure:?}");
+            assert!(
+                failure.message.contains("one whole JSON object per line"),
+                "{line}: {failure:?}"
+            );
+        }
+        let failure = parse_json(b"[{\"channel\": \"eng\"}]", Some(1)).unwrap_err();
+        assert!(failure.message.contains("jq -c '.[]'"), "{failure:?}");
+        // A whole object with a slip in it is said as it is; so is any
+        // document outside a batch.
+        let failure = parse_json(b"{\"channel\": \"eng\",}", Some(1)).unwrap_err();
+        assert!(!failure.message.contains("per line"), "{failure:?}");
+        let failure = parse_input(b"{").unwrap_err();
+        assert!(!failure.message.contains("per line"), "{failure:?}");
+    }
 
     #[test]
     fn a_comment_in_the_input_is_named_as_one() {
