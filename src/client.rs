@@ -355,7 +355,6 @@ impl Client {
         }
     }
 
-    /// The full URL of `request`, query string included.
     /// A server that cannot be reached: names the two usual causes, a
     /// stopped server and a wrong URL, and where to see the URL. The URL
     /// itself is a transport detail, which no message shows (docs/contract.md
@@ -369,6 +368,7 @@ impl Client {
         Failure { message, ..failure }
     }
 
+    /// The full URL of `request`, query string included.
     pub fn url(&self, request: &WireRequest) -> String {
         let url = format!("{}{}", self.base, request.path);
         match reqwest::Url::parse_with_params(&url, &request.query) {

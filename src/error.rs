@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// The process exit status classes (README "Exit status").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ExitClass {
     Success = 0,
@@ -34,6 +34,21 @@ impl ExitClass {
 
     pub fn code(self) -> i32 {
         self as i32
+    }
+
+    /// How bad the class is, for the one status a `--batch` ends with (its
+    /// worst line's): internal > credentials > transient > rejected >
+    /// usage, as [`ExitClass::meaning`] says. Not the exit numbers' order,
+    /// which is why the class is not `Ord`.
+    pub fn severity(self) -> u8 {
+        match self {
+            ExitClass::Success => 0,
+            ExitClass::Usage => 1,
+            ExitClass::Rejected => 2,
+            ExitClass::Transient => 3,
+            ExitClass::Credentials => 4,
+            ExitClass::Internal => 5,
+        }
     }
 
     pub fn meaning(self) -> &'static str {
@@ -410,7 +425,6 @@ impl Failure {
         }
     }
 
-    /// An `invalid_input` failure naming each bad field.
     /// `invalid_input` with `field_errors`: at most [`MAX_FIELD_ERRORS`] of
     /// them (the first by path); given more, the message says so.
     pub fn invalid_input(field_errors: BTreeMap<String, String>) -> Self {
@@ -555,7 +569,6 @@ impl fmt::Display for Failure {
 
 impl std::error::Error for Failure {}
 
-/// The JSON Schema of the error document, shared by every action.
 /// The most field errors one answer carries, however much input is wrong:
 /// an answer stays small whatever a request holds (and a producer stops
 /// looking past one more than this, which is how the message knows).
@@ -578,6 +591,7 @@ pub const DETAIL_NAMES: &[&str] = &[
     "took_effect",
 ];
 
+/// The JSON Schema of the error document, shared by every action.
 pub fn error_schema() -> Value {
     let codes: Vec<&str> = ERROR_CODES.iter().map(|c| c.code).collect();
     let catalog: Vec<Value> = ERROR_CODES

@@ -549,18 +549,6 @@ fn resume_from(mut failure: Failure, input: &Value, emitted: u64) -> Failure {
     failure
 }
 
-/// How bad an exit class is, for the one status a batch ends with.
-fn severity(class: ExitClass) -> u8 {
-    match class {
-        ExitClass::Success => 0,
-        ExitClass::Usage => 1,
-        ExitClass::Rejected => 2,
-        ExitClass::Transient => 3,
-        ExitClass::Credentials => 4,
-        ExitClass::Internal => 5,
-    }
-}
-
 /// `--batch`: NDJSON in, one result line per non-blank input line, in input
 /// order, over one connection pool with at most `concurrency` in flight.
 fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> ExitClass {
@@ -637,13 +625,13 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
                     let failure = failure.detail(crate::registry::BATCH_LINE, json!(line_no));
                     printer.line(&printer.error_document(&failure));
                     failed += 1;
-                    if severity(failure.class) > severity(worst) {
+                    if failure.class.severity() > worst.severity() {
                         worst_code = failure.code.clone();
                     }
                     failure.class
                 }
             };
-            if severity(class) > severity(worst) {
+            if class.severity() > worst.severity() {
                 worst = class;
             }
             done += 1;

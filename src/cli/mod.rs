@@ -1084,9 +1084,6 @@ fn context_string(error: &clap::Error, kind: clap::error::ContextKind) -> Option
     }
 }
 
-/// The words that name a route: those after `exec`, or from the first word
-/// that is a domain when `exec` was left out. Flags and their values are
-/// skipped; a flag value is never a domain, so it cannot start the route.
 /// The command line `args` meant, with the flags of `action` written
 /// before the route moved right after it, each with its value: `agentteam
 /// --concurrency 4 exec task list --batch -` becomes `agentteam exec task
@@ -1181,6 +1178,9 @@ fn command_line(words: &[String]) -> String {
         .join(" ")
 }
 
+/// The words that name a route: those after `exec`, or from the first word
+/// that is a domain when `exec` was left out. Flags and their values are
+/// skipped; a flag value is never a domain, so it cannot start the route.
 fn route_words(args: &[OsString]) -> Vec<&str> {
     let words: Vec<&str> = args
         .iter()

@@ -305,12 +305,12 @@ pub const ANY_CALL_REFUSALS: [ErrorCode; 6] = [
 /// The refusals of a request body: too large, or not in time.
 pub const BODY_REFUSALS: [ErrorCode; 2] = [code::INPUT_TOO_LARGE, code::TIMEOUT];
 
-/// One canonical action.
 /// The `meta` field of a `--batch` result that names the input line it
 /// answers (a failure has it in `details`). The CLI adds it; the wire never
 /// carries it.
 pub const BATCH_LINE: &str = "line";
 
+/// One canonical action.
 pub struct Action {
     pub domain: &'static str,
     pub verb: &'static str,

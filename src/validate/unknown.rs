@@ -18,9 +18,6 @@ pub(super) const FIELDS_HERE: &str = "Unknown field; the fields here are";
 /// no one name is proposed.
 const NEAREST_NAMES: usize = 3;
 
-/// The message for an unknown field and the known names it may have meant,
-/// nearest first: the snake_case spelling, the registry's synonym, or the
-/// siblings nearest by edit distance.
 /// The fix an unknown field's message proposes, when making it is all the
 /// message asks: the input is then judged again as fixed, so what is wrong
 /// inside the value is said in the same answer (`validate::said_once_fixed`).
@@ -32,6 +29,9 @@ pub(super) enum Fix {
     Unwrap,
 }
 
+/// The message for an unknown field and the known names it may have meant,
+/// nearest first: the snake_case spelling, the registry's synonym, or the
+/// siblings nearest by edit distance.
 pub(super) fn unknown_field(
     name: &str,
     parent_path: &str,

@@ -968,8 +968,6 @@ pub fn checkpoint_value(id: i64, summary: &str, author_handle: &str, created_at:
     })
 }
 
-/// The `task_checkpoint` answer: the checkpoint appended (or, `reused`,
-/// the one its idempotency_key appended before) and its task as it is now.
 /// A keyed create's replay: its original tasks as they are now, and the
 /// numbers of those deleted since (listed as they were when deleted, which
 /// no other answer shows as live), when there are any.
@@ -982,6 +980,8 @@ pub fn replayed(tasks: Vec<Value>, mut deleted: Vec<i64>) -> Value {
     answer
 }
 
+/// The `task_checkpoint` answer: the checkpoint appended (or, `reused`,
+/// the one its idempotency_key appended before) and its task as it is now.
 pub fn checkpoint_answer(checkpoint: Value, task: Value, reused: bool) -> Value {
     json!({"checkpoint": checkpoint, "task": task, "reused": reused})
 }
