@@ -316,7 +316,7 @@ impl Client {
                 // a read cut off is retried as any transient failure.
                 Err(unsent)
                     if unsent.succeeded
-                        && (!may_retry || unsent.failure.code == code::INVALID_RESPONSE.code) =>
+                        && (!may_retry || unsent.failure.is(code::INVALID_RESPONSE)) =>
                 {
                     return Err(unreadable_success(unsent.failure, may_retry));
                 }
@@ -326,7 +326,7 @@ impl Client {
                 }
             };
             if failure.class != ExitClass::Transient || retries_left == 0 {
-                return Err(if failure.code == code::UNAUTHORIZED.code {
+                return Err(if failure.is(code::UNAUTHORIZED) {
                     session.explain_unauthorized(failure, refreshed)
                 } else if [code::NETWORK_ERROR.code, code::TIMEOUT.code]
                     .contains(&failure.code.as_str())
@@ -337,7 +337,7 @@ impl Client {
                     && may_have_arrived
                     && failure.class == ExitClass::Transient
                     // Refused for the rate, so not acted on.
-                    && failure.code != code::RATE_LIMITED.code
+                    && !failure.is(code::RATE_LIMITED)
                 {
                     not_safe_to_repeat(failure)
                 } else {

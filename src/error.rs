@@ -492,6 +492,11 @@ impl Failure {
         self
     }
 
+    /// Whether this failure is of the registered code `c`.
+    pub fn is(&self, c: ErrorCode) -> bool {
+        self.code == c.code
+    }
+
     /// Adds the fact `key` (one of [`DETAIL_NAMES`]) to `details`.
     pub fn detail(mut self, key: &str, value: Value) -> Self {
         debug_assert!(DETAIL_NAMES.contains(&key), "add `{key}` to DETAIL_NAMES");

@@ -218,10 +218,7 @@ fn checked(action: &Action, input: Value) -> Result<Value, Failure> {
                 .keys()
                 .any(|name| !crate::validate::names_a_field(action, name))
         });
-        if failure.code != code::INVALID_INPUT.code
-            || failure.suggested_action.is_some()
-            || !foreign
-        {
+        if !failure.is(code::INVALID_INPUT) || failure.suggested_action.is_some() || !foreign {
             return failure;
         }
         let mut others = crate::registry::ACTIONS.iter().filter(|other| {
@@ -536,7 +533,7 @@ fn resume_from(mut failure: Failure, input: &Value, emitted: u64) -> Failure {
     // A cursor the server refused is no place to go on from: its message
     // says to list again without one.
     if emitted > 0
-        && failure.code != code::CURSOR_INVALID.code
+        && !failure.is(code::CURSOR_INVALID)
         && let Some(cursor) = input.get("cursor").and_then(Value::as_str)
     {
         failure.message = crate::error::followed_by(

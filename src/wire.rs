@@ -195,7 +195,7 @@ fn with_decoding_problems(
         return checked;
     }
     let failure = match checked {
-        Err(failure) if failure.code == code::INVALID_INPUT.code => failure,
+        Err(failure) if failure.is(code::INVALID_INPUT) => failure,
         _ => return Err(Failure::invalid_input(decoding)),
     };
     let mut errors = failure.field_errors.clone();

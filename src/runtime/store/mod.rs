@@ -648,7 +648,7 @@ fn corrected_call(
     input: &Value,
     failure: Failure,
 ) -> Failure {
-    let is = |c: crate::error::ErrorCode| failure.code == c.code;
+    let is = |c| failure.is(c);
     if is(code::CURSOR_INVALID) {
         // What the message says to do: the same list from its first page.
         let mut arguments = input.clone();
