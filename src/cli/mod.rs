@@ -314,7 +314,7 @@ fn auth_command() -> Command {
                     Arg::new("max_permission")
                         .long("max-permission")
                         .value_name("CLASS")
-                        .value_parser(["read_only", "agent_mutation", "destructive"])
+                        .value_parser(registry::Permission::ALL.map(registry::Permission::as_str))
                         .help("Cap the profile at this permission class: actions above it are refused before sending [default: the profile's cap; destructive, no cap, for a new profile]"),
                 )
                 .arg(

@@ -83,8 +83,10 @@ impl std::str::FromStr for Permission {
 
     fn from_str(text: &str) -> Result<Permission, String> {
         Permission::parse(text).ok_or_else(|| {
+            let names: Vec<&str> = Permission::ALL.map(Permission::as_str).to_vec();
             format!(
-                "expected one of read_only, agent_mutation, destructive, not `{}`",
+                "expected one of {}, not `{}`",
+                names.join(", "),
                 crate::text::clip(text, 64)
             )
         })

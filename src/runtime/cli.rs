@@ -191,7 +191,7 @@ struct TokenOptions {
     /// the ones before it (read_only < agent_mutation < destructive). The
     /// runtime refuses an action above it with 403 `forbidden`.
     #[arg(long, value_name = "CLASS", default_value = "destructive",
-          value_parser = ["read_only", "agent_mutation", "destructive"])]
+          value_parser = Permission::ALL.map(Permission::as_str))]
     scope: String,
     /// How long the token lives: seconds, or a number with s, m, h or d
     /// (e.g. 15m); at most 90d. Once expired it is refused with 401, and the
