@@ -782,10 +782,9 @@ fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                     suggested.command = Some(command);
                 }
             } else if let Some(hint) = hint {
-                let how = if hint.how.is_empty() {
-                    String::new()
-                } else {
-                    format!(", and {}", hint.how)
+                let how = match hint.how() {
+                    how if how.is_empty() => how,
+                    how => format!(", and {how}"),
                 };
                 failure.message = format!(
                     "{}. The route is `{}`{how}.",
@@ -955,18 +954,14 @@ fn recast_stdin(
         }
         recast.insert(list, json!([one_item]));
     }
-    let named = hint.how.split('`').nth(1).and_then(|member| {
-        serde_json::from_str::<serde_json::Value>(&format!("{{{member}}}")).ok()
-    });
-    if let Some(serde_json::Value::Object(named)) = named {
-        for (name, value) in named {
-            // The input's own word wins over the route's reading of it:
-            // `claim` with `"claimed": false` is no call to fill in.
-            match recast.get(&name) {
-                Some(given) if *given != value => return None,
-                _ => recast.insert(name, value),
-            };
-        }
+    if let Some((name, value)) = hint.verb.and_then(|verb| verb.sets) {
+        let value: serde_json::Value = serde_json::from_str(value).ok()?;
+        // The input's own word wins over the route's reading of it:
+        // `claim` with `"claimed": false` is no call to fill in.
+        match recast.get(name) {
+            Some(given) if *given != value => return None,
+            _ => recast.insert(name.to_string(), value),
+        };
     }
     // Fields given as flags too (`exec list - --limit 5`).
     flag_fields(action, args, &mut recast)?;

@@ -6,80 +6,103 @@
 
 use super::{ACTIONS, Action, find};
 
-/// A route word that is not an action: `(domain, word, verb it meant, how
-/// to use that action for it)`.
-pub static VERBS: &[(&str, &str, &str, &str)] = &[
-    ("task", "claim", "set_claim", "pass `\"claimed\": true`"),
-    ("task", "unclaim", "set_claim", "pass `\"claimed\": false`"),
-    ("task", "release", "set_claim", "pass `\"claimed\": false`"),
-    ("task", "search", "list", "pass the words as `query`"),
-    ("task", "find", "list", "pass the words as `query`"),
-    ("task", "ls", "list", ""),
-    ("task", "take", "set_claim", "pass `\"claimed\": true`"),
-    ("task", "grab", "set_claim", "pass `\"claimed\": true`"),
-    ("task", "show", "get", ""),
-    ("task", "view", "get", ""),
-    ("task", "read", "get", ""),
-    ("task", "fetch", "get", ""),
-    ("task", "info", "get", ""),
+/// A route word that is not an action, and what it meant.
+pub struct Verb {
+    pub domain: &'static str,
+    pub word: &'static str,
+    /// The verb of the action it meant.
+    pub meant: &'static str,
+    /// The field and JSON value the word itself stands for (`claim`:
+    /// `"claimed": true`), which the suggestion fills in.
+    pub sets: Option<(&'static str, &'static str)>,
+    /// What else to pass, in words; may be empty.
+    pub note: &'static str,
+}
+
+impl Verb {
+    /// How to use the action for what was asked: the field the word sets,
+    /// then the note; empty when neither.
+    pub fn how(&self) -> String {
+        let sets = self
+            .sets
+            .map(|(field, value)| format!("pass `\"{field}\": {value}`"));
+        match (sets, self.note) {
+            (Some(sets), "") => sets,
+            (Some(sets), note) => format!("{sets}: {note}"),
+            (None, note) => note.to_string(),
+        }
+    }
+}
+
+const fn task_verb(
+    word: &'static str,
+    meant: &'static str,
+    sets: Option<(&'static str, &'static str)>,
+    note: &'static str,
+) -> Verb {
+    Verb {
+        domain: "task",
+        word,
+        meant,
+        sets,
+        note,
+    }
+}
+
+/// The route words that are not actions (a new domain adds its rows, made
+/// with its own helper).
+pub static VERBS: &[Verb] = &[
+    task_verb("claim", "set_claim", Some(("claimed", "true")), ""),
+    task_verb("unclaim", "set_claim", Some(("claimed", "false")), ""),
+    task_verb("release", "set_claim", Some(("claimed", "false")), ""),
+    task_verb("search", "list", None, "pass the words as `query`"),
+    task_verb("find", "list", None, "pass the words as `query`"),
+    task_verb("ls", "list", None, ""),
+    task_verb("take", "set_claim", Some(("claimed", "true")), ""),
+    task_verb("grab", "set_claim", Some(("claimed", "true")), ""),
+    task_verb("show", "get", None, ""),
+    task_verb("view", "get", None, ""),
+    task_verb("read", "get", None, ""),
+    task_verb("fetch", "get", None, ""),
+    task_verb("info", "get", None, ""),
     // Closing a task is a status, never a delete.
-    ("task", "complete", "update", "pass `\"status\": \"done\"`"),
-    ("task", "done", "update", "pass `\"status\": \"done\"`"),
-    ("task", "finish", "update", "pass `\"status\": \"done\"`"),
-    ("task", "close", "update", "pass `\"status\": \"done\"`"),
-    ("task", "resolve", "update", "pass `\"status\": \"done\"`"),
-    (
-        "task",
-        "cancel",
-        "update",
-        "pass `\"status\": \"canceled\"`",
-    ),
-    ("task", "add", "create", ""),
-    ("task", "new", "create", ""),
-    ("task", "edit", "update", ""),
-    (
-        "task",
-        "comment",
-        "checkpoint",
-        "pass the text as `summary`",
-    ),
-    ("task", "remove", "delete", ""),
-    ("task", "rm", "delete", ""),
-    ("task", "del", "delete", ""),
-    ("task", "destroy", "delete", ""),
+    task_verb("complete", "update", Some(("status", "\"done\"")), ""),
+    task_verb("done", "update", Some(("status", "\"done\"")), ""),
+    task_verb("finish", "update", Some(("status", "\"done\"")), ""),
+    task_verb("close", "update", Some(("status", "\"done\"")), ""),
+    task_verb("resolve", "update", Some(("status", "\"done\"")), ""),
+    task_verb("cancel", "update", Some(("status", "\"canceled\"")), ""),
+    task_verb("add", "create", None, ""),
+    task_verb("new", "create", None, ""),
+    task_verb("edit", "update", None, ""),
+    task_verb("comment", "checkpoint", None, "pass the text as `summary`"),
+    task_verb("remove", "delete", None, ""),
+    task_verb("rm", "delete", None, ""),
+    task_verb("del", "delete", None, ""),
+    task_verb("destroy", "delete", None, ""),
     // Words for a change a task_update makes.
-    ("task", "assign", "update", "set `assignee` (`@handle`)"),
-    ("task", "unassign", "update", "pass `\"assignee\": null`"),
-    ("task", "reopen", "update", "pass `\"status\": \"todo\"`"),
-    (
-        "task",
-        "start",
-        "update",
-        "pass `\"status\": \"in_progress\"`",
-    ),
-    (
-        "task",
+    task_verb("assign", "update", None, "set `assignee` (`@handle`)"),
+    task_verb("unassign", "update", Some(("assignee", "null")), ""),
+    task_verb("reopen", "update", Some(("status", "\"todo\"")), ""),
+    task_verb("start", "update", Some(("status", "\"in_progress\"")), ""),
+    task_verb(
         "move",
         "update",
+        None,
         "set `parent` (or `null` for a top-level task)",
     ),
-    (
-        "task",
+    task_verb(
         "archive",
         "update",
-        "pass `\"status\": \"canceled\"`: there is no archive, and a delete is for good",
+        Some(("status", "\"canceled\"")),
+        "there is no archive, and a delete is for good",
     ),
-    ("task", "note", "checkpoint", "pass the text as `summary`"),
-    (
-        "task",
-        "progress",
-        "checkpoint",
-        "pass the text as `summary`",
-    ),
-    (
-        "task",
+    task_verb("note", "checkpoint", None, "pass the text as `summary`"),
+    task_verb("progress", "checkpoint", None, "pass the text as `summary`"),
+    task_verb(
         "subtask",
         "create",
+        None,
         "set `parent` to the task's number",
     ),
 ];
@@ -164,15 +187,22 @@ const CHECKLIST_REPLACED: &str = "checklist replaces the whole list: give every 
 #[derive(Clone, Copy)]
 pub struct RouteHint {
     pub action: &'static Action,
-    /// How to use that action for what was asked; may be empty.
-    pub how: &'static str,
+    /// The synonym it was found by, if any: what it sets and says.
+    pub verb: Option<&'static Verb>,
+}
+
+impl RouteHint {
+    /// How to use the action for what was asked; may be empty.
+    pub fn how(&self) -> String {
+        self.verb.map(Verb::how).unwrap_or_default()
+    }
 }
 
 /// The action meant by `words`, the route words after `exec`: an action's
 /// name or id in one word (`task_get`, `task.get`), a verb with dashes
 /// (`set-claim`), or a synonym from [`VERBS`].
 pub fn route(words: &[&str]) -> Option<RouteHint> {
-    let hint = |action| RouteHint { action, how: "" };
+    let hint = |action| RouteHint { action, verb: None };
     let first = *words.first()?;
     if let Some(action) = ACTIONS
         .iter()
@@ -188,16 +218,15 @@ pub fn route(words: &[&str]) -> Option<RouteHint> {
     if let (Some(action), None) = (owners.next(), owners.next()) {
         return Some(hint(action));
     }
-    let verb = words.get(1)?.replace('-', "_");
-    if let Some(action) = find(first, &verb) {
+    let word = words.get(1)?.replace('-', "_");
+    if let Some(action) = find(first, &word) {
         return Some(hint(action));
     }
-    VERBS
-        .iter()
-        .find(|(domain, word, _, _)| *domain == first && *word == verb)
-        .and_then(|(domain, _, meant, how)| {
-            find(domain, meant).map(|action| RouteHint { action, how })
-        })
+    let verb = VERBS.iter().find(|v| v.domain == first && v.word == word)?;
+    find(verb.domain, verb.meant).map(|action| RouteHint {
+        action,
+        verb: Some(verb),
+    })
 }
 
 #[cfg(test)]
@@ -207,9 +236,22 @@ mod tests {
 
     #[test]
     fn every_synonym_names_a_real_route_or_field() {
-        for (domain, word, meant, _) in VERBS {
-            assert!(find(domain, meant).is_some(), "{domain} {meant}");
-            assert!(find(domain, word).is_none(), "{word} is a real verb");
+        for verb in VERBS {
+            let action = find(verb.domain, verb.meant);
+            assert!(action.is_some(), "{} {}", verb.domain, verb.meant);
+            assert!(
+                find(verb.domain, verb.word).is_none(),
+                "{} is a real verb",
+                verb.word
+            );
+            // What a word sets is a field of its action, with a JSON value.
+            if let Some((field, value)) = verb.sets {
+                assert!(
+                    action.unwrap().schema()["properties"].get(field).is_some(),
+                    "{field}"
+                );
+                serde_json::from_str::<serde_json::Value>(value).expect(value);
+            }
         }
         for (word, field, action) in FIELDS {
             let mut targeted = false;
