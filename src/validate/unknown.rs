@@ -38,13 +38,13 @@ pub(super) fn unknown_field(
     action: &Action,
     parent: Option<&Value>,
 ) -> (String, Vec<String>, Option<Fix>) {
-    let mut message = unknown_field_message(name, parent_path, action, parent);
+    let (said, mut message) = unknown_field_message(name, parent_path, action, parent);
     let siblings = sibling_fields(action, parent_path);
     // An object of this level's own fields, wrapped (`patch: {status}`,
     // `changes: {…}`, `data: {…}`, as some APIs take an update): unwrap
     // it, whatever the wrapper's name is near (`changes` is no `channel`,
     // `body` no `description`, when what it holds are this level's fields).
-    if !message.contains("hidden context") && wraps_siblings(&siblings, parent, name) {
+    if said != Said::Hidden && wraps_siblings(&siblings, parent, name) {
         let shown = crate::credentials::redact_token_like(name);
         return (
             format!(
@@ -57,21 +57,15 @@ pub(super) fn unknown_field(
     }
     // Hidden context cannot be set, and a field of another action is
     // fixed by that action: no name here would do.
-    if message.contains("hidden context")
-        || message.contains("pages are read by cursor")
-        || message.contains("; it is `")
-        || message.contains("(it is `")
-        || message.contains("` is read-only")
-        || explained(action, parent_path, name).is_some()
-    {
+    if matches!(said, Said::Hidden | Said::NoNameHere) {
         return (message, Vec::new(), None);
     }
     let snake = crate::case::camel_to_snake(name);
     // The name the message proposes comes first, then the nearest others.
-    let proposed = siblings
-        .iter()
-        .find(|s| message.contains(&format!("`{s}`")))
-        .map(String::as_str);
+    let proposed = match &said {
+        Said::Here(field) | Said::Elsewhere(Some(field)) => Some(field.as_str()),
+        _ => None,
+    };
     let lower = snake.to_ascii_lowercase();
     let mut ranked: Vec<(usize, &str)> = siblings
         .iter()
@@ -88,8 +82,8 @@ pub(super) fn unknown_field(
     let names = match proposed {
         Some(field) => {
             // Only for a rename here, and not over a value the field has.
-            let renamed = !message.starts_with("Unknown field here")
-                && parent.is_some_and(|p| p.get(field).is_none());
+            let renamed =
+                matches!(said, Said::Here(_)) && parent.is_some_and(|p| p.get(field).is_none());
             let written = parent
                 .and_then(|p| p.get(name))
                 .filter(|_| renamed)
@@ -113,10 +107,10 @@ pub(super) fn unknown_field(
         }
         // A field at the wrong level: the message says where it goes; no
         // name here would do.
-        None if message.starts_with("Unknown field here") => Vec::new(),
+        None if matches!(said, Said::Elsewhere(_)) => Vec::new(),
         // Nothing near: the fields there are, and no candidate that would
         // only fail in its turn (`force` is no misspelt `number`).
-        None if message == "Unknown field." => {
+        None if said == Said::Nothing => {
             let fields: Vec<String> = siblings.iter().map(|s| format!("`{s}`")).collect();
             message = format!(
                 "{FIELDS_HERE} {}: rename it to the one meant, or drop it.",
@@ -284,26 +278,48 @@ fn explained(action: &Action, parent_path: &str, name: &str) -> Option<&'static 
         .map(|(_, _, said)| *said)
 }
 
+/// What an unknown field's message says of it, so that what follows (its
+/// candidates, a fix) is decided by kind rather than by reading the words.
+#[derive(Debug, PartialEq, Eq)]
+enum Said {
+    /// Hidden context, which no input sets.
+    Hidden,
+    /// No name here would do: a page number, another action's field, a
+    /// read-only one, or one whose drop or rename would mislead.
+    NoNameHere,
+    /// This field here, which the message proposes.
+    Here(String),
+    /// A field of this action at another level; the field here that holds
+    /// it, when there is one (`tasks` for a task's `description`).
+    Elsewhere(Option<String>),
+    /// Nothing near.
+    Nothing,
+}
+
 fn unknown_field_message(
     name: &str,
     parent_path: &str,
     action: &Action,
     parent: Option<&Value>,
-) -> String {
+) -> (Said, String) {
     let hidden = HiddenContext::ALL.iter().any(|h| {
         h.spellings()
             .contains(&crate::case::camel_to_snake(name).as_str())
     });
     if hidden {
-        return "Unknown field: hidden context (workspace, agent, workflow run, callback effect, token) is injected by agentteam; it cannot be set in input.".into();
+        return (
+            Said::Hidden,
+            "Unknown field: hidden context (workspace, agent, workflow run, callback effect, token) is injected by agentteam; it cannot be set in input.".into(),
+        );
     }
     if let Some(said) = explained(action, parent_path, name) {
-        return format!("Unknown field; {said}");
+        return (Said::NoNameHere, format!("Unknown field; {said}"));
     }
     let snake = crate::case::camel_to_snake(name);
     let siblings = sibling_fields(action, parent_path);
     if snake != name && siblings.contains(&snake) {
-        return format!("Unknown field; fields are snake_case: use `{snake}`.");
+        let message = format!("Unknown field; fields are snake_case: use `{snake}`.");
+        return (Said::Here(snake), message);
     }
     let lower = snake.to_ascii_lowercase();
     // A word that means a field only where that field is a sibling (`title`
@@ -312,7 +328,10 @@ fn unknown_field_message(
         .iter()
         .find(|(w, field)| *w == lower && siblings.iter().any(|s| s == field))
     {
-        return format!("Unknown field; use `{field}`.");
+        return (
+            Said::Here(field.to_string()),
+            format!("Unknown field; use `{field}`."),
+        );
     }
     // A word may mean a field of several actions (`body`: a task's
     // `description`, a checkpoint's `summary`): the one here first.
@@ -323,17 +342,24 @@ fn unknown_field_message(
     if let Some((_, field, elsewhere)) = synonym {
         if ["page", "offset"].contains(&lower.as_str()) && siblings.iter().any(|s| s == field) {
             // A page number or offset has no cursor to become.
-            return "Unknown field; pages are read by cursor, not by number: drop it, and for the next page pass the next cursor the last page answered as `cursor`.".into();
+            return (
+                Said::NoNameHere,
+                "Unknown field; pages are read by cursor, not by number: drop it, and for the next page pass the next cursor the last page answered as `cursor`.".into(),
+            );
         }
         if siblings.iter().any(|s| s == field) {
-            return format!("Unknown field; use `{field}`.");
+            return (
+                Said::Here(field.to_string()),
+                format!("Unknown field; use `{field}`."),
+            );
         }
         if let Some(other) = elsewhere.and_then(find_by_name) {
-            return format!(
+            let message = format!(
                 "Unknown field; it is `{field}` of {} (`{}`).",
                 other.name(),
                 other.cli_command()
             );
+            return (Said::NoNameHere, message);
         }
     }
     // A claim's state by another name (`state: "claimed"`): `claimed`,
@@ -342,7 +368,10 @@ fn unknown_field_message(
         && parent.is_some_and(|p| p.get("claimed").is_none())
         && ["state", "status", "claim", "claim_state", "action"].contains(&lower.as_str())
     {
-        return "Unknown field; use `claimed`: `true` claims, `false` releases.".into();
+        return (
+            Said::Here("claimed".into()),
+            "Unknown field; use `claimed`: `true` claims, `false` releases.".into(),
+        );
     }
     // A slip of the finger on a field here comes first.
     let nearest = siblings
@@ -350,22 +379,28 @@ fn unknown_field_message(
         .map(|s| (edit_distance(&lower, s), s.as_str()))
         .filter(|(d, s)| *d <= (s.len() / 3).clamp(1, 3))
         .min();
+    let did_you_mean = |field: &str| {
+        (
+            Said::Here(field.to_string()),
+            format!("Unknown field; did you mean `{field}`?"),
+        )
+    };
     if let Some((_, field)) = nearest {
-        return format!("Unknown field; did you mean `{field}`?");
+        return did_you_mean(field);
     }
     // The start of exactly one field's name (`desc`, `prio`).
     let mut started = siblings
         .iter()
         .filter(|s| lower.len() >= 3 && s.starts_with(lower.as_str()));
     if let (Some(field), None) = (started.next(), started.next()) {
-        return format!("Unknown field; did you mean `{field}`?");
+        return did_you_mean(field);
     }
     // One word of exactly one field's name (`mode` for `subtask_mode`).
     let mut holding = siblings
         .iter()
         .filter(|s| s.contains('_') && s.split('_').any(|word| word == lower));
     if let (Some(field), None) = (holding.next(), holding.next()) {
-        return format!("Unknown field; did you mean `{field}`?");
+        return did_you_mean(field);
     }
     // A field of this action given at the wrong level (a list filter at the
     // top, a task's title beside `tasks`): where it goes, and its shape.
@@ -376,14 +411,21 @@ fn unknown_field_message(
         None => synonym.map_or(lower.as_str(), |(_, field, _)| field),
     };
     if let Some(home) = home_elsewhere(action, parent_path, wanted) {
-        return format!(
+        let container = home.trim_end_matches("/*");
+        let message = format!(
             "Unknown field here; `{wanted}` belongs {}: `{}`.",
-            match home.as_str() {
+            match container {
                 "" => "at the top level of the input".to_string(),
-                home => format!("in `{}`", home.trim_end_matches("/*")),
+                container => format!("in `{container}`"),
             },
             shape(&home, wanted)
         );
+        // The field here that holds it, if it is one of this level's.
+        let holder = siblings
+            .iter()
+            .find(|s| container == s.as_str() || container.starts_with(&format!("{s}/")))
+            .cloned();
+        return (Said::Elsewhere(holder), message);
     }
     // A field another action sets (`status` on a checkpoint).
     if let Some(other) = crate::registry::ACTIONS.iter().find(|a| {
@@ -391,12 +433,13 @@ fn unknown_field_message(
             && a.name() != action.name()
             && sibling_fields(a, "").iter().any(|f| f == wanted)
     }) {
-        return format!(
+        let message = format!(
             "Unknown field; {} does not take it (it is `{wanted}` of {}: `{}`): drop it here.",
             action.name(),
             other.name(),
             other.cli_command()
         );
+        return (Said::NoNameHere, message);
     }
     // A field answers carry but no input sets (`scope_id`, `created_by`).
     let output = action.output_schema();
@@ -406,11 +449,12 @@ fn unknown_field_message(
         .iter()
         .any(|(path, _)| path.rsplit('/').next() == Some(wanted))
     {
-        return format!(
+        let message = format!(
             "Unknown field; `{wanted}` is read-only: answers carry it, input cannot set it."
         );
+        return (Said::NoNameHere, message);
     }
-    "Unknown field.".into()
+    (Said::Nothing, "Unknown field.".into())
 }
 
 /// Where else in `action`'s input a field called `field` lives, when not
