@@ -425,6 +425,9 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
                     printer.line(item);
                 }
                 emitted += 1;
+                if printer.stdout_gone() {
+                    break;
+                }
             }
             if text && !shown.is_empty() {
                 // The action's own table, page by page as they arrive: its
@@ -438,6 +441,10 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
                 };
                 printer.stdout(rows);
                 header_shown = true;
+            }
+            if printer.stdout_gone() {
+                // Its reader took what it wanted: no more pages.
+                return Ok(ExitClass::Success);
             }
             printer.progress(&format!(
                 "{emitted} items, {:.0}/s",
@@ -606,6 +613,8 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
         // The failed lines, and the code of the first of the worst class.
         let mut failed = 0u64;
         let mut worst_code = String::new();
+        // The last line answered when stdout's reader left.
+        let mut cut = None;
         while let Some((line_no, result)) = results.next().await {
             let class = match result {
                 // Each line is the document a single call prints, so it
@@ -632,6 +641,11 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
                 worst = class;
             }
             done += 1;
+            if printer.stdout_gone() {
+                // Nothing more can be read: no more lines are sent.
+                cut = Some(line_no);
+                break;
+            }
             printer.progress(&format!(
                 "{done} done, {:.0}/s",
                 done as f64 / started.elapsed().as_secs_f64().max(1e-3)
@@ -645,11 +659,28 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
                 "error: {worst_code} ({failed} of {done} lines failed)"
             )));
         }
-        worst
+        (worst, cut)
     });
     printer.progress_done();
+    let (worst, cut) = worst;
+    // A batch of changes cut short by its reader did not do all it was
+    // asked: said, and with a status a pipeline sees (its worst line's, else
+    // that of a process ended by SIGPIPE, as `set -o pipefail` expects of
+    // any writer). A read's reader took what it wanted.
+    if let Some(line) = cut.filter(|_| !action.read_only()) {
+        printer.stderr(&crate::output::stderr_line(&format!(
+            "error: stdout closed after line {line}: the lines after it were not sent (any still in flight may have taken effect)"
+        )));
+        if worst == ExitClass::Success {
+            std::process::exit(CLOSED_STDOUT_STATUS);
+        }
+    }
     worst
 }
+
+/// The exit status of a batch of changes stopped by its closed stdout: a
+/// process ended by SIGPIPE's (128 + 13).
+const CLOSED_STDOUT_STATUS: i32 = 141;
 
 /// Sends `(line number, bytes)` for each non-blank line; an over-long line
 /// is skipped to its end and reported, not buffered.

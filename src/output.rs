@@ -2,8 +2,9 @@
 //! stdout carries exactly one JSON document per action — `{"data", "meta"}`
 //! or `{"error"}` (README "Output") — or one per line in the NDJSON modes;
 //! `text` renders the action's own view for a person. People get a short
-//! line on stderr for errors. A closed stdout pipe ends the process quietly,
-//! the way `head` users expect.
+//! line on stderr for errors. A closed stdout pipe (the reader gone, as
+//! `head` leaves it) is no error of its own: nothing more is written there,
+//! streams stop, and the run ends with the status it would have had.
 
 use std::io::{self, IsTerminal, Write};
 use std::sync::Mutex;
@@ -34,6 +35,8 @@ pub struct Printer {
     /// A progress line is on the terminal now: cleared before anything else
     /// is printed, which would otherwise run on from it.
     progress_shown: std::sync::atomic::AtomicBool,
+    /// Set once a write to stdout found its reader gone (EPIPE).
+    stdout_gone: std::sync::atomic::AtomicBool,
     /// The tokens this run has sent ([`Printer::redact`]).
     secrets: Mutex<Vec<String>>,
     /// The `--profile` given on the command line: a suggested command
@@ -60,6 +63,7 @@ impl Printer {
             verbose,
             progress: io::stderr().is_terminal() && crate::text::takes_escapes(),
             progress_shown: std::sync::atomic::AtomicBool::new(false),
+            stdout_gone: std::sync::atomic::AtomicBool::new(false),
             secrets: Mutex::new(Vec::new()),
             profile: None,
         }
@@ -175,14 +179,31 @@ impl Printer {
         self.stdout(&text);
     }
 
-    /// Plain text on stdout (help pages, completions).
+    /// Plain text on stdout (help pages, completions); nothing once its
+    /// reader is gone.
     pub fn stdout(&self, text: &str) {
         self.clear_progress();
+        if self.stdout_gone() {
+            return;
+        }
         let text = self.redacted(text);
         let mut out = io::stdout().lock();
-        if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-            exit_on_closed_pipe(e);
+        match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => self
+                .stdout_gone
+                .store(true, std::sync::atomic::Ordering::Relaxed),
+            Err(e) => {
+                let _ = writeln!(io::stderr(), "error: cannot write to stdout: {e}");
+                std::process::exit(ExitClass::Internal.code());
+            }
         }
+    }
+
+    /// Whether stdout's reader has gone (a write met EPIPE): a stream stops,
+    /// since nothing it prints can be read.
+    pub fn stdout_gone(&self) -> bool {
+        self.stdout_gone.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub fn stderr(&self, text: &str) {
@@ -322,14 +343,6 @@ fn human_error(failure: &Failure, profile: Option<&str>) -> String {
         }
     }
     line
-}
-
-fn exit_on_closed_pipe(error: io::Error) {
-    if error.kind() == io::ErrorKind::BrokenPipe {
-        std::process::exit(ExitClass::Success.code());
-    }
-    let _ = writeln!(io::stderr(), "error: cannot write to stdout: {error}");
-    std::process::exit(ExitClass::Internal.code());
 }
 
 #[cfg(test)]

@@ -715,3 +715,91 @@ fn a_batch_refuses_a_text_format_asked_for_by_name() {
     assert!(run.stderr.contains("usage_error"), "{run:?}");
     assert!(server.requests().is_empty());
 }
+
+/// `args` run with `stdin`, its stdout's reader gone before anything is
+/// written (as `| head -c0` leaves it): the exit status and stderr.
+fn with_stdout_closed(cli: &Cli, args: &[&str], stdin: &str) -> (i32, String) {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    let mut child = cli
+        .command(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut input = child.stdin.take().unwrap();
+    // The CLI may stop reading once its output has nowhere to go.
+    let _ = input.write_all(stdin.as_bytes());
+    drop(input);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    (child.wait().unwrap().code().unwrap_or(-1), stderr)
+}
+
+/// A reader that left (`| head -1`) is no failure of its own, and hides
+/// none: a failed call keeps its status and its stderr line (it exited 0
+/// with nothing said); a batch of changes stops sending and says so, with
+/// the status of a process ended by SIGPIPE; a read stream just stops.
+#[test]
+fn a_closed_stdout_hides_no_failure_and_no_unsent_change() {
+    let missing = Reply::json(
+        404,
+        json!({"error": {"code": "channel_not_found", "message": "No board.", "retryable": false}}),
+    );
+    let (cli, _server) = setup(vec![missing]);
+    let (code, stderr) = with_stdout_closed(
+        &cli,
+        &["exec", "task", "list", "-"],
+        r#"{"channel":"nope"}"#,
+    );
+    assert_eq!(code, 4, "{stderr}");
+    assert!(stderr.starts_with("error: channel_not_found"), "{stderr}");
+
+    let created = Reply::json(201, json!({"tasks": [task(1, "a")]}));
+    let (cli, server) = setup(vec![created]);
+    let lines: String = (1..=50)
+        .map(|n| format!("{{\"channel\":\"eng\",\"tasks\":[{{\"title\":\"t{n}\"}}]}}\n"))
+        .collect();
+    let (code, stderr) = with_stdout_closed(
+        &cli,
+        &[
+            "exec",
+            "task",
+            "create",
+            "--batch",
+            "--concurrency",
+            "1",
+            "-",
+        ],
+        &lines,
+    );
+    assert_eq!(code, 141, "{stderr}");
+    assert!(
+        stderr.contains("error: stdout closed after line 1: the lines after it were not sent"),
+        "{stderr}"
+    );
+    assert!(
+        server.requests().len() < 50,
+        "the batch went on after its reader left"
+    );
+
+    let page = Reply::json(
+        200,
+        json!({"items": [task(1, "a"), task(2, "b")], "nextCursor": "p2"}),
+    );
+    let (cli, server) = setup(vec![page]);
+    let (code, stderr) = with_stdout_closed(
+        &cli,
+        &["exec", "task", "list", "--paginate", "-"],
+        r#"{"channel":"eng"}"#,
+    );
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert_eq!(server.requests().len(), 1, "no page after the reader left");
+}
