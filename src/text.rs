@@ -9,6 +9,9 @@ pub use anstyle::Style as Look;
 use serde_json::Value;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
+/// The width of text that is never cut (piped, no `COLUMNS`).
+const UNCUT: usize = 1 << 16;
+
 /// Table headers and record labels.
 pub const HEADING: Look = Look::new().effects(Effects::BOLD);
 
@@ -23,12 +26,19 @@ impl Style {
     /// Colour only on a terminal that takes escapes, and never with
     /// `NO_COLOR` set to anything (an empty value is unset, as
     /// no-color.org says).
+    /// Text is cut to the terminal's width; text piped elsewhere only to a
+    /// width `COLUMNS` asks for, as gh and kubectl leave piped text whole.
     pub fn detect(stdout_is_terminal: bool) -> Style {
-        let width = terminal_size::terminal_size()
-            .map(|(w, _)| w.0 as usize)
-            .or_else(|| std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()))
-            .unwrap_or(100)
-            .max(40);
+        let columns = || std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok());
+        let width = if stdout_is_terminal {
+            terminal_size::terminal_size()
+                .map(|(w, _)| w.0 as usize)
+                .or_else(columns)
+                .unwrap_or(100)
+        } else {
+            columns().unwrap_or(UNCUT)
+        }
+        .max(40);
         let no_color =
             std::env::var_os(crate::env_vars::NO_COLOR.name).is_some_and(|v| !v.is_empty());
         let color = stdout_is_terminal && !no_color && takes_escapes();

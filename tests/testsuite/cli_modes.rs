@@ -803,3 +803,33 @@ fn a_closed_stdout_hides_no_failure_and_no_unsent_change() {
     assert_eq!((code, stderr.as_str()), (0, ""));
     assert_eq!(server.requests().len(), 1, "no page after the reader left");
 }
+
+/// Piped `--format text` is cut only to a width `COLUMNS` asks for: a
+/// long title reached a file or `grep` cut to 100 columns.
+#[test]
+fn piped_text_is_cut_only_to_columns_asked_for() {
+    let title = format!("{} ENDMARK", "long title ".repeat(17));
+    let page = json!({"items": [task(1, &title)]});
+    let (mut cli, _s) = setup(vec![Reply::json(200, page)]);
+    let run = cli.exec(
+        "task",
+        "list",
+        r#"{"channel":"eng"}"#,
+        &["--format", "text"],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("ENDMARK"), "{}", run.stdout);
+    cli.env.push(("COLUMNS".into(), "60".into()));
+    let run = cli.exec(
+        "task",
+        "list",
+        r#"{"channel":"eng"}"#,
+        &["--format", "text"],
+    );
+    assert!(!run.stdout.contains("ENDMARK"), "{}", run.stdout);
+    assert!(
+        run.stdout.lines().all(|l| l.chars().count() <= 60),
+        "{}",
+        run.stdout
+    );
+}
