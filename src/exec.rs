@@ -603,8 +603,16 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
     };
 
     let started = Instant::now();
+    // The signal that stopped the batch, if one did (SIGINT, SIGTERM).
+    let caught = std::sync::atomic::AtomicI32::new(0);
+    let mut last = 0;
     let worst = runtime.block_on(async {
+        // A signal stops the reading of lines; those already sent are
+        // answered and printed before the process ends, so every line that
+        // may have taken effect has its answer (a kill lost them, and could
+        // cut a line in half).
         let results = lines
+            .take_until(interruption(&caught))
             .map(|(n, raw)| one(n, raw))
             .buffered(concurrency.max(1));
         let mut results = std::pin::pin!(results);
@@ -641,6 +649,7 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
                 worst = class;
             }
             done += 1;
+            last = last.max(line_no);
             if printer.stdout_gone() {
                 // Nothing more can be read: no more lines are sent.
                 cut = Some(line_no);
@@ -662,6 +671,18 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
         (worst, cut)
     });
     printer.progress_done();
+    let signal = caught.load(std::sync::atomic::Ordering::Relaxed);
+    if signal != 0 {
+        printer.stderr(&crate::output::stderr_line(&format!(
+            "error: interrupted: each line sent has its answer above (the last, line {last}); the lines after it were not sent"
+        )));
+        // Ended by the signal as it would have been, so the shell sees it.
+        // SAFETY: signal(2) and raise(3) with a valid signal number.
+        unsafe {
+            libc::signal(signal, libc::SIG_DFL);
+            libc::raise(signal);
+        }
+    }
     let (worst, cut) = worst;
     // A batch of changes cut short by its reader did not do all it was
     // asked: said, and with a status a pipeline sees (its worst line's, else
@@ -676,6 +697,42 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
         }
     }
     worst
+}
+
+/// Resolves on the first SIGINT or SIGTERM (not one the process was started
+/// ignoring, as `nohup` and background jobs are), recording it in `caught`;
+/// a second one ends the process at once, as an impatient user means it.
+async fn interruption(caught: &std::sync::atomic::AtomicI32) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let listen = |kind: SignalKind, number: libc::c_int| {
+        // SAFETY: sigaction(2) with no new action only reads the current one.
+        let ignored = unsafe {
+            let mut current: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(number, std::ptr::null(), &mut current) == 0
+                && current.sa_sigaction == libc::SIG_IGN
+        };
+        (!ignored).then(|| signal(kind).ok()).flatten()
+    };
+    let mut interrupt = listen(SignalKind::interrupt(), libc::SIGINT);
+    let mut terminate = listen(SignalKind::terminate(), libc::SIGTERM);
+    async fn next(signal: &mut Option<tokio::signal::unix::Signal>) {
+        match signal {
+            Some(signal) => drop(signal.recv().await),
+            None => std::future::pending().await,
+        }
+    }
+    let number = tokio::select! {
+        () = next(&mut interrupt) => libc::SIGINT,
+        () = next(&mut terminate) => libc::SIGTERM,
+    };
+    caught.store(number, std::sync::atomic::Ordering::Relaxed);
+    tokio::spawn(async move {
+        tokio::select! {
+            () = next(&mut interrupt) => {}
+            () = next(&mut terminate) => {}
+        }
+        std::process::exit(128 + number);
+    });
 }
 
 /// The exit status of a batch of changes stopped by its closed stdout: a

@@ -833,3 +833,75 @@ fn piped_text_is_cut_only_to_columns_asked_for() {
         run.stdout
     );
 }
+
+/// A SIGINT stops a `--batch` from sending more lines, and every line it
+/// did send is answered on stdout, whole, before it ends by the signal: a
+/// kill lost the answers of lines in flight (created, never reported) and
+/// could cut a line in half.
+#[test]
+fn an_interrupted_batch_answers_every_line_it_sent() {
+    use std::io::{Read, Write};
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let created = Reply::json(201, json!({"tasks": [task(1, "a")]}));
+    let (cli, server) = setup(vec![created]);
+    let lines: String = (1..=20_000)
+        .map(|n| format!("{{\"channel\":\"eng\",\"tasks\":[{{\"title\":\"t{n}\"}}]}}\n"))
+        .collect();
+    let mut child = cli
+        .command(&["exec", "task", "create", "--batch", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(lines.as_bytes());
+    });
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        stdout.read_to_string(&mut out).unwrap();
+        out
+    });
+    // Some lines answered, many more to go.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while server.requests().len() < 20 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the batch never got going"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    let out = reader.join().unwrap();
+    let _ = writer.join();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGINT), "{stderr}");
+    assert!(
+        stderr.contains("error: interrupted: each line sent has its answer above"),
+        "{stderr}"
+    );
+    let answered: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("whole lines"))
+        .collect();
+    assert!(
+        answered.len() < 20_000,
+        "the batch went on after the signal"
+    );
+    assert_eq!(
+        answered.len(),
+        server.requests().len(),
+        "a line sent without its answer"
+    );
+}
