@@ -783,8 +783,17 @@ fn read_lines(
             };
             if !overflow {
                 if line.len() + chunk.len() > MAX_BODY_BYTES {
+                    // Answered now, not when the line ends: a stream
+                    // with no newline (`/dev/zero`) may never end it.
                     overflow = true;
-                    line.clear();
+                    line = Vec::new();
+                    let failure = Failure::new(
+                        code::INPUT_TOO_LARGE,
+                        format!("The line exceeds {} KiB.", MAX_BODY_BYTES / 1024),
+                    );
+                    if tx.blocking_send((line_no, Err(failure))).is_err() {
+                        return;
+                    }
                 } else {
                     line.extend_from_slice(chunk);
                 }
@@ -796,10 +805,8 @@ fn read_lines(
             }
         };
         let item = if overflow {
-            Some(Err(Failure::new(
-                code::INPUT_TOO_LARGE,
-                format!("The line exceeds {} KiB.", MAX_BODY_BYTES / 1024),
-            )))
+            // Answered when it overflowed.
+            None
         } else if line
             .strip_prefix(b"\xEF\xBB\xBF")
             .unwrap_or(&line)

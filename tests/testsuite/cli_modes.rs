@@ -905,3 +905,48 @@ fn an_interrupted_batch_answers_every_line_it_sent() {
         "a line sent without its answer"
     );
 }
+
+/// A `--batch` line past the 1 MiB bound is answered as soon as it passes
+/// it, not when it ends: a stream with no newline (`/dev/zero`) never ends
+/// its line, and the batch ran on at full CPU with nothing said.
+#[test]
+fn an_overlong_batch_line_is_answered_before_it_ends() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    let (cli, _server) = setup(vec![Reply::json(200, json!({"items": []}))]);
+    let mut child = cli
+        .command(&["exec", "task", "list", "--batch", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(b"{\"channel\":\"eng\"}\n").unwrap();
+    // Two MiB of one line, and the stream left open.
+    input.write_all(&vec![b'a'; 2 << 20]).unwrap();
+    input.flush().unwrap();
+    // A run that only answers at the line's end never answers here: ended
+    // after 20 s, so the test fails rather than hangs.
+    let (done, watch) = std::sync::mpsc::channel::<()>();
+    let pid = child.id() as libc::pid_t;
+    std::thread::spawn(move || {
+        if watch
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .is_err()
+        {
+            // SAFETY: kill(2) of the child, which has not been waited for.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    });
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(first["meta"]["line"], 1, "{first}");
+    let second: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(second["error"]["code"], "input_too_large", "{second}");
+    assert_eq!(second["error"]["details"]["line"], 2, "{second}");
+    done.send(()).unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(input);
+}
