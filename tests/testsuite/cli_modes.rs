@@ -720,14 +720,7 @@ fn a_batch_refuses_a_text_format_asked_for_by_name() {
 /// written (as `| head -c0` leaves it): the exit status and stderr.
 fn with_stdout_closed(cli: &Cli, args: &[&str], stdin: &str) -> (i32, String) {
     use std::io::{Read, Write};
-    use std::process::Stdio;
-    let mut child = cli
-        .command(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = cli.spawn(args);
     drop(child.stdout.take());
     let mut input = child.stdin.take().unwrap();
     // The CLI may stop reading once its output has nowhere to go.
@@ -842,19 +835,12 @@ fn piped_text_is_cut_only_to_columns_asked_for() {
 fn an_interrupted_batch_answers_every_line_it_sent() {
     use std::io::{Read, Write};
     use std::os::unix::process::ExitStatusExt;
-    use std::process::Stdio;
     let created = Reply::json(201, json!({"tasks": [task(1, "a")]}));
     let (cli, server) = setup(vec![created]);
     let lines: String = (1..=20_000)
         .map(|n| format!("{{\"channel\":\"eng\",\"tasks\":[{{\"title\":\"t{n}\"}}]}}\n"))
         .collect();
-    let mut child = cli
-        .command(&["exec", "task", "create", "--batch", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = cli.spawn(&["exec", "task", "create", "--batch", "-"]);
     let mut input = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || {
         let _ = input.write_all(lines.as_bytes());
@@ -912,15 +898,8 @@ fn an_interrupted_batch_answers_every_line_it_sent() {
 #[test]
 fn an_overlong_batch_line_is_answered_before_it_ends() {
     use std::io::{BufRead, BufReader, Write};
-    use std::process::Stdio;
     let (cli, _server) = setup(vec![Reply::json(200, json!({"items": []}))]);
-    let mut child = cli
-        .command(&["exec", "task", "list", "--batch", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = cli.spawn(&["exec", "task", "list", "--batch", "-"]);
     let mut input = child.stdin.take().unwrap();
     input.write_all(b"{\"channel\":\"eng\"}\n").unwrap();
     // Two MiB of one line, and the stream left open.

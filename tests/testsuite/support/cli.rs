@@ -68,6 +68,17 @@ impl Cli {
         cmd
     }
 
+    /// Starts the CLI with stdin, stdout and stderr each a pipe of the
+    /// test's, for a test that drives the process as it runs.
+    pub fn spawn(&self, args: &[&str]) -> std::process::Child {
+        self.command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start agentteam")
+    }
+
     /// Runs with `stdin` piped in (None: stdin is /dev/null).
     pub fn run(&self, args: &[&str], stdin: Option<&str>) -> Run {
         self.run_within(args, stdin, None)
