@@ -88,12 +88,7 @@ impl Location {
         }
         // A PostgreSQL URI with its colon slipped (`postgres//…`,
         // `postgres;//…`): as a path, it made directories named after it.
-        if let Some((scheme, _)) = trimmed.split_once("//")
-            && let Some(word) = scheme
-                .strip_suffix(|c: char| !c.is_ascii_alphanumeric())
-                .or(Some(scheme))
-            && postgres::is_uri(&format!("{word}://"))
-        {
+        if postgres::is_mistyped_uri(trimmed) {
             return Err(Failure::new(
                 code::USAGE_ERROR,
                 "--db looks like a PostgreSQL URI with its `://` mistyped: write it postgres://USER@HOST/DATABASE (or postgres:///DATABASE?host=/socket/dir). A file path can be given as ./NAME.",
@@ -127,7 +122,7 @@ impl Location {
         // libpq's other form, `host=… user=… password=…`, is no path: taken
         // for one, it made a file named after it, password and all, and
         // `serve` printed that name. Refused without quoting it.
-        if is_conninfo(trimmed) {
+        if postgres::is_conninfo(trimmed) {
             return Err(Failure::new(
                 code::USAGE_ERROR,
                 "--db looks like a libpq key=value connection string, which agentteam-runtime does not take: give a postgres:// URI (postgres://USER@HOST:PORT/DATABASE, the password in PGPASSWORD or ~/.pgpass). A file whose name has `=` can be given as ./NAME.",
@@ -164,71 +159,6 @@ impl Location {
             Location::Postgres(target) => target.shown().to_string(),
         }
     }
-}
-
-/// Whether `db` reads as a libpq key=value connection string: `KEY=…` (or
-/// `KEY = …`, as libpq allows) for one of libpq's connection keywords. A
-/// path written as one (`./NAME`, `/…`) is a path.
-fn is_conninfo(db: &str) -> bool {
-    const KEYS: [&str; 38] = [
-        "host",
-        "hostaddr",
-        "port",
-        "dbname",
-        "user",
-        "password",
-        "passfile",
-        "require_auth",
-        "channel_binding",
-        "connect_timeout",
-        "client_encoding",
-        "options",
-        "application_name",
-        "fallback_application_name",
-        "keepalives",
-        "keepalives_idle",
-        "keepalives_interval",
-        "keepalives_count",
-        "tcp_user_timeout",
-        "replication",
-        "gssencmode",
-        "sslmode",
-        "requiressl",
-        "sslcompression",
-        "sslcert",
-        "sslkey",
-        "sslpassword",
-        "sslcertmode",
-        "sslrootcert",
-        "sslcrl",
-        "sslcrldir",
-        "sslsni",
-        "requirepeer",
-        "ssl_min_protocol_version",
-        "ssl_max_protocol_version",
-        "krbsrvname",
-        "service",
-        "target_session_attrs",
-    ];
-    if db.starts_with("./") || db.starts_with('/') || db.starts_with("../") {
-        return false;
-    }
-    // `host = x` read as `host=x`.
-    let mut joined = String::with_capacity(db.len());
-    for part in db.split('=') {
-        if !joined.is_empty() {
-            joined.push('=');
-        }
-        joined.push_str(if joined.is_empty() {
-            part.trim_end()
-        } else {
-            part.trim()
-        });
-    }
-    joined.split_ascii_whitespace().any(|word| {
-        word.split_once('=')
-            .is_some_and(|(key, _)| KEYS.contains(&key.to_ascii_lowercase().as_str()))
-    })
 }
 
 /// The authenticated caller: every task operation acts as exactly this agent

@@ -54,7 +54,7 @@ use deadpool_postgres::Object;
 use futures_util::future::join_all;
 use serde_json::Value;
 
-pub use target::{Target, is_uri};
+pub use target::{Target, is_conninfo, is_mistyped_uri, is_uri};
 
 use super::schema::OnOpen;
 use super::*;

@@ -254,6 +254,82 @@ pub fn is_uri(db: &str) -> bool {
         .any(|scheme| db.len() >= scheme.len() && db[..scheme.len()].eq_ignore_ascii_case(scheme))
 }
 
+/// Whether `db` reads as a libpq key=value connection string: `KEY=…` (or
+/// `KEY = …`, as libpq allows) for one of libpq's connection keywords. A
+/// path written as one (`./NAME`, `/…`) is a path.
+pub fn is_conninfo(db: &str) -> bool {
+    const KEYS: [&str; 38] = [
+        "host",
+        "hostaddr",
+        "port",
+        "dbname",
+        "user",
+        "password",
+        "passfile",
+        "require_auth",
+        "channel_binding",
+        "connect_timeout",
+        "client_encoding",
+        "options",
+        "application_name",
+        "fallback_application_name",
+        "keepalives",
+        "keepalives_idle",
+        "keepalives_interval",
+        "keepalives_count",
+        "tcp_user_timeout",
+        "replication",
+        "gssencmode",
+        "sslmode",
+        "requiressl",
+        "sslcompression",
+        "sslcert",
+        "sslkey",
+        "sslpassword",
+        "sslcertmode",
+        "sslrootcert",
+        "sslcrl",
+        "sslcrldir",
+        "sslsni",
+        "requirepeer",
+        "ssl_min_protocol_version",
+        "ssl_max_protocol_version",
+        "krbsrvname",
+        "service",
+        "target_session_attrs",
+    ];
+    if db.starts_with("./") || db.starts_with('/') || db.starts_with("../") {
+        return false;
+    }
+    // `host = x` read as `host=x`.
+    let mut joined = String::with_capacity(db.len());
+    for part in db.split('=') {
+        if !joined.is_empty() {
+            joined.push('=');
+        }
+        joined.push_str(if joined.is_empty() {
+            part.trim_end()
+        } else {
+            part.trim()
+        });
+    }
+    joined.split_ascii_whitespace().any(|word| {
+        word.split_once('=')
+            .is_some_and(|(key, _)| KEYS.contains(&key.to_ascii_lowercase().as_str()))
+    })
+}
+
+/// Whether `db` is a PostgreSQL URI with its `:` slipped (`postgres//…`,
+/// `postgresql;//…`): a path it must never be taken for.
+pub fn is_mistyped_uri(db: &str) -> bool {
+    db.split_once("//").is_some_and(|(scheme, _)| {
+        let word = scheme
+            .strip_suffix(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(scheme);
+        !is_uri(db) && is_uri(&format!("{word}://"))
+    })
+}
+
 /// The part of `uri` between its `://` and the path or query that follows.
 fn authority(uri: &str) -> &str {
     let rest = uri.split_once("://").map_or(uri, |(_, rest)| rest);
