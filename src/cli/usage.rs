@@ -1,0 +1,641 @@
+//! What a command line clap refuses is answered with: one `usage_error`
+//! that says what to run instead, with the input on stdin recast for the
+//! action it meant when it can be (a mistyped route, a field given as a
+//! flag, an action flag before the route, another CLI's output flag).
+//! Nothing here knows a domain's words: the registry's synonyms do.
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::{action_command, build};
+use crate::error::{ExitClass, Failure, code};
+use crate::output::{Format, Printer};
+use crate::registry;
+
+/// Help and version go to stdout with status 0; every other parse error is a
+/// usage failure: the JSON document on stdout, one short line on stderr.
+/// The document carries clap's tip, and a route the registry recognises
+/// (`exec task_get`, a synonym of a verb) as a suggested action naming the
+/// right command.
+pub(super) fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    // The format asked for, where it can be read, as for any other error:
+    // text on a terminal or with `--format text`, else the JSON document.
+    let printer = Printer::new(format_in(args), false).with_profile(profile_in(args));
+    match error.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            printer.stdout(&error.render().to_string());
+            ExitClass::Success.code()
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
+            printer.failure(&missing_subcommand(&reached(args))).code()
+        }
+        kind => {
+            let rendered = error.render().to_string();
+            let first = rendered
+                .lines()
+                .next()
+                .unwrap_or("invalid command line")
+                .trim_start_matches("error: ");
+            // clap's `-- --flag` tip is for commands that take values; an
+            // action takes its input as JSON, so it would only mislead.
+            let tips: Vec<&str> = rendered
+                .lines()
+                .filter_map(|l| l.trim().strip_prefix("tip: "))
+                .filter(|tip| !tip.contains("as a value, use '--"))
+                .collect();
+            // The values an option takes, which clap lists below its first line.
+            let values: Vec<&str> = rendered
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with("[possible values:"))
+                .collect();
+            let words = route_words(args);
+            // The registry's reading of the route beats clap's spelling tip
+            // (`task_get` is not a misspelt `task`); failing that, clap's
+            // suggestion is tried in place of the word it corrects.
+            let direct = (kind == ErrorKind::InvalidSubcommand)
+                .then(|| registry::synonyms::route(&words))
+                .flatten();
+            let hint = direct.or_else(|| {
+                let invalid = context_string(&error, ContextKind::InvalidSubcommand)?;
+                // clap may suggest several (`create`, `update`, `delete` for
+                // `delte`): the nearest, not the first.
+                let suggested = match error.get(ContextKind::SuggestedSubcommand)? {
+                    ContextValue::Strings(all) => all
+                        .iter()
+                        .min_by_key(|s| crate::nearest::edit_distance(&invalid, s))?
+                        .clone(),
+                    _ => context_string(&error, ContextKind::SuggestedSubcommand)?,
+                };
+                let corrected: Vec<&str> = words
+                    .iter()
+                    .map(|w| if *w == invalid { suggested.as_str() } else { w })
+                    .collect();
+                // A destructive route only for a slip of the finger on its
+                // own name (`delte`), never for a word merely like it
+                // (`complete`, which meant a status).
+                registry::synonyms::route(&corrected).filter(|hint| {
+                    !hint.action.destructive()
+                        || crate::nearest::edit_distance(&invalid, &suggested) <= 2
+                })
+            });
+            // A slip clap's similarity passes over (`gte`): the domain's verb
+            // one letter or one swap away, when only one is.
+            let hint = hint.or_else(|| {
+                let invalid = context_string(&error, ContextKind::InvalidSubcommand)?;
+                let [domain, verb, ..] = words.as_slice() else {
+                    return None;
+                };
+                let mut near = registry::ACTIONS.iter().filter(|a| {
+                    a.domain == *domain
+                        && *verb == invalid
+                        && crate::nearest::edit_distance(&invalid, a.verb) == 1
+                });
+                match (near.next(), near.next()) {
+                    (Some(action), None) => registry::synonyms::route(&[domain, action.verb]),
+                    _ => None,
+                }
+            });
+            // clap repeats what was typed (a value, a word): a token typed
+            // by mistake is not repeated back.
+            let mut message = crate::credentials::redact_token_like(first);
+            // A word no command takes may be a token typed in argv (`auth
+            // login at_…`): never repeated back. A stray word after an
+            // `auth` command is always hidden (and what it likely was is
+            // said), any other word (a mistyped command too) when it could
+            // be a secret.
+            let under_auth = args.iter().skip(1).any(|a| a == "auth");
+            let word = match kind {
+                ErrorKind::UnknownArgument => context_string(&error, ContextKind::InvalidArg),
+                ErrorKind::InvalidSubcommand => {
+                    context_string(&error, ContextKind::InvalidSubcommand)
+                }
+                _ => None,
+            };
+            let mut auth_hint = None;
+            if let Some(arg) = word
+                && !arg.starts_with('-')
+                && under_auth
+                && kind == ErrorKind::UnknownArgument
+            {
+                let shown = crate::credentials::redact_token_like(&arg);
+                message = message.replace(&format!("'{shown}'"), "'<redacted>'");
+                auth_hint = Some("a token is never taken in argv (pipe it with --token-stdin)");
+            }
+            // An unquoted credential process: its words read as stray ones.
+            if under_auth
+                && kind == ErrorKind::UnknownArgument
+                && args.iter().any(|a| a == "--credential-process")
+            {
+                auth_hint = Some(
+                    "--credential-process takes its whole command line as one quoted argument",
+                );
+            }
+            for line in values {
+                message = format!("{} {line}", message.trim_end());
+            }
+            // clap lists what is missing on the lines below its first.
+            if kind == ErrorKind::MissingRequiredArgument
+                && let Some(ContextValue::Strings(missing)) = error.get(ContextKind::InvalidArg)
+            {
+                message = format!("{} {}", message.trim_end(), missing.join(", "));
+            }
+            // An output flag other CLIs have (`--output json`): this one's
+            // stdout is JSON already.
+            let output_flag = (kind == ErrorKind::UnknownArgument)
+                .then(|| context_string(&error, ContextKind::InvalidArg))
+                .flatten()
+                .map(|arg| arg.split('=').next().unwrap_or_default().to_string())
+                .filter(|flag| {
+                    ["--json", "--output", "-o", "--out", "--output-format"]
+                        .contains(&flag.as_str())
+                });
+            if let Some(flag) = &output_flag {
+                message = format!(
+                    "{}: stdout is JSON whenever it is no terminal (`--format json` on one too); drop it: `{}`.",
+                    message.trim_end(),
+                    without_output_flag(args, flag)
+                );
+            } else if direct.is_none() {
+                for tip in tips {
+                    message.push_str(&format!("; {tip}"));
+                }
+            }
+            if let Some(hint) = auth_hint {
+                message = format!("{}; {hint}.", message.trim_end().trim_end_matches('.'));
+            }
+            let mut failure = Failure::new(code::USAGE_ERROR, message);
+            // An action's flag written before the route (`agentteam --dry-run
+            // exec task list`): say where it goes.
+            let misplaced = (kind == ErrorKind::UnknownArgument)
+                .then(|| context_string(&error, ContextKind::InvalidArg))
+                .flatten()
+                .and_then(|arg| {
+                    let flag = arg.split('=').next().unwrap_or_default().to_string();
+                    let action = registry::synonyms::route(&words)?.action;
+                    action_command(action, false)
+                        .get_arguments()
+                        .any(|a| a.get_long().is_some_and(|l| format!("--{l}") == flag))
+                        .then_some((flag, action))
+                });
+            // A field of the action written as a flag (`exec task list
+            // --channel eng`): fields go in the JSON input.
+            let field_flag = (kind == ErrorKind::UnknownArgument
+                && misplaced.is_none()
+                && output_flag.is_none())
+            .then(|| context_string(&error, ContextKind::InvalidArg))
+            .flatten()
+            .and_then(|arg| {
+                let name = arg
+                    .trim_start_matches('-')
+                    .split('=')
+                    .next()?
+                    .replace('-', "_");
+                let action = registry::synonyms::route(&words)?.action;
+                crate::validate::names_a_field(action, &name).then_some((name, action))
+            });
+            if let Some((name, action)) = field_flag {
+                let command = format!("echo '{{\"{name}\": …}}' | {}", action.cli_command());
+                failure.message = format!(
+                    "{}. `{name}` is a field of the action's JSON input, not a flag: `{command}` (see `--input-schema`).",
+                    failure.message
+                );
+                let arguments = fields_from_flags(action, args).unwrap_or_else(|| json!({}));
+                failure = failure.suggest(&action.name(), arguments);
+                if let Some(suggested) = failure.suggested_action.as_mut() {
+                    suggested.command = Some(action.cli_command());
+                }
+            } else if let Some((flag, action)) = misplaced {
+                let command = with_action_flags_moved(action, args);
+                failure.message = format!(
+                    "{}. `{flag}` belongs to the action and goes after it: `{command}`.",
+                    failure.message
+                );
+                // The input on stdin, as it was meant for the action.
+                let arguments = (!action.destructive())
+                    .then(|| stdin_object(args))
+                    .flatten()
+                    .map(serde_json::Value::Object)
+                    .filter(|input| crate::validate::validate(action, input.clone()).is_ok())
+                    .unwrap_or_else(|| json!({}));
+                failure = failure.suggest(&action.name(), arguments);
+                if let Some(suggested) = failure.suggested_action.as_mut() {
+                    suggested.command = Some(command);
+                }
+            } else if let Some(hint) = hint {
+                let how = match hint.how() {
+                    how if how.is_empty() => how,
+                    how => format!(", and {how}"),
+                };
+                failure.message = format!(
+                    "{}. The route is `{}`{how}.",
+                    failure.message,
+                    hint.action.cli_command()
+                );
+                if hint.action.destructive() {
+                    failure.message.push_str(
+                        " No input is filled in for a destructive action: send the same input to that route once you have checked it names what you mean to delete.",
+                    );
+                }
+                let arguments = recast_stdin(hint, args).unwrap_or_else(|| json!({}));
+                failure = failure.suggest(&hint.action.name(), arguments);
+            } else if let Some(action) = (kind == ErrorKind::UnknownArgument
+                && output_flag.is_none())
+            .then(|| registry::synonyms::route(&words))
+            .flatten()
+            .map(|hint| hint.action)
+            {
+                failure.message = format!(
+                    "{}; `agentteam exec {} {} --help` lists the flags it takes.",
+                    failure.message, action.domain, action.verb
+                );
+            } else if kind == ErrorKind::InvalidSubcommand {
+                // No action it could have meant: the ones there are.
+                let listed = missing_subcommand(&reached(args));
+                failure.message = format!("{}. {}", failure.message, listed.message);
+            }
+            printer.failure(&failure).code()
+        }
+    }
+}
+
+/// The `--format` of a command line clap refused, when it names one.
+fn format_in(args: &[OsString]) -> Option<Format> {
+    let words: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
+    words.iter().enumerate().rev().find_map(|(i, word)| {
+        let value = match word.strip_prefix("--format=") {
+            Some(value) => value,
+            None if *word == "--format" => words.get(i + 1)?,
+            None => return None,
+        };
+        <Format as clap::ValueEnum>::from_str(value, false).ok()
+    })
+}
+
+/// The `--profile` of a command line clap refused, as it was written
+/// (`--profile NAME` or `--profile=NAME`), for the command it suggests.
+fn profile_in(args: &[OsString]) -> Option<String> {
+    let words: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
+    words.iter().enumerate().rev().find_map(|(i, word)| {
+        if let Some(name) = word.strip_prefix("--profile=") {
+            Some(name.to_string())
+        } else if *word == "--profile" {
+            words.get(i + 1).map(|name| (*name).to_string())
+        } else {
+            None
+        }
+    })
+}
+
+/// The input that fields given as flags (`--channel eng --limit 5`) mean
+/// for `action`, over the input on stdin when `-` was given too (`list -
+/// --limit 5`), when every such flag names a field and the result is valid
+/// input: each value read as JSON where it is (`5`, `true`, `[1]`), else as
+/// a string. `None` otherwise, and for a destructive action.
+fn fields_from_flags(action: &registry::Action, args: &[OsString]) -> Option<serde_json::Value> {
+    // Never a filled-in delete, as for a mistyped route.
+    if action.destructive() {
+        return None;
+    }
+    let mut input = stdin_object(args).unwrap_or_default();
+    flag_fields(action, args, &mut input)?;
+    let input = serde_json::Value::Object(input);
+    crate::validate::validate(action, input.clone())
+        .ok()
+        .map(|_| input)
+}
+
+/// Puts into `input` each field of `action` given as a flag in `args`
+/// (`--limit 5`, `--channel=eng`), its value read as JSON where it is, else
+/// as a string. `None` when a flag's value is missing.
+fn flag_fields(
+    action: &registry::Action,
+    args: &[OsString],
+    input: &mut serde_json::Map<String, serde_json::Value>,
+) -> Option<()> {
+    let words: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
+    let mut at = 0;
+    while at < words.len() {
+        let Some(flag) = words[at].strip_prefix("--") else {
+            at += 1;
+            continue;
+        };
+        let (name, inline) = match flag.split_once('=') {
+            Some((name, value)) => (name.replace('-', "_"), Some(value)),
+            None => (flag.replace('-', "_"), None),
+        };
+        if !crate::validate::names_a_field(action, &name) {
+            at += 1;
+            continue;
+        }
+        let value = match inline {
+            Some(value) => value,
+            None => {
+                at += 1;
+                *words.get(at)?
+            }
+        };
+        let value = crate::json::from_str(value).unwrap_or_else(|_| json!(value));
+        // A flag that says otherwise than the input: which was meant is
+        // not for the suggestion to guess.
+        if input.get(&name).is_some_and(|given| *given != value) {
+            return None;
+        }
+        input.insert(name, value);
+        at += 1;
+    }
+    Some(())
+}
+
+/// How long a wrong route's usage error waits for its input on stdin to
+/// end, to recast it for the suggestion ([`recast_stdin`]).
+const STDIN_WAIT: Duration = Duration::from_millis(500);
+
+/// The input on stdin (`-`), recast for the action a wrong route meant,
+/// when it can be read and the result is valid input: the fields the
+/// action has are kept, a synonym's value moves to its field (`note` to
+/// `summary`), one value given for a list field of the plural
+/// name is wrapped in a list (`number` for `numbers`), and a value the
+/// hint names is added (`"claimed": true`). So the suggested action runs
+/// as given. `None` (the suggestion's arguments then empty) otherwise, and
+/// for a destructive action.
+fn recast_stdin(
+    hint: registry::synonyms::RouteHint,
+    args: &[OsString],
+) -> Option<serde_json::Value> {
+    // Never a filled-in delete: an agent that follows suggestions must not
+    // delete from a mistyped route.
+    if hint.action.destructive() {
+        return None;
+    }
+    let given = stdin_object(args).unwrap_or_default();
+    let action = hint.action;
+    let mut recast = serde_json::Map::new();
+    // Fields of one list item given at the top (`title` for `tasks`).
+    let mut one_item = serde_json::Map::new();
+    for (name, value) in given {
+        let plural = format!("{name}s");
+        let synonym = registry::synonyms::FIELDS.iter().find(|(word, field, _)| {
+            *word == name && crate::validate::names_a_field(action, field)
+        });
+        if crate::validate::names_a_field(action, &name) {
+            recast.insert(name, value);
+        } else if let Some((_, field, _)) = synonym {
+            recast.entry(field.to_string()).or_insert(value);
+        } else if crate::validate::names_a_field(action, &plural) && !value.is_array() {
+            recast.entry(plural).or_insert(json!([value]));
+        } else if list_of_items_naming(action, std::iter::once(&name)).is_some() {
+            one_item.insert(name, value);
+        }
+    }
+    if !one_item.is_empty() {
+        let list = list_of_items_naming(action, one_item.keys())?;
+        if recast.contains_key(&list) {
+            return None;
+        }
+        recast.insert(list, json!([one_item]));
+    }
+    if let Some((name, value)) = hint.verb.and_then(|verb| verb.sets) {
+        let value: serde_json::Value = serde_json::from_str(value).ok()?;
+        // The input's own word wins over the route's reading of it:
+        // `claim` with `"claimed": false` is no call to fill in.
+        match recast.get(name) {
+            Some(given) if *given != value => return None,
+            _ => recast.insert(name.to_string(), value),
+        };
+    }
+    // Fields given as flags too (`exec list - --limit 5`).
+    flag_fields(action, args, &mut recast)?;
+    let recast = serde_json::Value::Object(recast);
+    crate::validate::validate(action, recast.clone())
+        .ok()
+        .map(|_| recast)
+}
+
+/// The list field of `action` whose items have every one of `names`
+/// (`tasks` for `title` and `priority`), when one has.
+fn list_of_items_naming<'n>(
+    action: &registry::Action,
+    mut names: impl Iterator<Item = &'n String> + Clone,
+) -> Option<String> {
+    let fields = action.schema()["properties"].as_object()?;
+    fields
+        .iter()
+        .filter(|(_, field)| field["type"] == "array")
+        .map(|(list, _)| list)
+        .find(|list| {
+            names
+                .clone()
+                .all(|name| crate::validate::names_a_field(action, &format!("{list}/0/{name}")))
+        })
+        .cloned()
+        .filter(|_| names.next().is_some())
+}
+
+/// The JSON object on stdin, for a usage error's suggestion, when the
+/// command line reads stdin (`-`, not `--batch`: a stream may never end)
+/// and stdin is no terminal. A usage error never waits on stdin for long:
+/// input that has not ended within [`STDIN_WAIT`] is left unread (the
+/// process exits anyway).
+fn stdin_object(args: &[OsString]) -> Option<serde_json::Map<String, serde_json::Value>> {
+    use std::io::{IsTerminal, Read};
+    if !args.iter().any(|a| a == "-")
+        || args.iter().any(|a| a == "--batch")
+        || std::io::stdin().is_terminal()
+    {
+        return None;
+    }
+    let (sent, read) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut raw = Vec::new();
+        let done = std::io::stdin()
+            .take(crate::wire::MAX_BODY_BYTES as u64 + 1)
+            .read_to_end(&mut raw);
+        let _ = sent.send(done.map(|_| raw));
+    });
+    let raw = read.recv_timeout(STDIN_WAIT).ok()?.ok()?;
+    match crate::json::from_slice(&raw).ok()? {
+        serde_json::Value::Object(given) => Some(given),
+        _ => None,
+    }
+}
+
+/// The words of the command `args` reached (`agentteam exec task`): each
+/// word that names a subcommand of the one before. A flag's value that
+/// happens to be a subcommand's name is taken for it; the message is then
+/// only less precise.
+fn reached(args: &[OsString]) -> Vec<String> {
+    let mut command = build(false);
+    let mut path = Vec::new();
+    for word in args.iter().skip(1).filter_map(|a| a.to_str()) {
+        if let Some(next) = command.find_subcommand(word).cloned() {
+            path.push(word.to_string());
+            command = next;
+        }
+    }
+    path
+}
+
+/// A command that needs a subcommand and was given none (`agentteam exec
+/// task`): the usage failure names what it takes, so the next call needs
+/// no help page.
+pub(super) fn missing_subcommand(path: &[String]) -> Failure {
+    let mut command = build(false);
+    for word in path {
+        command = command
+            .find_subcommand(word)
+            .cloned()
+            .expect("the path was found in this command tree");
+    }
+    let name = std::iter::once("agentteam")
+        .chain(path.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let subcommands: Vec<String> = command
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+        .map(|s| format!("`{}`", s.get_name()))
+        .collect();
+    let catalog = if path == ["exec"] {
+        " (or `--catalog`, every action at once)"
+    } else {
+        ""
+    };
+    Failure::new(
+        code::USAGE_ERROR,
+        format!(
+            "`{name}` needs one of: {}{catalog}; see `{name} --help`.",
+            subcommands.join(", ")
+        ),
+    )
+}
+
+/// A string that clap's error carries under `kind` (the first, if several).
+fn context_string(error: &clap::Error, kind: clap::error::ContextKind) -> Option<String> {
+    use clap::error::ContextValue;
+    match error.get(kind)? {
+        ContextValue::String(s) => Some(s.clone()),
+        ContextValue::Strings(v) => v.first().cloned(),
+        _ => None,
+    }
+}
+
+/// The command line `args` meant, with the flags of `action` written
+/// before the route moved right after it, each with its value: `agentteam
+/// --concurrency 4 exec task list --batch -` becomes `agentteam exec task
+/// list --concurrency 4 --batch -`. Every other word stays where it was;
+/// an input is added when none was given.
+fn with_action_flags_moved(action: &'static registry::Action, args: &[OsString]) -> String {
+    let command = action_command(action, false);
+    let flag_of_action = |word: &str| {
+        let long = word.strip_prefix("--")?.split('=').next()?;
+        command.get_arguments().find(|a| a.get_long() == Some(long))
+    };
+    let words: Vec<String> = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    // The route's last word; everything before it but the route's own
+    // words is a global flag (stays) or one of the action's (moves).
+    let route_end = words
+        .iter()
+        .position(|w| w == action.verb)
+        .unwrap_or(words.len());
+    let (mut before, mut moved) = (Vec::new(), Vec::new());
+    let mut i = 0;
+    while i < route_end {
+        let word = &words[i];
+        match flag_of_action(word) {
+            Some(arg) => {
+                moved.push(word.clone());
+                if !word.contains('=') && arg.get_action().takes_values() && i + 1 < route_end {
+                    i += 1;
+                    moved.push(words[i].clone());
+                }
+            }
+            None if word == "exec" || word == action.domain => {}
+            None => before.push(word.clone()),
+        }
+        i += 1;
+    }
+    let after: Vec<String> = words.iter().skip(route_end + 1).cloned().collect();
+    let mut line = vec!["agentteam".to_string()];
+    line.extend(before);
+    line.extend(["exec", action.domain, action.verb].map(str::to_string));
+    line.extend(moved);
+    let has_input = after.iter().any(|w| w == "-" || !w.starts_with('-'));
+    line.extend(after);
+    if !has_input {
+        line.push("-".to_string());
+    }
+    command_line(&line)
+}
+
+/// `args` without an output flag this CLI does not have (`--output json`,
+/// `--json`) and its value, as one command line.
+fn without_output_flag(args: &[OsString], flag: &str) -> String {
+    let mut line = vec!["agentteam".to_string()];
+    let mut words = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned());
+    while let Some(word) = words.next() {
+        if word == flag && flag != "--json" {
+            // Its value too (`json`, `text`), not the input's `-`.
+            match words.next() {
+                Some(value) if value.starts_with('-') => line.push(value),
+                _ => {}
+            }
+        } else if word != flag && !word.starts_with(&format!("{flag}=")) {
+            line.push(word);
+        }
+    }
+    command_line(&line)
+}
+
+/// `words` as one shell command line, each quoted only where it must be.
+fn command_line(words: &[String]) -> String {
+    let plain = |w: &str| {
+        !w.is_empty()
+            && w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=:@,+%".contains(c))
+    };
+    words
+        .iter()
+        .map(|w| {
+            if plain(w) {
+                w.clone()
+            } else {
+                shlex::try_quote(w).map_or_else(|_| w.clone(), |q| q.into_owned())
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The words that name a route: those after `exec`, or from the first word
+/// that is a domain when `exec` was left out. Flags and their values are
+/// skipped; a flag value is never a domain, so it cannot start the route.
+fn route_words(args: &[OsString]) -> Vec<&str> {
+    let words: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .filter_map(|a| a.to_str())
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let domains = registry::domains();
+    let start = words
+        .iter()
+        .position(|w| *w == "exec")
+        .map(|i| i + 1)
+        .or_else(|| {
+            words
+                .iter()
+                .position(|w| domains.contains(w) || registry::synonyms::route(&[w]).is_some())
+        });
+    start.map(|i| words[i..].to_vec()).unwrap_or_default()
+}
