@@ -14,7 +14,7 @@ use agentteam::registry::find;
 use agentteam::runtime::auth;
 use agentteam::runtime::store::schema::OnOpen;
 use agentteam::runtime::store::sqlite::SqliteStore;
-use agentteam::runtime::store::{CreateInput, Store, TaskLocator, typed};
+use agentteam::runtime::store::{Admin, CreateInput, Store, TaskLocator, typed};
 use agentteam::validate::validate;
 use agentteam::wire::{WorkflowContext, decode_body, read_body};
 use serde_json::json;

@@ -25,7 +25,7 @@ use crate::runtime::shed::RateLimit;
 use crate::runtime::store::postgres::{PgStore, PoolOptions};
 use crate::runtime::store::schema::OnOpen;
 use crate::runtime::store::sqlite::SqliteStore;
-use crate::runtime::store::{Location, NewToken, Store};
+use crate::runtime::store::{Admin, Location, NewToken};
 use crate::runtime::{auth, clock, server};
 
 /// The reference Agent Runtime API server for agentteam, on an embedded
@@ -682,7 +682,7 @@ async fn execute_on(location: Location, command: Command) -> Result<Option<Value
     }
 }
 
-async fn run_command<S: Store>(
+async fn run_command<S: Admin>(
     store: S,
     location: &Location,
     command: Command,
@@ -907,7 +907,7 @@ const QUICKSTART_TTL: &str = "15m";
 /// Creates what is missing of the demo setup, then writes a profile whose
 /// credential_process is this binary's `token issue`, through the same
 /// credential store code as `agentteam auth login`.
-async fn quickstart<S: Store>(
+async fn quickstart<S: Admin>(
     store: &S,
     location: &Location,
     api_url: &str,

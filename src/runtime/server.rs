@@ -883,9 +883,8 @@ mod tests {
     use super::*;
     use crate::registry::find;
     use crate::runtime::store::{
-        AgentInfo, Callback, ChannelInfo, CheckpointInput, CreateInput, DeleteInput, ListQuery,
-        NewToken, SchemaStatus, SetClaimInput, TaskLocator, TokenCounts, TokenRecord, UpdateInput,
-        WorkspaceInfo,
+        CheckpointInput, CreateInput, DeleteInput, ListQuery, SetClaimInput, TaskLocator,
+        TokenRecord, UpdateInput,
     };
     use crate::wire::WorkflowContext;
 
@@ -928,67 +927,6 @@ mod tests {
         }
         async fn ready(&self) -> Result<(), Failure> {
             Ok(())
-        }
-        async fn schema_status(&self) -> Result<SchemaStatus, Failure> {
-            unreachable!("migrations are not served over HTTP")
-        }
-        async fn migrate(&self) -> Result<Vec<u32>, Failure> {
-            unreachable!("migrations are not served over HTTP")
-        }
-        async fn reindex_search(&self) -> Result<u64, Failure> {
-            unreachable!("reindexing is not served over HTTP")
-        }
-        async fn create_workspace(&self, _: &str) -> Result<String, Failure> {
-            unreachable!("admin operations are not served over HTTP")
-        }
-        async fn find_or_create_workspace(&self, _: &str) -> Result<(String, bool), Failure> {
-            unreachable!("admin operations are not served over HTTP")
-        }
-        async fn create_agent(
-            &self,
-            _: &str,
-            _: &str,
-            _: &NewToken,
-        ) -> Result<(String, i64), Failure> {
-            unreachable!("admin operations are not served over HTTP")
-        }
-        async fn find_agent(&self, _: &str, _: &str) -> Result<Option<Principal>, Failure> {
-            unreachable!("admin operations are not served over HTTP")
-        }
-        async fn issue_token(&self, _: &str, _: &str, _: &NewToken) -> Result<i64, Failure> {
-            unreachable!("admin operations are not served over HTTP")
-        }
-        async fn count_tokens(&self, _: &str, _: &str) -> Result<TokenCounts, Failure> {
-            unreachable!("admin operations are not served over HTTP")
-        }
-        async fn revoke_tokens(&self, _: &str, _: &str) -> Result<u64, Failure> {
-            unreachable!("admin operations are not served over HTTP")
-        }
-        async fn create_channel(
-            &self,
-            _: &str,
-            _: &str,
-            _: Option<&[String]>,
-        ) -> Result<(), Failure> {
-            unreachable!("admin operations are not served over HTTP")
-        }
-        async fn channel_exists(&self, _: &str, _: &str) -> Result<bool, Failure> {
-            unreachable!("admin operations are not served over HTTP")
-        }
-        async fn list_workspaces(&self) -> Result<Vec<WorkspaceInfo>, Failure> {
-            unreachable!("admin operations are not served over HTTP")
-        }
-        async fn list_agents(&self, _: &str) -> Result<Vec<AgentInfo>, Failure> {
-            unreachable!("admin operations are not served over HTTP")
-        }
-        async fn list_channels(&self, _: &str) -> Result<Vec<ChannelInfo>, Failure> {
-            unreachable!("admin operations are not served over HTTP")
-        }
-        async fn open_callback(&self, _: &str, _: &str) -> Result<Callback, Failure> {
-            unreachable!("admin operations are not served over HTTP")
-        }
-        async fn complete_callback(&self, _: &str, _: &str) -> Result<(), Failure> {
-            unreachable!("admin operations are not served over HTTP")
         }
     }
 

@@ -17,7 +17,7 @@ use agentteam::runtime::auth;
 use agentteam::runtime::server::{Timeouts, router_with, serve_on};
 use agentteam::runtime::store::schema::OnOpen;
 use agentteam::runtime::store::sqlite::SqliteStore;
-use agentteam::runtime::store::{NewToken, Store};
+use agentteam::runtime::store::{Admin, NewToken};
 use serde_json::{Value, json};
 
 use crate::support::runtime::{Engine, Runtime};

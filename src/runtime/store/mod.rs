@@ -282,7 +282,8 @@ pub struct Callback {
     pub callback_effect_id: String,
 }
 
-/// The storage boundary. Every method is atomic and serialisable (a backend
+/// The storage boundary as requests use it ([`Admin`] is the operator's).
+/// Every method is atomic and serialisable (a backend
 /// may commit concurrent mutations together, as the SQLite one does, but
 /// never answers before its mutation is durable); a `Failure` means nothing
 /// was written. Methods are async so a networked engine waits for its
@@ -361,6 +362,12 @@ pub trait Store: Send + Sync + 'static {
     fn warm(&self) -> impl Future<Output = ()> + Send {
         async {}
     }
+}
+
+/// The operator's side of a store, which `agentteam-runtime`'s commands
+/// use and its HTTP surface never does: the schema, workspaces, agents,
+/// tokens, boards and callbacks.
+pub trait Admin: Store {
     /// The schema version found and the migrations this binary knows.
     fn schema_status(&self) -> impl Future<Output = Result<SchemaStatus, Failure>> + Send;
     /// Applies the pending migrations; returns the versions applied.

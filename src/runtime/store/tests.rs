@@ -30,7 +30,7 @@ pub(crate) fn block<T>(future: impl Future<Output = T>) -> T {
 
 /// A store engine under test: where a fresh store lives, and how to open
 /// it (again).
-trait Engine: Store + Sized {
+trait Engine: Admin + Sized {
     /// Keeps the store's storage alive for the test.
     type Place;
     fn place() -> Self::Place;

@@ -293,7 +293,9 @@ impl Store for PgStore {
             );
         }
     }
+}
 
+impl Admin for PgStore {
     async fn schema_status(&self) -> Result<SchemaStatus, Failure> {
         let client = self.client().await?;
         let version = schema_version(&client).await.map_err(schema_failure)?;

@@ -264,7 +264,9 @@ impl Store for SqliteStore {
     async fn ready(&self) -> Result<(), Failure> {
         self.read(|c| Ok(c.row_cached("SELECT 1", [], |_| Ok(()))?))
     }
+}
 
+impl Admin for SqliteStore {
     async fn schema_status(&self) -> Result<SchemaStatus, Failure> {
         let version: u32 =
             self.read(|c| Ok(c.row_cached("PRAGMA user_version", [], |r| r.get(0))?))?;
