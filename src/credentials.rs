@@ -853,7 +853,6 @@ fn last_line(stderr: &[u8]) -> Option<String> {
 /// key id, a base32 seed); or 32 or more characters (a hex key). A name
 /// (a dated file, a handle, `SprintPlanning2024`) shows.
 pub(crate) fn token_like(word: &str) -> bool {
-    const IDS: [&str; 5] = ["tsk_", "ws_", "ag_", "cbe_", "run_"];
     let has = |test: fn(&char) -> bool| word.chars().any(|c| test(&c));
     word.len() >= 16
         && word
@@ -861,8 +860,10 @@ pub(crate) fn token_like(word: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c))
         && has(char::is_ascii_alphabetic)
         && has(char::is_ascii_digit)
-        && !IDS.iter().any(|id| word.starts_with(id))
-        && (word.starts_with(crate::runtime::auth::TOKEN_PREFIX)
+        && !crate::wire::IdKind::ALL
+            .iter()
+            .any(|id| word.starts_with(id.prefix()))
+        && (word.starts_with(crate::wire::TOKEN_PREFIX)
             || random_case(word)
             || !has(char::is_ascii_lowercase)
             || word.len() >= 32)

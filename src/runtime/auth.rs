@@ -12,8 +12,9 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use crate::error::{Failure, code};
+use crate::wire::IdKind;
 
-pub const TOKEN_PREFIX: &str = "at_";
+pub use crate::wire::TOKEN_PREFIX;
 
 /// How long a token lives unless `--ttl` says otherwise: a day.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(24 * 3600);
@@ -85,13 +86,17 @@ pub fn hex(bytes: &[u8]) -> String {
 }
 
 /// `ws_…`, `ag_…`, `run_…`, `cbe_…`: 12 random bytes in lowercase hex.
-pub fn new_id(prefix: &str) -> Result<String, Failure> {
-    Ok(format!("{prefix}_{}", hex(&random::<12>()?)))
+pub fn new_id(kind: IdKind) -> Result<String, Failure> {
+    Ok(format!("{}{}", kind.prefix(), hex(&random::<12>()?)))
 }
 
 /// A task scope id: `tsk_` + 32 lowercase hex digits.
 pub fn new_scope_id() -> Result<String, Failure> {
-    Ok(format!("tsk_{}", hex(&random::<16>()?)))
+    Ok(format!(
+        "{}{}",
+        IdKind::TaskScope.prefix(),
+        hex(&random::<16>()?)
+    ))
 }
 
 #[cfg(test)]
@@ -112,7 +117,7 @@ mod tests {
                 .chars()
                 .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
         );
-        assert!(new_id("ws").unwrap().starts_with("ws_"));
+        assert!(new_id(IdKind::Workspace).unwrap().starts_with("ws_"));
     }
 
     #[test]

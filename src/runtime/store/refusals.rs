@@ -528,7 +528,9 @@ pub fn no_such_agent(agent: &str, handle_exists: bool) -> Failure {
 /// a member ref (`@…`) nor an agent id (`ag_…`), so perhaps a handle
 /// written without its `@` (the store then asks whether `@word` exists).
 pub fn bare_word(word: &str) -> bool {
-    !word.is_empty() && !word.starts_with('@') && !word.starts_with("ag_")
+    !word.is_empty()
+        && !word.starts_with('@')
+        && !word.starts_with(crate::wire::IdKind::Agent.prefix())
 }
 
 /// An agent ref as the operator typed it, repeated: shown when it is the

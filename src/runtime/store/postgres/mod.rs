@@ -60,6 +60,7 @@ use super::schema::OnOpen;
 use super::*;
 use crate::error::Failure;
 use crate::runtime::auth;
+use crate::wire::IdKind;
 use connections::{ATTEMPTS, Connections, Error, Fault, backoff, fault, schema_failure, settle};
 use migrations::{MIGRATIONS, apply_pending, schema_version};
 
@@ -313,7 +314,7 @@ impl Admin for PgStore {
     }
 
     async fn create_workspace(&self, name: &str) -> Result<String, Failure> {
-        let id = auth::new_id("ws")?;
+        let id = auth::new_id(IdKind::Workspace)?;
         in_transaction!(self, |tx, now| {
             admin::create_workspace(tx, &id, name, now)
                 .await
@@ -322,7 +323,7 @@ impl Admin for PgStore {
     }
 
     async fn find_or_create_workspace(&self, name: &str) -> Result<(String, bool), Failure> {
-        let id = auth::new_id("ws")?;
+        let id = auth::new_id(IdKind::Workspace)?;
         in_transaction!(self, |tx, now| {
             admin::find_or_create_workspace(tx, &id, name, now).await
         })
@@ -334,7 +335,7 @@ impl Admin for PgStore {
         handle: &str,
         token: &NewToken,
     ) -> Result<(String, i64), Failure> {
-        let id = auth::new_id("ag")?;
+        let id = auth::new_id(IdKind::Agent)?;
         in_transaction!(self, |tx, now| {
             admin::create_agent(tx, &id, workspace_id, handle, token, now)
                 .await
@@ -400,8 +401,8 @@ impl Admin for PgStore {
 
     async fn open_callback(&self, workspace_id: &str, agent: &str) -> Result<Callback, Failure> {
         let callback = Callback {
-            workflow_run_id: auth::new_id("run")?,
-            callback_effect_id: auth::new_id("cbe")?,
+            workflow_run_id: auth::new_id(IdKind::WorkflowRun)?,
+            callback_effect_id: auth::new_id(IdKind::CallbackEffect)?,
         };
         in_transaction!(self, |tx, now| {
             admin::open_callback(tx, workspace_id, agent, &callback, now)

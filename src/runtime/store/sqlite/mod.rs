@@ -32,6 +32,7 @@ use super::schema::OnOpen;
 use super::*;
 use crate::error::Failure;
 use crate::runtime::auth;
+use crate::wire::IdKind;
 use connections::{Cached, Readers, configure};
 use migrations::{MIGRATIONS, apply_pending};
 
@@ -289,13 +290,13 @@ impl Admin for SqliteStore {
     }
 
     async fn create_workspace(&self, name: &str) -> Result<String, Failure> {
-        let (id, name) = (auth::new_id("ws")?, name.to_owned());
+        let (id, name) = (auth::new_id(IdKind::Workspace)?, name.to_owned());
         self.write(move |c| admin::create_workspace(c, &id, &name).map(|()| id))
             .await
     }
 
     async fn find_or_create_workspace(&self, name: &str) -> Result<(String, bool), Failure> {
-        let (id, name) = (auth::new_id("ws")?, name.to_owned());
+        let (id, name) = (auth::new_id(IdKind::Workspace)?, name.to_owned());
         // In the writer's `BEGIN IMMEDIATE` transaction: no other process
         // writes between the look and the insert.
         self.write(move |c| match admin::find_workspace(c, &name)? {
@@ -311,7 +312,7 @@ impl Admin for SqliteStore {
         handle: &str,
         token: &NewToken,
     ) -> Result<(String, i64), Failure> {
-        let id = auth::new_id("ag")?;
+        let id = auth::new_id(IdKind::Agent)?;
         let (workspace_id, handle, token) = (workspace_id.to_owned(), handle.to_owned(), *token);
         self.write(move |c| {
             admin::create_agent(c, &id, &workspace_id, &handle, &token).map(|expires| (id, expires))
@@ -378,8 +379,8 @@ impl Admin for SqliteStore {
 
     async fn open_callback(&self, workspace_id: &str, agent: &str) -> Result<Callback, Failure> {
         let callback = Callback {
-            workflow_run_id: auth::new_id("run")?,
-            callback_effect_id: auth::new_id("cbe")?,
+            workflow_run_id: auth::new_id(IdKind::WorkflowRun)?,
+            callback_effect_id: auth::new_id(IdKind::CallbackEffect)?,
         };
         let (workspace_id, agent) = (workspace_id.to_owned(), agent.to_owned());
         self.write(move |c| {
