@@ -905,6 +905,20 @@ pub fn checkpoint_value(id: i64, summary: &str, author_handle: &str, created_at:
     })
 }
 
+/// A `task_create` answer: the tasks it made, none of them a replay's.
+pub fn created(tasks: Vec<Value>) -> Value {
+    json!({"tasks": tasks, "reused": false})
+}
+
+/// A `task_delete` answer: the numbers deleted (the task and, with
+/// `subtask_mode: delete`, its subtree) and those promoted to the top.
+pub fn deletion(deleted: &[(i64, i64)], promoted: Vec<i64>) -> Value {
+    json!({
+        "deleted_numbers": deleted.iter().map(|(_, number)| number).collect::<Vec<_>>(),
+        "promoted_numbers": promoted,
+    })
+}
+
 /// A keyed create's replay: its original tasks as they are now, and the
 /// numbers of those deleted since (listed as they were when deleted, which
 /// no other answer shows as live), when there are any.

@@ -1052,7 +1052,7 @@ pub(super) async fn insert_creates(
                     .compact()
                 })
                 .collect();
-            json!({"tasks": tasks, "reused": false})
+            created(tasks)
         })
         .collect())
 }
@@ -1529,10 +1529,7 @@ pub(super) async fn delete_task(
         exec(tx, TOMBSTONE, &[id, &now]).await?;
         event(tx, *id, "deleted", p, now, json!({"number": number})).await?;
     }
-    Ok(json!({
-        "deleted_numbers": deleted.iter().map(|(_, n)| n).collect::<Vec<_>>(),
-        "promoted_numbers": promoted,
-    }))
+    Ok(deletion(&deleted, promoted))
 }
 
 #[cfg(test)]

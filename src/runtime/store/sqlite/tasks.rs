@@ -657,7 +657,7 @@ pub(super) fn create_tasks(
         .iter()
         .map(|id| load_task(c, *id).map(|t| t.compact()))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(json!({"tasks": tasks, "reused": false}))
+    Ok(created(tasks))
 }
 
 // ---------------------------------------------------------------- list
@@ -1133,8 +1133,5 @@ pub(super) fn delete_task(
         )?;
         event(c, *task, "deleted", p, now, json!({"number": number}))?;
     }
-    Ok(json!({
-        "deleted_numbers": deleted.iter().map(|(_, n)| n).collect::<Vec<_>>(),
-        "promoted_numbers": promoted,
-    }))
+    Ok(deletion(&deleted, promoted))
 }
