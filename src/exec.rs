@@ -208,7 +208,10 @@ fn prepare_line(action: &Action, raw: &[u8], line_no: u64) -> Result<Value, Fail
 /// `input` validated for `action`; refused, it names the one other action
 /// of the domain it is valid input for, when there is one (`numbers` and
 /// `claimed` sent to `task update` are a set_claim), as its suggestion.
-/// Never a destructive action.
+/// Never one riskier than the call meant: a read is pointed only at a read,
+/// a change only at a change that is safe to repeat (never one that
+/// overwrites or deletes: `number` and `title` sent to a create are no
+/// rename of task `number`).
 fn checked(action: &Action, input: Value) -> Result<Value, Failure> {
     validate(action, input.clone()).map_err(|failure| {
         // Only input with a field this action has not: an update that
@@ -221,10 +224,16 @@ fn checked(action: &Action, input: Value) -> Result<Value, Failure> {
         if !failure.is(code::INVALID_INPUT) || failure.suggested_action.is_some() || !foreign {
             return failure;
         }
+        let no_riskier = |other: &Action| {
+            other.read_only()
+                || (!action.read_only()
+                    && !other.destructive()
+                    && other.idempotency != crate::registry::Idempotency::None)
+        };
         let mut others = crate::registry::ACTIONS.iter().filter(|other| {
             other.domain == action.domain
                 && other.name() != action.name()
-                && !other.destructive()
+                && no_riskier(other)
                 && validate(other, input.clone()).is_ok()
         });
         match (others.next(), others.next()) {

@@ -986,6 +986,29 @@ fn input_for_another_action_names_it() {
             "update",
             json!({"channel": "eng", "number": 1, "subtask_mode": "delete"}),
         ),
+        // Never a riskier call than the one meant (the regression hunt's):
+        // a read is no change, and a create or a checkpoint no overwrite
+        // of an existing task.
+        (
+            "list",
+            json!({"channel": "eng", "number": 1, "labels": ["bug"]}),
+        ),
+        (
+            "get",
+            json!({"channel": "eng", "number": 1, "status": "done"}),
+        ),
+        (
+            "list",
+            json!({"channel": "eng", "numbers": [1], "claimed": true}),
+        ),
+        (
+            "create",
+            json!({"channel": "eng", "number": 1, "title": "x"}),
+        ),
+        (
+            "checkpoint",
+            json!({"channel": "eng", "number": 1, "description": "hi"}),
+        ),
     ] {
         let run = cli.exec("task", verb, &input.to_string(), &[]);
         assert!(
