@@ -389,6 +389,10 @@ fn recast_stdin(
             recast.entry(plural).or_insert(json!([value]));
         } else if list_of_items_naming(action, std::iter::once(&name)).is_some() {
             one_item.insert(name, value);
+        } else if !action.read_only() {
+            // A change without a field it was given may be another change
+            // (`subtask` with `number` dropped is a top-level create): none.
+            return None;
         }
     }
     if !one_item.is_empty() {

@@ -406,6 +406,24 @@ fn a_wrong_routes_suggestion_carries_the_input_recast() {
             r#"{"channel": "eng", "title": "Ship it", "priority": "high"}"#,
             json!({"channel": "eng", "tasks": [{"title": "Ship it", "priority": "high"}]}),
         ),
+        // A change that cannot place every field it was given: none (a
+        // subtask's `number` dropped made a top-level create).
+        (
+            &["exec", "task", "subtask", "-"],
+            r#"{"channel": "eng", "number": 1, "title": "x"}"#,
+            json!({}),
+        ),
+        (
+            &["exec", "task", "add", "-"],
+            r#"{"channel": "eng", "title": "x", "parent_id": 1}"#,
+            json!({}),
+        ),
+        // A read drops what it cannot place.
+        (
+            &["exec", "task", "show", "-"],
+            r#"{"channel": "eng", "number": 2, "verbose": true}"#,
+            json!({"channel": "eng", "number": 2}),
+        ),
         // The input's own word against the route's reading: not guessed.
         (
             &["exec", "task", "claim", "-"],
