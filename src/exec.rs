@@ -620,8 +620,16 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
         // answered and printed before the process ends, so every line that
         // may have taken effect has its answer (a kill lost them, and could
         // cut a line in half).
+        // So does a stdout whose reader has gone.
+        let closed = tokio::sync::Notify::new();
+        let stop = async {
+            tokio::select! {
+                () = interruption(&caught) => {}
+                () = closed.notified() => {}
+            }
+        };
         let results = lines
-            .take_until(interruption(&caught))
+            .take_until(stop)
             .map(|(n, raw)| one(n, raw))
             .buffered(concurrency.max(1));
         let mut results = std::pin::pin!(results);
@@ -630,7 +638,7 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
         // The failed lines, and the code of the first of the worst class.
         let mut failed = 0u64;
         let mut worst_code = String::new();
-        // The last line answered when stdout's reader left.
+        // The first line whose answer stdout's reader did not take.
         let mut cut = None;
         while let Some((line_no, result)) = results.next().await {
             let class = match result {
@@ -659,10 +667,11 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
             }
             done += 1;
             last = last.max(line_no);
-            if printer.stdout_gone() {
-                // Nothing more can be read: no more lines are sent.
+            if printer.stdout_gone() && cut.is_none() {
+                // Nothing more can be read: no more lines are sent, and
+                // those in flight are waited for.
                 cut = Some(line_no);
-                break;
+                closed.notify_one();
             }
             printer.progress(&format!(
                 "{done} done, {:.0}/s",
@@ -697,9 +706,13 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
     // asked: said, and with a status a pipeline sees (its worst line's, else
     // that of a process ended by SIGPIPE, as `set -o pipefail` expects of
     // any writer). A read's reader took what it wanted.
-    if let Some(line) = cut.filter(|_| !action.read_only()) {
+    if let Some(lost) = cut.filter(|_| !action.read_only()) {
+        let answers = match lost == last {
+            true => format!("the answer to line {last} was lost (it was sent)"),
+            false => format!("the answers to lines {lost} to {last} were lost (they were sent)"),
+        };
         printer.stderr(&crate::output::stderr_line(&format!(
-            "error: stdout closed after line {line}: the lines after it were not sent (any still in flight may have taken effect)"
+            "error: stdout closed: {answers}, and the lines after line {last} were not sent"
         )));
         if worst == ExitClass::Success {
             std::process::exit(CLOSED_STDOUT_STATUS);
