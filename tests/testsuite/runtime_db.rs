@@ -1347,6 +1347,30 @@ fn what_the_uri_leaves_out_comes_from_libpqs_variables() {
         Some(5),
         "{status}"
     );
+    // PGPORT also where the URI names a host but no port, as libpq takes
+    // it (tokio-postgres would give such a host 5432); a bad one is named.
+    let host_only = format!("postgres://{SUPERUSER}:{PASSWORD}@127.0.0.1/{db}");
+    succeeded(&runtime_in_env(
+        dir.path(),
+        &["--db", &host_only, "migrate", "--status"],
+        &env,
+    ));
+    let mut bad_port = env.to_vec();
+    bad_port.retain(|(name, _)| *name != "PGPORT");
+    bad_port.push(("PGPORT", "abc"));
+    let doc = refused(
+        &runtime_in_env(
+            dir.path(),
+            &["--db", &host_only, "migrate", "--status"],
+            &bad_port,
+        ),
+        2,
+        PASSWORD,
+    );
+    assert!(
+        message(&doc).contains("PGPORT is not a port number"),
+        "{doc}"
+    );
     // A user left empty is no user: PGUSER's.
     let tcp = format!("postgres://:{PASSWORD}@127.0.0.1:{port}/{db}");
     succeeded(&runtime_in_env(

@@ -100,7 +100,23 @@ impl Target {
         };
         // tokio-postgres's own text is "invalid connection string"; what is
         // wrong (`invalid value for option \`port\``) is in its causes.
-        let parsed = query_ports_to_hosts(uri);
+        // PGPORT where the URI names no port, as libpq takes it (whether
+        // or not the URI names a host, which tokio-postgres would give
+        // 5432).
+        let with_port;
+        let ported = match from_env(&PG_PORT).filter(|_| !names_a_port(uri)) {
+            Some(port) => {
+                let port: u16 = port
+                    .trim()
+                    .parse()
+                    .map_err(|_| unusable(&"PGPORT is not a port number"))?;
+                let joiner = if uri.contains('?') { '&' } else { '?' };
+                with_port = format!("{uri}{joiner}port={port}");
+                with_port.as_str()
+            }
+            None => uri,
+        };
+        let parsed = query_ports_to_hosts(ported);
         let parsed = without_ssl_mode(&parsed);
         let mut config = tokio_postgres::Config::from_str(&parsed).map_err(|e| {
             let why = with_causes(&e);
@@ -156,15 +172,7 @@ impl Target {
                 }
             }
         }
-        if config.get_ports().is_empty()
-            && let Some(port) = from_env(&PG_PORT)
-        {
-            let port = port
-                .trim()
-                .parse()
-                .map_err(|_| unusable(&"PGPORT is not a port number"))?;
-            config.port(port);
-        }
+
         // Said now, by name, rather than as a connection failure later.
         let hosts = config.get_hosts().len().max(config.get_hostaddrs().len());
         let ports = config.get_ports().len();
@@ -599,6 +607,23 @@ pub(super) fn with_causes(e: &dyn std::error::Error) -> String {
 
 /// A URI asking for TLS (`sslmode=MODE`), which this runtime does not
 /// speak yet: refused by name, before anything connects.
+/// Whether `uri` names a port: after a host (`h:5432`, `[::1]:5432`) or as
+/// `?port=`.
+fn names_a_port(uri: &str) -> bool {
+    let Some(parts) = Parts::of(uri) else {
+        return false;
+    };
+    let after_host = parts.hosts.split(',').any(|chunk| match chunk.rfind(']') {
+        Some(end) => chunk[end..].contains(':'),
+        None => chunk.contains(':'),
+    });
+    after_host
+        || parts.pairs().iter().any(|pair| {
+            pair.split_once('=')
+                .is_some_and(|(key, _)| key.trim().eq_ignore_ascii_case("port"))
+        })
+}
+
 /// A variable libpq reads, when set and not empty.
 fn from_env(var: &crate::env_vars::EnvVar) -> Option<String> {
     std::env::var(var.name)
