@@ -169,6 +169,7 @@ on_every_engine!(
     subtasks_by_parent_number_and_by_task_scope,
     target_is_provenance_on_the_same_board,
     idempotency_receipts,
+    an_idempotency_conflict_names_only_the_live_tasks_its_key_made,
     checkpoint_keys_replay_per_agent_and_task,
     list_browses_searches_filters_sorts_and_pages,
     an_empty_search_names_the_subtasks_it_left_out,
@@ -602,6 +603,38 @@ fn target_is_provenance_on_the_same_board<E: Engine>() {
     );
     assert_eq!(f.code, "target_conflict");
     assert_eq!(w.titles(&w.alice, "eng", &["n"]), [2]);
+}
+
+/// A conflict names the tasks its key made that are still live: a deleted
+/// one takes no `task_update` (the regression hunt followed the advice to
+/// a `task_not_found`).
+fn an_idempotency_conflict_names_only_the_live_tasks_its_key_made<E: Engine>() {
+    let w = world::<E>();
+    let ws = &w.alice.workspace_id;
+    let cb = block(w.store.open_callback(ws, &w.alice.agent_id)).unwrap();
+    let ctx = WorkflowContext {
+        workflow_run_id: Some(cb.workflow_run_id.clone()),
+        callback_effect_id: Some(cb.callback_effect_id.clone()),
+    };
+    let input = json!({"channel": "eng", "tasks": [{"title": "a"}, {"title": "b"}], "idempotency_key": "k"});
+    w.call_with(&w.alice, "create", input, &ctx).unwrap();
+    w.ok(&w.alice, "delete", json!({"channel": "eng", "number": 2}));
+    let changed = json!({"channel": "eng", "tasks": [{"title": "c"}], "idempotency_key": "k"});
+    let f = w
+        .call_with(&w.alice, "create", changed.clone(), &ctx)
+        .unwrap_err();
+    assert_eq!(f.details["made_numbers"], json!([1]), "{f:?}");
+    assert!(
+        f.field_errors["idempotency_key"].ends_with("It made #1: to correct that, task_update #1."),
+        "{f:?}"
+    );
+    w.ok(&w.alice, "delete", json!({"channel": "eng", "number": 1}));
+    let f = w.call_with(&w.alice, "create", changed, &ctx).unwrap_err();
+    assert!(f.details.get("made_numbers").is_none(), "{f:?}");
+    assert_eq!(
+        f.field_errors["idempotency_key"],
+        "Used before with other input; use a new key."
+    );
 }
 
 fn idempotency_receipts<E: Engine>() {

@@ -619,7 +619,9 @@ async fn replay<C: GenericClient>(
 ) -> Result<Value> {
     let ids: Vec<i64> = json_field(ids);
     if digest != input.payload_digest {
-        const NUMBERS: &str = "SELECT number FROM tasks WHERE id = ANY($1) ORDER BY number";
+        // The ones still live: a deleted task takes no update.
+        const NUMBERS: &str =
+            "SELECT number FROM tasks WHERE id = ANY($1) AND deleted_at IS NULL ORDER BY number";
         let made: Vec<i64> = all(c, NUMBERS, &[&ids])
             .await?
             .iter()

@@ -540,13 +540,17 @@ pub(super) fn create_tasks(
         if let Some((digest, ids)) = stored {
             let ids: Vec<i64> = from_json(ids);
             if digest != input.payload_digest {
+                // The ones still live: a deleted task takes no update.
                 let mut made = Vec::with_capacity(ids.len());
                 for id in &ids {
-                    made.push(c.row_cached(
-                        "SELECT number FROM tasks WHERE id = ?1",
-                        [id],
-                        |r| r.get::<_, i64>(0),
-                    )?);
+                    made.extend(
+                        c.row_cached(
+                            "SELECT number FROM tasks WHERE id = ?1 AND deleted_at IS NULL",
+                            [id],
+                            |r| r.get::<_, i64>(0),
+                        )
+                        .optional()?,
+                    );
                 }
                 return Err(refusals::idempotency_conflict(r.callback_completed, &made));
             }
