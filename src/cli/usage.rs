@@ -175,11 +175,11 @@ pub(super) fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                 .flatten()
                 .and_then(|arg| {
                     let flag = arg.split('=').next().unwrap_or_default().to_string();
-                    let action = registry::synonyms::route(&words)?.action;
-                    action_command(action, false)
+                    let route = registry::synonyms::route(&words)?;
+                    action_command(route.action, false)
                         .get_arguments()
                         .any(|a| a.get_long().is_some_and(|l| format!("--{l}") == flag))
-                        .then_some((flag, action))
+                        .then_some((flag, route))
                 });
             // A field of the action written as a flag (`exec task list
             // --channel eng`): fields go in the JSON input.
@@ -208,19 +208,28 @@ pub(super) fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
                 if let Some(suggested) = failure.suggested_action.as_mut() {
                     suggested.command = Some(action.cli_command());
                 }
-            } else if let Some((flag, action)) = misplaced {
+            } else if let Some((flag, route)) = misplaced {
+                let action = route.action;
                 let command = with_action_flags_moved(action, args);
+                let how = match route.how() {
+                    how if how.is_empty() => how,
+                    how => format!(", and {how}"),
+                };
                 failure.message = format!(
-                    "{}. `{flag}` belongs to the action and goes after it: `{command}`.",
+                    "{}. `{flag}` belongs to the action and goes after it: `{command}`{how}.",
                     failure.message
                 );
-                // The input on stdin, as it was meant for the action.
-                let arguments = (!action.destructive())
-                    .then(|| stdin_object(args))
-                    .flatten()
-                    .map(serde_json::Value::Object)
-                    .filter(|input| crate::validate::validate(action, input.clone()).is_ok())
-                    .unwrap_or_else(|| json!({}));
+                // The input on stdin, as it was meant for the action (recast
+                // when the route was a synonym: `close` sets a status).
+                let arguments = match route.verb {
+                    Some(_) => recast_stdin(route, args),
+                    None => (!action.destructive())
+                        .then(|| stdin_object(args))
+                        .flatten()
+                        .map(serde_json::Value::Object)
+                        .filter(|input| crate::validate::validate(action, input.clone()).is_ok()),
+                }
+                .unwrap_or_else(|| json!({}));
                 failure = failure.suggest(&action.name(), arguments);
                 if let Some(suggested) = failure.suggested_action.as_mut() {
                     suggested.command = Some(command);
@@ -543,11 +552,19 @@ fn with_action_flags_moved(action: &'static registry::Action, args: &[OsString])
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    // The route's last word; everything before it but the route's own
-    // words is a global flag (stays) or one of the action's (moves).
+    // The route's last word (the verb, its name or id in one word, or a
+    // synonym of it); everything before it but the route's own words is a
+    // global flag (stays) or one of the action's (moves).
+    let names_it = |word: &str| {
+        word == action.verb
+            || word == action.name()
+            || word == action.id()
+            || registry::synonyms::route(&[action.domain, word])
+                .is_some_and(|hint| std::ptr::eq(hint.action, action))
+    };
     let route_end = words
         .iter()
-        .position(|w| w == action.verb)
+        .position(|w| names_it(w))
         .unwrap_or(words.len());
     let (mut before, mut moved) = (Vec::new(), Vec::new());
     let mut i = 0;

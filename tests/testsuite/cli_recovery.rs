@@ -750,6 +750,15 @@ fn first_hour_errors_name_the_way_out() {
 #[test]
 fn an_action_flag_before_the_route_is_told_where_it_goes() {
     let cli = Cli::new();
+    // A synonym's input is recast as its own route's would be.
+    let run = cli.run(
+        &["--dry-run", "exec", "task", "close", "-"],
+        Some(r#"{"channel": "eng", "number": 1}"#),
+    );
+    assert_eq!(
+        run.json()["error"]["suggested_action"]["arguments"],
+        json!({"channel": "eng", "number": 1, "status": "done"})
+    );
     for args in [
         &["--dry-run", "exec", "task", "list", "-"][..],
         &["exec", "--dry-run", "task", "list", "-"],
@@ -787,6 +796,15 @@ fn an_action_flag_before_the_route_is_told_where_it_goes() {
                 "-",
             ],
             "agentteam --timeout 5 exec task list --max-items=3 --paginate -",
+        ),
+        // A route by another word: the command names the action's own.
+        (
+            &["--dry-run", "exec", "task", "close", "-"],
+            "agentteam exec task update --dry-run -",
+        ),
+        (
+            &["--dry-run", "exec", "task_get", "-"],
+            "agentteam exec task get --dry-run -",
         ),
     ] {
         let run = cli.run(args, Some(""));
