@@ -148,14 +148,20 @@ pub(super) fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
             let output_flag = (kind == ErrorKind::UnknownArgument)
                 .then(|| context_string(&error, ContextKind::InvalidArg))
                 .flatten()
-                .map(|arg| arg.split('=').next().unwrap_or_default().to_string())
+                .map(|arg| {
+                    // `-ojson`: the short flag with its value attached.
+                    match arg.starts_with("-o") && !arg.starts_with("--") {
+                        true => "-o".to_string(),
+                        false => arg.split('=').next().unwrap_or_default().to_string(),
+                    }
+                })
                 .filter(|flag| {
                     ["--json", "--output", "-o", "--out", "--output-format"]
                         .contains(&flag.as_str())
                 });
             if let Some(flag) = &output_flag {
                 message = format!(
-                    "{}: stdout is JSON whenever it is no terminal (`--format json` on one too); drop it: `{}`.",
+                    "{}: stdout is JSON whenever it is no terminal, text on one (`--format json` or `--format text` chooses); drop it: `{}`.",
                     message.trim_end(),
                     without_output_flag(args, flag)
                 );
@@ -611,7 +617,10 @@ fn without_output_flag(args: &[OsString], flag: &str) -> String {
                 Some(value) if value.starts_with('-') => line.push(value),
                 _ => {}
             }
-        } else if word != flag && !word.starts_with(&format!("{flag}=")) {
+        } else if word != flag
+            && !word.starts_with(&format!("{flag}="))
+            && !(flag == "-o" && word.starts_with("-o") && !word.starts_with("--"))
+        {
             line.push(word);
         }
     }

@@ -677,6 +677,7 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
     };
     if names.contains(&"integer")
         && let Some(number) = given.and_then(Value::as_str).and_then(number_of_ref)
+        && within_bounds(schema_at(action, path), number)
     {
         return format!("{said}: write `{number}`, the number alone.");
     }
@@ -697,6 +698,14 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
     }
 }
 
+/// Whether `number` is within `schema`'s `minimum` and `maximum`: a value
+/// the error shows must be one that then validates.
+fn within_bounds(schema: Option<&Value>, number: u64) -> bool {
+    let bound = |key: &str| schema.and_then(|s| s[key].as_f64());
+    let n = number as f64;
+    bound("minimum").is_none_or(|min| n >= min) && bound("maximum").is_none_or(|max| n <= max)
+}
+
 /// A task reference written for a number (`#5`, `#t5`, `t5`): its number.
 fn number_of_ref(text: &str) -> Option<u64> {
     let text = text.trim();
@@ -711,16 +720,18 @@ fn number_of_ref(text: &str) -> Option<u64> {
 /// items' type (`[1, 2]` for `"1,2"`, `["bug", "ui"]` for `"bug, ui"`,
 /// `[5]` for `"#5"`). None when a part is not of that type.
 fn listed_as_meant(action: &Action, path: &str, given: Option<&Value>) -> Option<String> {
-    let item = schema_at(action, path)?["items"]["type"]
-        .as_str()?
-        .to_string();
-    let parts: Vec<Value> = match given? {
+    let schema = schema_at(action, path)?;
+    let items = &schema["items"];
+    let item = items["type"].as_str()?.to_string();
+    let mut parts: Vec<Value> = match given? {
         Value::String(text) => text
             .split(',')
             .map(str::trim)
             .filter(|part| !part.is_empty())
             .map(|part| match item.as_str() {
-                "integer" => number_of_ref(part).map(Value::from),
+                "integer" => number_of_ref(part)
+                    .filter(|n| within_bounds(Some(items), *n))
+                    .map(Value::from),
                 "string" => Some(Value::from(part)),
                 _ => None,
             })
@@ -730,6 +741,17 @@ fn listed_as_meant(action: &Action, path: &str, given: Option<&Value>) -> Option
         }
         _ => return None,
     };
+    // A list whose items must be distinct is shown so (`"1,1"`: `[1]`).
+    if schema["uniqueItems"] == Value::Bool(true) {
+        let mut seen = Vec::new();
+        parts.retain(|part| {
+            let new = !seen.contains(part);
+            if new {
+                seen.push(part.clone());
+            }
+            new
+        });
+    }
     let shown: Vec<String> = parts.iter().map(Value::to_string).collect();
     (!shown.is_empty()).then(|| format!("[{}]", shown.join(", ")))
 }

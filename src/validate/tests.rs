@@ -1459,9 +1459,18 @@ fn a_task_ref_or_a_joined_list_is_told_the_value_it_meant() {
         let e = errors("task", verb, input.clone());
         assert!(e[field].contains(said), "{input}: {e:?}");
     }
-    // Not a number, not a list of numbers: no value is made up.
+    // Not a number, not a list of numbers, or out of bounds: no value is
+    // made up (what is shown must then validate).
     let e = errors("task", "get", json!({"channel": "eng", "number": "five"}));
     assert_eq!(e["number"], "Must be of type integer.");
+    let e = errors("task", "get", json!({"channel": "eng", "number": "#0"}));
+    assert_eq!(e["number"], "Must be of type integer.");
+    let e = errors(
+        "task",
+        "set_claim",
+        json!({"channel": "eng", "numbers": "1,1", "claimed": true}),
+    );
+    assert_eq!(e["numbers"], "Must be of type array: write `[1]`.");
     let e = errors(
         "task",
         "set_claim",

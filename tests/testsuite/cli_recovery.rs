@@ -475,6 +475,8 @@ fn an_output_flag_of_another_cli_is_told_stdout_is_json() {
         &["--json"],
         &["-o", "json"],
         &["--output=json"],
+        &["-ojson"],
+        &["--output", "text"],
     ] {
         let mut args = vec!["exec", "task", "list"];
         args.extend_from_slice(flags);
