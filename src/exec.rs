@@ -903,9 +903,9 @@ fn read_input(source: &InputSource, action: &Action) -> Result<Vec<u8>, Failure>
                 .lock()
                 .take(limit)
                 .read_to_end(&mut buf)
-                .map_err(|e| {
-                    Failure::new(code::INVALID_JSON, format!("Cannot read stdin: {e}."))
-                })?;
+                // Unreadable (a directory, a closed descriptor) is no JSON
+                // to judge: a usage error, as for an input file or a batch.
+                .map_err(|e| Failure::new(code::USAGE_ERROR, format!("Cannot read stdin: {e}.")))?;
         }
         InputSource::File(path) => {
             let file = std::fs::File::open(path).map_err(|e| unopenable(path, &e, action))?;
@@ -1031,6 +1031,12 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
                 "The input is not valid JSON (line {line}, column {}): JSON has no comments; remove it.",
                 e.column()
             )
+        } else if line_no.is_none()
+            && crate::json::describe(&e).starts_with("something follows the object")
+            && !raw.trim_ascii_start().starts_with(b"{")
+        {
+            // `5 x`, `[1] ]`: no object was there for anything to follow.
+            "The input must be one JSON object, not an array or scalar.".to_string()
         } else {
             let line = line_no.unwrap_or(e.line() as u64);
             // A batch line that is part of an object written over several
@@ -1079,6 +1085,21 @@ mod tests {
         }
         let failure = parse_json(b"[{\"channel\": \"eng\"}]", Some(1)).unwrap_err();
         assert!(failure.message.contains("jq -c '.[]'"), "{failure:?}");
+        // Trailing text after something that is no object is said as such.
+        for raw in [&b"5 x"[..], b"[1] ]", b"\"abc\" x"] {
+            let failure = parse_input(raw).unwrap_err();
+            assert!(
+                failure
+                    .message
+                    .contains("one JSON object, not an array or scalar"),
+                "{failure:?}"
+            );
+        }
+        let failure = parse_input(b"{} x").unwrap_err();
+        assert!(
+            failure.message.contains("something follows the object"),
+            "{failure:?}"
+        );
         // A whole object with a slip in it is said as it is; so is any
         // document outside a batch.
         let failure = parse_json(b"{\"channel\": \"eng\",}", Some(1)).unwrap_err();

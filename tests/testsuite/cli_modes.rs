@@ -936,3 +936,27 @@ fn an_overlong_batch_line_is_answered_before_it_ends() {
     child.wait().unwrap();
     drop(input);
 }
+
+/// A stdin that cannot be read (a directory) is a usage error in single
+/// and batch mode alike: no JSON was there to judge.
+#[test]
+fn an_unreadable_stdin_is_a_usage_error_in_every_mode() {
+    use std::process::Stdio;
+    let (cli, _server) = Recorder::expecting_no_request().logged_in(TOKEN);
+    for extra in [&[][..], &["--batch"]] {
+        let mut args = vec!["exec", "task", "list"];
+        args.extend_from_slice(extra);
+        args.push("-");
+        let out = cli
+            .command(&args)
+            .stdin(Stdio::from(
+                std::fs::File::open(cli.config_dir().parent().unwrap()).unwrap(),
+            ))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {out:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let doc: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+        assert_eq!(doc["error"]["code"], "usage_error", "{extra:?}: {doc}");
+    }
+}
