@@ -860,10 +860,10 @@ pub(crate) fn token_like(word: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c))
         && has(char::is_ascii_alphabetic)
         && has(char::is_ascii_digit)
-        && !crate::wire::IdKind::ALL
+        && !crate::ids::IdKind::ALL
             .iter()
             .any(|id| word.starts_with(id.prefix()))
-        && (word.starts_with(crate::wire::TOKEN_PREFIX)
+        && (word.starts_with(crate::ids::TOKEN_PREFIX)
             || random_case(word)
             || !has(char::is_ascii_lowercase)
             || word.len() >= 32)

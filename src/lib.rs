@@ -18,6 +18,7 @@ pub mod env_vars;
 pub mod error;
 pub mod exec;
 pub mod generate;
+pub mod ids;
 pub mod json;
 pub mod nearest;
 pub mod openapi;

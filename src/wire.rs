@@ -15,42 +15,6 @@ use crate::case;
 use crate::error::{Candidate, Failure, SuggestedAction, code};
 use crate::registry::{Action, FieldErrors, HiddenContext, Method};
 
-/// The prefix of every token the runtime issues (`at_…`).
-pub const TOKEN_PREFIX: &str = "at_";
-
-/// The kinds of opaque id the runtime makes, each known by its prefix:
-/// names, not secrets (the CLI shows them where it hides token-shaped
-/// words).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IdKind {
-    Workspace,
-    Agent,
-    WorkflowRun,
-    CallbackEffect,
-    TaskScope,
-}
-
-impl IdKind {
-    pub const ALL: [IdKind; 5] = [
-        IdKind::Workspace,
-        IdKind::Agent,
-        IdKind::WorkflowRun,
-        IdKind::CallbackEffect,
-        IdKind::TaskScope,
-    ];
-
-    /// `ws_`, `ag_`, `run_`, `cbe_`, `tsk_`.
-    pub fn prefix(self) -> &'static str {
-        match self {
-            IdKind::Workspace => "ws_",
-            IdKind::Agent => "ag_",
-            IdKind::WorkflowRun => "run_",
-            IdKind::CallbackEffect => "cbe_",
-            IdKind::TaskScope => "tsk_",
-        }
-    }
-}
-
 /// Largest request body the runtime reads, and the largest input the CLI sends.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 /// The most header fields the runtime reads (hyper's own bound, left as it

@@ -12,9 +12,9 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use crate::error::{Failure, code};
-use crate::wire::IdKind;
+use crate::ids::IdKind;
 
-pub use crate::wire::TOKEN_PREFIX;
+pub use crate::ids::TOKEN_PREFIX;
 
 /// How long a token lives unless `--ttl` says otherwise: a day.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(24 * 3600);

@@ -530,7 +530,7 @@ pub fn no_such_agent(agent: &str, handle_exists: bool) -> Failure {
 pub fn bare_word(word: &str) -> bool {
     !word.is_empty()
         && !word.starts_with('@')
-        && !word.starts_with(crate::wire::IdKind::Agent.prefix())
+        && !word.starts_with(crate::ids::IdKind::Agent.prefix())
 }
 
 /// An agent ref as the operator typed it, repeated: shown when it is the

@@ -59,8 +59,8 @@ pub use target::{Target, is_conninfo, is_mistyped_uri, is_uri};
 use super::schema::OnOpen;
 use super::*;
 use crate::error::Failure;
+use crate::ids::IdKind;
 use crate::runtime::auth;
-use crate::wire::IdKind;
 use connections::{ATTEMPTS, Connections, Error, Fault, backoff, fault, schema_failure, settle};
 use migrations::{MIGRATIONS, apply_pending, schema_version};
 

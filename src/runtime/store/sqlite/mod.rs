@@ -31,8 +31,8 @@ use serde_json::Value;
 use super::schema::OnOpen;
 use super::*;
 use crate::error::Failure;
+use crate::ids::IdKind;
 use crate::runtime::auth;
-use crate::wire::IdKind;
 use connections::{Cached, Readers, configure};
 use migrations::{MIGRATIONS, apply_pending};
 
