@@ -716,23 +716,30 @@ fn a_batch_refuses_a_text_format_asked_for_by_name() {
     assert!(server.requests().is_empty());
 }
 
+/// All a spawned child wrote on stderr, read to its end.
+fn stderr_of(child: &mut std::process::Child) -> String {
+    use std::io::Read;
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr piped")
+        .read_to_string(&mut stderr)
+        .expect("stderr read");
+    stderr
+}
+
 /// `args` run with `stdin`, its stdout's reader gone before anything is
 /// written (as `| head -c0` leaves it): the exit status and stderr.
 fn with_stdout_closed(cli: &Cli, args: &[&str], stdin: &str) -> (i32, String) {
-    use std::io::{Read, Write};
+    use std::io::Write;
     let mut child = cli.spawn(args);
     drop(child.stdout.take());
     let mut input = child.stdin.take().unwrap();
     // The CLI may stop reading once its output has nowhere to go.
     let _ = input.write_all(stdin.as_bytes());
     drop(input);
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let stderr = stderr_of(&mut child);
     (child.wait().unwrap().code().unwrap_or(-1), stderr)
 }
 
@@ -872,13 +879,7 @@ fn an_interrupted_batch_answers_every_line_it_sent() {
     let status = child.wait().unwrap();
     let out = reader.join().unwrap();
     let _ = writer.join();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let stderr = stderr_of(&mut child);
     assert_eq!(status.signal(), Some(libc::SIGINT), "{stderr}");
     assert!(
         stderr.contains("error: interrupted: each line sent has its answer above"),

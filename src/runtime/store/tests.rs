@@ -610,12 +610,7 @@ fn target_is_provenance_on_the_same_board<E: Engine>() {
 /// a `task_not_found`).
 fn an_idempotency_conflict_names_only_the_live_tasks_its_key_made<E: Engine>() {
     let w = world::<E>();
-    let ws = &w.alice.workspace_id;
-    let cb = block(w.store.open_callback(ws, &w.alice.agent_id)).unwrap();
-    let ctx = WorkflowContext {
-        workflow_run_id: Some(cb.workflow_run_id.clone()),
-        callback_effect_id: Some(cb.callback_effect_id.clone()),
-    };
+    let (_, ctx) = alices_callback(&w);
     let input = json!({"channel": "eng", "tasks": [{"title": "a"}, {"title": "b"}], "idempotency_key": "k"});
     w.call_with(&w.alice, "create", input, &ctx).unwrap();
     w.ok(&w.alice, "delete", json!({"channel": "eng", "number": 2}));
@@ -637,14 +632,25 @@ fn an_idempotency_conflict_names_only_the_live_tasks_its_key_made<E: Engine>() {
     );
 }
 
-fn idempotency_receipts<E: Engine>() {
-    let w = world::<E>();
-    let ws = &w.alice.workspace_id;
-    let cb = block(w.store.open_callback(ws, &w.alice.agent_id)).unwrap();
+/// A workflow callback opened for alice, and the context a keyed create
+/// inside it carries.
+fn alices_callback<E: Engine>(w: &World<E>) -> (Callback, WorkflowContext) {
+    let cb = block(
+        w.store
+            .open_callback(&w.alice.workspace_id, &w.alice.agent_id),
+    )
+    .unwrap();
     let ctx = WorkflowContext {
         workflow_run_id: Some(cb.workflow_run_id.clone()),
         callback_effect_id: Some(cb.callback_effect_id.clone()),
     };
+    (cb, ctx)
+}
+
+fn idempotency_receipts<E: Engine>() {
+    let w = world::<E>();
+    let ws = &w.alice.workspace_id;
+    let (cb, ctx) = alices_callback(&w);
     let input = json!({"channel": "eng", "tasks": [{"title": "a"}, {"title": "b"}], "idempotency_key": "k1"});
     // Without callback context the key is refused and nothing is written.
     let f = w.call(&w.alice, "create", input.clone()).unwrap_err();
