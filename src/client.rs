@@ -328,9 +328,8 @@ impl Client {
             if failure.class != ExitClass::Transient || retries_left == 0 {
                 return Err(if failure.is(code::UNAUTHORIZED) {
                     session.explain_unauthorized(failure, refreshed)
-                } else if [code::NETWORK_ERROR.code, code::TIMEOUT.code]
-                    .contains(&failure.code.as_str())
-                    && !may_have_arrived
+                } else if failure.is(code::NETWORK_ERROR)
+                    || failure.is(code::TIMEOUT) && !may_have_arrived
                 {
                     self.explain_unreachable(failure, &session.profile_name)
                 } else if !may_retry

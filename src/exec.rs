@@ -213,15 +213,18 @@ fn prepare_line(action: &Action, raw: &[u8], line_no: u64) -> Result<Value, Fail
 /// overwrites or deletes: `number` and `title` sent to a create are no
 /// rename of task `number`).
 fn checked(action: &Action, input: Value) -> Result<Value, Failure> {
+    // Only input with a field this action has not (an update that changes
+    // nothing is no get); input without one, as every valid input is, is
+    // validated as it is, not copied first.
+    let known = &action.schema()["properties"];
+    let foreign = input
+        .as_object()
+        .is_some_and(|fields| fields.keys().any(|name| known.get(name).is_none()));
+    if !foreign {
+        return validate(action, input);
+    }
     validate(action, input.clone()).map_err(|failure| {
-        // Only input with a field this action has not: an update that
-        // changes nothing is no get.
-        let foreign = input.as_object().is_some_and(|fields| {
-            fields
-                .keys()
-                .any(|name| !crate::validate::names_a_field(action, name))
-        });
-        if !failure.is(code::INVALID_INPUT) || failure.suggested_action.is_some() || !foreign {
+        if !failure.is(code::INVALID_INPUT) || failure.suggested_action.is_some() {
             return failure;
         }
         let no_riskier = |other: &Action| {
@@ -691,8 +694,14 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
     printer.progress_done();
     let signal = caught.load(std::sync::atomic::Ordering::Relaxed);
     if signal != 0 {
+        let sent = match last {
+            0 => "it stopped before any line was sent".to_string(),
+            last => format!(
+                "each line sent has its answer above (the last, line {last}); the lines after it were not sent"
+            ),
+        };
         printer.stderr(&crate::output::stderr_line(&format!(
-            "error: interrupted: each line sent has its answer above (the last, line {last}); the lines after it were not sent"
+            "error: interrupted: {sent}"
         )));
         // Ended by the signal as it would have been, so the shell sees it.
         // SAFETY: signal(2) and raise(3) with a valid signal number.

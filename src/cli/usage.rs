@@ -389,8 +389,9 @@ fn recast_stdin(
     let given = stdin_object(args).unwrap_or_default();
     let action = hint.action;
     let mut recast = serde_json::Map::new();
-    // Fields of one list item given at the top (`title` for `tasks`).
-    let mut one_item = serde_json::Map::new();
+    // Fields of one list item given at the top (`title` for `tasks`): the
+    // list, and the item.
+    let mut one_item: Option<(String, serde_json::Map<String, serde_json::Value>)> = None;
     for (name, value) in given {
         let plural = format!("{name}s");
         let synonym = registry::synonyms::FIELDS.iter().find(|(word, field, _)| {
@@ -402,20 +403,23 @@ fn recast_stdin(
             recast.entry(field.to_string()).or_insert(value);
         } else if crate::validate::names_a_field(action, &plural) && !value.is_array() {
             recast.entry(plural).or_insert(json!([value]));
-        } else if list_of_items_naming(action, std::iter::once(&name)).is_some() {
-            one_item.insert(name, value);
+        } else if let Some(list) = list_holding(action, &name) {
+            let (held, item) = one_item.get_or_insert_with(|| (list.clone(), Default::default()));
+            if *held != list {
+                return None;
+            }
+            item.insert(name, value);
         } else if !action.read_only() {
             // A change without a field it was given may be another change
             // (`subtask` with `number` dropped is a top-level create): none.
             return None;
         }
     }
-    if !one_item.is_empty() {
-        let list = list_of_items_naming(action, one_item.keys())?;
+    if let Some((list, item)) = one_item {
         if recast.contains_key(&list) {
             return None;
         }
-        recast.insert(list, json!([one_item]));
+        recast.insert(list, json!([item]));
     }
     if let Some((name, value)) = hint.verb.and_then(|verb| verb.sets) {
         let value: serde_json::Value = serde_json::from_str(value).ok()?;
@@ -434,24 +438,16 @@ fn recast_stdin(
         .map(|_| recast)
 }
 
-/// The list field of `action` whose items have every one of `names`
-/// (`tasks` for `title` and `priority`), when one has.
-fn list_of_items_naming<'n>(
-    action: &registry::Action,
-    mut names: impl Iterator<Item = &'n String> + Clone,
-) -> Option<String> {
-    let fields = action.schema()["properties"].as_object()?;
-    fields
+/// The list field of `action` whose items have the field `name` (`tasks`
+/// for `title`), when one has.
+fn list_holding(action: &registry::Action, name: &str) -> Option<String> {
+    action.schema()["properties"]
+        .as_object()?
         .iter()
         .filter(|(_, field)| field["type"] == "array")
         .map(|(list, _)| list)
-        .find(|list| {
-            names
-                .clone()
-                .all(|name| crate::validate::names_a_field(action, &format!("{list}/0/{name}")))
-        })
+        .find(|list| crate::validate::names_a_field(action, &format!("{list}/0/{name}")))
         .cloned()
-        .filter(|_| names.next().is_some())
 }
 
 /// The JSON object on stdin, for a usage error's suggestion, when the
