@@ -86,10 +86,34 @@ pub struct QueryWord {
     pub stem: Option<String>,
 }
 
-/// The words a search for `text` requires, at most [`MAX_QUERY_WORDS`];
-/// empty when the text has no word at all (only punctuation).
+/// English function words (articles, pronouns, auxiliaries, conjunctions,
+/// prepositions, question words), sorted: a query that has other words
+/// leaves these out, so `fix the login bug` finds `Login bug` and `how to
+/// deploy` finds `Deploy runbook`. Negations and words of direction (`not`,
+/// `no`, `up`, `down`, `off`, `out`) carry a task's meaning and stay.
+const FUNCTION_WORDS: [&str; 66] = [
+    "a", "about", "after", "an", "and", "are", "as", "at", "be", "been", "before", "being", "but",
+    "by", "can", "could", "did", "do", "does", "for", "from", "had", "has", "have", "how", "i",
+    "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "onto", "or", "our", "should",
+    "so", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this",
+    "those", "to", "us", "was", "we", "were", "what", "when", "where", "which", "who", "why",
+    "will", "with", "would",
+];
+
+/// Whether `word` (from [`words`]) is one of [`FUNCTION_WORDS`].
+pub fn is_function_word(word: &str) -> bool {
+    FUNCTION_WORDS.binary_search(&word).is_ok()
+}
+
+/// The words a search for `text` requires, at most [`MAX_QUERY_WORDS`]:
+/// its words without [`FUNCTION_WORDS`], or all of them when it has no
+/// other (`the` still finds `The theme`); empty when the text has no word
+/// at all (only punctuation).
 pub fn query_words(text: &str) -> Vec<QueryWord> {
     let mut words = words(text);
+    if words.iter().any(|w| !is_function_word(w)) {
+        words.retain(|w| !is_function_word(w));
+    }
     words.truncate(MAX_QUERY_WORDS);
     words
         .into_iter()
@@ -123,6 +147,34 @@ mod tests {
             ["cafe", "deja", "vu", "v1", "2", "naive", "zoe", "東京"]
         );
         assert!(query_words("?!…").is_empty());
+        assert!(
+            FUNCTION_WORDS.is_sorted(),
+            "binary_search needs them sorted"
+        );
+        let prefixes = |text: &str| -> Vec<String> {
+            query_words(text).into_iter().map(|w| w.prefix).collect()
+        };
+        assert_eq!(
+            prefixes("Fix the login bug in Safari"),
+            ["fix", "login", "bug", "safari"]
+        );
+        assert_eq!(prefixes("how to deploy"), ["deploy"]);
+        assert_eq!(
+            prefixes("does not start"),
+            ["not", "start"],
+            "a negation stays"
+        );
+        assert_eq!(
+            prefixes("The THE a"),
+            ["the", "the", "a"],
+            "only function words: all kept"
+        );
+        let padded = format!("{}{}", "the x ".repeat(10), "y z");
+        assert_eq!(
+            prefixes(&padded).len(),
+            12,
+            "function words count toward no bound"
+        );
         let many = "w ".repeat(40);
         assert_eq!(query_words(&many).len(), MAX_QUERY_WORDS);
     }

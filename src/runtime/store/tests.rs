@@ -2399,7 +2399,8 @@ fn tokens_carry_their_scope_expire_and_dead_ones_are_pruned<E: Engine>() {
 }
 
 /// Search cuts and folds words the same way on both engines: case,
-/// diacritics, punctuation and prefixes; every word must match.
+/// diacritics, punctuation and prefixes; every word must match but the
+/// function words of a query that has others (`search::FUNCTION_WORDS`).
 fn search_matches_the_same_words_on_every_engine<E: Engine>() {
     let w = world::<E>();
     let titles = [
@@ -2434,6 +2435,17 @@ fn search_matches_the_same_words_on_every_engine<E: Engine>() {
     assert_eq!(search("東京"), [5]);
     assert!(search("cafe login").is_empty(), "every word must match");
     assert!(search("ours").is_empty(), "a prefix, not a substring");
+    assert_eq!(
+        search("opening of the cafe"),
+        [1],
+        "a query's function words are left out"
+    );
+    assert_eq!(search("how to log in"), [2]);
+    assert_eq!(
+        search("the"),
+        [2],
+        "a query of function words alone keeps them"
+    );
 }
 
 /// Forms of one word find each other through their shared English stem;
