@@ -74,7 +74,7 @@ fn input_schema() -> Value {
             (
                 "query",
                 string(
-                    "Free text matched against titles and descriptions: each word but `the`… must start a word or be a form of one (`releases` finds `release`). Empty or absent (the default) browses.",
+                    "Text matched against titles and descriptions: each word but `the`… must start a word or be a form of one (`releases` finds `release`). Empty or absent (default) browses.",
                     0,
                     200,
                 ),

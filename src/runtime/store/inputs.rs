@@ -479,6 +479,12 @@ impl ListQuery {
         };
         let mut labels = filters.labels.unwrap_or_default();
         labels.sort();
+        // A label filter matches ASCII letters in either case, as GitHub's
+        // does (`bug` finds `Bug`); the digest keeps the labels as given,
+        // so cursors of earlier queries stay valid.
+        let mut folded: Vec<String> = labels.iter().map(|l| l.to_ascii_lowercase()).collect();
+        folded.sort();
+        folded.dedup();
         let sort = input.sort.unwrap_or(if search.is_some() {
             Sort::Relevance
         } else {
@@ -522,7 +528,7 @@ impl ListQuery {
             sort,
             assignee,
             parent,
-            labels,
+            labels: folded,
             limit: input.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT),
             after,
             cursor_refused,

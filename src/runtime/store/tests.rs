@@ -975,6 +975,14 @@ fn list_browses_searches_filters_sorts_and_pages<E: Engine>() {
         )),
         Vec::<i64>::new()
     );
+    // ASCII letters match in either case, as on GitHub.
+    assert_eq!(
+        items_of(&list(
+            &w.alice,
+            json!({"channel": "eng", "filters": {"labels": ["BUG", "Auth", "bug"]}})
+        )),
+        [1]
+    );
     // The mine view lists the subtasks the caller holds, unless it asks
     // for top-level tasks only; an assignee filter keeps the default.
     w.ok(
@@ -1280,6 +1288,15 @@ fn a_detail_shows_its_subtasks_as_a_list_does<E: Engine>() {
         json!({"channel": "eng", "sort": "number_asc", "filters": {"parent": 1}}),
     );
     assert_eq!(got["subtasks"]["items"], listed["items"], "{got}");
+    let labelled = |labels: Value| {
+        items_of(&w.ok(
+            &w.alice,
+            "list",
+            json!({"channel": "eng", "filters": {"parent": 1, "labels": labels}}),
+        ))
+    };
+    assert_eq!(labelled(json!(["DB", "ütf"])), [3], "ASCII in either case");
+    assert!(labelled(json!(["ÜTF"])).is_empty(), "only ASCII is folded");
     assert_eq!(got["subtasks"]["total"], 2);
     let rich = &got["subtasks"]["items"][1];
     assert_eq!(

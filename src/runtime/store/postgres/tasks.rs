@@ -1095,7 +1095,6 @@ enum Arg {
     Real(f64),
     Text(String),
     Texts(Vec<String>),
-    Json(Value),
 }
 
 impl Arg {
@@ -1105,7 +1104,6 @@ impl Arg {
             Arg::Real(v) => v,
             Arg::Text(v) => v,
             Arg::Texts(v) => v,
-            Arg::Json(v) => v,
         }
     }
 }
@@ -1141,9 +1139,14 @@ fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Arg>)> {
         let handle = arg(Arg::Text(handle_of(member).to_string()));
         conditions.push(format!("a.handle = {handle}"));
     }
-    if !q.labels.is_empty() {
-        let labels = arg(Arg::Json(json!(q.labels)));
-        conditions.push(format!("t.labels @> {labels}"));
+    // `q.labels` are folded (ASCII lowercase); `lower` in the "C" collation
+    // folds ASCII alone, as SQLite's does.
+    for label in &q.labels {
+        let label = arg(Arg::Text(label.clone()));
+        conditions.push(format!(
+            "EXISTS (SELECT 1 FROM jsonb_array_elements_text(t.labels) AS l(label) \
+             WHERE lower(l.label COLLATE \"C\") = {label})"
+        ));
     }
     if let Some(after) = q.after {
         conditions.push(after.condition(&score, |key| {

@@ -733,10 +733,12 @@ pub(super) fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Sql>
         let handle = arg(Sql::Text(handle_of(member).to_string()));
         conditions.push(format!("a.handle = {handle}"));
     }
+    // `q.labels` are folded (ASCII lowercase); SQLite's `lower` folds ASCII
+    // alone, as PostgreSQL's in the "C" collation does.
     for label in &q.labels {
         let label = arg(Sql::Text(label.clone()));
         conditions.push(format!(
-            "EXISTS (SELECT 1 FROM json_each(t.labels) WHERE json_each.value = {label})"
+            "EXISTS (SELECT 1 FROM json_each(t.labels) WHERE lower(json_each.value) = {label})"
         ));
     }
     if let Some(after) = q.after {
