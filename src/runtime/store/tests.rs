@@ -3256,14 +3256,23 @@ fn postgres_a_keyed_create_in_flight_when_its_callback_completes_is_refused() {
 /// transaction starts: one that waited for a lock is stamped after the
 /// holder let go, so times follow the order in which mutations of the same
 /// rows commit (a checkpoint's time its place among the task's, newest
-/// first; a board's numbers their creation times).
+/// first; a board's numbers their creation times; a recursive delete's
+/// tombstones after a descendant's last write).
 #[test]
 fn postgres_a_mutation_is_stamped_once_it_holds_its_locks() {
     let world = world::<PgStore>();
     world.titles(&world.alice, "eng", &["one"]);
+    // #2 under #1, #3 under #2: a recursive delete of #1 locks #3 last.
+    for parent in [1, 2] {
+        world.create(
+            &world.alice,
+            json!({"channel": "eng", "parent": parent, "tasks": [{"title": "below"}]}),
+        );
+    }
     let none = WorkflowContext::default();
     let checkpoint = json!({"channel": "eng", "number": 1, "summary": "waited"});
     let create = json!({"channel": "eng", "tasks": [{"title": "waited"}]});
+    let delete = json!({"channel": "eng", "number": 1, "subtask_mode": "delete"});
     for (verb, input, held) in [
         (
             "checkpoint",
@@ -3274,6 +3283,11 @@ fn postgres_a_mutation_is_stamped_once_it_holds_its_locks() {
             "create",
             create,
             "SELECT 1 FROM channels WHERE name = 'eng' FOR UPDATE",
+        ),
+        (
+            "delete",
+            delete,
+            "SELECT 1 FROM tasks WHERE number = 3 FOR UPDATE",
         ),
     ] {
         let (stage, gate) = tokio::sync::watch::channel(0);
@@ -3298,7 +3312,23 @@ fn postgres_a_mutation_is_stamped_once_it_holds_its_locks() {
         let answer = answer.unwrap_or_else(|f| panic!("{verb}: {f:?}"));
         let stamped = match verb {
             "checkpoint" => &answer["checkpoint"]["created_at"],
-            _ => &answer["tasks"][0]["created_at"],
+            "create" => &answer["tasks"][0]["created_at"],
+            // A delete answers no time: its tombstone's, on the task it
+            // waited for.
+            _ => {
+                assert_eq!(answer["deleted_numbers"], json!([1, 2, 3]), "{answer}");
+                let held = block(hold(&world._place, "SELECT 1"));
+                let row =
+                    block(held.query_one("SELECT deleted_at FROM tasks WHERE number = 3", &[]))
+                        .unwrap();
+                let deleted: i64 = row.get(0);
+                assert!(
+                    deleted >= released,
+                    "delete stamped {} µs early",
+                    released - deleted
+                );
+                continue;
+            }
         };
         let stamped = time::OffsetDateTime::parse(
             stamped.as_str().unwrap(),

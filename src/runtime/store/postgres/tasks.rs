@@ -1493,7 +1493,6 @@ pub(super) async fn delete_task(
     const TOMBSTONE: &str = "UPDATE tasks SET deleted_at = $2 WHERE id = $1";
     let board = board(tx, p, &input.channel).await?;
     let task = require_task(tx, &board, input.number).await?;
-    let now = clock(tx).await?;
     if task.creator != p.agent_id {
         let creator = agent_handle(tx, &task.creator).await?;
         return Err(refusals::not_task_creator(input.number, &creator).into());
@@ -1507,13 +1506,10 @@ pub(super) async fn delete_task(
                 return Err(refusals::subtask_mode_required(input.number, children.len()).into());
             }
             Some(SubtaskMode::Promote) => {
-                for (child, number, _) in &children {
-                    exec(tx, PROMOTE, &[child]).await?;
-                    touch(tx, *child, now).await?;
-                    let detail = json!({"former_parent": input.number});
-                    event(tx, *child, "promoted", p, now, detail).await?;
-                    promoted.push(*number);
-                }
+                promoted = children
+                    .iter()
+                    .map(|(id, number, _)| (*id, *number))
+                    .collect();
             }
             Some(SubtaskMode::Delete) => {
                 let mut descendants = Vec::new();
@@ -1530,10 +1526,21 @@ pub(super) async fn delete_task(
             }
         }
     }
+    // Every row the delete changes is locked now (`live_children` locks
+    // each level as it reads it): read the clock only here, so a write to
+    // a descendant that the delete waited for is stamped before it.
+    let now = clock(tx).await?;
+    for (child, _) in &promoted {
+        exec(tx, PROMOTE, &[child]).await?;
+        touch(tx, *child, now).await?;
+        let detail = json!({"former_parent": input.number});
+        event(tx, *child, "promoted", p, now, detail).await?;
+    }
     for (id, number) in &deleted {
         exec(tx, TOMBSTONE, &[id, &now]).await?;
         event(tx, *id, "deleted", p, now, json!({"number": number})).await?;
     }
+    let promoted = promoted.into_iter().map(|(_, number)| number).collect();
     Ok(deletion(&deleted, promoted))
 }
 
