@@ -290,7 +290,7 @@ async fn call_within_budget(
             .map_err(|failure| crate::client::unreadable_success(failure, may_retry))
     };
     checked(&answer.data)?;
-    let fitted = budget::fit_answer(&mut answer.data, &mut answer.meta, budget);
+    let fitted = budget::fit_answer(&mut answer.data, &mut answer.meta, budget, action.fit);
     let Fitted::Page { kept } = fitted else {
         if fitted == Fitted::Cut {
             printer.diagnostic(&format!(
@@ -313,7 +313,7 @@ async fn call_within_budget(
     let request = context.request(action, &again);
     let mut page = client.call(&request, session, may_retry, printer).await?;
     checked(&page.data)?;
-    if budget::fit_answer(&mut page.data, &mut page.meta, budget) != Fitted::Whole {
+    if budget::fit_answer(&mut page.data, &mut page.meta, budget, action.fit) != Fitted::Whole {
         printer
             .diagnostic("the server ignored the smaller limit; its page is cut without a cursor");
     }

@@ -351,6 +351,10 @@ pub struct Action {
     pub examples: &'static [Example],
     /// The `--format text` view of a success's `data`.
     pub text: fn(&Value, &crate::text::Style) -> String,
+    /// Its own way to cut a success's `data` to the budget, least essential
+    /// first (a task detail's sections before its description); `None`:
+    /// the generic cuts of `budget::fit_answer`.
+    pub fit: Option<crate::budget::Fit>,
 }
 
 /// One value per action in [`ACTIONS`], each rendered once per process.

@@ -47,6 +47,7 @@ pub static ACTION: Action = Action {
         },
     ],
     text: super::text::checkpoint,
+    fit: None,
 };
 
 fn input_schema() -> Value {

@@ -62,6 +62,7 @@ pub static ACTION: Action = Action {
         },
     ],
     text: super::text::created,
+    fit: None,
 };
 
 fn task_item() -> Value {

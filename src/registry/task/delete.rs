@@ -51,6 +51,7 @@ pub static ACTION: Action = Action {
         },
     ],
     text: super::text::deleted,
+    fit: None,
 };
 
 fn input_schema() -> Value {

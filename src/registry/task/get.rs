@@ -44,6 +44,7 @@ pub static ACTION: Action = Action {
         },
     ],
     text: super::text::detail,
+    fit: Some(super::fit::fit_detail),
 };
 
 fn input_schema() -> Value {

@@ -63,6 +63,7 @@ pub static ACTION: Action = Action {
         },
     ],
     text: super::text::page,
+    fit: None,
 };
 
 fn input_schema() -> Value {

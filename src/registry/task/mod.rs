@@ -5,6 +5,7 @@ pub mod checkpoint;
 pub mod create;
 pub mod delete;
 pub mod fields;
+pub mod fit;
 pub mod get;
 pub mod list;
 pub mod set_claim;

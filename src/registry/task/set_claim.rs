@@ -43,6 +43,7 @@ pub static ACTION: Action = Action {
         },
     ],
     text: super::text::claim,
+    fit: None,
 };
 
 fn input_schema() -> Value {

@@ -130,6 +130,7 @@ pub static ACTION: Action = Action {
         },
     ],
     text: super::text::detail,
+    fit: None,
 };
 
 fn input_schema() -> Value {

@@ -37,7 +37,7 @@ use crate::runtime::auth::hex;
 use crate::runtime::clock;
 use crate::wire::WorkflowContext;
 
-pub use crate::budget::fit_detail;
+pub use crate::registry::task::fit::fit_detail;
 pub use cursor::After;
 pub use inputs::*;
 pub use schema::SchemaStatus;
