@@ -180,6 +180,25 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
     ("task_update", "checklist_item", CHECKLIST_REPLACED),
 ];
 
+/// A text field whose value failed its pattern, and what the value must
+/// be, in words, where the pattern itself says little to a reader:
+/// `(field name, fix)`, the name the last part of the field's path.
+pub static PATTERN_FIXES: &[(&str, &str)] = &[
+    (
+        "expected_updated_at",
+        "Must be a time in the form a task's updated_at takes (`2026-12-02T08:03:34.466048Z`: date, `T`, time, offset): copy the task's updated_at exactly.",
+    ),
+    (
+        "scope_id",
+        "Must be a task's scope_id (`tsk_…`) as task_list and task_get answer it: copy it from there, or give `channel` with `parent` (the task's number) instead.",
+    ),
+];
+
+/// The fields that name what an action acts on (a board, a task, tasks):
+/// a selector (`where: {…}`) holding only these is unwrapped into the
+/// input, since it selects what they select.
+pub static LOCATORS: &[&str] = &["channel", "number", "numbers", "parent_task_scope"];
+
 const LABELS_REPLACED: &str = "labels replaces the whole list: give every label the task is to have, the ones it keeps too (task_get shows them).";
 const CHECKLIST_REPLACED: &str = "checklist replaces the whole list: give every item the task is to have, the ones it keeps too (task_get shows them).";
 

@@ -17,6 +17,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Number, Value};
 
 use crate::error::{Failure, MAX_FIELD_ERRORS};
+use crate::registry::synonyms::PATTERN_FIXES;
 use crate::registry::{Action, FieldErrors, schema};
 use crate::schemas;
 
@@ -889,19 +890,10 @@ fn pattern_fix(pattern: &str, input: &Value, path: &str) -> Option<String> {
         format!("/{path}")
     };
     let given = input.pointer(&pointer).and_then(Value::as_str)?;
-    // A time (`expected_updated_at`): the format in words, not the regex.
-    if pattern == crate::registry::schema::TIMESTAMP_PATTERN {
-        return Some(
-            "Must be a time in the form a task's updated_at takes (`2026-12-02T08:03:34.466048Z`: date, `T`, time, offset): copy the task's updated_at exactly."
-                .into(),
-        );
-    }
-    // A task's opaque id, not a name: where it comes from.
-    if path == "scope_id" || path.ends_with("/scope_id") {
-        return Some(
-            "Must be a task's scope_id (`tsk_…`) as task_list and task_get answer it: copy it from there, or give `channel` with `parent` (the task's number) instead."
-                .into(),
-        );
+    // A time, an opaque id: what it must be in words, not the regex.
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if let Some((_, fix)) = PATTERN_FIXES.iter().find(|(field, _)| *field == name) {
+        return Some((*fix).into());
     }
     let re = regex::Regex::new(pattern).ok()?;
     // Spaces around a name (`"eng "`), as a copy from a table leaves them.

@@ -152,14 +152,13 @@ fn wraps_siblings(siblings: &[String], parent: Option<&Value>, name: &str) -> bo
     ];
     // One that holds only what names the task (`where: {channel, number}`)
     // selects what those fields select: that one is unwrapped.
-    const LOCATORS: [&str; 4] = ["channel", "number", "numbers", "parent_task_scope"];
     let Some(Value::Object(inner)) = parent.and_then(|p| p.get(name)) else {
         return false;
     };
     if SELECTORS.contains(&field_spelling(name).as_str())
         && !inner
             .keys()
-            .all(|key| LOCATORS.contains(&field_spelling(key).as_str()))
+            .all(|key| synonyms::LOCATORS.contains(&field_spelling(key).as_str()))
     {
         return false;
     }
