@@ -2937,6 +2937,60 @@ fn postgres_creates_queued_behind_a_held_board_join_the_waiting_group() {
     assert_eq!(times.len(), 1, "one group, one transaction: {times:?}");
 }
 
+/// A claim and a retitling of a subtask do not wait for a mutation that
+/// holds its parent. Each writes the subtask's row twice (the claim, then
+/// its time; the fields, then the search terms), and PostgreSQL checks a
+/// row's foreign keys again on its second write in a transaction, taking
+/// `FOR KEY SHARE` on the parent: a parent held `FOR UPDATE` made them
+/// wait, and, held by a delete or a claim that then wanted the subtask, a
+/// deadlock (a second of `deadlock_timeout` each). Mutations lock tasks
+/// `FOR NO KEY UPDATE`, which that check does not wait for.
+#[test]
+fn postgres_a_subtasks_mutation_does_not_wait_for_its_parents_lock() {
+    use std::time::Duration;
+    let world = world::<PgStore>();
+    world.titles(&world.alice, "eng", &["parent"]);
+    world.create(
+        &world.alice,
+        json!({"channel": "eng", "parent": 1, "tasks": [{"title": "child"}]}),
+    );
+    let none = WorkflowContext::default();
+    let call = |verb: &str, input: Value| {
+        let action = find("task", verb).unwrap();
+        let input = crate::validate::validate(action, input).unwrap();
+        dispatch(&world.store, action, &world.alice, input, &none)
+    };
+    block(async {
+        // The parent, held as a mutation of it (a delete, a claim) holds it.
+        let holder = hold(&world._place, "SELECT 1").await;
+        let board: i64 = holder
+            .query_one("SELECT channel_id FROM tasks WHERE title = 'child'", &[])
+            .await
+            .unwrap()
+            .get(0);
+        let held = holder
+            .query_opt(super::postgres::tasks::LOCK_TASK, &[&board, &1i64])
+            .await
+            .unwrap();
+        assert!(held.is_some(), "the parent is held");
+        let claim = call(
+            "set_claim",
+            json!({"channel": "eng", "numbers": [2], "claimed": true}),
+        );
+        let retitle = call(
+            "update",
+            json!({"channel": "eng", "number": 2, "title": "renamed"}),
+        );
+        let both = futures_util::future::join(claim, retitle);
+        let (claimed, retitled) = tokio::time::timeout(Duration::from_secs(20), both)
+            .await
+            .expect("a subtask's mutation waited for its parent's lock");
+        holder.batch_execute("ROLLBACK").await.unwrap();
+        assert_eq!(claimed.unwrap()["updated_count"], 1);
+        assert_eq!(retitled.unwrap()["title"], "renamed");
+    });
+}
+
 /// A session of its own holding the counter row of every board named
 /// `eng`, until it rolls back.
 async fn hold_board(place: &str) -> tokio_postgres::Client {

@@ -15,7 +15,8 @@
 //! - board numbers come from the board's counter row, incremented in the
 //!   create transaction (its row lock orders creators; a rolled-back create
 //!   gives its numbers back, so they stay gapless and are never reused);
-//! - a task a mutation acts on is read `FOR UPDATE`, so claims, updates,
+//! - a task a mutation acts on is read `FOR NO KEY UPDATE` (`tasks::LOCK_TASK`
+//!   says why not `FOR UPDATE`), so claims, updates,
 //!   checkpoints and deletes of one task wait for each other, and a
 //!   subtask's create waits for (and then sees) a delete of its parent;
 //! - a parent change also locks the board's counter row, so two changes
@@ -45,7 +46,7 @@ mod gets;
 mod migrations;
 mod reads;
 mod target;
-mod tasks;
+pub(in crate::runtime::store) mod tasks;
 mod writer;
 
 use std::time::Duration;

@@ -345,10 +345,22 @@ struct Live {
     updated_at: i64,
 }
 
-const LOCK_TASK: &str = "SELECT id, created_by, updated_at FROM tasks \
-     WHERE channel_id = $1 AND number = $2 AND deleted_at IS NULL FOR UPDATE";
+/// A task a mutation acts on, locked to the transaction's end. `FOR NO KEY
+/// UPDATE`, as PostgreSQL's own `UPDATE` of non-key columns locks a row
+/// (every mutation's lock here: `live_children`, `lock_placement`, the
+/// claim's batch): it excludes every other mutation as `FOR UPDATE` does,
+/// but not the `FOR KEY SHARE` with which PostgreSQL checks a subtask's
+/// foreign key to its parent again when the subtask's row is written a
+/// second time in one transaction (a claim's time, an update's search
+/// terms). With `FOR UPDATE`, that check waited for whoever held the
+/// parent, outside every lock order here, and deadlocked with a delete or
+/// a claim of the parent that wanted the subtask next. No task row is ever
+/// deleted or has its key changed, so no check needs the stronger lock.
+pub(in crate::runtime::store) const LOCK_TASK: &str = "SELECT id, created_by, updated_at FROM tasks \
+     WHERE channel_id = $1 AND number = $2 AND deleted_at IS NULL FOR NO KEY UPDATE";
 
-/// The live task `number` on the board, locked `FOR UPDATE`.
+/// The live task `number` on the board, locked (`FOR NO KEY UPDATE`, see
+/// [`LOCK_TASK`]).
 async fn lock_task(tx: &Transaction<'_>, board: &Board, number: i64) -> Result<Option<Live>> {
     Ok(maybe(tx, LOCK_TASK, &[&board.id, &number])
         .await?
@@ -495,7 +507,7 @@ async fn event(
 /// The live children of a task, locked: (id, number, creator id).
 async fn live_children(tx: &Transaction<'_>, task_id: i64) -> Result<Vec<(i64, i64, String)>> {
     const SQL: &str = "SELECT id, number, created_by FROM tasks \
-         WHERE parent_id = $1 AND deleted_at IS NULL ORDER BY number FOR UPDATE";
+         WHERE parent_id = $1 AND deleted_at IS NULL ORDER BY number FOR NO KEY UPDATE";
     Ok(all(tx, SQL, &[&task_id])
         .await?
         .iter()
@@ -526,7 +538,7 @@ async fn lock_placement(
              t.number, t.status \
              FROM tasks t JOIN channels c ON c.id = t.channel_id \
              WHERE t.scope_id = $1 AND c.workspace_id = $2 AND t.deleted_at IS NULL \
-             FOR UPDATE OF t";
+             FOR NO KEY UPDATE OF t";
         let found = maybe(tx, SQL, &[&scope.scope_id, &p.workspace_id, &p.agent_id]).await?;
         // Unknown, deleted, other-workspace scopes and those on a private
         // board the caller is not a member of are indistinguishable.
@@ -1374,7 +1386,7 @@ pub(super) async fn set_claim(
     // before the wait (the assignee's handle of an unclaimed task: none).
     const LOCK: &str = "SELECT number, id, assignee_id, updated_at FROM tasks \
          WHERE channel_id = $1 AND number = ANY($2) AND deleted_at IS NULL \
-         ORDER BY number FOR UPDATE";
+         ORDER BY number FOR NO KEY UPDATE";
     const TAKE: &str = "UPDATE tasks SET assignee_id = $2 WHERE id = $1";
     const RELEASE: &str = "UPDATE tasks SET assignee_id = NULL WHERE id = $1";
     let board = board(tx, p, &input.channel).await?;
