@@ -2991,6 +2991,45 @@ fn postgres_a_subtasks_mutation_does_not_wait_for_its_parents_lock() {
     });
 }
 
+/// A move locks the task and its new parent in number order, as a claim
+/// of both does: locking the task first, it held task 3 while it waited
+/// for task 1, which a claim of `[1, 3]` held while it waited for task 3
+/// (a deadlock; 2 of 31 in an audit's mixed soak).
+#[test]
+fn postgres_a_move_locks_the_task_and_its_new_parent_in_number_order() {
+    let world = world::<PgStore>();
+    world.titles(&world.alice, "eng", &["one", "two", "three"]);
+    let none = WorkflowContext::default();
+    let (stage, gate) = tokio::sync::watch::channel(0);
+    let input = json!({"channel": "eng", "number": 3, "parent": 1});
+    let moved = alice_at(&world, &gate, 1, "update", input, &none);
+    let lock = super::postgres::tasks::LOCK_TASK;
+    let holder = async {
+        let holder = hold(&world._place, "SELECT 1").await;
+        let board: i64 = holder
+            .query_one("SELECT channel_id FROM tasks WHERE title = 'three'", &[])
+            .await
+            .unwrap()
+            .get(0);
+        holder.query_opt(lock, &[&board, &1i64]).await.unwrap();
+        stage.send(1).unwrap();
+        until_blocked(&holder, 1).await;
+        // What a claim of [1, 3] takes next: the task being moved.
+        let free = holder
+            .query_opt(&format!("{lock} NOWAIT"), &[&board, &3i64])
+            .await
+            .map(|_| ());
+        holder.batch_execute("ROLLBACK").await.unwrap();
+        free
+    };
+    let (moved, free) = block(futures_util::future::join(moved, holder));
+    assert!(
+        free.is_ok(),
+        "the move held task 3 while it waited: {free:?}"
+    );
+    assert_eq!(moved.unwrap()["parent_number"], 1);
+}
+
 /// A session of its own holding the counter row of every board named
 /// `eng`, until it rolls back.
 async fn hold_board(place: &str) -> tokio_postgres::Client {

@@ -1221,11 +1221,19 @@ pub(super) async fn update_task(
     // A new parent: the board's counter row before the task, the order in
     // which a create takes them (its group locks the row, then the parent),
     // so moving a task and creating a subtask of it cannot deadlock.
-    if changes
-        .iter()
-        .any(|change| matches!(change, Change::Parent(Some(_))))
-    {
+    let moved_under = changes.iter().find_map(|change| match change {
+        Change::Parent(Some(number)) => Some(*number),
+        _ => None,
+    });
+    if let Some(parent) = moved_under {
         lock_boards(tx, &[board.id]).await?;
+        // The task and its new parent, in number order, as a claim locks
+        // its tasks: locked task first, a move waited for a parent that a
+        // claim of both held while it waited for the task (a deadlock).
+        // `require_task` and `new_parent` then find them held.
+        const BOTH: &str = "SELECT 1 FROM tasks WHERE channel_id = $1 AND number = ANY($2) \
+             AND deleted_at IS NULL ORDER BY number FOR NO KEY UPDATE";
+        all(tx, BOTH, &[&board.id, &vec![input.number, parent]]).await?;
     }
     let task = require_task(tx, &board, input.number).await?;
     let now = clock(tx).await?;
