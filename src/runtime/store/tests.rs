@@ -3030,6 +3030,52 @@ fn postgres_a_move_locks_the_task_and_its_new_parent_in_number_order() {
     assert_eq!(moved.unwrap()["parent_number"], 1);
 }
 
+/// A recursive delete locks each level of subtasks at once, in number
+/// order, as a claim locks its tasks: walking one subtask's branch after
+/// another, it held task 5 while it waited for task 4, which a claim of
+/// `[4, 5]` held while it waited for task 5 (a deadlock).
+#[test]
+fn postgres_a_recursive_delete_locks_each_level_in_number_order() {
+    let world = world::<PgStore>();
+    // 1 → 2, 3; 2 → 4; 3 → 5.
+    world.titles(&world.alice, "eng", &["root"]);
+    for parent in [1, 1, 2, 3] {
+        world.create(
+            &world.alice,
+            json!({"channel": "eng", "parent": parent, "tasks": [{"title": format!("under {parent}")}]}),
+        );
+    }
+    let none = WorkflowContext::default();
+    let (stage, gate) = tokio::sync::watch::channel(0);
+    let input = json!({"channel": "eng", "number": 1, "subtask_mode": "delete"});
+    let deleted = alice_at(&world, &gate, 1, "delete", input, &none);
+    let lock = super::postgres::tasks::LOCK_TASK;
+    let holder = async {
+        let holder = hold(&world._place, "SELECT 1").await;
+        let board: i64 = holder
+            .query_one("SELECT channel_id FROM tasks WHERE title = 'root'", &[])
+            .await
+            .unwrap()
+            .get(0);
+        holder.query_opt(lock, &[&board, &4i64]).await.unwrap();
+        stage.send(1).unwrap();
+        until_blocked(&holder, 1).await;
+        // What a claim of [4, 5] takes next.
+        let free = holder
+            .query_opt(&format!("{lock} NOWAIT"), &[&board, &5i64])
+            .await
+            .map(|_| ());
+        holder.batch_execute("ROLLBACK").await.unwrap();
+        free
+    };
+    let (deleted, free) = block(futures_util::future::join(deleted, holder));
+    assert!(
+        free.is_ok(),
+        "the delete held task 5 while it waited: {free:?}"
+    );
+    assert_eq!(deleted.unwrap()["deleted_numbers"], json!([1, 2, 3, 4, 5]));
+}
+
 /// A session of its own holding the counter row of every board named
 /// `eng`, until it rolls back.
 async fn hold_board(place: &str) -> tokio_postgres::Client {

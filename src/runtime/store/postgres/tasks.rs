@@ -504,11 +504,12 @@ async fn event(
     Ok(())
 }
 
-/// The live children of a task, locked: (id, number, creator id).
-async fn live_children(tx: &Transaction<'_>, task_id: i64) -> Result<Vec<(i64, i64, String)>> {
+/// The live children of these tasks, locked in number order: (id, number,
+/// creator id).
+async fn live_children(tx: &Transaction<'_>, parents: &[i64]) -> Result<Vec<(i64, i64, String)>> {
     const SQL: &str = "SELECT id, number, created_by FROM tasks \
-         WHERE parent_id = $1 AND deleted_at IS NULL ORDER BY number FOR NO KEY UPDATE";
-    Ok(all(tx, SQL, &[&task_id])
+         WHERE parent_id = ANY($1) AND deleted_at IS NULL ORDER BY number FOR NO KEY UPDATE";
+    Ok(all(tx, SQL, &[&parents])
         .await?
         .iter()
         .map(|r| (r.get(0), r.get(1), r.get(2)))
@@ -1517,7 +1518,7 @@ pub(super) async fn delete_task(
         let creator = agent_handle(tx, &task.creator).await?;
         return Err(refusals::not_task_creator(input.number, &creator).into());
     }
-    let children = live_children(tx, task.id).await?;
+    let children = live_children(tx, &[task.id]).await?;
     let mut deleted = vec![(task.id, input.number)];
     let mut promoted = Vec::new();
     if !children.is_empty() {
@@ -1532,14 +1533,20 @@ pub(super) async fn delete_task(
                     .collect();
             }
             Some(SubtaskMode::Delete) => {
+                // Level by level, each level locked at once in number
+                // order, as a claim locks its tasks (one parent's subtasks
+                // after another's crossed a claim of both: a deadlock).
                 let mut descendants = Vec::new();
-                let mut frontier = children;
-                while let Some((child, number, creator)) = frontier.pop() {
-                    if creator != p.agent_id {
-                        return Err(refusals::subtask_creator_mismatch(number).into());
+                let mut level = children;
+                while !level.is_empty() {
+                    if let Some((_, number, _)) =
+                        level.iter().find(|(.., creator)| *creator != p.agent_id)
+                    {
+                        return Err(refusals::subtask_creator_mismatch(*number).into());
                     }
-                    frontier.extend(live_children(tx, child).await?);
-                    descendants.push((child, number));
+                    let ids: Vec<i64> = level.iter().map(|(id, ..)| *id).collect();
+                    descendants.extend(level.into_iter().map(|(id, number, _)| (id, number)));
+                    level = live_children(tx, &ids).await?;
                 }
                 descendants.sort_by_key(|(_, number)| *number);
                 deleted.extend(descendants);

@@ -1118,14 +1118,24 @@ pub(super) fn delete_task(
                 }
             }
             Some(SubtaskMode::Delete) => {
+                // Level by level, each in number order, as PostgreSQL's
+                // delete locks them: the first subtask of another creator
+                // in that order is the one a refusal names, on both engines.
                 let mut descendants = Vec::new();
-                let mut frontier = children;
-                while let Some((child, number, creator)) = frontier.pop() {
-                    if creator != p.agent_id {
-                        return Err(refusals::subtask_creator_mismatch(number));
+                let mut level = children;
+                while !level.is_empty() {
+                    if let Some((_, number, _)) =
+                        level.iter().find(|(.., creator)| *creator != p.agent_id)
+                    {
+                        return Err(refusals::subtask_creator_mismatch(*number));
                     }
-                    frontier.extend(live_children(c, child)?);
-                    descendants.push((child, number));
+                    let mut next = Vec::new();
+                    for (id, number, _) in level {
+                        next.extend(live_children(c, id)?);
+                        descendants.push((id, number));
+                    }
+                    next.sort_by_key(|(_, number, _)| *number);
+                    level = next;
                 }
                 descendants.sort_by_key(|(_, number)| *number);
                 deleted.extend(descendants);
