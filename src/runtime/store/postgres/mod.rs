@@ -23,7 +23,10 @@
 //!   cannot each pass the cycle check and together make a cycle;
 //! - a group of creates locks its counter rows in board order, then its
 //!   parents in (board, number) order, as a claim locks its tasks by
-//!   number, so none of them waits for another in a cycle;
+//!   number, a move its task and new parent, and a recursive delete each
+//!   level of subtasks, so none of them waits for another in a cycle
+//!   (but a delete of a parent whose subtask has a lower number than it,
+//!   after a move, against a claim of both);
 //! - an idempotency receipt is reserved by its primary key before the
 //!   create, so a concurrent first use of the key waits and then replays;
 //!   the create holds its callback `FOR SHARE` to its commit, so a
