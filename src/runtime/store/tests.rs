@@ -2999,30 +2999,8 @@ fn postgres_a_subtasks_mutation_does_not_wait_for_its_parents_lock() {
 fn postgres_a_move_locks_the_task_and_its_new_parent_in_number_order() {
     let world = world::<PgStore>();
     world.titles(&world.alice, "eng", &["one", "two", "three"]);
-    let none = WorkflowContext::default();
-    let (stage, gate) = tokio::sync::watch::channel(0);
     let input = json!({"channel": "eng", "number": 3, "parent": 1});
-    let moved = alice_at(&world, &gate, 1, "update", input, &none);
-    let lock = super::postgres::tasks::LOCK_TASK;
-    let holder = async {
-        let holder = hold(&world._place, "SELECT 1").await;
-        let board: i64 = holder
-            .query_one("SELECT channel_id FROM tasks WHERE title = 'three'", &[])
-            .await
-            .unwrap()
-            .get(0);
-        holder.query_opt(lock, &[&board, &1i64]).await.unwrap();
-        stage.send(1).unwrap();
-        until_blocked(&holder, 1).await;
-        // What a claim of [1, 3] takes next: the task being moved.
-        let free = holder
-            .query_opt(&format!("{lock} NOWAIT"), &[&board, &3i64])
-            .await
-            .map(|_| ());
-        holder.batch_execute("ROLLBACK").await.unwrap();
-        free
-    };
-    let (moved, free) = block(futures_util::future::join(moved, holder));
+    let (moved, free) = asked_while_waiting(&world, "update", input, 1, 3);
     assert!(
         free.is_ok(),
         "the move held task 3 while it waited: {free:?}"
@@ -3045,35 +3023,50 @@ fn postgres_a_recursive_delete_locks_each_level_in_number_order() {
             json!({"channel": "eng", "parent": parent, "tasks": [{"title": format!("under {parent}")}]}),
         );
     }
-    let none = WorkflowContext::default();
-    let (stage, gate) = tokio::sync::watch::channel(0);
     let input = json!({"channel": "eng", "number": 1, "subtask_mode": "delete"});
-    let deleted = alice_at(&world, &gate, 1, "delete", input, &none);
-    let lock = super::postgres::tasks::LOCK_TASK;
-    let holder = async {
-        let holder = hold(&world._place, "SELECT 1").await;
-        let board: i64 = holder
-            .query_one("SELECT channel_id FROM tasks WHERE title = 'root'", &[])
-            .await
-            .unwrap()
-            .get(0);
-        holder.query_opt(lock, &[&board, &4i64]).await.unwrap();
-        stage.send(1).unwrap();
-        until_blocked(&holder, 1).await;
-        // What a claim of [4, 5] takes next.
-        let free = holder
-            .query_opt(&format!("{lock} NOWAIT"), &[&board, &5i64])
-            .await
-            .map(|_| ());
-        holder.batch_execute("ROLLBACK").await.unwrap();
-        free
-    };
-    let (deleted, free) = block(futures_util::future::join(deleted, holder));
+    let (deleted, free) = asked_while_waiting(&world, "delete", input, 4, 5);
     assert!(
         free.is_ok(),
         "the delete held task 5 while it waited: {free:?}"
     );
     assert_eq!(deleted.unwrap()["deleted_numbers"], json!([1, 2, 3, 4, 5]));
+}
+
+/// Runs alice's `verb` while a session holds task `held` of the board last
+/// written to, with the mutations' own lock (`tasks::LOCK_TASK`); once the
+/// call waits for it, the session asks for task `asked` without waiting,
+/// as a claim of both would next. The call's answer, and whether `asked`
+/// was free (an error: the waiting call held it, the makings of a
+/// deadlock).
+fn asked_while_waiting(
+    world: &World<PgStore>,
+    verb: &str,
+    input: Value,
+    held: i64,
+    asked: i64,
+) -> (Result<Value, Failure>, Result<(), tokio_postgres::Error>) {
+    let none = WorkflowContext::default();
+    let (stage, gate) = tokio::sync::watch::channel(0);
+    let call = alice_at(world, &gate, 1, verb, input, &none);
+    let lock = super::postgres::tasks::LOCK_TASK;
+    let holder = async {
+        let holder = hold(&world._place, "SELECT 1").await;
+        let board: i64 = holder
+            .query_one("SELECT channel_id FROM tasks ORDER BY id DESC LIMIT 1", &[])
+            .await
+            .unwrap()
+            .get(0);
+        holder.query_opt(lock, &[&board, &held]).await.unwrap();
+        stage.send(1).unwrap();
+        until_blocked(&holder, 1).await;
+        let free = holder
+            .query_opt(&format!("{lock} NOWAIT"), &[&board, &asked])
+            .await
+            .map(|_| ());
+        holder.batch_execute("ROLLBACK").await.unwrap();
+        free
+    };
+    block(futures_util::future::join(call, holder))
 }
 
 /// A session of its own holding the counter row of every board named
