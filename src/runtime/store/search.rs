@@ -101,7 +101,7 @@ const FUNCTION_WORDS: [&str; 66] = [
 ];
 
 /// Whether `word` (from [`words`]) is one of [`FUNCTION_WORDS`].
-pub fn is_function_word(word: &str) -> bool {
+fn is_function_word(word: &str) -> bool {
     FUNCTION_WORDS.binary_search(&word).is_ok()
 }
 

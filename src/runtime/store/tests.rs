@@ -2938,9 +2938,10 @@ fn postgres_creates_queued_behind_a_held_board_join_the_waiting_group() {
 }
 
 /// A claim and a retitling of a subtask do not wait for a mutation that
-/// holds its parent. Each writes the subtask's row twice (the claim, then
-/// its time; the fields, then the search terms), and PostgreSQL checks a
-/// row's foreign keys again on its second write in a transaction, taking
+/// holds its parent. A retitling writes the subtask's row twice (the
+/// fields, then the search terms), as a claim did (the holder, then the
+/// time), and PostgreSQL checks a row's foreign keys again on its second
+/// write in a transaction, taking
 /// `FOR KEY SHARE` on the parent: a parent held `FOR UPDATE` made them
 /// wait, and, held by a delete or a claim that then wanted the subtask, a
 /// deadlock (a second of `deadlock_timeout` each). Mutations lock tasks

@@ -351,8 +351,8 @@ struct Live {
 /// claim's batch): it excludes every other mutation as `FOR UPDATE` does,
 /// but not the `FOR KEY SHARE` with which PostgreSQL checks a subtask's
 /// foreign key to its parent again when the subtask's row is written a
-/// second time in one transaction (a claim's time, an update's search
-/// terms). With `FOR UPDATE`, that check waited for whoever held the
+/// second time in one transaction (an update's search terms, a promoted
+/// subtask's time). With `FOR UPDATE`, that check waited for whoever held the
 /// parent, outside every lock order here, and deadlocked with a delete or
 /// a claim of the parent that wanted the subtask next. No task row is ever
 /// deleted or has its key changed, so no check needs the stronger lock.
@@ -1396,8 +1396,10 @@ pub(super) async fn set_claim(
     const LOCK: &str = "SELECT number, id, assignee_id, updated_at FROM tasks \
          WHERE channel_id = $1 AND number = ANY($2) AND deleted_at IS NULL \
          ORDER BY number FOR NO KEY UPDATE";
-    const TAKE: &str = "UPDATE tasks SET assignee_id = $2 WHERE id = $1";
-    const RELEASE: &str = "UPDATE tasks SET assignee_id = NULL WHERE id = $1";
+    // The holder and the time in one write: a row written twice in a
+    // transaction has its foreign keys checked again.
+    const ASSIGN: &str = "UPDATE tasks SET assignee_id = $2, \
+         updated_at = greatest($3, updated_at + 1) WHERE id = $1 RETURNING updated_at";
     let board = board(tx, p, &input.channel).await?;
     let live: HashMap<i64, (i64, Option<String>, i64)> =
         all(tx, LOCK, &[&board.id, &input.numbers])
@@ -1418,25 +1420,23 @@ pub(super) async fn set_claim(
             ));
             continue;
         };
-        match refusals::claim(input.claimed, assignee.as_deref(), &p.agent_id) {
-            Claim::Take => {
-                exec(tx, TAKE, &[id, &p.agent_id]).await?;
-                let at = touch(tx, *id, now).await?;
-                event(tx, *id, "claimed", p, now, json!({})).await?;
-                tasks.push(refusals::claimed_task(*number, at));
+        let (holder, kind) = match refusals::claim(input.claimed, assignee.as_deref(), &p.agent_id)
+        {
+            Claim::Take => (Some(p.agent_id.as_str()), "claimed"),
+            Claim::Release => (None, "released"),
+            Claim::AlreadySo => {
+                tasks.push(refusals::claimed_task(*number, *updated_at));
+                continue;
             }
-            Claim::Release => {
-                exec(tx, RELEASE, &[id]).await?;
-                let at = touch(tx, *id, now).await?;
-                event(tx, *id, "released", p, now, json!({})).await?;
-                tasks.push(refusals::claimed_task(*number, at));
-            }
-            Claim::AlreadySo => tasks.push(refusals::claimed_task(*number, *updated_at)),
             Claim::Refuse { holder } => {
                 let holder = agent_handle(tx, holder).await?;
                 failures.push(refusals::claim_failure(input.claimed, *number, &holder));
+                continue;
             }
-        }
+        };
+        let at: i64 = one(tx, ASSIGN, &[id, &holder, &now]).await?.get(0);
+        event(tx, *id, kind, p, now, json!({})).await?;
+        tasks.push(refusals::claimed_task(*number, at));
     }
     Ok(refusals::claim_result(input.claimed, tasks, failures))
 }
