@@ -3033,6 +3033,32 @@ fn postgres_a_recursive_delete_locks_each_level_in_number_order() {
     assert_eq!(deleted.unwrap()["deleted_numbers"], json!([1, 2, 3, 4, 5]));
 }
 
+/// A delete locks its task and the subtasks it changes in number order,
+/// as a claim of them does, whatever the tree: a task moved under a
+/// parent with a higher number was locked after that parent, so the
+/// delete held task 2 while it waited for task 1, which a claim of
+/// `[1, 2]` held while it waited for task 2 (a deadlock).
+#[test]
+fn postgres_a_delete_locks_a_parent_after_its_lower_numbered_subtask() {
+    for mode in ["promote", "delete"] {
+        let world = world::<PgStore>();
+        world.titles(&world.alice, "eng", &["one", "two"]);
+        let moved = json!({"channel": "eng", "number": 1, "parent": 2});
+        world.ok(&world.alice, "update", moved);
+        let input = json!({"channel": "eng", "number": 2, "subtask_mode": mode});
+        let (deleted, free) = asked_while_waiting(&world, "delete", input, 1, 2);
+        assert!(
+            free.is_ok(),
+            "the {mode} held task 2 while it waited: {free:?}"
+        );
+        let deleted = deleted.unwrap();
+        assert_eq!(
+            deleted["deleted_numbers"].as_array().unwrap().len(),
+            1 + usize::from(mode == "delete")
+        );
+    }
+}
+
 /// Runs alice's `verb` while a session holds task `held` of the board last
 /// written to, with the mutations' own lock (`tasks::LOCK_TASK`); once the
 /// call waits for it, the session asks for task `asked` without waiting,

@@ -1505,6 +1505,26 @@ pub(super) async fn checkpoint(
 
 // ---------------------------------------------------------------- delete
 
+/// Before a delete's checks: the task and what the delete may change (its
+/// subtasks, and theirs with `subtask_mode: "delete"`), read as they stand
+/// and locked in one statement in number order, as a claim locks its tasks.
+/// A subtask may carry a lower number than its parent (moved there later):
+/// locked parent first, the delete held the parent while it waited for the
+/// subtask that a claim of both held while it waited for the parent (a
+/// deadlock). The checks then walk the tree under these locks; a subtask
+/// added or moved in between is locked there, out of this order (a race
+/// of its own, retried if it deadlocks).
+async fn lock_deletion(tx: &Transaction<'_>, board: &Board, input: &DeleteInput) -> Result<()> {
+    const SQL: &str = "WITH RECURSIVE tree (id, depth) AS ( \
+         SELECT id, 0 FROM tasks WHERE channel_id = $1 AND number = $2 AND deleted_at IS NULL \
+         UNION SELECT t.id, tree.depth + 1 FROM tasks t JOIN tree ON t.parent_id = tree.id \
+         WHERE t.deleted_at IS NULL AND (tree.depth = 0 OR $3)) \
+         SELECT 1 FROM tasks WHERE id IN (SELECT id FROM tree) ORDER BY number FOR NO KEY UPDATE";
+    let whole_tree = matches!(input.subtask_mode, Some(SubtaskMode::Delete));
+    all(tx, SQL, &[&board.id, &input.number, &whole_tree]).await?;
+    Ok(())
+}
+
 pub(super) async fn delete_task(
     tx: &Transaction<'_>,
     p: &Principal,
@@ -1513,6 +1533,7 @@ pub(super) async fn delete_task(
     const PROMOTE: &str = "UPDATE tasks SET parent_id = NULL WHERE id = $1";
     const TOMBSTONE: &str = "UPDATE tasks SET deleted_at = $2 WHERE id = $1";
     let board = board(tx, p, &input.channel).await?;
+    lock_deletion(tx, &board, input).await?;
     let task = require_task(tx, &board, input.number).await?;
     if task.creator != p.agent_id {
         let creator = agent_handle(tx, &task.creator).await?;
@@ -1553,9 +1574,10 @@ pub(super) async fn delete_task(
             }
         }
     }
-    // Every row the delete changes is locked now (`live_children` locks
-    // each level as it reads it): read the clock only here, so a write to
-    // a descendant that the delete waited for is stamped before it.
+    // Every row the delete changes is locked now (`lock_deletion`, and
+    // `live_children` for each level as it reads it): read the clock only
+    // here, so a write to a descendant that the delete waited for is
+    // stamped before it.
     let now = clock(tx).await?;
     for (child, _) in &promoted {
         exec(tx, PROMOTE, &[child]).await?;
