@@ -85,7 +85,7 @@ fn build(long_help: bool) -> Command {
                 .value_name("N")
                 .value_parser(value_parser!(u32).range(0..=10))
                 .help(format!(
-                    "Extra attempts after a transient failure, for reads, set_claim and keyed creates and checkpoints only, 0 to 10 [default: {DEFAULT_RETRIES}]"
+                    "Extra attempts after a transient failure, only where a route's help says it retries them, 0 to 10 [default: {DEFAULT_RETRIES}]"
                 )),
         )
         .arg(
