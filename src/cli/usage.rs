@@ -20,7 +20,7 @@ use crate::registry;
 /// (`exec task_get`, a synonym of a verb) as a suggested action naming the
 /// right command.
 pub(super) fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
-    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    use clap::error::ErrorKind;
     // The format asked for, where it can be read, as for any other error:
     // text on a terminal or with `--format text`, else the JSON document.
     let printer = Printer::new(format_in(args), false).with_profile(profile_in(args));
@@ -32,248 +32,291 @@ pub(super) fn clap_failure(error: clap::Error, args: &[OsString]) -> i32 {
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
             printer.failure(&missing_subcommand(&reached(args))).code()
         }
-        kind => {
-            let rendered = error.render().to_string();
-            let first = rendered
-                .lines()
-                .next()
-                .unwrap_or("invalid command line")
-                .trim_start_matches("error: ");
-            // clap's `-- --flag` tip is for commands that take values; an
-            // action takes its input as JSON, so it would only mislead.
-            let tips: Vec<&str> = rendered
-                .lines()
-                .filter_map(|l| l.trim().strip_prefix("tip: "))
-                .filter(|tip| !tip.contains("as a value, use '--"))
-                .collect();
-            // The values an option takes, which clap lists below its first line.
-            let values: Vec<&str> = rendered
-                .lines()
-                .map(str::trim)
-                .filter(|l| l.starts_with("[possible values:"))
-                .collect();
-            let words = route_words(args);
-            // The registry's reading of the route beats clap's spelling tip
-            // (`task_get` is not a misspelt `task`); failing that, clap's
-            // suggestion is tried in place of the word it corrects.
-            let direct = (kind == ErrorKind::InvalidSubcommand)
-                .then(|| registry::synonyms::route(&words))
-                .flatten();
-            let hint = direct.or_else(|| {
-                let invalid = context_string(&error, ContextKind::InvalidSubcommand)?;
-                // clap may suggest several (`create`, `update`, `delete` for
-                // `delte`): the nearest, not the first.
-                let suggested = match error.get(ContextKind::SuggestedSubcommand)? {
-                    ContextValue::Strings(all) => all
-                        .iter()
-                        .min_by_key(|s| crate::nearest::edit_distance(&invalid, s))?
-                        .clone(),
-                    _ => context_string(&error, ContextKind::SuggestedSubcommand)?,
-                };
-                let corrected: Vec<&str> = words
-                    .iter()
-                    .map(|w| if *w == invalid { suggested.as_str() } else { w })
-                    .collect();
-                // A destructive route only for a slip of the finger on its
-                // own name (`delte`), never for a word merely like it
-                // (`complete`, which meant a status).
-                registry::synonyms::route(&corrected).filter(|hint| {
-                    !hint.action.destructive()
-                        || crate::nearest::edit_distance(&invalid, &suggested) <= 2
-                })
-            });
-            // A slip clap's similarity passes over (`gte`): the domain's verb
-            // one letter or one swap away, when only one is.
-            let hint = hint.or_else(|| {
-                let invalid = context_string(&error, ContextKind::InvalidSubcommand)?;
-                let [domain, verb, ..] = words.as_slice() else {
-                    return None;
-                };
-                let mut near = registry::ACTIONS.iter().filter(|a| {
-                    a.domain == *domain
-                        && *verb == invalid
-                        && crate::nearest::edit_distance(&invalid, a.verb) == 1
-                });
-                match (near.next(), near.next()) {
-                    (Some(action), None) => registry::synonyms::route(&[domain, action.verb]),
-                    _ => None,
+        _ => printer
+            .failure(&Refused::new(&error, args).failure())
+            .code(),
+    }
+}
+
+/// A command line clap refused, read once: its words, clap's own text, and
+/// the flag or word it stopped at.
+struct Refused<'a> {
+    error: &'a clap::Error,
+    kind: clap::error::ErrorKind,
+    args: &'a [OsString],
+    /// The route's words as typed (`exec` and flags left out).
+    words: Vec<&'a str>,
+    /// clap's rendering, whose first line is the error.
+    rendered: String,
+    /// The flag clap did not know (`UnknownArgument` only), as typed.
+    unknown_flag: Option<String>,
+    /// Another CLI's output flag (`--output json`): this one's stdout is
+    /// JSON already.
+    output_flag: Option<String>,
+}
+
+impl<'a> Refused<'a> {
+    fn new(error: &'a clap::Error, args: &'a [OsString]) -> Self {
+        use clap::error::{ContextKind, ErrorKind};
+        let kind = error.kind();
+        let unknown_flag = (kind == ErrorKind::UnknownArgument)
+            .then(|| context_string(error, ContextKind::InvalidArg))
+            .flatten();
+        let output_flag = unknown_flag
+            .as_deref()
+            .map(|arg| {
+                // `-ojson`: the short flag with its value attached.
+                match arg.starts_with("-o") && !arg.starts_with("--") {
+                    true => "-o".to_string(),
+                    false => arg.split('=').next().unwrap_or_default().to_string(),
                 }
+            })
+            .filter(|flag| {
+                ["--json", "--output", "-o", "--out", "--output-format"].contains(&flag.as_str())
             });
-            // clap repeats what was typed (a value, a word): a token typed
-            // by mistake is not repeated back.
-            let mut message = crate::credentials::redact_token_like(first);
-            // A word no command takes may be a token typed in argv (`auth
-            // login at_…`): never repeated back. A stray word after an
-            // `auth` command is always hidden (and what it likely was is
-            // said), any other word (a mistyped command too) when it could
-            // be a secret.
-            let under_auth = args.iter().skip(1).any(|a| a == "auth");
-            let word = match kind {
-                ErrorKind::UnknownArgument => context_string(&error, ContextKind::InvalidArg),
-                ErrorKind::InvalidSubcommand => {
-                    context_string(&error, ContextKind::InvalidSubcommand)
-                }
-                _ => None,
-            };
-            let mut auth_hint = None;
-            if let Some(arg) = word
-                && !arg.starts_with('-')
-                && under_auth
-                && kind == ErrorKind::UnknownArgument
-            {
-                let shown = crate::credentials::redact_token_like(&arg);
-                message = message.replace(&format!("'{shown}'"), "'<redacted>'");
-                auth_hint = Some("a token is never taken in argv (pipe it with --token-stdin)");
-            }
-            // An unquoted credential process: its words read as stray ones.
-            if under_auth
-                && kind == ErrorKind::UnknownArgument
-                && args.iter().any(|a| a == "--credential-process")
-            {
-                auth_hint = Some(
-                    "--credential-process takes its whole command line as one quoted argument",
-                );
-            }
-            for line in values {
+        Refused {
+            error,
+            kind,
+            args,
+            words: route_words(args),
+            rendered: error.render().to_string(),
+            unknown_flag,
+            output_flag,
+        }
+    }
+
+    /// The one `usage_error`: clap's first line, made safe and completed,
+    /// with the remedy the registry can name.
+    fn failure(&self) -> Failure {
+        use clap::error::ErrorKind;
+        // The registry's reading of the route beats clap's spelling tip
+        // (`task_get` is not a misspelt `task`).
+        let direct = (self.kind == ErrorKind::InvalidSubcommand)
+            .then(|| registry::synonyms::route(&self.words))
+            .flatten();
+        let failure = Failure::new(code::USAGE_ERROR, self.message(direct.is_some()));
+        let hint = direct
+            .or_else(|| self.suggested_route())
+            .or_else(|| self.slipped_route());
+        self.remedy(failure, hint)
+    }
+
+    /// The route clap's suggestion makes, tried in place of the word it
+    /// corrects.
+    fn suggested_route(&self) -> Option<registry::synonyms::RouteHint> {
+        use clap::error::{ContextKind, ContextValue};
+        let invalid = context_string(self.error, ContextKind::InvalidSubcommand)?;
+        // clap may suggest several (`create`, `update`, `delete` for
+        // `delte`): the nearest, not the first.
+        let suggested = match self.error.get(ContextKind::SuggestedSubcommand)? {
+            ContextValue::Strings(all) => all
+                .iter()
+                .min_by_key(|s| crate::nearest::edit_distance(&invalid, s))?
+                .clone(),
+            _ => context_string(self.error, ContextKind::SuggestedSubcommand)?,
+        };
+        let corrected: Vec<&str> = self
+            .words
+            .iter()
+            .map(|w| if *w == invalid { suggested.as_str() } else { w })
+            .collect();
+        // A destructive route only for a slip of the finger on its own name
+        // (`delte`), never for a word merely like it (`complete`, which meant
+        // a status).
+        registry::synonyms::route(&corrected).filter(|hint| {
+            !hint.action.destructive() || crate::nearest::edit_distance(&invalid, &suggested) <= 2
+        })
+    }
+
+    /// A slip clap's similarity passes over (`gte`): the domain's verb one
+    /// letter or one swap away, when only one is.
+    fn slipped_route(&self) -> Option<registry::synonyms::RouteHint> {
+        let invalid = context_string(self.error, clap::error::ContextKind::InvalidSubcommand)?;
+        let [domain, verb, ..] = self.words.as_slice() else {
+            return None;
+        };
+        let mut near = registry::ACTIONS.iter().filter(|a| {
+            a.domain == *domain
+                && *verb == invalid
+                && crate::nearest::edit_distance(&invalid, a.verb) == 1
+        });
+        match (near.next(), near.next()) {
+            (Some(action), None) => registry::synonyms::route(&[domain, action.verb]),
+            _ => None,
+        }
+    }
+
+    /// clap's first line, with no token repeated back, completed with what
+    /// clap lists below it (values, missing arguments) and its tips, or
+    /// with what to drop when the flag was another CLI's output flag.
+    fn message(&self, route_known: bool) -> String {
+        use clap::error::{ContextKind, ContextValue, ErrorKind};
+        let first = self
+            .rendered
+            .lines()
+            .next()
+            .unwrap_or("invalid command line")
+            .trim_start_matches("error: ");
+        // clap repeats what was typed (a value, a word): a token typed by
+        // mistake is not repeated back.
+        let mut message = crate::credentials::redact_token_like(first);
+        // A word no command takes may be a token typed in argv (`auth login
+        // at_…`): never repeated back. A stray word after an `auth` command
+        // is always hidden (and what it likely was is said), any other word
+        // (a mistyped command too) when it could be a secret.
+        let under_auth = self.args.iter().skip(1).any(|a| a == "auth");
+        let mut auth_hint = None;
+        if let Some(arg) = &self.unknown_flag
+            && !arg.starts_with('-')
+            && under_auth
+        {
+            let shown = crate::credentials::redact_token_like(arg);
+            message = message.replace(&format!("'{shown}'"), "'<redacted>'");
+            auth_hint = Some("a token is never taken in argv (pipe it with --token-stdin)");
+        }
+        // An unquoted credential process: its words read as stray ones.
+        if under_auth
+            && self.kind == ErrorKind::UnknownArgument
+            && self.args.iter().any(|a| a == "--credential-process")
+        {
+            auth_hint =
+                Some("--credential-process takes its whole command line as one quoted argument");
+        }
+        // The values an option takes, which clap lists below its first line.
+        for line in self.rendered.lines().map(str::trim) {
+            if line.starts_with("[possible values:") {
                 message = format!("{} {line}", message.trim_end());
             }
-            // clap lists what is missing on the lines below its first.
-            if kind == ErrorKind::MissingRequiredArgument
-                && let Some(ContextValue::Strings(missing)) = error.get(ContextKind::InvalidArg)
-            {
-                message = format!("{} {}", message.trim_end(), missing.join(", "));
+        }
+        // clap lists what is missing on the lines below its first.
+        if self.kind == ErrorKind::MissingRequiredArgument
+            && let Some(ContextValue::Strings(missing)) = self.error.get(ContextKind::InvalidArg)
+        {
+            message = format!("{} {}", message.trim_end(), missing.join(", "));
+        }
+        if let Some(flag) = &self.output_flag {
+            message = format!(
+                "{}: stdout is JSON whenever it is no terminal, text on one (`--format json` or `--format text` chooses); drop it: `{}`.",
+                message.trim_end(),
+                without_output_flag(self.args, flag)
+            );
+        } else if !route_known {
+            // clap's `-- --flag` tip is for commands that take values; an
+            // action takes its input as JSON, so it would only mislead.
+            let tips = self
+                .rendered
+                .lines()
+                .filter_map(|l| l.trim().strip_prefix("tip: "))
+                .filter(|tip| !tip.contains("as a value, use '--"));
+            for tip in tips {
+                message.push_str(&format!("; {tip}"));
             }
-            // An output flag other CLIs have (`--output json`): this one's
-            // stdout is JSON already.
-            let output_flag = (kind == ErrorKind::UnknownArgument)
-                .then(|| context_string(&error, ContextKind::InvalidArg))
-                .flatten()
-                .map(|arg| {
-                    // `-ojson`: the short flag with its value attached.
-                    match arg.starts_with("-o") && !arg.starts_with("--") {
-                        true => "-o".to_string(),
-                        false => arg.split('=').next().unwrap_or_default().to_string(),
-                    }
-                })
-                .filter(|flag| {
-                    ["--json", "--output", "-o", "--out", "--output-format"]
-                        .contains(&flag.as_str())
-                });
-            if let Some(flag) = &output_flag {
-                message = format!(
-                    "{}: stdout is JSON whenever it is no terminal, text on one (`--format json` or `--format text` chooses); drop it: `{}`.",
-                    message.trim_end(),
-                    without_output_flag(args, flag)
-                );
-            } else if direct.is_none() {
-                for tip in tips {
-                    message.push_str(&format!("; {tip}"));
-                }
-            }
-            if let Some(hint) = auth_hint {
-                message = format!("{}; {hint}.", message.trim_end().trim_end_matches('.'));
-            }
-            let mut failure = Failure::new(code::USAGE_ERROR, message);
-            // An action's flag written before the route (`agentteam --dry-run
-            // exec task list`): say where it goes.
-            let misplaced = (kind == ErrorKind::UnknownArgument)
-                .then(|| context_string(&error, ContextKind::InvalidArg))
-                .flatten()
-                .and_then(|arg| {
-                    let flag = arg.split('=').next().unwrap_or_default().to_string();
-                    let route = registry::synonyms::route(&words)?;
-                    action_command(route.action, false)
-                        .get_arguments()
-                        .any(|a| a.get_long().is_some_and(|l| format!("--{l}") == flag))
-                        .then_some((flag, route))
-                });
-            // A field of the action written as a flag (`exec task list
-            // --channel eng`): fields go in the JSON input.
-            let field_flag = (kind == ErrorKind::UnknownArgument
-                && misplaced.is_none()
-                && output_flag.is_none())
-            .then(|| context_string(&error, ContextKind::InvalidArg))
-            .flatten()
+        }
+        if let Some(hint) = auth_hint {
+            message = format!("{}; {hint}.", message.trim_end().trim_end_matches('.'));
+        }
+        message
+    }
+
+    /// What to run instead, most specific first: a field written as a
+    /// flag, an action's flag written before the route, the route meant,
+    /// the flags a known route takes, the commands there are.
+    fn remedy(&self, mut failure: Failure, hint: Option<registry::synonyms::RouteHint>) -> Failure {
+        use clap::error::ErrorKind;
+        let route = registry::synonyms::route(&self.words);
+        // An action's flag written before the route (`agentteam --dry-run
+        // exec task list`): say where it goes.
+        let misplaced = self.unknown_flag.as_deref().and_then(|arg| {
+            let flag = arg.split('=').next().unwrap_or_default().to_string();
+            let route = route?;
+            action_command(route.action, false)
+                .get_arguments()
+                .any(|a| a.get_long().is_some_and(|l| format!("--{l}") == flag))
+                .then_some((flag, route))
+        });
+        // A field of the action written as a flag (`exec task list
+        // --channel eng`): fields go in the JSON input.
+        let field_flag = self
+            .unknown_flag
+            .as_deref()
+            .filter(|_| misplaced.is_none() && self.output_flag.is_none())
             .and_then(|arg| {
                 let name = arg
                     .trim_start_matches('-')
                     .split('=')
                     .next()?
                     .replace('-', "_");
-                let action = registry::synonyms::route(&words)?.action;
+                let action = route?.action;
                 crate::validate::names_a_field(action, &name).then_some((name, action))
             });
-            if let Some((name, action)) = field_flag {
-                let command = format!("echo '{{\"{name}\": …}}' | {}", action.cli_command());
-                failure.message = format!(
-                    "{}. `{name}` is a field of the action's JSON input, not a flag: `{command}` (see `--input-schema`).",
-                    failure.message
-                );
-                let arguments = fields_from_flags(action, args).unwrap_or_else(|| json!({}));
-                failure = failure.suggest(&action.name(), arguments);
-                if let Some(suggested) = failure.suggested_action.as_mut() {
-                    suggested.command = Some(action.cli_command());
-                }
-            } else if let Some((flag, route)) = misplaced {
-                let action = route.action;
-                let command = with_action_flags_moved(action, args);
-                let how = match route.how() {
-                    how if how.is_empty() => how,
-                    how => format!(", and {how}"),
-                };
-                failure.message = format!(
-                    "{}. `{flag}` belongs to the action and goes after it: `{command}`{how}.",
-                    failure.message
-                );
-                // The input on stdin, as it was meant for the action (recast
-                // when the route was a synonym: `close` sets a status).
-                let arguments = match route.verb {
-                    Some(_) => recast_stdin(route, args),
-                    None => (!action.destructive())
-                        .then(|| stdin_object(args))
-                        .flatten()
-                        .map(serde_json::Value::Object)
-                        .filter(|input| crate::validate::validate(action, input.clone()).is_ok()),
-                }
-                .unwrap_or_else(|| json!({}));
-                failure = failure.suggest(&action.name(), arguments);
-                if let Some(suggested) = failure.suggested_action.as_mut() {
-                    suggested.command = Some(command);
-                }
-            } else if let Some(hint) = hint {
-                let how = match hint.how() {
-                    how if how.is_empty() => how,
-                    how => format!(", and {how}"),
-                };
-                failure.message = format!(
-                    "{}. The route is `{}`{how}.",
-                    failure.message,
-                    hint.action.cli_command()
-                );
-                if hint.action.destructive() {
-                    failure.message.push_str(
-                        " No input is filled in for a destructive action: send the same input to that route once you have checked it names what you mean to delete.",
-                    );
-                }
-                let arguments = recast_stdin(hint, args).unwrap_or_else(|| json!({}));
-                failure = failure.suggest(&hint.action.name(), arguments);
-            } else if let Some(action) = (kind == ErrorKind::UnknownArgument
-                && output_flag.is_none())
-            .then(|| registry::synonyms::route(&words))
-            .flatten()
-            .map(|hint| hint.action)
-            {
-                failure.message = format!(
-                    "{}; `agentteam exec {} {} --help` lists the flags it takes.",
-                    failure.message, action.domain, action.verb
-                );
-            } else if kind == ErrorKind::InvalidSubcommand {
-                // No action it could have meant: the ones there are.
-                let listed = missing_subcommand(&reached(args));
-                failure.message = format!("{}. {}", failure.message, listed.message);
+        if let Some((name, action)) = field_flag {
+            let command = format!("echo '{{\"{name}\": …}}' | {}", action.cli_command());
+            failure.message = format!(
+                "{}. `{name}` is a field of the action's JSON input, not a flag: `{command}` (see `--input-schema`).",
+                failure.message
+            );
+            let arguments = fields_from_flags(action, self.args).unwrap_or_else(|| json!({}));
+            failure = failure.suggest(&action.name(), arguments);
+            if let Some(suggested) = failure.suggested_action.as_mut() {
+                suggested.command = Some(action.cli_command());
             }
-            printer.failure(&failure).code()
+        } else if let Some((flag, route)) = misplaced {
+            let action = route.action;
+            let command = with_action_flags_moved(action, self.args);
+            let how = match route.how() {
+                how if how.is_empty() => how,
+                how => format!(", and {how}"),
+            };
+            failure.message = format!(
+                "{}. `{flag}` belongs to the action and goes after it: `{command}`{how}.",
+                failure.message
+            );
+            // The input on stdin, as it was meant for the action (recast
+            // when the route was a synonym: `close` sets a status).
+            let arguments = match route.verb {
+                Some(_) => recast_stdin(route, self.args),
+                None => (!action.destructive())
+                    .then(|| stdin_object(self.args))
+                    .flatten()
+                    .map(serde_json::Value::Object)
+                    .filter(|input| crate::validate::validate(action, input.clone()).is_ok()),
+            }
+            .unwrap_or_else(|| json!({}));
+            failure = failure.suggest(&action.name(), arguments);
+            if let Some(suggested) = failure.suggested_action.as_mut() {
+                suggested.command = Some(command);
+            }
+        } else if let Some(hint) = hint {
+            let how = match hint.how() {
+                how if how.is_empty() => how,
+                how => format!(", and {how}"),
+            };
+            failure.message = format!(
+                "{}. The route is `{}`{how}.",
+                failure.message,
+                hint.action.cli_command()
+            );
+            if hint.action.destructive() {
+                failure.message.push_str(
+                    " No input is filled in for a destructive action: send the same input to that route once you have checked it names what you mean to delete.",
+                );
+            }
+            let arguments = recast_stdin(hint, self.args).unwrap_or_else(|| json!({}));
+            failure = failure.suggest(&hint.action.name(), arguments);
+        } else if let Some(action) = route
+            .filter(|_| self.kind == ErrorKind::UnknownArgument && self.output_flag.is_none())
+            .map(|hint| hint.action)
+        {
+            failure.message = format!(
+                "{}; `agentteam exec {} {} --help` lists the flags it takes.",
+                failure.message, action.domain, action.verb
+            );
+        } else if self.kind == ErrorKind::InvalidSubcommand {
+            // No action it could have meant: the ones there are.
+            let listed = missing_subcommand(&reached(self.args));
+            failure.message = format!("{}. {}", failure.message, listed.message);
         }
+        failure
     }
 }
 
