@@ -216,7 +216,7 @@ fn checked(action: &Action, input: Value) -> Result<Value, Failure> {
     // Only input with a field this action has not (an update that changes
     // nothing is no get); input without one, as every valid input is, is
     // validated as it is, not copied first.
-    let known = &action.schema()["properties"];
+    let known = &action.cached_input_schema()["properties"];
     let foreign = input
         .as_object()
         .is_some_and(|fields| fields.keys().any(|name| known.get(name).is_none()));

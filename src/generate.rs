@@ -87,7 +87,10 @@ pub fn schema_files() -> Vec<Artifact> {
     };
     let mut out = Vec::new();
     for action in ACTIONS {
-        out.push(file(schemas::input_file(action), action.schema()));
+        out.push(file(
+            schemas::input_file(action),
+            action.cached_input_schema(),
+        ));
         out.push(file(schemas::output_file(action), &action.output_schema()));
     }
     let error = crate::error::error_schema();

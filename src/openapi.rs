@@ -239,7 +239,7 @@ fn operation(action: &Action, schemas: &mut Map<String, Value>) -> Value {
         ),
         "x-agentteam-action": action.id(),
     });
-    let input = wire_schema(action.schema());
+    let input = wire_schema(action.cached_input_schema());
     match action.method {
         Method::Get => {
             op["parameters"] = json!(query_parameters(action, &input));
@@ -616,7 +616,7 @@ mod tests {
         let mut snake = std::collections::BTreeSet::new();
         for action in ACTIONS {
             let mut props = Vec::new();
-            crate::registry::schema::walk_properties(action.schema(), "", &mut props);
+            crate::registry::schema::walk_properties(action.cached_input_schema(), "", &mut props);
             snake.extend(
                 props
                     .into_iter()

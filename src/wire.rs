@@ -116,7 +116,7 @@ pub fn encode_request(
 /// caller says them with the input's other problems
 /// ([`read_query`]).
 pub fn decode_query(action: &Action, pairs: &[(String, String)]) -> (Value, FieldErrors) {
-    let schema = action.schema();
+    let schema = action.cached_input_schema();
     let mut object = Map::new();
     let mut errors = FieldErrors::new();
     for (key, text) in pairs {
@@ -415,7 +415,7 @@ fn field_names(direction: Direction) -> &'static HashMap<String, String> {
     let [to_wire, from_wire] = NAMES.get_or_init(|| {
         let mut names = BTreeSet::new();
         for action in crate::registry::ACTIONS {
-            property_names(action.schema(), &mut names);
+            property_names(action.cached_input_schema(), &mut names);
             property_names(&action.output_schema(), &mut names);
         }
         property_names(&crate::error::error_schema(), &mut names);
@@ -660,7 +660,7 @@ pub fn decode_success(bytes: &[u8]) -> Result<Success, Failure> {
 /// schema does not name, as the published schema's open objects let it (a
 /// later server's additions); values are not held to bounds or formats.
 pub fn check_answer(action: &Action, data: &Value) -> Result<(), Failure> {
-    let schema = action.data();
+    let schema = action.cached_data_schema();
     let why = if data.get("error").is_some() && schema["properties"].get("error").is_none() {
         "an error document".to_string()
     } else if let Some((mut path, wanted)) = type_break(schema, data) {

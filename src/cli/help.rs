@@ -9,7 +9,7 @@ use crate::registry::Action;
 /// One line per input field, nested fields as `parent.child`.
 pub fn input_fields(action: &Action) -> Vec<(String, String, bool, String)> {
     let mut rows = Vec::new();
-    collect(action.schema(), "", &mut rows);
+    collect(action.cached_input_schema(), "", &mut rows);
     rows
 }
 

@@ -431,7 +431,7 @@ fn run_exec(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
     };
     let action = registry::find(domain, verb).expect("clap routes come from the registry");
     if am.get_flag("input_schema") {
-        printer.json(action.schema());
+        printer.json(action.cached_input_schema());
         return ExitClass::Success;
     }
     if am.get_flag("output_schema") {

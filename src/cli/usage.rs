@@ -484,7 +484,7 @@ fn recast_stdin(
 /// The list field of `action` whose items have the field `name` (`tasks`
 /// for `title`), when one has.
 fn list_holding(action: &registry::Action, name: &str) -> Option<String> {
-    action.schema()["properties"]
+    action.cached_input_schema()["properties"]
         .as_object()?
         .iter()
         .filter(|(_, field)| field["type"] == "array")

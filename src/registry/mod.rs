@@ -394,7 +394,7 @@ impl Action {
 
     /// The input schema, rendered once per process and shared: the runtime
     /// reads it on every list request and validation evaluates it on every call.
-    pub fn schema(&self) -> &'static Value {
+    pub fn cached_input_schema(&self) -> &'static Value {
         static SCHEMAS: PerAction = PerAction::new();
         self.once(&SCHEMAS, self.input_schema)
     }
@@ -402,7 +402,7 @@ impl Action {
     /// The data schema, rendered once per process and shared: the CLI
     /// checks every answer against it (`wire::check_answer`), a `--batch`
     /// thousands of them.
-    pub fn data(&self) -> &'static Value {
+    pub fn cached_data_schema(&self) -> &'static Value {
         static SCHEMAS: PerAction = PerAction::new();
         self.once(&SCHEMAS, self.data_schema)
     }
@@ -504,7 +504,7 @@ impl Action {
                 "description": e.description,
                 "input": serde_json::from_str::<Value>(e.input).expect("registry examples are valid JSON (tested)"),
             })).collect::<Vec<_>>(),
-            "input_schema": self.schema(),
+            "input_schema": self.cached_input_schema(),
             "output_schema": self.output_schema(),
         })
     }

@@ -266,7 +266,9 @@ mod tests {
             // What a word sets is a field of its action, with a JSON value.
             if let Some((field, value)) = verb.sets {
                 assert!(
-                    action.unwrap().schema()["properties"].get(field).is_some(),
+                    action.unwrap().cached_input_schema()["properties"]
+                        .get(field)
+                        .is_some(),
                     "{field}"
                 );
                 serde_json::from_str::<serde_json::Value>(value).expect(value);
@@ -276,7 +278,7 @@ mod tests {
             let mut targeted = false;
             for a in ACTIONS {
                 let mut props = Vec::new();
-                super::super::schema::walk_properties(a.schema(), "", &mut props);
+                super::super::schema::walk_properties(a.cached_input_schema(), "", &mut props);
                 let names: Vec<String> = props.into_iter().map(|(p, _)| p).collect();
                 // A word never shadows a real field beside its target.
                 let targets = names
@@ -300,7 +302,9 @@ mod tests {
         for (action, word, _) in EXPLAINED {
             let action = find_by_name(action).expect("a real action");
             assert!(
-                action.schema()["properties"].get(word).is_none(),
+                action.cached_input_schema()["properties"]
+                    .get(word)
+                    .is_none(),
                 "{word} is a field of {}",
                 action.name()
             );

@@ -296,7 +296,7 @@ fn checked(
         }
         return Err(failure);
     }
-    integers(action.schema(), &mut input);
+    integers(action.cached_input_schema(), &mut input);
     (action.canonicalize)(&mut input);
     Ok(input)
 }
@@ -635,7 +635,7 @@ fn schema_at<'a>(action: &'a Action, path: &str) -> Option<&'a Value> {
     let wanted = schema_path(path, "");
     let wanted = wanted.trim_end_matches('/');
     let mut props = Vec::new();
-    schema::walk_properties(action.schema(), "", &mut props);
+    schema::walk_properties(action.cached_input_schema(), "", &mut props);
     props
         .into_iter()
         .find(|(p, _)| *p == wanted)
@@ -824,7 +824,7 @@ fn how_to_clear(action: &Action, path: &str) -> Option<&'static str> {
 fn required_at(action: &Action, path: &str) -> bool {
     let (parent, name) = path.rsplit_once('/').unwrap_or(("", path));
     let parent_schema = if parent.is_empty() {
-        Some(action.schema())
+        Some(action.cached_input_schema())
     } else {
         schema_at(action, parent)
     };

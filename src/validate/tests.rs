@@ -1033,7 +1033,7 @@ fn schemas_use_only_keywords_validation_words() {
         }
     }
     for action in ACTIONS {
-        walk(action.schema(), &action.name());
+        walk(action.cached_input_schema(), &action.name());
     }
 }
 
@@ -1143,7 +1143,7 @@ fn reference_errors(action: &Action, input: &Value) -> FieldErrors {
                 jsonschema::draft202012::options()
                     .should_validate_formats(false)
                     .with_pattern_options(jsonschema::PatternOptions::regex())
-                    .build(a.schema())
+                    .build(a.cached_input_schema())
                     .unwrap()
             })
             .collect()

@@ -257,7 +257,7 @@ pub fn names_a_field(action: &Action, path: &str) -> bool {
 /// schema's properties with that parent (array indexes read as `items`).
 fn sibling_fields(action: &Action, parent_path: &str) -> Vec<String> {
     let mut props = Vec::new();
-    schema::walk_properties(action.schema(), "", &mut props);
+    schema::walk_properties(action.cached_input_schema(), "", &mut props);
     let parent = schema_path(parent_path, "");
     props
         .into_iter()
@@ -462,7 +462,7 @@ fn unknown_field_message(
 /// nearest the top first.
 fn home_elsewhere(action: &Action, parent_path: &str, field: &str) -> Option<String> {
     let mut props = Vec::new();
-    schema::walk_properties(action.schema(), "", &mut props);
+    schema::walk_properties(action.cached_input_schema(), "", &mut props);
     let here = schema_path(parent_path, "");
     props
         .iter()
