@@ -53,7 +53,13 @@ struct Refused<'a> {
     /// Another CLI's output flag (`--output json`): this one's stdout is
     /// JSON already.
     output_flag: Option<String>,
+    /// Another CLI's input flag (`--input '{…}'`, `--data`): an action's
+    /// input is its last word, `-` or a file's path.
+    input_flag: Option<String>,
 }
+
+/// Flags other CLIs take their input by; this one takes `-` or a path.
+const INPUT_FLAGS: [&str; 6] = ["--input", "--data", "--body", "--payload", "--file", "-d"];
 
 impl<'a> Refused<'a> {
     fn new(error: &'a clap::Error, args: &'a [OsString]) -> Self {
@@ -74,6 +80,10 @@ impl<'a> Refused<'a> {
             .filter(|flag| {
                 ["--json", "--output", "-o", "--out", "--output-format"].contains(&flag.as_str())
             });
+        let input_flag = unknown_flag
+            .as_deref()
+            .map(|arg| arg.split('=').next().unwrap_or_default().to_string())
+            .filter(|flag| INPUT_FLAGS.contains(&flag.as_str()));
         Refused {
             error,
             kind,
@@ -82,6 +92,7 @@ impl<'a> Refused<'a> {
             rendered: error.render().to_string(),
             unknown_flag,
             output_flag,
+            input_flag,
         }
     }
 
@@ -200,7 +211,7 @@ impl<'a> Refused<'a> {
                 message.trim_end(),
                 without_output_flag(self.args, flag)
             );
-        } else if !route_known {
+        } else if !route_known && self.input_flag.is_none() {
             // clap's `-- --flag` tip is for commands that take values; an
             // action takes its input as JSON, so it would only mislead.
             let tips = self
@@ -249,7 +260,26 @@ impl<'a> Refused<'a> {
                 let action = route?.action;
                 crate::validate::names_a_field(action, &name).then_some((name, action))
             });
-        if let Some((name, action)) = field_flag {
+        let input_flag = self.input_flag.as_deref().zip(route);
+        if let Some((flag, route)) = input_flag {
+            let action = route.action;
+            failure.message = format!(
+                "{}. `{flag}` is no flag here: an action's input is its last word, `-` for stdin or a file's path: `echo '{{…}}' | {}`.",
+                failure.message,
+                action.cli_command()
+            );
+            // The JSON given to the flag, when it is valid input (never
+            // for a destructive action).
+            let arguments = (!action.destructive())
+                .then(|| input_flag_value(self.args, flag))
+                .flatten()
+                .filter(|input| crate::validate::validate(action, input.clone()).is_ok())
+                .unwrap_or_else(|| json!({}));
+            failure = failure.suggest(&action.name(), arguments);
+            if let Some(suggested) = failure.suggested_action.as_mut() {
+                suggested.command = Some(action.cli_command());
+            }
+        } else if let Some((name, action)) = field_flag {
             let command = format!("echo '{{\"{name}\": …}}' | {}", action.cli_command());
             failure.message = format!(
                 "{}. `{name}` is a field of the action's JSON input, not a flag: `{command}` (see `--input-schema`).",
@@ -364,6 +394,22 @@ fn fields_from_flags(action: &registry::Action, args: &[OsString]) -> Option<ser
     crate::validate::validate(action, input.clone())
         .ok()
         .map(|_| input)
+}
+
+/// The JSON object given to an input flag of another CLI (`--input '{…}'`,
+/// `--data={…}`).
+fn input_flag_value(args: &[OsString], flag: &str) -> Option<serde_json::Value> {
+    let words: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
+    let value = words.iter().enumerate().find_map(|(i, word)| {
+        match word.strip_prefix(flag)?.strip_prefix('=') {
+            Some(inline) => Some(inline),
+            None if *word == flag => words.get(i + 1).copied(),
+            None => None,
+        }
+    })?;
+    crate::json::from_str(value)
+        .ok()
+        .filter(serde_json::Value::is_object)
 }
 
 /// Puts into `input` each field of `action` given as a flag in `args`

@@ -136,11 +136,14 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("assigned_to", "assignee", None),
     ("owner", "assignee", None),
     ("board", "channel", None),
+    ("project", "channel", None),
     ("search", "query", None),
     ("q", "query", None),
     ("id", "number", None),
     ("task_id", "number", None),
     ("task_number", "number", None),
+    ("issue_id", "number", None),
+    ("issue_number", "number", None),
     ("claim", "claimed", None),
     ("state", "status", None),
     ("page_size", "limit", None),
@@ -148,6 +151,9 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     // update's guard, its `parent_number` the locator `parent`.
     ("updated_at", "expected_updated_at", None),
     ("parent_number", "parent", None),
+    ("parent_id", "parent", None),
+    ("if_match", "expected_updated_at", None),
+    ("if_unmodified_since", "expected_updated_at", None),
     ("page", "cursor", None),
     ("offset", "cursor", None),
     ("next_cursor", "cursor", None),
@@ -171,6 +177,23 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
         "assignee",
         "task_set_claim claims for the calling agent only: drop it to claim for yourself; to give a task to another member, task_update sets its assignee.",
     ),
+    ("task_update", "done", STATE_IS_STATUS),
+    ("task_update", "completed", STATE_IS_STATUS),
+    ("task_update", "closed", STATE_IS_STATUS),
+    ("task_update", "due_date", NO_DUE_DATE),
+    ("task_update", "due", NO_DUE_DATE),
+    ("task_update", "due_at", NO_DUE_DATE),
+    ("task_update", "deadline", NO_DUE_DATE),
+    (
+        "task_update",
+        "reviewer",
+        "there is no reviewer: `\"status\": \"in_review\"` asks for a review; `assignee` is who works on the task, so it is no rename of this.",
+    ),
+    (
+        "task_update",
+        "tasks",
+        "task_update changes one task, its fields at the top level (`number`, `status`, …): take them out of the list; for several tasks, one input per line with `--batch`.",
+    ),
     ("task_update", "add_labels", LABELS_REPLACED),
     ("task_update", "add_label", LABELS_REPLACED),
     ("task_update", "remove_labels", LABELS_REPLACED),
@@ -180,9 +203,10 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
     ("task_update", "checklist_item", CHECKLIST_REPLACED),
 ];
 
-/// A text field whose value failed its pattern, and what the value must
-/// be, in words, where the pattern itself says little to a reader:
-/// `(field name, fix)`, the name the last part of the field's path.
+/// A field whose value failed its pattern or its type, and what the value
+/// must be, in words, where the pattern or the type alone says little to a
+/// reader (an integer for a time): `(field name, fix)`, the name the last
+/// part of the field's path, the fix starting "Must be".
 pub static PATTERN_FIXES: &[(&str, &str)] = &[
     (
         "expected_updated_at",
@@ -192,13 +216,28 @@ pub static PATTERN_FIXES: &[(&str, &str)] = &[
         "scope_id",
         "Must be a task's scope_id (`tsk_…`) as task_list and task_get answer it: copy it from there, or give `channel` with `parent` (the task's number) instead.",
     ),
+    (
+        "checkpoints_before",
+        "Must be a checkpoint's id, as the checkpoints section's `next` gives it (not a time): copy it from there.",
+    ),
 ];
+
+/// What an enum's refusal adds for a value given that means more than one
+/// of the values: `(field name, value in lowercase, words)`, the name the
+/// last part of the field's path.
+pub static VALUE_WORDS: &[(&str, &str, &str)] =
+    &[("status", "closed", CLOSED), ("status", "close", CLOSED)];
+
+const CLOSED: &str = "`closed` is `done` if the work was finished, `canceled` if it was dropped.";
 
 /// The fields that name what an action acts on (a board, a task, tasks):
 /// a selector (`where: {…}`) holding only these is unwrapped into the
 /// input, since it selects what they select.
 pub static LOCATORS: &[&str] = &["channel", "number", "numbers", "parent_task_scope"];
 
+const STATE_IS_STATUS: &str = "a task's state is `status`: write `\"status\": \"done\"` (or `canceled`, dropped); a checklist item's `done` goes inside `checklist`.";
+const NO_DUE_DATE: &str =
+    "tasks have no due date: say it in `description` or a checkpoint, or drop it.";
 const LABELS_REPLACED: &str = "labels replaces the whole list: give every label the task is to have, the ones it keeps too (task_get shows them).";
 const CHECKLIST_REPLACED: &str = "checklist replaces the whole list: give every item the task is to have, the ones it keeps too (task_get shows them).";
 
@@ -223,21 +262,28 @@ impl RouteHint {
 pub fn route(words: &[&str]) -> Option<RouteHint> {
     let hint = |action| RouteHint { action, verb: None };
     let first = *words.first()?;
+    // An action's name or id in one word, its words joined by a dash too
+    // (`task-list`).
+    let joined = first.replace('-', "_");
     if let Some(action) = ACTIONS
         .iter()
         .copied()
-        .find(|a| a.name() == first || a.id() == first)
+        .find(|a| a.name() == first || a.id() == first || a.name() == joined)
     {
         return Some(hint(action));
     }
     // A verb without its domain (`exec list`): the one domain it is a verb
     // of, when only one is.
-    let alone = first.replace('-', "_");
-    let mut owners = ACTIONS.iter().copied().filter(|a| a.verb == alone);
+    let mut owners = ACTIONS.iter().copied().filter(|a| a.verb == joined);
     if let (Some(action), None) = (owners.next(), owners.next()) {
         return Some(hint(action));
     }
     let word = words.get(1)?.replace('-', "_");
+    // The domain written twice (`task task_update`, `task task.update`).
+    let word = word
+        .strip_prefix(&format!("{first}_"))
+        .or_else(|| word.strip_prefix(&format!("{first}.")))
+        .map_or(word.clone(), str::to_string);
     if let Some(action) = find(first, &word) {
         return Some(hint(action));
     }

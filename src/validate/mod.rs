@@ -17,7 +17,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Number, Value};
 
 use crate::error::{Failure, MAX_FIELD_ERRORS};
-use crate::registry::synonyms::PATTERN_FIXES;
+use crate::registry::synonyms::{PATTERN_FIXES, VALUE_WORDS};
 use crate::registry::{Action, FieldErrors, schema};
 use crate::schemas;
 
@@ -608,6 +608,7 @@ fn record(
                         pattern_fix(pattern, input, path).unwrap_or_else(|| describe(kind))
                     }
                     Kind::Type(names) => wrong_type(action, path, names, input_at(input, path)),
+                    Kind::Enum(_) => with_value_word(describe(kind), path, input_at(input, path)),
                     _ => describe(kind),
                 };
                 // An empty or blank value given to clear a field: say how.
@@ -682,10 +683,24 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
     {
         return format!("{said}: write `{number}`, the number alone.");
     }
+    // A time or an id given in another type (`expected_updated_at` as a
+    // Unix time): what the value must be, in words.
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if let Some((_, fix)) = PATTERN_FIXES.iter().find(|(field, _)| *field == name) {
+        return format!("{said}: {}", fix.trim_start_matches("Must be "));
+    }
     let short = |shown: &str| shown.chars().count() <= QUOTED_SHOWN_MAX && !shown.contains('`');
+    let replaces = schema_at(action, path)
+        .and_then(|sub| sub["description"].as_str())
+        .is_some_and(|d| d.contains("Omitted: unchanged"));
     match names {
         ["array"] => match listed_as_meant(action, path, given).filter(|shown| short(shown)) {
             Some(shown) => format!("{said}: write `{shown}`."),
+            // An object of changes (`{"add": […]}`) to a list an update
+            // replaces: put in a list, it would replace the items kept.
+            None if replaces && given.is_some_and(Value::is_object) => format!(
+                "{said}: the whole new list, the items kept too; it replaces the current one, which a read shows."
+            ),
             None => format!("{said}; put the value in a list: `[…]`."),
         },
         ["object"] => match listed("required", |n| format!("\"{n}\": …")) {
@@ -694,8 +709,28 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
         },
         _ => match listed("enum", |v| format!("`{v}`")) {
             values if values.is_empty() => format!("{said}."),
-            values => format!("{said}: one of {}.", values.join(", ")),
+            values => with_value_word(
+                format!("{said}: one of {}.", values.join(", ")),
+                path,
+                given,
+            ),
         },
+    }
+}
+
+/// An enum's message with what the registry says of the value given
+/// ([`VALUE_WORDS`]): `closed` is two statuses.
+fn with_value_word(said: String, path: &str, given: Option<&Value>) -> String {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let word = given
+        .and_then(Value::as_str)
+        .map(|w| w.trim().to_ascii_lowercase());
+    let hint = VALUE_WORDS
+        .iter()
+        .find(|(field, of, _)| *field == name && word.as_deref() == Some(*of));
+    match hint {
+        Some((_, _, hint)) => format!("{} {hint}", said.trim_end()),
+        None => said,
     }
 }
 
@@ -806,7 +841,7 @@ fn how_to_clear(action: &Action, path: &str) -> Option<&'static str> {
         // never found.
         Some("leave the filter out, and it matches any.")
     } else if description.contains("Omitted: unchanged") {
-        Some("leave the field out, and it is unchanged.")
+        Some("it cannot be cleared; leave the field out, and it is unchanged.")
     } else if !required_at(action, path)
         && description.to_lowercase().contains("default")
         && !description.to_lowercase().contains("no default")

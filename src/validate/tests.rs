@@ -1590,3 +1590,71 @@ fn an_integral_float_up_to_the_largest_bound_is_read_as_an_integer() {
     let e = errors("task", "get", input);
     assert!(e.contains_key("checkpoints_before"), "{e:?}");
 }
+
+/// Mistakes an audit of agents' slips found answered with a fix that
+/// would do something else than meant: each answer now says what to do.
+#[test]
+fn a_slip_whose_literal_fix_would_mislead_is_told_what_it_means() {
+    let update = |fields: Value| {
+        let mut input = json!({"channel": "eng", "number": 3});
+        input
+            .as_object_mut()
+            .unwrap()
+            .extend(fields.as_object().unwrap().clone());
+        errors("task", "update", input)
+    };
+    // A list of changes to a list an update replaces: "put it in a list"
+    // would drop the labels kept.
+    let e = update(json!({"labels": {"add": ["bug"]}}));
+    assert!(e["labels"].contains("it replaces the current one"), "{e:?}");
+    // A field that cannot be cleared says so before "leave it out".
+    let e = update(json!({"title": null}));
+    assert!(e["title"].contains("it cannot be cleared"), "{e:?}");
+    // A time or an id in another type says what the value must be.
+    let e = update(json!({"status": "done", "expected_updated_at": 1_796_303_297}));
+    assert!(
+        e["expected_updated_at"].starts_with("Must be of type string: a time in the form"),
+        "{e:?}"
+    );
+    let e = errors(
+        "task",
+        "get",
+        json!({"channel": "eng", "number": 3, "checkpoints_before": "2026-12-03T13:08:00Z"}),
+    );
+    assert!(
+        e["checkpoints_before"].contains("a checkpoint's id"),
+        "{e:?}"
+    );
+    // Words for a task's state, a date it has no field for, a reviewer, a
+    // batch wrapper: what they mean here, not "did you mean".
+    let e = update(json!({"status": "done", "done": true}));
+    assert!(e["done"].contains("a task's state is `status`"), "{e:?}");
+    let e = update(json!({"due_date": "2026-12-31"}));
+    assert!(e["due_date"].contains("no due date"), "{e:?}");
+    let e = update(json!({"status": "in_review", "reviewer": "@bob"}));
+    assert!(e["reviewer"].contains("there is no reviewer"), "{e:?}");
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "tasks": [{"number": 3, "status": "done"}]}),
+    );
+    assert!(e["tasks"].contains("`--batch`"), "{e:?}");
+    // Other trackers' names for this one's fields.
+    let e = update(json!({"issue_id": 3, "project": "eng", "parent_id": 2, "if_match": "x"}));
+    for (given, meant) in [
+        ("issue_id", "number"),
+        ("project", "channel"),
+        ("parent_id", "parent"),
+        ("if_match", "expected_updated_at"),
+    ] {
+        assert_eq!(e[given], format!("Unknown field; use `{meant}`."), "{e:?}");
+    }
+    // A value that means two of the enum's.
+    let e = update(json!({"status": "Closed"}));
+    assert!(
+        e["status"].contains("`done` if the work was finished"),
+        "{e:?}"
+    );
+    let e = update(json!({"status": "finished"}));
+    assert!(!e["status"].contains("closed"), "{e:?}");
+}

@@ -415,8 +415,14 @@ fn a_wrong_routes_suggestion_carries_the_input_recast() {
         ),
         (
             &["exec", "task", "add", "-"],
-            r#"{"channel": "eng", "title": "x", "parent_id": 1}"#,
+            r#"{"channel": "eng", "title": "x", "under": 1}"#,
             json!({}),
+        ),
+        // Another tracker's name for a field, placed as that field.
+        (
+            &["exec", "task", "add", "-"],
+            r#"{"channel": "eng", "title": "x", "parent_id": 1}"#,
+            json!({"channel": "eng", "parent": 1, "tasks": [{"title": "x"}]}),
         ),
         // A read drops what it cannot place.
         (
@@ -1053,5 +1059,67 @@ fn input_for_another_action_names_it() {
             run.json()["error"].get("suggested_action").is_none(),
             "{run:?}"
         );
+    }
+}
+
+/// Another CLI's input flag (`--input '{…}'`) is told where an action's
+/// input goes, with the JSON it carried as the suggestion's arguments; a
+/// route written as one word with a dash, or with its domain twice, is the
+/// route meant.
+#[test]
+fn an_input_flag_or_a_dashed_route_is_told_the_route_that_runs() {
+    let cli = Cli::new();
+    for args in [
+        &["exec", "task", "list", "--input", r#"{"channel": "eng"}"#][..],
+        &["exec", "task", "list", r#"--data={"channel": "eng"}"#],
+    ] {
+        let run = cli.run(args, None);
+        assert_eq!((run.code, run.error_code().as_str()), (2, "usage_error"));
+        let error = run.json()["error"].clone();
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .contains("is no flag here"),
+            "{error}"
+        );
+        assert!(
+            !error["message"]
+                .as_str()
+                .unwrap()
+                .contains("--input-schema")
+        );
+        assert_eq!(
+            error["suggested_action"]["arguments"],
+            json!({"channel": "eng"})
+        );
+        assert_eq!(
+            error["suggested_action"]["command"],
+            "agentteam exec task list -"
+        );
+    }
+    // Never a filled-in delete.
+    let run = cli.run(
+        &[
+            "exec",
+            "task",
+            "delete",
+            "--input",
+            r#"{"channel": "eng", "number": 1}"#,
+        ],
+        None,
+    );
+    assert_eq!(
+        run.json()["error"]["suggested_action"]["arguments"],
+        json!({})
+    );
+    for (args, tool) in [
+        (&["exec", "task-list", "-"][..], "task_list"),
+        (&["exec", "task", "task-update", "-"], "task_update"),
+        (&["exec", "task", "task.get", "-"], "task_get"),
+    ] {
+        let run = cli.run(args, Some(r#"{"channel": "eng", "number": 1}"#));
+        let error = run.json()["error"].clone();
+        assert_eq!(error["suggested_action"]["tool"], tool, "{args:?}: {error}");
     }
 }

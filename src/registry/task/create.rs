@@ -232,7 +232,7 @@ fn check(input: &Value, errors: &mut FieldErrors) {
                 if task.get(*field).is_some() {
                     errors.insert(
                             format!("tasks/{i}/{field}"),
-                            "Only `title` is accepted in a batch of several tasks; create a rich task on its own.".into(),
+                            "Only `title` is accepted in a batch of several tasks; create a rich task on its own (several at once: one input per line with `--batch`).".into(),
                         );
                 }
             }

@@ -107,10 +107,10 @@ pub fn channel_not_found(name: &str, boards: Vec<String>) -> Failure {
     let failure = Failure::new(
         code::CHANNEL_NOT_FOUND,
         if boards.is_empty() {
-            format!("No board named `{name}` in this workspace, and this agent may use none.")
+            format!("No board `{name}` that this agent may use; it may use none.")
         } else {
             format!(
-                "No board named `{name}` in this workspace; candidates lists the boards this agent may use, nearest first."
+                "No board `{name}` that this agent may use; candidates lists those it may, nearest first."
             )
         },
     )
