@@ -1427,6 +1427,16 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
         json!({"tool": "task_list", "arguments": {"channel": "eng"}})
     );
     assert_eq!(items_of(&w.follow(&w.bob, &call).unwrap()), [3, 2, 1]);
+    // A private board bob is no member of: refused as a board he may not
+    // use, which neither says it exists nor that it does not.
+    let f = w.err(&w.bob, "list", json!({"channel": "secret"}));
+    assert_eq!(f.code, "channel_not_found");
+    assert!(
+        f.message
+            .starts_with("No board `secret` that this agent may use;"),
+        "{}",
+        f.message
+    );
     // Alice may use `secret` too.
     let f = w.err(&w.alice, "get", json!({"channel": "secrt", "number": 2}));
     assert_eq!(values(&f)[0], json!("secret"));
