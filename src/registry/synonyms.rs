@@ -163,10 +163,19 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("cascade", "subtask_mode", Some("task_delete")),
 ];
 
-/// A top-level field an action does not take, where dropping it or
-/// renaming it to the nearest name would do something else than the caller
-/// meant: `(action, word, what to do instead)`.
+/// A field an action does not take, where dropping it or renaming it to
+/// the nearest name would do something else than the caller meant:
+/// `(action, word, what to do instead)`, the word at the top of the input,
+/// or its path below it, an item of a list as `*` (`tasks/*/subtasks`).
 pub static EXPLAINED: &[(&str, &str, &str)] = &[
+    ("task_create", "subtasks", SUBTASKS_LATER),
+    ("task_create", "tasks/*/subtasks", SUBTASKS_LATER),
+    ("task_create", "tasks/*/children", SUBTASKS_LATER),
+    (
+        "task_get",
+        "scope_id",
+        "task_get finds a task by `channel` and `number`, which task_list answers beside each scope_id: give those instead.",
+    ),
     (
         "task_create",
         "number",
@@ -222,11 +231,19 @@ pub static PATTERN_FIXES: &[(&str, &str)] = &[
     ),
 ];
 
-/// What an enum's refusal adds for a value given that means more than one
-/// of the values: `(field name, value in lowercase, words)`, the name the
-/// last part of the field's path.
-pub static VALUE_WORDS: &[(&str, &str, &str)] =
-    &[("status", "closed", CLOSED), ("status", "close", CLOSED)];
+/// What an enum's refusal adds for a value given whose nearest reading
+/// would mislead (`closed` is two statuses; `relevance` is no sort for a
+/// browse): `(field name, value in lowercase, words)`, the name the last
+/// part of the field's path.
+pub static VALUE_WORDS: &[(&str, &str, &str)] = &[
+    ("status", "closed", CLOSED),
+    ("status", "close", CLOSED),
+    (
+        "sort",
+        "priority",
+        "There is no sort by priority; `relevance` only with a query.",
+    ),
+];
 
 const CLOSED: &str = "`closed` is `done` if the work was finished, `canceled` if it was dropped.";
 
@@ -236,6 +253,7 @@ const CLOSED: &str = "`closed` is `done` if the work was finished, `canceled` if
 pub static LOCATORS: &[&str] = &["channel", "number", "numbers", "parent_task_scope"];
 
 const STATE_IS_STATUS: &str = "a task's state is `status`: write `\"status\": \"done\"` (or `canceled`, dropped); a checklist item's `done` goes inside `checklist`.";
+const SUBTASKS_LATER: &str = "subtasks are tasks of their own: create this task first, then its subtasks with a second task_create whose `parent` is its number.";
 const NO_DUE_DATE: &str =
     "tasks have no due date: say it in `description` or a checkpoint, or drop it.";
 const LABELS_REPLACED: &str = "labels replaces the whole list: give every label the task is to have, the ones it keeps too (task_get shows them).";
@@ -347,13 +365,21 @@ mod tests {
     fn every_explained_word_is_no_field_of_its_action() {
         for (action, word, _) in EXPLAINED {
             let action = find_by_name(action).expect("a real action");
+            let path = word.replace('*', "0");
             assert!(
-                action.cached_input_schema()["properties"]
-                    .get(word)
-                    .is_none(),
+                !crate::validate::names_a_field(action, &path),
                 "{word} is a field of {}",
                 action.name()
             );
+            // Below the top, the entry's place is one the input has.
+            if let Some((parent, _)) = path.rsplit_once('/') {
+                let parent = parent.trim_end_matches("/0");
+                assert!(
+                    crate::validate::names_a_field(action, parent),
+                    "{word}: no {parent} in {}",
+                    action.name()
+                );
+            }
         }
     }
 
@@ -361,6 +387,12 @@ mod tests {
     fn resolves_names_ids_dashes_and_synonyms() {
         let name = |words: &[&str]| route(words).map(|h| h.action.name());
         assert_eq!(name(&["task_get"]).as_deref(), Some("task_get"));
+        assert_eq!(name(&["task-get"]).as_deref(), Some("task_get"));
+        assert_eq!(
+            name(&["task", "task-update"]).as_deref(),
+            Some("task_update")
+        );
+        assert_eq!(name(&["task", "task.list"]).as_deref(), Some("task_list"));
         assert_eq!(name(&["task.set_claim"]).as_deref(), Some("task_set_claim"));
         assert_eq!(
             name(&["task", "set-claim"]).as_deref(),

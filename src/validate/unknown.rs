@@ -271,9 +271,24 @@ fn sibling_fields(action: &Action, parent_path: &str) -> Vec<String> {
 /// else than the caller meant ([`synonyms::EXPLAINED`]).
 fn explained(action: &Action, parent_path: &str, name: &str) -> Option<&'static str> {
     let lower = crate::case::camel_to_snake(name).to_ascii_lowercase();
+    // Below the top, the entry names the path, an item of a list as `*`
+    // (`tasks/*/subtasks`).
+    let at = match parent_path {
+        "" => lower,
+        parent => {
+            let parent: Vec<&str> = parent
+                .split('/')
+                .map(|part| match part.parse::<usize>() {
+                    Ok(_) => "*",
+                    Err(_) => part,
+                })
+                .collect();
+            format!("{}/{lower}", parent.join("/"))
+        }
+    };
     synonyms::EXPLAINED
         .iter()
-        .find(|(of, word, _)| parent_path.is_empty() && *of == action.name() && *word == lower)
+        .find(|(of, word, _)| *of == action.name() && *word == at)
         .map(|(_, _, said)| *said)
 }
 

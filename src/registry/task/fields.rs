@@ -403,7 +403,13 @@ pub fn check_idempotency_key(input: &Value, errors: &mut FieldErrors) {
     if let Some(key) = input.get("idempotency_key").and_then(Value::as_str) {
         let trimmed = key.trim();
         if trimmed.is_empty() {
-            errors.insert("idempotency_key".into(), "Must not be blank.".into());
+            // A key is only for a create inside a workflow callback: one
+            // written blank is more likely a field filled in because the
+            // schema has it than a key meant.
+            errors.insert(
+                "idempotency_key".into(),
+                "Must not be blank; a key is for a create inside an active workflow callback: outside one, leave the field out.".into(),
+            );
         } else if trimmed.len() > MAX_IDEMPOTENCY_KEY_BYTES {
             errors.insert(
                 "idempotency_key".into(),
