@@ -1678,6 +1678,18 @@ fn a_slip_whose_literal_fix_would_mislead_is_told_what_it_means() {
         e["tasks/0/subtasks"].contains("a second task_create whose `parent`"),
         "{e:?}"
     );
+    // A query of signs alone, taken for a wildcard, matches nothing.
+    for query in ["*", " % ", "-?"] {
+        let e = errors("task", "list", json!({"channel": "eng", "query": query}));
+        assert!(e["query"].starts_with("Has no word to search for"), "{e:?}");
+    }
+    for query in ["C++", "#12", "é", "  ", ""] {
+        let input = json!({"channel": "eng", "query": query});
+        assert!(
+            validate(find("task", "list").unwrap(), input).is_ok(),
+            "{query}"
+        );
+    }
     // A lookup by scope_id is no write of one.
     let e = errors(
         "task",

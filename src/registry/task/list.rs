@@ -183,6 +183,17 @@ pub fn is_search(input: &Value) -> bool {
 
 fn check(input: &Value, errors: &mut FieldErrors) {
     let searching = is_search(input);
+    // A search matches whole words, cut at every character that is no
+    // letter or digit (both engines, `runtime::store::search::words`): a
+    // query of signs alone (`*`, `%`) would match nothing, answered as an
+    // empty page an agent takes for "no such task".
+    let query = input.get("query").and_then(Value::as_str);
+    if searching && !query.is_some_and(|q| q.chars().any(char::is_alphanumeric)) {
+        errors.insert(
+            "query".into(),
+            "Has no word to search for: a search matches whole words (`*` and other signs are no wildcards); give a word, or leave the query out to browse.".into(),
+        );
+    }
     let filters = input.get("filters");
     let parent = filters.and_then(|f| f.get("parent")).is_some();
     if input.get("status").and_then(Value::as_str) == Some("all") && !searching && !parent {

@@ -935,10 +935,24 @@ fn list_browses_searches_filters_sorts_and_pages<E: Engine>() {
         )),
         [3]
     );
+    // Search syntax is no syntax here: around a word it is cut away, and
+    // alone it is refused as no word at all (not an empty page).
+    let login = items_of(&list(&w.alice, json!({"channel": "eng", "query": "login"})));
+    assert!(!login.is_empty());
     assert_eq!(
-        items_of(&list(&w.alice, json!({"channel": "eng", "query": "\"*)("}))),
-        Vec::<i64>::new()
+        items_of(&list(
+            &w.alice,
+            json!({"channel": "eng", "query": "\"*)( login* -"})
+        )),
+        items_of(&list(&w.alice, json!({"channel": "eng", "query": "login"}))),
     );
+    let refused = w.err(
+        &w.alice,
+        "list",
+        json!({"channel": "eng", "query": "\"*)("}),
+    );
+    assert_eq!(refused.code, "invalid_input");
+    assert!(refused.field_errors.contains_key("query"), "{refused:?}");
     // Filters.
     assert_eq!(
         items_of(&list(
