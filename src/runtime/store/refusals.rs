@@ -653,10 +653,10 @@ pub fn claim<'a>(claimed: bool, holder: Option<&'a str>, caller: &str) -> Claim<
 pub fn claim_failure(claimed: bool, number: i64, holder: &str) -> Value {
     if claimed {
         json!({"number": number, "code": code::TASK_CLAIMED_BY_OTHER.code,
-            "message": format!("Task #{number} is held by @{holder}.")})
+            "message": format!("Task #{number} is held by @{holder}; a claim never takes a task from its holder: leave it, or ask @{holder} to release it.")})
     } else {
         json!({"number": number, "code": code::NOT_ASSIGNEE.code,
-            "message": format!("Task #{number} is held by @{holder}, not by this agent.")})
+            "message": format!("Task #{number} is held by @{holder}, not by this agent; only its holder releases it: nothing to do.")})
     }
 }
 
