@@ -200,7 +200,14 @@ fn apply_fixes(
                     }
                 }
             }
-            Fix::Rename(_) => {}
+            Fix::Reshape(field, value) if !object.contains_key(field) => {
+                if object.remove(key).is_some() {
+                    let at = join(parent, field);
+                    object.insert(field.clone(), value.clone());
+                    moved.push((at, "Once rewritten"));
+                }
+            }
+            Fix::Rename(_) | Fix::Reshape(..) => {}
         }
     }
 }

@@ -1678,6 +1678,20 @@ fn a_slip_whose_literal_fix_would_mislead_is_told_what_it_means() {
         e["tasks/0/subtasks"].contains("a second task_create whose `parent`"),
         "{e:?}"
     );
+    // A name whose value is written in the shape it takes is judged as
+    // written so: no "give a field to change", no "number: Required".
+    let e = update(json!({"assignees": ["@bob"]}));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e["assignees"].ends_with("Write it `\"assignee\": \"@bob\"`."),
+        "{e:?}"
+    );
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "numbers": [3], "status": "done"}),
+    );
+    assert_eq!(e.len(), 1, "{e:?}");
     // A query of signs alone, taken for a wildcard, matches nothing.
     for query in ["*", " % ", "-?"] {
         let e = errors("task", "list", json!({"channel": "eng", "query": query}));

@@ -27,6 +27,9 @@ pub(super) enum Fix {
     Rename(String),
     /// Put the fields the key holds beside it, at its level.
     Unwrap,
+    /// Rename the key to this field, with its value in the shape the
+    /// field takes (`"numbers": [2]` → `"number": 2`).
+    Reshape(String, Value),
 }
 
 /// The message for an unknown field and the known names it may have meant,
@@ -88,8 +91,10 @@ pub(super) fn unknown_field(
                 .and_then(|p| p.get(name))
                 .filter(|_| renamed)
                 .and_then(|value| reshaped(action, parent_path, field, value));
-            if let Some(written) = &written {
-                message.push_str(&format!(" Write it `{written}`."));
+            if let Some(written) = written {
+                let shown = format!("\"{field}\": {written}");
+                message.push_str(&format!(" Write it `{shown}`."));
+                fix = Some(Fix::Reshape(field.to_string(), written));
             } else if renamed {
                 fix = Some(Fix::Rename(field.to_string()));
             }
@@ -195,12 +200,12 @@ fn inner_renames(action: &Action, path: &str, value: &Value) -> Vec<String> {
     renames
 }
 
-/// `"field": value` with `value` in the shape `field` takes, when the one
-/// given does not fit it: a list of one taken out of it (`"number": 2`),
-/// or one value put in a list (`"numbers": [3]`, `"tasks": [{…}]`), when
-/// that fits the field's type ([`of_type`]: `"tasks": ["Write docs"]` would
-/// fail in its turn). `None` when the value fits, or no such shape does.
-fn reshaped(action: &Action, parent_path: &str, field: &str, value: &Value) -> Option<String> {
+/// `value` in the shape `field` takes, when the one given does not fit it:
+/// a list of one taken out of it (`"number": 2`), or one value put in a
+/// list (`"numbers": [3]`, `"tasks": [{…}]`), when that fits the field's
+/// type ([`of_type`]: `"tasks": ["Write docs"]` would fail in its turn).
+/// `None` when the value fits, or no such shape does.
+fn reshaped(action: &Action, parent_path: &str, field: &str, value: &Value) -> Option<Value> {
     let schema = schema_at(action, &join(parent_path, field))?;
     if of_type(schema, value) {
         return None;
@@ -213,9 +218,8 @@ fn reshaped(action: &Action, parent_path: &str, field: &str, value: &Value) -> O
         .into_iter()
         .chain(std::iter::once(Value::Array(vec![value.clone()])))
         .find(|candidate| of_type(schema, candidate))?;
-    let written = fitted.to_string();
     // Shown whole or not at all: an elided value does not run as written.
-    (written.chars().count() <= 60).then(|| format!("\"{field}\": {written}"))
+    (fitted.to_string().chars().count() <= 60).then_some(fitted)
 }
 
 /// Whether `value` is of a type `schema` names, and each item of a list of
