@@ -191,8 +191,9 @@ fn apply_fixes(
                 }
             }
             Fix::Unwrap => {
-                if let Some(Value::Object(inner)) = object.remove(key) {
-                    for (name, value) in inner {
+                let inner = object.remove(key);
+                if let Some(inner) = inner.as_ref().and_then(unknown::wrapped) {
+                    for (name, value) in inner.clone() {
                         if !object.contains_key(&name) {
                             moved.push((join(parent, &name), "Once unwrapped"));
                             object.insert(name, value);

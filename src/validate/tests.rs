@@ -1641,9 +1641,18 @@ fn a_slip_whose_literal_fix_would_mislead_is_told_what_it_means() {
     let e = errors(
         "task",
         "update",
-        json!({"channel": "eng", "tasks": [{"number": 3, "status": "done"}]}),
+        json!({"channel": "eng", "tasks": [{"number": 3, "status": "done"}, {"number": 4, "status": "done"}]}),
     );
     assert!(e["tasks"].contains("`--batch`"), "{e:?}");
+    // One task in the list is unwrapped, as a `patch` object is, and its
+    // fields judged where they go: one error, not three.
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "tasks": [{"number": 3, "status": "done"}]}),
+    );
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e["tasks"].contains("is no wrapper here"), "{e:?}");
     // Other trackers' names for this one's fields.
     let e = update(json!({"issue_id": 3, "project": "eng", "parent_id": 2, "if_match": "x"}));
     for (given, meant) in [

@@ -157,7 +157,7 @@ fn wraps_siblings(siblings: &[String], parent: Option<&Value>, name: &str) -> bo
     ];
     // One that holds only what names the task (`where: {channel, number}`)
     // selects what those fields select: that one is unwrapped.
-    let Some(Value::Object(inner)) = parent.and_then(|p| p.get(name)) else {
+    let Some(inner) = parent.and_then(|p| p.get(name)).and_then(wrapped) else {
         return false;
     };
     if SELECTORS.contains(&field_spelling(name).as_str())
@@ -171,6 +171,23 @@ fn wraps_siblings(siblings: &[String], parent: Option<&Value>, name: &str) -> bo
         && inner
             .keys()
             .all(|key| siblings.contains(&field_spelling(key)))
+}
+
+/// The object a wrapper holds: itself, or the one object of a list of one
+/// that names what it acts on (`tasks: [{number, status}]` sent to an
+/// update). A list of one without a locator is a list meant
+/// (`subtasks: [{title}]`): unwrapped, its item's fields would be taken
+/// for the parent's own.
+pub(super) fn wrapped(value: &Value) -> Option<&serde_json::Map<String, Value>> {
+    match value {
+        Value::Object(inner) => Some(inner),
+        Value::Array(items) if items.len() == 1 => items[0].as_object().filter(|inner| {
+            inner
+                .keys()
+                .any(|key| synonyms::LOCATORS.contains(&field_spelling(key).as_str()))
+        }),
+        _ => None,
+    }
 }
 
 /// The keys of `value` (an object, or a list of objects) that are not
