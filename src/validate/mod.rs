@@ -617,6 +617,9 @@ fn record(
                     }
                     Kind::Type(names) => wrong_type(action, path, names, input_at(input, path)),
                     Kind::Enum(_) => with_value_word(describe(kind), path, input_at(input, path)),
+                    Kind::Minimum(_) | Kind::Maximum(_) => {
+                        range(action, path).unwrap_or_else(|| describe(kind))
+                    }
                     _ => describe(kind),
                 };
                 // An empty or blank value given to clear a field: say how.
@@ -724,6 +727,20 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
             ),
         },
     }
+}
+
+/// Both bounds of a small range (`limit`: 1 to 100), for a value out of
+/// it: `-1` or `0` means "all" or "none" as often as a bound, so the whole
+/// range is said. `None` for a range whose top is no number a caller picks
+/// (a task number's).
+fn range(action: &Action, path: &str) -> Option<String> {
+    const SMALL: u64 = 10_000;
+    let schema = schema_at(action, path)?;
+    let (low, high) = (schema["minimum"].as_i64()?, schema["maximum"].as_u64()?);
+    if high > SMALL {
+        return None;
+    }
+    Some(format!("Must be from {low} to {high}."))
 }
 
 /// An enum's message with what the registry says of the value given

@@ -1701,6 +1701,14 @@ fn a_slip_whose_literal_fix_would_mislead_is_told_what_it_means() {
         json!({"channel": "eng", "numbers": [3], "status": "done"}),
     );
     assert_eq!(e.len(), 1, "{e:?}");
+    // A value out of a small range is told both bounds (`-1` meant
+    // "all"); a task number's range is too large to say.
+    for limit in [-1, 0, 500] {
+        let e = errors("task", "list", json!({"channel": "eng", "limit": limit}));
+        assert_eq!(e["limit"], "Must be from 1 to 100.", "{limit}");
+    }
+    let e = errors("task", "get", json!({"channel": "eng", "number": 0}));
+    assert_eq!(e["number"], "Must be at least 1.");
     // A query of signs alone, taken for a wildcard, matches nothing.
     for query in ["*", " % ", "-?"] {
         let e = errors("task", "list", json!({"channel": "eng", "query": query}));

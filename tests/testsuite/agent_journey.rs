@@ -555,7 +555,7 @@ fn a_release_planning_journey_fits_its_budget_and_every_mistake_takes_one_retry(
         Call::exec("list", input)
     };
     let first = j.mistake(page(json!({"limit": 0})), "invalid_input", |error, call| {
-        assert!(problem(error, "limit").contains("at least 1"));
+        assert!(problem(error, "limit").contains("from 1 to 100"));
         call.with("limit", json!(1))
     });
     let cursor = first["meta"]["next_cursor"].clone();
