@@ -700,6 +700,17 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
     if let Some((_, fix)) = PATTERN_FIXES.iter().find(|(field, _)| *field == name) {
         return format!("{said}: {}", fix.trim_start_matches("Must be "));
     }
+    // Several values where one goes (`channel: ["eng", "ops"]`, `number:
+    // [1, 2]`): one per call.
+    if let Some(Value::Array(items)) = given
+        && items.len() > 1
+        && !names.contains(&"array")
+        && !names.contains(&"object")
+    {
+        return format!(
+            "{said}: one value per call; for several, one input per line with `--batch`."
+        );
+    }
     let short = |shown: &str| shown.chars().count() <= QUOTED_SHOWN_MAX && !shown.contains('`');
     let replaces = schema_at(action, path)
         .and_then(|sub| sub["description"].as_str())

@@ -1701,6 +1701,14 @@ fn a_slip_whose_literal_fix_would_mislead_is_told_what_it_means() {
         json!({"channel": "eng", "numbers": [3], "status": "done"}),
     );
     assert_eq!(e.len(), 1, "{e:?}");
+    // Several values where one goes: one per call, or `--batch`.
+    let e = errors("task", "list", json!({"channel": ["eng", "ops"]}));
+    assert!(
+        e["channel"].ends_with("one input per line with `--batch`."),
+        "{e:?}"
+    );
+    let e = errors("task", "get", json!({"channel": "eng", "number": [1, 2]}));
+    assert!(e["number"].contains("one value per call"), "{e:?}");
     // A value out of a small range is told both bounds (`-1` meant
     // "all"); a task number's range is too large to say.
     for limit in [-1, 0, 500] {
