@@ -151,7 +151,7 @@ error_codes! {
     CHANNEL_NOT_FOUND = "channel_not_found", Rejected, 404, false,
         "No board with that channel name that this agent may use (a private board it is not a member of answers the same). Use one of `candidates`, the boards this agent may use, nearest first.";
     TASK_NOT_FOUND = "task_not_found", Rejected, 404, false,
-        "No live task with that number on the board (it may have been deleted). `candidates` lists the live tasks it may have meant.";
+        "No live task with that number on the board (it may have been deleted). `candidates` lists the other boards with a live task of that number (as `channel`), then the live tasks it may have meant.";
     PARENT_NOT_FOUND = "parent_not_found", Rejected, 404, false,
         "The parent task does not exist on the board or is deleted. `candidates` lists the live tasks it may have meant; pick one, or list the board.";
     TASK_SCOPE_NOT_FOUND = "task_scope_not_found", Rejected, 404, false,
@@ -516,13 +516,28 @@ impl Failure {
 
     /// Adds task candidates (number and title) for input path `field`.
     pub fn task_candidates(self, field: &str, tasks: &[(i64, String)]) -> Self {
-        self.with_candidates(
+        self.titled_candidates(
+            field,
             tasks
                 .iter()
+                .map(|(number, title)| (json!(number), title.as_str())),
+        )
+    }
+
+    /// Adds candidates for input path `field`, each with the title of the
+    /// task it leads to (a task's number, the board that has the task).
+    pub fn titled_candidates<'t>(
+        self,
+        field: &str,
+        values: impl IntoIterator<Item = (Value, &'t str)>,
+    ) -> Self {
+        self.with_candidates(
+            values
+                .into_iter()
                 .take(MAX_TASK_CANDIDATES)
-                .map(|(number, title)| Candidate {
+                .map(|(value, title)| Candidate {
                     field: echo(field),
-                    value: json!(number),
+                    value,
                     title: Some(crate::text::clip(title, CANDIDATE_TITLE_CHARS).into_owned()),
                 }),
         )

@@ -987,7 +987,7 @@ mod tests {
         // Values stay as written, whatever their spelling: a board, a
         // member ref or a target whose words are field names.
         for failure in [
-            crate::runtime::store::refusals::task_not_found("updated_at", 5, &[]),
+            crate::runtime::store::refusals::task_not_found("updated_at", 5, &[], &[]),
             crate::runtime::store::refusals::channel_not_found("scope_id", vec!["eng".into()]),
             crate::runtime::store::refusals::target_conflict("#ops:th_1", "updated_at"),
             crate::runtime::store::refusals::assignee_not_found(

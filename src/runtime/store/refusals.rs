@@ -128,17 +128,34 @@ pub fn channel_not_found(name: &str, boards: Vec<String>) -> Failure {
 
 /// `nearby` are live tasks of the board (number, title), nearest to
 /// `number` first: a slip of the finger is usually among them.
-pub fn task_not_found(board: &str, number: i64, nearby: &[(i64, String)]) -> Failure {
-    let rest = if nearby.is_empty() {
-        "the board has no live task"
-    } else {
-        "candidates lists the ones it may have meant"
+/// `elsewhere` are the other boards this agent may use that have a live
+/// task `number` (board, its title): numbers are never skipped, so a board
+/// without a live or deleted `number` has none that high, and the same
+/// number on another board is likelier meant than this board's nearest.
+pub fn task_not_found(
+    board: &str,
+    number: i64,
+    elsewhere: &[(String, String)],
+    nearby: &[(i64, String)],
+) -> Failure {
+    let rest = match (elsewhere.is_empty(), nearby.is_empty()) {
+        (false, _) => format!(
+            "candidates lists the other boards with a live #{number} (as `channel`) first, then this board's nearest"
+        ),
+        (true, false) => "candidates lists the ones it may have meant".to_string(),
+        (true, true) => "the board has no live task".to_string(),
     };
     Failure::new(
         code::TASK_NOT_FOUND,
         format!("No live task #{number} on board `{board}`; {rest}."),
     )
     .field("number", "No such live task.")
+    .titled_candidates(
+        "channel",
+        elsewhere
+            .iter()
+            .map(|(board, title)| (json!(board), title.as_str())),
+    )
     .task_candidates("number", nearby)
     .suggest("task_list", json!({"channel": board}))
 }
@@ -717,19 +734,37 @@ mod tests {
 
     #[test]
     fn a_missing_task_promises_candidates_only_when_there_are_some() {
-        let none = task_not_found("eng", 2, &[]);
+        let none = task_not_found("eng", 2, &[], &[]);
         assert!(none.candidate_list().is_empty());
         assert!(
             none.message.contains("the board has no live task"),
             "{}",
             none.message
         );
-        let some = task_not_found("eng", 2, &[(3, "three".to_string())]);
+        let some = task_not_found("eng", 2, &[], &[(3, "three".to_string())]);
         assert_eq!(some.candidate_list().len(), 1);
         assert!(
             some.message.contains("candidates lists"),
             "{}",
             some.message
+        );
+        // The same number on another board comes first, as a board.
+        let elsewhere = [("ops".to_string(), "two on ops".to_string())];
+        let both = task_not_found("eng", 2, &elsewhere, &[(1, "one".to_string())]);
+        let listed = both.candidate_list();
+        assert_eq!(
+            (listed[0].field.as_str(), &listed[0].value),
+            ("channel", &json!("ops"))
+        );
+        assert_eq!(listed[0].title.as_deref(), Some("two on ops"));
+        assert_eq!(
+            (listed[1].field.as_str(), &listed[1].value),
+            ("number", &json!(1))
+        );
+        assert!(
+            both.message.contains("other boards with a live #2"),
+            "{}",
+            both.message
         );
         let parent = parent_not_found("eng", 2, "parent", &[]);
         assert!(!parent.message.contains("candidates"), "{}", parent.message);

@@ -1451,6 +1451,30 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
         "{}",
         f.message
     );
+    // A number no board of its name has reached: the boards that have it
+    // (those the caller may use, by name) before this board's nearest.
+    w.titles(&w.alice, "ops", &["o1", "o2", "o3", "o4", "o5"]);
+    w.titles(&w.alice, "secret", &["s1", "s2", "s3", "s4", "s5"]);
+    for (who, boards) in [(&w.alice, vec!["ops", "secret"]), (&w.bob, vec!["ops"])] {
+        let f = w.err(who, "get", json!({"channel": "eng", "number": 5}));
+        let listed = f.candidate_list();
+        let mut expected: Vec<(String, Value, Option<String>)> = boards
+            .iter()
+            .map(|b| ("channel".into(), json!(b), Some(format!("{}5", &b[..1]))))
+            .collect();
+        expected.push(("number".into(), json!(3), Some("three".into())));
+        let got: Vec<(String, Value, Option<String>)> = listed
+            .iter()
+            .take(expected.len())
+            .map(|c| (c.field.clone(), c.value.clone(), c.title.clone()))
+            .collect();
+        assert_eq!(got, expected, "{}", f.message);
+        assert!(
+            f.message.contains("other boards with a live #5"),
+            "{}",
+            f.message
+        );
+    }
     // Alice may use `secret` too.
     let f = w.err(&w.alice, "get", json!({"channel": "secrt", "number": 2}));
     assert_eq!(values(&f)[0], json!("secret"));

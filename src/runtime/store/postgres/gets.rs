@@ -61,7 +61,7 @@ async fn answer_get(
         }
         // No such board, not a member, or no such task: the board says which.
         None => Err(match board(c, p, &input.channel).await {
-            Ok(board) => task_not_found(c, &board, input.number).await,
+            Ok(board) => task_not_found(c, p, &board, input.number).await,
             Err(e) => e,
         }),
     }

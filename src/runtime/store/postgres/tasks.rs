@@ -371,25 +371,64 @@ async fn lock_task(tx: &Transaction<'_>, board: &Board, number: i64) -> Result<O
         }))
 }
 
-async fn require_task(tx: &Transaction<'_>, board: &Board, number: i64) -> Result<Live> {
+async fn require_task(
+    tx: &Transaction<'_>,
+    p: &Principal,
+    board: &Board,
+    number: i64,
+) -> Result<Live> {
     match lock_task(tx, board, number).await? {
         Some(live) => Ok(live),
-        None => Err(task_not_found(tx, board, number).await),
+        None => Err(task_not_found(tx, p, board, number).await),
     }
 }
 
 /// `task_not_found`: a deleted task said to be deleted, any other with the
-/// board's nearest live tasks as candidates.
-pub(super) async fn task_not_found<C: GenericClient>(c: &C, board: &Board, number: i64) -> Error {
+/// other boards' live tasks of that number and the board's nearest live
+/// tasks as candidates.
+pub(super) async fn task_not_found<C: GenericClient>(
+    c: &C,
+    p: &Principal,
+    board: &Board,
+    number: i64,
+) -> Error {
     match was_deleted(c, board, number).await {
         Ok(true) => return refusals::task_deleted(&board.name, number).into(),
         Ok(false) => {}
         Err(error) => return error,
     }
-    match nearby_tasks(c, board, number).await {
-        Ok(nearby) => refusals::task_not_found(&board.name, number, &nearby).into(),
+    let found = async {
+        let elsewhere = same_number_elsewhere(c, p, board, number).await?;
+        Ok::<_, Error>((elsewhere, nearby_tasks(c, board, number).await?))
+    };
+    match found.await {
+        Ok((elsewhere, nearby)) => {
+            refusals::task_not_found(&board.name, number, &elsewhere, &nearby).into()
+        }
         Err(error) => error,
     }
+}
+
+/// The other boards this agent may use with a live task `number`, by name:
+/// (board, the task's title).
+async fn same_number_elsewhere<C: GenericClient>(
+    c: &C,
+    p: &Principal,
+    board: &Board,
+    number: i64,
+) -> Result<Vec<(String, String)>> {
+    const SQL: &str = "SELECT c.name, t.title FROM channels c JOIN tasks t ON t.channel_id = c.id \
+         WHERE c.workspace_id = $1 AND c.id <> $2 AND t.number = $3 AND t.deleted_at IS NULL \
+           AND (NOT c.private OR EXISTS (SELECT 1 FROM channel_members m \
+             WHERE m.channel_id = c.id AND m.agent_id = $4)) \
+         ORDER BY c.name COLLATE \"C\" LIMIT $5";
+    let limit = crate::error::MAX_TASK_CANDIDATES as i64;
+    let args: [&(dyn ToSql + Sync); 5] = [&p.workspace_id, &board.id, &number, &p.agent_id, &limit];
+    Ok(all(c, SQL, &args)
+        .await?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect())
 }
 
 /// `parent_not_found` for `field`: a deleted parent said to be deleted, any
@@ -1236,7 +1275,7 @@ pub(super) async fn update_task(
              AND deleted_at IS NULL ORDER BY number FOR NO KEY UPDATE";
         all(tx, BOTH, &[&board.id, &vec![input.number, parent]]).await?;
     }
-    let task = require_task(tx, &board, input.number).await?;
+    let task = require_task(tx, p, &board, input.number).await?;
     let now = clock(tx).await?;
     input.guard(&board.name, task.updated_at)?;
     // One statement for every field: a flag says which ones change, so the
@@ -1456,7 +1495,7 @@ pub(super) async fn checkpoint(
     const KEYED: &str = "SELECT id, summary, created_at FROM checkpoints \
          WHERE task_id = $1 AND created_by = $2 AND idempotency_key = $3";
     let board = board(tx, p, &input.channel).await?;
-    let task = require_task(tx, &board, input.number).await?;
+    let task = require_task(tx, p, &board, input.number).await?;
     // The time once the task is held: its checkpoints' times follow
     // their order (newest first by id).
     let now = clock(tx).await?;
@@ -1534,7 +1573,7 @@ pub(super) async fn delete_task(
     const TOMBSTONE: &str = "UPDATE tasks SET deleted_at = $2 WHERE id = $1";
     let board = board(tx, p, &input.channel).await?;
     lock_deletion(tx, &board, input).await?;
-    let task = require_task(tx, &board, input.number).await?;
+    let task = require_task(tx, p, &board, input.number).await?;
     if task.creator != p.agent_id {
         let creator = agent_handle(tx, &task.creator).await?;
         return Err(refusals::not_task_creator(input.number, &creator).into());

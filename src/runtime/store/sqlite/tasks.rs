@@ -171,17 +171,41 @@ fn live_task(
 }
 
 /// `task_not_found`: a deleted task said to be deleted, any other with the
-/// board's nearest live tasks as candidates.
-fn task_not_found(c: &Connection, board: &Board, number: i64) -> Failure {
+/// other boards' live tasks of that number and the board's nearest live
+/// tasks as candidates.
+fn task_not_found(c: &Connection, p: &Principal, board: &Board, number: i64) -> Failure {
     match was_deleted(c, board, number) {
         Ok(true) => return refusals::task_deleted(&board.name, number),
         Ok(false) => {}
         Err(failure) => return failure,
     }
-    match nearby_tasks(c, board, number) {
-        Ok(nearby) => refusals::task_not_found(&board.name, number, &nearby),
+    let found = same_number_elsewhere(c, p, board, number)
+        .and_then(|elsewhere| Ok((elsewhere, nearby_tasks(c, board, number)?)));
+    match found {
+        Ok((elsewhere, nearby)) => {
+            refusals::task_not_found(&board.name, number, &elsewhere, &nearby)
+        }
         Err(failure) => failure,
     }
+}
+
+/// The other boards this agent may use with a live task `number`, by name:
+/// (board, the task's title).
+fn same_number_elsewhere(
+    c: &Connection,
+    p: &Principal,
+    board: &Board,
+    number: i64,
+) -> Result<Vec<(String, String)>, Failure> {
+    let mut stmt = c.prepare_cached(
+        "SELECT c.name, t.title FROM channels c JOIN tasks t ON t.channel_id = c.id          WHERE c.workspace_id = ?1 AND c.id <> ?2 AND t.number = ?3 AND t.deleted_at IS NULL            AND (NOT c.private OR EXISTS (SELECT 1 FROM channel_members m              WHERE m.channel_id = c.id AND m.agent_id = ?4))          ORDER BY c.name LIMIT ?5",
+    )?;
+    let limit = crate::error::MAX_TASK_CANDIDATES as i64;
+    let rows = stmt.query_map(
+        params![p.workspace_id, board.id, number, p.agent_id, limit],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// `parent_not_found` for `field`: a deleted parent said to be deleted, any
@@ -208,10 +232,10 @@ fn was_deleted(c: &Connection, board: &Board, number: i64) -> Result<bool, Failu
     )?)
 }
 
-fn require_task(c: &Connection, board: &Board, number: i64) -> Result<i64, Failure> {
+fn require_task(c: &Connection, p: &Principal, board: &Board, number: i64) -> Result<i64, Failure> {
     match live_task(c, board, number)? {
         Some((id, _, _)) => Ok(id),
-        None => Err(task_not_found(c, board, number)),
+        None => Err(task_not_found(c, p, board, number)),
     }
 }
 
@@ -796,7 +820,7 @@ pub(super) fn get_task(
     input: &TaskLocator,
 ) -> Result<Value, Failure> {
     let board = board(c, p, &input.channel)?;
-    let id = require_task(c, &board, input.number)?;
+    let id = require_task(c, p, &board, input.number)?;
     let task = load_task(c, id)?;
     let mut stmt = c.prepare_cached(&format!(
         "{TASK_SELECT} WHERE t.parent_id = ?1 AND t.deleted_at IS NULL ORDER BY t.number LIMIT ?2"
@@ -853,7 +877,7 @@ pub(super) fn update_task(
     input: &UpdateInput,
 ) -> Result<Value, Failure> {
     let board = board(c, p, &input.channel)?;
-    let id = require_task(c, &board, input.number)?;
+    let id = require_task(c, p, &board, input.number)?;
     if input.expected_updated_at.is_some() {
         let current: i64 =
             c.row_cached("SELECT updated_at FROM tasks WHERE id = ?1", [id], |r| {
@@ -1030,7 +1054,7 @@ pub(super) fn checkpoint(
     input: &CheckpointInput,
 ) -> Result<Value, Failure> {
     let board = board(c, p, &input.channel)?;
-    let id = require_task(c, &board, input.number)?;
+    let id = require_task(c, p, &board, input.number)?;
     if let Some(key) = &input.idempotency_key {
         let stored: Option<(i64, String, i64)> = c
             .row_cached(
@@ -1083,7 +1107,7 @@ pub(super) fn delete_task(
 ) -> Result<Value, Failure> {
     let board = board(c, p, &input.channel)?;
     let Some((id, _, creator)) = live_task(c, &board, input.number)? else {
-        return Err(task_not_found(c, &board, input.number));
+        return Err(task_not_found(c, p, &board, input.number));
     };
     if creator != p.agent_id {
         let creator = agent_handle(c, &creator)?;
