@@ -582,9 +582,20 @@ fn record(
                 .and_then(|sub| sub["enum"].as_array())
                 .filter(|values| values.len() == 1)
                 .map(|values| format!("Required: `\"{name}\": {}`, its one value.", values[0]));
+            // Inside a list's item, what the field is (`url`: where the
+            // file lives, an http(s) URL): an item's fields are read less
+            // often than the top level's, which every route's help lists.
+            let what = (!path.is_empty())
+                .then(|| schema_at(action, &field))
+                .flatten()
+                .and_then(|sub| sub["description"].as_str())
+                .map(|description| {
+                    let said = description.trim_end_matches("Required.").trim_end();
+                    format!("Required: {said}")
+                });
             errors
                 .entry(field)
-                .or_insert_with(|| only.unwrap_or_else(|| "Required.".to_string()));
+                .or_insert_with(|| only.or(what).unwrap_or_else(|| "Required.".to_string()));
         }
         kind => {
             errors.entry(path.to_string()).or_insert_with(|| {

@@ -1701,6 +1701,17 @@ fn a_slip_whose_literal_fix_would_mislead_is_told_what_it_means() {
         json!({"channel": "eng", "numbers": [3], "status": "done"}),
     );
     assert_eq!(e.len(), 1, "{e:?}");
+    // A field an item of a list lacks says what it is.
+    let e = update(json!({"attachments": [{"name": "log.txt"}]}));
+    assert_eq!(
+        e["attachments/0/url"],
+        "Required: Where the file lives: an http(s) URL."
+    );
+    let e = errors("task", "create", json!({"channel": "eng", "tasks": [{}]}));
+    assert_eq!(
+        e["tasks/0/title"],
+        "Required: Task title: 1–200 characters, not blank."
+    );
     // Several values where one goes: one per call, or `--batch`.
     let e = errors("task", "list", json!({"channel": ["eng", "ops"]}));
     assert!(
