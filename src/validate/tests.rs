@@ -1701,6 +1701,12 @@ fn a_slip_whose_literal_fix_would_mislead_is_told_what_it_means() {
         json!({"channel": "eng", "numbers": [3], "status": "done"}),
     );
     assert_eq!(e.len(), 1, "{e:?}");
+    // What is wrong in the value so written is said at once, where it goes.
+    let e = update(json!({"assignees": ["bob"]}));
+    assert!(
+        e["assignee"].starts_with("Once rewritten: A member ref starts with `@`"),
+        "{e:?}"
+    );
     // A field an item of a list lacks says what it is.
     let e = update(json!({"attachments": [{"name": "log.txt"}]}));
     assert_eq!(
