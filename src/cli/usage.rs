@@ -352,28 +352,26 @@ impl<'a> Refused<'a> {
 
 /// The `--format` of a command line clap refused, when it names one.
 fn format_in(args: &[OsString]) -> Option<Format> {
-    let words: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
-    words.iter().enumerate().rev().find_map(|(i, word)| {
-        let value = match word.strip_prefix("--format=") {
-            Some(value) => value,
-            None if *word == "--format" => words.get(i + 1)?,
-            None => return None,
-        };
-        <Format as clap::ValueEnum>::from_str(value, false).ok()
-    })
+    let value = flag_value(args, "--format")?;
+    <Format as clap::ValueEnum>::from_str(value, false).ok()
 }
 
 /// The `--profile` of a command line clap refused, as it was written
 /// (`--profile NAME` or `--profile=NAME`), for the command it suggests.
 fn profile_in(args: &[OsString]) -> Option<String> {
+    flag_value(args, "--profile").map(str::to_string)
+}
+
+/// The value of the last `flag` of a command line clap refused, written
+/// `--flag value` or `--flag=value`, as clap would read it (the last one
+/// given wins).
+fn flag_value<'a>(args: &'a [OsString], flag: &str) -> Option<&'a str> {
     let words: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
     words.iter().enumerate().rev().find_map(|(i, word)| {
-        if let Some(name) = word.strip_prefix("--profile=") {
-            Some(name.to_string())
-        } else if *word == "--profile" {
-            words.get(i + 1).map(|name| (*name).to_string())
-        } else {
-            None
+        match word.strip_prefix(flag)?.strip_prefix('=') {
+            Some(inline) => Some(inline),
+            None if *word == flag => words.get(i + 1).copied(),
+            None => None,
         }
     })
 }
@@ -399,15 +397,7 @@ fn fields_from_flags(action: &registry::Action, args: &[OsString]) -> Option<ser
 /// The JSON object given to an input flag of another CLI (`--input '{…}'`,
 /// `--data={…}`).
 fn input_flag_value(args: &[OsString], flag: &str) -> Option<serde_json::Value> {
-    let words: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
-    let value = words.iter().enumerate().find_map(|(i, word)| {
-        match word.strip_prefix(flag)?.strip_prefix('=') {
-            Some(inline) => Some(inline),
-            None if *word == flag => words.get(i + 1).copied(),
-            None => None,
-        }
-    })?;
-    crate::json::from_str(value)
+    crate::json::from_str(flag_value(args, flag)?)
         .ok()
         .filter(serde_json::Value::is_object)
 }

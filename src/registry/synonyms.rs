@@ -298,10 +298,13 @@ pub fn route(words: &[&str]) -> Option<RouteHint> {
     }
     let word = words.get(1)?.replace('-', "_");
     // The domain written twice (`task task_update`, `task task.update`).
-    let word = word
+    let word = match word
         .strip_prefix(&format!("{first}_"))
         .or_else(|| word.strip_prefix(&format!("{first}.")))
-        .map_or(word.clone(), str::to_string);
+    {
+        Some(verb) => verb.to_string(),
+        None => word,
+    };
     if let Some(action) = find(first, &word) {
         return Some(hint(action));
     }

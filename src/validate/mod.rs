@@ -193,10 +193,10 @@ fn apply_fixes(
             Fix::Unwrap => {
                 let inner = object.remove(key);
                 if let Some(inner) = inner.as_ref().and_then(unknown::wrapped) {
-                    for (name, value) in inner.clone() {
-                        if !object.contains_key(&name) {
-                            moved.push((join(parent, &name), "Once unwrapped"));
-                            object.insert(name, value);
+                    for (name, value) in inner {
+                        if !object.contains_key(name) {
+                            moved.push((join(parent, name), "Once unwrapped"));
+                            object.insert(name.clone(), value.clone());
                         }
                     }
                 }
@@ -707,8 +707,7 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
     }
     // A time or an id given in another type (`expected_updated_at` as a
     // Unix time): what the value must be, in words.
-    let name = path.rsplit('/').next().unwrap_or(path);
-    if let Some((_, fix)) = PATTERN_FIXES.iter().find(|(field, _)| *field == name) {
+    if let Some(fix) = value_fix(path) {
         return format!("{said}: {}", fix.trim_start_matches("Must be "));
     }
     // Several values where one goes (`channel: ["eng", "ops"]`, `number:
@@ -723,17 +722,18 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
         );
     }
     let short = |shown: &str| shown.chars().count() <= QUOTED_SHOWN_MAX && !shown.contains('`');
-    let replaces = schema_at(action, path)
-        .and_then(|sub| sub["description"].as_str())
-        .is_some_and(|d| d.contains("Omitted: unchanged"));
     match names {
         ["array"] => match listed_as_meant(action, path, given).filter(|shown| short(shown)) {
             Some(shown) => format!("{said}: write `{shown}`."),
             // An object of changes (`{"add": […]}`) to a list an update
             // replaces: put in a list, it would replace the items kept.
-            None if replaces && given.is_some_and(Value::is_object) => format!(
-                "{said}: the whole new list, the items kept too; it replaces the current one, which a read shows."
-            ),
+            None if given.is_some_and(Value::is_object)
+                && schema_at(action, path).is_some_and(replaced_list) =>
+            {
+                format!(
+                    "{said}: the whole new list, the items kept too; it replaces the current one, which a read shows."
+                )
+            }
             None => format!("{said}; put the value in a list: `[…]`."),
         },
         ["object"] => match listed("required", |n| format!("\"{n}\": …")) {
@@ -867,6 +867,26 @@ fn given_str<'a>(input: &'a Value, path: &str) -> Option<&'a str> {
     input_at(input, path).and_then(Value::as_str)
 }
 
+/// What the value of the field at input `path` must be, in words
+/// ([`PATTERN_FIXES`], by the path's last name), where its pattern or
+/// type alone says little.
+fn value_fix(path: &str) -> Option<&'static str> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    PATTERN_FIXES
+        .iter()
+        .find(|(field, _)| *field == name)
+        .map(|(_, fix)| *fix)
+}
+
+/// Whether `schema` is of a list an update replaces whole (left out, it
+/// is unchanged).
+fn replaced_list(schema: &Value) -> bool {
+    schema["type"] == "array"
+        && schema["description"]
+            .as_str()
+            .is_some_and(|d| d.contains("Omitted: unchanged"))
+}
+
 /// How the field at input `path` is cleared or left empty, as its schema
 /// says: `null` where it may be null; `[]` for a list an update replaces
 /// (left out, it is unchanged); left out where that gives no value
@@ -879,7 +899,7 @@ fn how_to_clear(action: &Action, path: &str) -> Option<&'static str> {
     }
     let schema = schema_at(action, path)?;
     let description = schema["description"].as_str().unwrap_or_default();
-    if schema["type"] == "array" && description.contains("Omitted: unchanged") {
+    if replaced_list(schema) {
         Some("`[]` clears the list; left out, it is unchanged.")
     } else if description.contains("Default: none") || description.contains("Default: unassigned") {
         Some("leave the field out, and it has none.")
@@ -973,9 +993,8 @@ fn pattern_fix(pattern: &str, input: &Value, path: &str) -> Option<String> {
     };
     let given = input.pointer(&pointer).and_then(Value::as_str)?;
     // A time, an opaque id: what it must be in words, not the regex.
-    let name = path.rsplit('/').next().unwrap_or(path);
-    if let Some((_, fix)) = PATTERN_FIXES.iter().find(|(field, _)| *field == name) {
-        return Some((*fix).into());
+    if let Some(fix) = value_fix(path) {
+        return Some(fix.into());
     }
     let re = regex::Regex::new(pattern).ok()?;
     // Spaces around a name (`"eng "`), as a copy from a table leaves them.

@@ -1552,16 +1552,26 @@ pub(super) async fn checkpoint(
 /// subtask that a claim of both held while it waited for the parent (a
 /// deadlock). The checks then walk the tree under these locks; a subtask
 /// added or moved in between is locked there, out of this order (a race
-/// of its own, retried if it deadlocks).
-async fn lock_deletion(tx: &Transaction<'_>, board: &Board, input: &DeleteInput) -> Result<()> {
+/// of its own, retried if it deadlocks). The task itself, as [`lock_task`]
+/// finds it, or `None` when it is not live.
+async fn lock_deletion(
+    tx: &Transaction<'_>,
+    board: &Board,
+    input: &DeleteInput,
+) -> Result<Option<Live>> {
     const SQL: &str = "WITH RECURSIVE tree (id, depth) AS ( \
          SELECT id, 0 FROM tasks WHERE channel_id = $1 AND number = $2 AND deleted_at IS NULL \
          UNION SELECT t.id, tree.depth + 1 FROM tasks t JOIN tree ON t.parent_id = tree.id \
          WHERE t.deleted_at IS NULL AND (tree.depth = 0 OR $3)) \
-         SELECT 1 FROM tasks WHERE id IN (SELECT id FROM tree) ORDER BY number FOR NO KEY UPDATE";
+         SELECT t.id, t.created_by, t.updated_at, tree.depth FROM tasks t JOIN tree ON tree.id = t.id \
+         WHERE t.deleted_at IS NULL ORDER BY t.number FOR NO KEY UPDATE OF t";
     let whole_tree = matches!(input.subtask_mode, Some(SubtaskMode::Delete));
-    all(tx, SQL, &[&board.id, &input.number, &whole_tree]).await?;
-    Ok(())
+    let rows = all(tx, SQL, &[&board.id, &input.number, &whole_tree]).await?;
+    Ok(rows.iter().find(|r| r.get::<_, i32>(3) == 0).map(|r| Live {
+        id: r.get(0),
+        creator: r.get(1),
+        updated_at: r.get(2),
+    }))
 }
 
 pub(super) async fn delete_task(
@@ -1572,8 +1582,9 @@ pub(super) async fn delete_task(
     const PROMOTE: &str = "UPDATE tasks SET parent_id = NULL WHERE id = $1";
     const TOMBSTONE: &str = "UPDATE tasks SET deleted_at = $2 WHERE id = $1";
     let board = board(tx, p, &input.channel).await?;
-    lock_deletion(tx, &board, input).await?;
-    let task = require_task(tx, p, &board, input.number).await?;
+    let Some(task) = lock_deletion(tx, &board, input).await? else {
+        return Err(task_not_found(tx, p, &board, input.number).await);
+    };
     if task.creator != p.agent_id {
         let creator = agent_handle(tx, &task.creator).await?;
         return Err(refusals::not_task_creator(input.number, &creator).into());
