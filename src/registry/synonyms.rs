@@ -247,6 +247,55 @@ pub static VALUE_WORDS: &[(&str, &str, &str)] = &[
 
 const CLOSED: &str = "`closed` is `done` if the work was finished, `canceled` if it was dropped.";
 
+/// A field that takes an item's number, given words instead (`number:
+/// "login bug"`, a title; or `tsk_…`, the item's id): what to say, and for
+/// words the list call that finds the item by them, which the refusal
+/// suggests (docs/contract.md §8.2's example).
+pub struct ByWords {
+    /// The field's name, the last part of its path (`numbers` for an item
+    /// of that list).
+    pub field: &'static str,
+    /// The action that finds items by their words.
+    pub tool: &'static str,
+    /// The arguments of `tool` that find `words` where the input looks;
+    /// `None` when the input names no place to look (no board).
+    pub arguments: fn(input: &serde_json::Value, words: &str) -> Option<serde_json::Value>,
+    /// Whether the text given is the item's id rather than words.
+    pub is_id: fn(&str) -> bool,
+    /// What the value must be, given words; then given the id.
+    pub said: &'static str,
+    pub said_of_id: &'static str,
+}
+
+/// The task fields that take a task's number on its board.
+pub static BY_WORDS: &[ByWords] = &[
+    task_by_words("number"),
+    task_by_words("numbers"),
+    task_by_words("parent"),
+];
+
+const fn task_by_words(field: &'static str) -> ByWords {
+    ByWords {
+        field,
+        tool: "task_list",
+        arguments: task_search,
+        is_id: |text| text.starts_with("tsk_"),
+        said: "the task's number on its board; to find a task by words of its title, task_list with `query`.",
+        said_of_id: "a task's number on its board, not its scope_id; the answer that gave the scope_id gives `number` beside it.",
+    }
+}
+
+/// A search of the input's board for `words`, tasks of any status (the
+/// task meant may be done).
+fn task_search(input: &serde_json::Value, words: &str) -> Option<serde_json::Value> {
+    const QUERY_MAX: usize = 200;
+    let channel = input.get("channel")?.as_str()?;
+    if words.chars().count() > QUERY_MAX {
+        return None;
+    }
+    Some(serde_json::json!({"channel": channel, "query": words, "status": "all"}))
+}
+
 /// The fields that name what an action acts on (a board, a task, tasks):
 /// a selector (`where: {…}`) holding only these is unwrapped into the
 /// input, since it selects what they select.

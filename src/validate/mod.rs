@@ -17,7 +17,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Number, Value};
 
 use crate::error::{Failure, MAX_FIELD_ERRORS};
-use crate::registry::synonyms::{PATTERN_FIXES, VALUE_WORDS};
+use crate::registry::synonyms::{BY_WORDS, ByWords, PATTERN_FIXES, VALUE_WORDS};
 use crate::registry::{Action, FieldErrors, schema};
 use crate::schemas;
 
@@ -302,7 +302,7 @@ fn checked(
                 failure = failure.candidates(&field, names.into_iter().map(Value::from));
             }
         }
-        return Err(failure);
+        return Err(found_by_words(failure, &input));
     }
     integers(action.cached_input_schema(), &mut input);
     (action.canonicalize)(&mut input);
@@ -705,6 +705,12 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
     {
         return format!("{said}: write `{number}`, the number alone.");
     }
+    // A title or an id where a number goes (`number: "login bug"`).
+    if names.contains(&"integer")
+        && let Some((row, is_id)) = given.and_then(|given| by_words(path, given))
+    {
+        return format!("{said}: {}", if is_id { row.said_of_id } else { row.said });
+    }
     // A time or an id given in another type (`expected_updated_at` as a
     // Unix time): what the value must be, in words.
     if let Some(fix) = value_fix(path) {
@@ -865,6 +871,46 @@ fn input_at<'a>(input: &'a Value, path: &str) -> Option<&'a Value> {
 /// The string at input `path`, if it is one.
 fn given_str<'a>(input: &'a Value, path: &str) -> Option<&'a str> {
     input_at(input, path).and_then(Value::as_str)
+}
+
+/// The row of [`BY_WORDS`] for a number field at input `path` given
+/// `value`, text that is no number (`#5` is one), and whether that text is
+/// the item's id rather than words.
+fn by_words(path: &str, value: &Value) -> Option<(&'static ByWords, bool)> {
+    let text = value.as_str()?.trim();
+    if number_of_ref(text).is_some() || !text.chars().any(char::is_alphabetic) {
+        return None;
+    }
+    let name = path
+        .rsplit('/')
+        .find(|part| !part.bytes().all(|b| b.is_ascii_digit()))?;
+    let row = BY_WORDS.iter().find(|row| row.field == name)?;
+    Some((row, (row.is_id)(text)))
+}
+
+/// The list call that finds, by its words, the item a number field of
+/// `failure` was given words for (the first such field), as its
+/// suggestion, unless it has one.
+fn found_by_words(failure: Failure, input: &Value) -> Failure {
+    let suggestion = failure.field_errors.iter().find_map(|(path, said)| {
+        let given = input_at(input, path)?;
+        // Only where the field's error says so (not `tasks/0/parent`, a
+        // field out of place).
+        let (row, false) = by_words(path, given)? else {
+            return None;
+        };
+        if !said.ends_with(row.said) {
+            return None;
+        }
+        let words = given.as_str()?.trim();
+        Some((row.tool, (row.arguments)(input, words)?))
+    });
+    match suggestion {
+        Some((tool, arguments)) if failure.suggested_action.is_none() => {
+            failure.suggest(tool, arguments)
+        }
+        _ => failure,
+    }
 }
 
 /// What the value of the field at input `path` must be, in words

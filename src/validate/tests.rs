@@ -4,6 +4,9 @@ use super::*;
 use crate::registry::{ACTIONS, find};
 use serde_json::json;
 
+/// What a number field given words (`"five"`, a title) is told.
+const WORDS_FOR_A_NUMBER: &str = "Must be of type integer: the task's number on its board; to find a task by words of its title, task_list with `query`.";
+
 fn errors(domain: &str, verb: &str, input: Value) -> FieldErrors {
     validate(find(domain, verb).unwrap(), input)
         .unwrap_err()
@@ -425,7 +428,8 @@ fn problems_inside_a_renamed_or_wrapping_key_are_said_at_once() {
     // place the rename fills), and renames inside it are made in turn.
     let e = errors("task", "get", json!({"channel": "eng", "Number": "one"}));
     assert_eq!(
-        e["number"], "Once renamed: Must be of type integer.",
+        e["number"],
+        format!("Once renamed: {WORDS_FOR_A_NUMBER}"),
         "{e:?}"
     );
     let e = errors(
@@ -1348,7 +1352,7 @@ fn a_quoted_value_of_the_wanted_type_is_shown_without_its_quotes() {
             "get",
             json!({"channel": "eng", "number": "twelve"}),
             "number",
-            "Must be of type integer.".into(),
+            WORDS_FOR_A_NUMBER.into(),
         ),
         (
             "get",
@@ -1467,7 +1471,7 @@ fn a_task_ref_or_a_joined_list_is_told_the_value_it_meant() {
     // Not a number, not a list of numbers, or out of bounds: no value is
     // made up (what is shown must then validate).
     let e = errors("task", "get", json!({"channel": "eng", "number": "five"}));
-    assert_eq!(e["number"], "Must be of type integer.");
+    assert_eq!(e["number"], WORDS_FOR_A_NUMBER);
     let e = errors("task", "get", json!({"channel": "eng", "number": "#0"}));
     assert_eq!(e["number"], "Must be of type integer.");
     let e = errors(
@@ -1484,6 +1488,79 @@ fn a_task_ref_or_a_joined_list_is_told_the_value_it_meant() {
     assert_eq!(
         e["numbers"],
         "Must be of type array; put the value in a list: `[…]`."
+    );
+}
+
+/// A task's title or scope id where its number goes: the number is said to
+/// be the board's number, and for words the refusal suggests the search
+/// that finds it (docs/contract.md §8.2), which validates as it stands.
+#[test]
+fn a_title_or_a_scope_id_where_a_number_goes_is_told_how_to_find_the_number() {
+    let list = find("task", "list").unwrap();
+    for (verb, input, field) in [
+        (
+            "get",
+            json!({"channel": "eng", "number": "login bug"}),
+            "number",
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "parent": " Fix login "}),
+            "parent",
+        ),
+        (
+            "set_claim",
+            json!({"channel": "eng", "numbers": ["login bug"], "claimed": true}),
+            "numbers/0",
+        ),
+    ] {
+        let failure = validate(find("task", verb).unwrap(), input.clone()).unwrap_err();
+        assert!(
+            failure.field_errors[field]
+                .ends_with(WORDS_FOR_A_NUMBER.trim_start_matches("Must be of type integer")),
+            "{verb} {input}: {:?}",
+            failure.field_errors
+        );
+        let action = failure.suggested_action.as_deref().expect("a suggestion");
+        assert_eq!(action.tool, "task_list");
+        let words = input
+            .pointer(&format!("/{field}"))
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .trim();
+        assert_eq!(
+            action.arguments,
+            json!({"channel": "eng", "query": words, "status": "all"})
+        );
+        validate(list, action.arguments.clone()).expect("the suggestion validates");
+    }
+    // A scope id: where the number is; nothing to search for.
+    let failure = validate(
+        find("task", "get").unwrap(),
+        json!({"channel": "eng", "number": "tsk_0b050cbf22cdca2e47039c46a35ca622"}),
+    )
+    .unwrap_err();
+    assert!(failure.field_errors["number"].contains("not its scope_id"));
+    assert!(failure.suggested_action.is_none());
+    // No board to search, or no words: said, but nothing suggested.
+    for input in [
+        json!({"number": "login bug"}),
+        json!({"channel": "eng", "number": "?!"}),
+    ] {
+        let failure = validate(find("task", "get").unwrap(), input.clone()).unwrap_err();
+        assert!(failure.suggested_action.is_none(), "{input}");
+    }
+    // Only a value in its own field: `parent` out of place is not searched.
+    let failure = validate(
+        find("task", "create").unwrap(),
+        json!({"channel": "eng", "tasks": [{"title": "t", "parent": "Fix login"}]}),
+    )
+    .unwrap_err();
+    assert!(
+        failure.suggested_action.is_none(),
+        "{:?}",
+        failure.field_errors
     );
 }
 
