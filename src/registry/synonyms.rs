@@ -247,6 +247,17 @@ pub static VALUE_WORDS: &[(&str, &str, &str)] = &[
 
 const CLOSED: &str = "`closed` is `done` if the work was finished, `canceled` if it was dropped.";
 
+/// A required field missing beside a field the caller likely put its value
+/// in (an update's `parent: 2` meant as the task to change): `(action,
+/// missing field, field present, what the missing one is)`, both at the
+/// top of the input.
+pub static MISSING_BESIDE: &[(&str, &str, &str, &str)] = &[(
+    "task_update",
+    "number",
+    "parent",
+    "the number of the task to change; `parent` is where it moves (its new parent's number).",
+)];
+
 /// A field that takes an item's number, given words instead (`number:
 /// "login bug"`, a title; or `tsk_…`, the item's id): what to say, and for
 /// words the list call that finds the item by them, which the refusal

@@ -17,7 +17,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Number, Value};
 
 use crate::error::{Failure, MAX_FIELD_ERRORS};
-use crate::registry::synonyms::{BY_WORDS, ByWords, PATTERN_FIXES, VALUE_WORDS};
+use crate::registry::synonyms::{BY_WORDS, ByWords, MISSING_BESIDE, PATTERN_FIXES, VALUE_WORDS};
 use crate::registry::{Action, FieldErrors, schema};
 use crate::schemas;
 
@@ -593,9 +593,21 @@ fn record(
                     let said = description.trim_end_matches("Required.").trim_end();
                     format!("Required: {said}")
                 });
-            errors
-                .entry(field)
-                .or_insert_with(|| only.or(what).unwrap_or_else(|| "Required.".to_string()));
+            // At the top, beside the field its value was likely put in.
+            let beside = path
+                .is_empty()
+                .then(|| {
+                    MISSING_BESIDE.iter().find(|(of, missing, present, _)| {
+                        *of == action.name() && missing == name && input.get(present).is_some()
+                    })
+                })
+                .flatten()
+                .map(|(_, _, _, what)| format!("Required: {what}"));
+            errors.entry(field).or_insert_with(|| {
+                only.or(what)
+                    .or(beside)
+                    .unwrap_or_else(|| "Required.".to_string())
+            });
         }
         kind => {
             errors.entry(path.to_string()).or_insert_with(|| {

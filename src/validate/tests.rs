@@ -1834,3 +1834,25 @@ fn a_slip_whose_literal_fix_would_mislead_is_told_what_it_means() {
         "{e:?}"
     );
 }
+
+/// An update's `parent: 2` meant as the task to change: `number`'s
+/// refusal says which field is which, so the retry does not keep `parent`
+/// and move the task under itself.
+#[test]
+fn a_missing_number_beside_a_parent_says_which_is_which() {
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "parent": 2, "status": "done"}),
+    );
+    assert_eq!(
+        e["number"],
+        "Required: the number of the task to change; `parent` is where it moves (its new parent's number)."
+    );
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "status": "done"}),
+    );
+    assert_eq!(e["number"], "Required.");
+}
