@@ -396,7 +396,7 @@ fn request_body_schema(action: &Action, mut input: Value) -> Value {
                     "type": "string",
                     "minLength": 1,
                     "maxLength": MAX_CONTEXT_ID,
-                    "description": "Hidden workflow context: the agentteam CLI sends it beside idempotencyKey during a workflow callback, from AGENTTEAM_WORKFLOW_RUN_ID and AGENTTEAM_CALLBACK_EFFECT_ID.",
+                    "description": "Hidden workflow context: the agentteam CLI sends it beside idempotencyKey during a workflow callback, from AGENTTEAM_WORKFLOW_RUN_ID and AGENTTEAM_CALLBACK_EFFECT_ID. Without idempotencyKey it is refused (invalid_input).",
                 }),
             );
         }

@@ -26,6 +26,9 @@ pub const MAX_HEAD_BYTES: usize = 400 * 1024;
 /// The longest request target (path and query) the HTTP layer parses (the
 /// `http` crate's bound); past it the answer is 414 with no body.
 pub const MAX_URI_BYTES: usize = 65_534;
+/// What a context id sent without an idempotency key is told.
+const CONTEXT_WITHOUT_KEY: &str = "Travels only beside `idempotencyKey`, in a keyed create during a workflow callback; without a key it names nothing to check: leave it out.";
+
 /// The longest workflow context id (`workflowRunId`, `callbackEffectId`), in
 /// characters (Unicode scalar values), as the OpenAPI document's
 /// `maxLength` counts them.
@@ -85,11 +88,7 @@ pub fn encode_request(
         }
         Method::Post => {
             let mut body = wire;
-            if input.get("idempotency_key").is_some()
-                && action
-                    .hidden_context
-                    .contains(&HiddenContext::WorkflowRunId)
-            {
+            if carries_context(action, input) {
                 let object = body.as_object_mut().expect("validated input is an object");
                 if let Some(run) = &workflow.workflow_run_id {
                     object.insert("workflowRunId".into(), json!(run));
@@ -219,6 +218,16 @@ pub struct Body {
     pub misnamed: FieldErrors,
 }
 
+/// Whether a request of `action` with `input` carries the hidden workflow
+/// context: only beside an `idempotency_key` (product.md's rule, which
+/// both the CLI's encoding and the runtime's decoding hold).
+fn carries_context(action: &Action, input: &Value) -> bool {
+    input.get("idempotency_key").is_some()
+        && action
+            .hidden_context
+            .contains(&HiddenContext::WorkflowRunId)
+}
+
 /// Server side: a JSON body to snake_case input plus the hidden workflow
 /// context, which only an action that reads it (§13.1) accepts: to any other
 /// action `workflowRunId` and `callbackEffectId` are unknown fields, as its
@@ -272,6 +281,21 @@ pub fn decode_body(action: &Action, bytes: &[u8]) -> Result<Body, Failure> {
     // A key in snake_case is no wire name: refused, as the OpenAPI
     // schemas say, rather than read as the model-facing name.
     let (input, misnamed) = case::from_wire_checked(body);
+    // Context without a key names no callback to check it against: said,
+    // not dropped in silence (a broken adapter sees its mistake).
+    if !carries_context(action, &input) {
+        let stray: BTreeMap<String, String> = [
+            ("workflowRunId", &workflow.workflow_run_id),
+            ("callbackEffectId", &workflow.callback_effect_id),
+        ]
+        .into_iter()
+        .filter(|(_, id)| id.is_some())
+        .map(|(name, _)| (name.to_string(), CONTEXT_WITHOUT_KEY.to_string()))
+        .collect();
+        if !stray.is_empty() {
+            return Err(Failure::invalid_input(stray));
+        }
+    }
     let misnamed = misnamed
         .into_iter()
         .take(crate::error::MAX_FIELD_ERRORS + 1)
@@ -1189,6 +1213,23 @@ mod tests {
         let (input, workflow) = read_body(create, keyed.body.as_ref().unwrap()).unwrap();
         assert_eq!(workflow, ctx);
         assert_eq!(input["idempotency_key"], "k");
+        // Context without a key is refused, each id by its name.
+        for (body, names) in [
+            (
+                json!({"channel": "eng", "tasks": [{"title": "t"}], "workflowRunId": "run"}),
+                vec!["workflowRunId"],
+            ),
+            (
+                json!({"channel": "eng", "tasks": [{"title": "t"}],
+                    "workflowRunId": "run", "callbackEffectId": "cb"}),
+                vec!["callbackEffectId", "workflowRunId"],
+            ),
+        ] {
+            let refused = read_body(create, &serde_json::to_vec(&body).unwrap()).unwrap_err();
+            assert_eq!(refused.code, "invalid_input");
+            assert_eq!(refused.field_errors.keys().collect::<Vec<_>>(), names);
+            assert!(refused.field_errors[names[0]].contains("`idempotencyKey`"));
+        }
         // An action that does not read the context refuses it as unknown.
         let get = find("task", "get").unwrap();
         let body = br#"{"channel": "eng", "number": 1, "workflowRunId": "run"}"#;
