@@ -28,9 +28,10 @@ pub fn boolean(description: &str) -> Value {
     json!({"type": "boolean", "description": description})
 }
 
-/// RFC3339 with `Z` or a numeric offset; `format` is an annotation only
-/// in 2020-12, so the pattern enforces it.
-pub const TIMESTAMP_PATTERN: &str = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$";
+/// RFC3339 with `Z` or a numeric offset (`T` and `Z` in either case, as
+/// RFC 3339 §5.6 allows); `format` is an annotation only in 2020-12, so
+/// the pattern enforces it.
+pub const TIMESTAMP_PATTERN: &str = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})$";
 
 pub fn timestamp(description: &str) -> Value {
     pattern(description, TIMESTAMP_PATTERN, 40)

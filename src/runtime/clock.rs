@@ -69,6 +69,8 @@ mod tests {
         // Any offset names the same instant in UTC.
         assert_eq!(parse("2026-11-30T11:15:00.123456+02:00"), Some(t));
         assert_eq!(parse("2026-11-30T04:45:00.123456-04:30"), Some(t));
+        // RFC 3339 §5.6: `t` and `z` in lower case are the same time.
+        assert_eq!(parse("2026-11-30t09:15:00.123456z"), Some(t));
         assert!(is_exact("2026-11-30T09:15:00.123456Z"));
         assert!(is_exact("2026-11-30T11:15:00.1234567+02:00"));
         assert!(!is_exact("2026-11-30T09:15:00Z"));

@@ -1003,6 +1003,8 @@ fn branch_rules() {
     for at in [
         "2026-11-30T09:15:00.123456Z",
         "2026-11-30T11:15:00.1234567+02:00",
+        // RFC 3339 §5.6: `t` and `z` may be lower case.
+        "2026-11-30t09:15:00.123456z",
     ] {
         validate(
             find("task", "update").unwrap(),
