@@ -568,12 +568,17 @@ fn whole_seconds(wait: Duration) -> u64 {
     wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
 }
 
-/// How long a `Retry-After` header asks to wait: its seconds, or the time
-/// until its HTTP date (none once that is past, RFC 9110 §10.2.3).
+/// How long a `Retry-After` header asks to wait: its seconds (more than a
+/// u64 holds: the most it holds), or the time until its HTTP date (none
+/// once that is past, RFC 9110 §10.2.3).
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
     if let Ok(seconds) = value.parse::<u64>() {
         return Some(Duration::from_secs(seconds));
+    }
+    // More seconds than a u64 holds is the longest wait, not none.
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(Duration::from_secs(u64::MAX));
     }
     let at = httpdate::parse_http_date(value).ok()?;
     Some(
@@ -698,6 +703,11 @@ mod tests {
         assert_eq!(header("Sun Nov  6 08:49:37 1994"), Some(Duration::ZERO));
         assert_eq!(header("soon"), None);
         assert_eq!(header("-1"), None);
+        assert_eq!(
+            header("99999999999999999999999"),
+            Some(Duration::from_secs(u64::MAX))
+        );
+        assert_eq!(whole_seconds(Duration::from_secs(u64::MAX)), u64::MAX);
         assert_eq!(whole_seconds(Duration::from_millis(400)), 1);
         assert_eq!(whole_seconds(Duration::from_secs(3)), 3);
         assert_eq!(whole_seconds(Duration::ZERO), 0);
