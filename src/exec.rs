@@ -263,7 +263,17 @@ fn single(settings: &ExecSettings, printer: &Printer) -> Result<ExitClass, Failu
     let success = async_runtime()?.block_on(call_within_budget(
         action, &context, &client, &session, &input, printer,
     ))?;
-    Ok(printer.success(action, success.data, success.meta))
+    let class = printer.success(action, success.data, success.meta);
+    // A change whose answer its reader did not take (the new numbers, the
+    // `updated_at` to guard with) is said, with the status of a process
+    // ended by SIGPIPE, as a batch's is; a read's reader took what it wanted.
+    if printer.stdout_gone() && !action.read_only() {
+        printer.stderr(&crate::output::stderr_line(
+            "error: stdout closed: the answer was lost (the change was made)",
+        ));
+        std::process::exit(CLOSED_STDOUT_STATUS);
+    }
+    Ok(class)
 }
 
 /// Sends `input` and holds the answer to the action's result budget (§8.3)
@@ -766,8 +776,8 @@ async fn interruption(caught: &std::sync::atomic::AtomicI32) {
     });
 }
 
-/// The exit status of a batch of changes stopped by its closed stdout: a
-/// process ended by SIGPIPE's (128 + 13).
+/// The exit status of a change, or a batch of changes, whose answer its
+/// closed stdout lost: a process ended by SIGPIPE's (128 + 13).
 const CLOSED_STDOUT_STATUS: i32 = 141;
 
 /// Sends `(line number, bytes)` for each non-blank line; an over-long line

@@ -745,8 +745,9 @@ fn with_stdout_closed(cli: &Cli, args: &[&str], stdin: &str) -> (i32, String) {
 
 /// A reader that left (`| head -1`) is no failure of its own, and hides
 /// none: a failed call keeps its status and its stderr line (it exited 0
-/// with nothing said); a batch of changes stops sending and says so, with
-/// the status of a process ended by SIGPIPE; a read stream just stops.
+/// with nothing said); a change whose answer was lost, and a batch of
+/// changes, which stops sending, say so, with the status of a process
+/// ended by SIGPIPE; a read stream just stops.
 #[test]
 fn a_closed_stdout_hides_no_failure_and_no_unsent_change() {
     let missing = Reply::json(
@@ -762,7 +763,21 @@ fn a_closed_stdout_hides_no_failure_and_no_unsent_change() {
     assert_eq!(code, 4, "{stderr}");
     assert!(stderr.starts_with("error: channel_not_found"), "{stderr}");
 
+    // One change whose answer was lost: said, not exit 0 in silence.
     let created = Reply::json(201, json!({"tasks": [task(1, "a")]}));
+    let (cli, server) = setup(vec![created.clone()]);
+    let (code, stderr) = with_stdout_closed(
+        &cli,
+        &["exec", "task", "create", "-"],
+        r#"{"channel":"eng","tasks":[{"title":"a"}]}"#,
+    );
+    assert_eq!(code, 141, "{stderr}");
+    assert_eq!(
+        stderr,
+        "error: stdout closed: the answer was lost (the change was made)\n"
+    );
+    assert_eq!(server.requests().len(), 1);
+
     let (cli, server) = setup(vec![created]);
     let lines: String = (1..=50)
         .map(|n| format!("{{\"channel\":\"eng\",\"tasks\":[{{\"title\":\"t{n}\"}}]}}\n"))
@@ -849,7 +864,21 @@ fn piped_text_is_cut_only_to_columns_asked_for() {
 fn an_interrupted_batch_answers_every_line_it_sent() {
     use std::io::{Read, Write};
     use std::os::unix::process::ExitStatusExt;
+    // One change whose answer was lost: said, not exit 0 in silence.
     let created = Reply::json(201, json!({"tasks": [task(1, "a")]}));
+    let (cli, server) = setup(vec![created.clone()]);
+    let (code, stderr) = with_stdout_closed(
+        &cli,
+        &["exec", "task", "create", "-"],
+        r#"{"channel":"eng","tasks":[{"title":"a"}]}"#,
+    );
+    assert_eq!(code, 141, "{stderr}");
+    assert_eq!(
+        stderr,
+        "error: stdout closed: the answer was lost (the change was made)\n"
+    );
+    assert_eq!(server.requests().len(), 1);
+
     let (cli, server) = setup(vec![created]);
     let lines: String = (1..=20_000)
         .map(|n| format!("{{\"channel\":\"eng\",\"tasks\":[{{\"title\":\"t{n}\"}}]}}\n"))
