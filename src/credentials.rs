@@ -61,7 +61,8 @@ impl fmt::Display for Secret {
 
 /// One named profile: the hidden context of one agent (§5.4). A field this
 /// version does not know is refused, not ignored: a misspelt
-/// `max_permission` would otherwise leave the profile uncapped.
+/// `max_permission` would otherwise leave the profile uncapped. Only that
+/// profile is refused ([`StoreFile::unreadable`]); the others still work.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Profile {
@@ -135,14 +136,153 @@ impl Profile {
     }
 }
 
-/// The whole file: a JSON object.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The whole file: a JSON object. What this version cannot read is kept
+/// as written and rewritten unchanged, so a store a newer version wrote
+/// (a profile field or a top-level key added since) still serves every
+/// profile this version can read: a profile it cannot is refused when
+/// selected, and replaced by a login or removed by a logout of its name.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct StoreFile {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_profile: Option<String>,
-    #[serde(default)]
     pub profiles: BTreeMap<String, Profile>,
+    /// The profiles this version cannot read, by name.
+    pub unreadable: BTreeMap<String, Unreadable>,
+    /// Top-level keys this version does not know, as written.
+    pub other: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A profile this version cannot read: as written, and why.
+#[derive(Clone, PartialEq)]
+pub struct Unreadable {
+    written: serde_json::Value,
+    /// serde's words when they name a field, else "malformed"; never a value.
+    problem: String,
+}
+
+impl fmt::Debug for Unreadable {
+    // As written it may hold a token.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Unreadable({})", self.problem)
+    }
+}
+
+impl<'de> Deserialize<'de> for StoreFile {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Written {
+            #[serde(default)]
+            default_profile: Option<String>,
+            #[serde(default)]
+            profiles: BTreeMap<String, serde_json::Value>,
+            #[serde(flatten)]
+            other: serde_json::Map<String, serde_json::Value>,
+        }
+        let written = Written::deserialize(d)?;
+        let mut store = StoreFile {
+            default_profile: written.default_profile,
+            other: written.other,
+            ..StoreFile::default()
+        };
+        for (name, profile) in written.profiles {
+            match Profile::deserialize(&profile) {
+                Ok(read) => {
+                    store.profiles.insert(name, read);
+                }
+                Err(e) => {
+                    let problem = field_words(&e.to_string());
+                    store.unreadable.insert(
+                        name,
+                        Unreadable {
+                            written: profile,
+                            problem,
+                        },
+                    );
+                }
+            }
+        }
+        Ok(store)
+    }
+}
+
+impl Serialize for StoreFile {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeMap};
+        // By name, as a map of profiles was written before.
+        let mut profiles = BTreeMap::new();
+        for (name, unreadable) in &self.unreadable {
+            profiles.insert(name, unreadable.written.clone());
+        }
+        for (name, profile) in &self.profiles {
+            let written = serde_json::to_value(profile).map_err(S::Error::custom)?;
+            profiles.insert(name, written);
+        }
+        let mut map = s.serialize_map(None)?;
+        if let Some(name) = &self.default_profile {
+            map.serialize_entry("default_profile", name)?;
+        }
+        map.serialize_entry("profiles", &profiles)?;
+        for (key, value) in &self.other {
+            if key != "default_profile" && key != "profiles" {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        map.end()
+    }
+}
+
+impl StoreFile {
+    /// Profile `name` of the store at `path`: `credential_store_invalid`
+    /// where this version cannot read it, `credentials_missing` where there
+    /// is none.
+    pub fn selected(&self, name: &str, path: &Path) -> Result<&Profile, Failure> {
+        if let Some(profile) = self.profiles.get(name) {
+            return Ok(profile);
+        }
+        match self.unreadable.get(name) {
+            Some(unreadable) => Err(unreadable_profile(name, unreadable, path)),
+            None => Err(missing_profile(name, self, path)),
+        }
+    }
+
+    /// Whether the store holds profile `name`, readable or not.
+    pub fn holds(&self, name: &str) -> bool {
+        self.profiles.contains_key(name) || self.unreadable.contains_key(name)
+    }
+
+    /// Removes profile `name`, readable or not; whether there was one.
+    pub fn remove(&mut self, name: &str) -> bool {
+        let readable = self.profiles.remove(name).is_some();
+        self.unreadable.remove(name).is_some() || readable
+    }
+}
+
+/// `credential_store_invalid` for profile `name`, which this version cannot
+/// read: what is wrong, and the two commands that mend it.
+fn unreadable_profile(name: &str, unreadable: &Unreadable, path: &Path) -> Failure {
+    let flag = profile_flag(name);
+    invalid(format!(
+        "Profile `{name}` in the credential store {} is not valid ({}); repair it, replace it with `agentteam {flag} auth login …`, or remove it with `agentteam {flag} auth logout`. The other profiles still work.",
+        path.display(),
+        unreadable.problem
+    ))
+}
+
+/// serde_json's words for a store problem when they name a field
+/// (`unknown field `max_permision`, expected one of …`), never when they
+/// may quote a value, which could be a token put in the wrong place: a
+/// field's name clipped, and hidden if shaped like a token (one pasted
+/// where a key belongs), so no message repeats a secret or a whole 200 KB
+/// key.
+fn field_words(error: &str) -> String {
+    let what = error.rsplit_once(" at line ").map_or(error, |(w, _)| w);
+    let names_a_field = ["unknown field", "missing field", "duplicate field"]
+        .iter()
+        .any(|start| what.starts_with(start));
+    if names_a_field {
+        crate::text::clip(&redact_secrets(what), 200).into_owned()
+    } else {
+        "malformed".to_string()
+    }
 }
 
 pub struct CredentialStore {
@@ -256,27 +396,20 @@ impl CredentialStore {
         if !text.trim_start().starts_with('{') {
             return Err(bad("it must be one JSON object".into()));
         }
+        // A key given twice, anywhere (a profile kept as written too), is
+        // a store no reader may read two ways.
+        if let Err(crate::json::Error::DuplicateKey { key, line, column }) =
+            crate::json::from_str(&text)
+        {
+            return Err(bad(format!(
+                "{}, at line {line}, column {column}",
+                field_words(&format!("duplicate field `{key}`"))
+            )));
+        }
         serde_json::from_str(&text).map_err(|e| {
-            // serde_json's words when they name a field (`unknown field
-            // `max_permision`, expected one of …`), never when they may
-            // quote a value, which could be a token put in the wrong place.
-            let text = e.to_string();
-            let what = text
-                .rsplit_once(" at line ")
-                .map_or(text.as_str(), |(w, _)| w);
-            let names_a_field = ["unknown field", "missing field", "duplicate field"]
-                .iter()
-                .any(|start| what.starts_with(start));
-            // A field's name is clipped, and hidden if shaped like a token
-            // (one pasted where a key belongs): no message repeats a secret
-            // or a whole 200 KB key.
-            let what = if names_a_field {
-                crate::text::clip(&redact_secrets(what), 200).into_owned()
-            } else {
-                "malformed".to_string()
-            };
             bad(format!(
-                "{what}, at line {}, column {}",
+                "{}, at line {}, column {}",
+                field_words(&e.to_string()),
                 e.line(),
                 e.column()
             ))
@@ -501,7 +634,7 @@ pub fn profile_name(flag: Option<&str>, store: &StoreFile) -> String {
 /// with profiles there, those nearest the name as candidates (a slip of
 /// `--profile` is fixed by naming the profile meant, not by a new login);
 /// with none, how to make one.
-pub fn missing_profile(name: &str, store: &StoreFile, path: &std::path::Path) -> Failure {
+fn missing_profile(name: &str, store: &StoreFile, path: &std::path::Path) -> Failure {
     // Caller input, repeated: bounded, a word that could be a token hidden,
     // and quoted for a shell. The nearest profiles are found by the name as
     // typed.
@@ -1365,7 +1498,12 @@ mod tests {
             r#"{"profiles": {"p": {"api_url": "http://127.0.0.1:1", "workspace_id": "ws",
                 "agent_id": "ag1", "token": "secret-token", "max_permision": "read_only"}}}"#,
         );
-        let failure = store.load().unwrap_err();
+        // Refused when selected, by name; the store itself still loads.
+        let failure = store
+            .load()
+            .unwrap()
+            .selected("p", &store.path())
+            .unwrap_err();
         assert_eq!(failure.code, "credential_store_invalid");
         assert!(
             failure.message.contains("unknown field `max_permision`"),
@@ -1563,6 +1701,73 @@ mod tests {
         }
     }
 
+    /// A store a newer version wrote (a profile field, a top-level key
+    /// this version does not know) serves every profile this version can
+    /// read; the one it cannot is refused alone, kept as written through
+    /// other writes, and replaced or removed by name; a key given twice
+    /// still refuses the whole store.
+    #[test]
+    fn what_this_version_cannot_read_is_kept_and_refused_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700)).unwrap();
+        let store = CredentialStore::at(dir.path().to_path_buf());
+        let write = |text: &str| {
+            fs::write(store.path(), text).unwrap();
+            fs::set_permissions(store.path(), fs::Permissions::from_mode(0o600)).unwrap();
+        };
+        write(
+            r#"{"default_profile": "good", "version": 2, "profiles": {
+                "good": {"api_url": "http://127.0.0.1:1", "workspace_id": "ws", "agent_id": "ag1", "token": "secret-token"},
+                "new": {"api_url": "http://127.0.0.1:1", "workspace_id": "ws", "agent_id": "ag2", "token": "secret-token", "region": "eu"}}}"#,
+        );
+        let file = store.load().unwrap();
+        assert_eq!(
+            file.selected("good", &store.path()).unwrap().agent_id,
+            "ag1"
+        );
+        let refused = file.selected("new", &store.path()).unwrap_err();
+        assert_eq!(refused.code, "credential_store_invalid");
+        assert!(
+            refused.message.contains("unknown field `region`"),
+            "{}",
+            refused.message
+        );
+        assert!(
+            refused.message.contains("auth logout"),
+            "{}",
+            refused.message
+        );
+        assert!(!format!("{file:?}").contains("secret-token"));
+        // Another profile written: what this version cannot read stays.
+        store
+            .update(|f| Ok(f.profiles.insert("a".into(), profile("ag3"))))
+            .unwrap();
+        let written: serde_json::Value =
+            serde_json::from_slice(&fs::read(store.path()).unwrap()).unwrap();
+        assert_eq!(written["version"], 2);
+        assert_eq!(written["profiles"]["new"]["region"], "eu");
+        assert_eq!(written["profiles"]["a"]["agent_id"], "ag3");
+        let names: Vec<&String> = written["profiles"].as_object().unwrap().keys().collect();
+        assert_eq!(names, ["a", "good", "new"]);
+        // Removed by name.
+        assert!(store.update(|f| Ok(f.remove("new"))).unwrap());
+        let file = store.load().unwrap();
+        assert!(!file.holds("new"));
+        assert_eq!(file.other["version"], 2);
+        // A key given twice, even inside a profile: the whole store.
+        write(
+            r#"{"profiles": {"p": {"api_url": "http://127.0.0.1:1", "workspace_id": "ws",
+                "agent_id": "ag1", "token": "one", "token": "two"}}}"#,
+        );
+        let failure = store.load().unwrap_err();
+        assert!(
+            failure.message.contains("duplicate field `token`"),
+            "{}",
+            failure.message
+        );
+    }
+
     /// What a broken store's parse error names is clipped, and a
     /// token-shaped key (a token pasted where a field belongs) is hidden.
     #[test]
@@ -1576,7 +1781,11 @@ mod tests {
             let text = format!("{{\"profiles\": {{\"p\": {{\"{key}\": 1}}}}}}");
             fs::write(store.path(), text).unwrap();
             fs::set_permissions(store.path(), fs::Permissions::from_mode(0o600)).unwrap();
-            let failure = store.load().unwrap_err();
+            let failure = store
+                .load()
+                .unwrap()
+                .selected("p", &store.path())
+                .unwrap_err();
             assert_eq!(failure.code, "credential_store_invalid");
             assert!(
                 failure.message.contains("unknown field"),

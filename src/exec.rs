@@ -76,11 +76,7 @@ impl Context {
         let store = CredentialStore::locate()?;
         let file = store.load()?;
         let name = profile_name(profile_flag, &file);
-        let profile = file
-            .profiles
-            .get(&name)
-            .cloned()
-            .ok_or_else(|| crate::credentials::missing_profile(&name, &file, &store.path()))?;
+        let profile = file.selected(&name, &store.path())?.clone();
         let missing: Vec<&str> = [
             ("api_url", profile.api_url.trim().is_empty()),
             ("workspace_id", profile.workspace_id.trim().is_empty()),
@@ -163,11 +159,10 @@ pub fn profile_access(profile_flag: Option<&str>) -> Result<Option<Value>, Failu
         Err(_) => return Ok(None),
     };
     let name = profile_name(profile_flag, &file);
-    let Some(profile) = file.profiles.get(&name) else {
-        return match named {
-            true => Err(crate::credentials::missing_profile(&name, &file, &path)),
-            false => Ok(None),
-        };
+    let profile = match file.selected(&name, &path) {
+        Ok(profile) => profile,
+        Err(failure) if named => return Err(failure),
+        Err(_) => return Ok(None),
     };
     let (allowed, refused): (Vec<_>, Vec<_>) = crate::registry::ACTIONS
         .iter()

@@ -208,6 +208,8 @@ pub fn login(settings: LoginSettings, printer: &Printer) -> ExitClass {
                 credential_process: process,
                 max_permission,
             };
+            // One this version could not read is replaced whole.
+            file.remove(&name);
             file.profiles.insert(name.clone(), profile.clone());
             if file.default_profile.is_none() {
                 file.default_profile = Some(name.clone());
@@ -276,12 +278,13 @@ pub fn status(profile: Option<String>, printer: &Printer) -> ExitClass {
         let store = CredentialStore::locate()?;
         let file = store.load()?;
         let name = profile_name(profile.as_deref(), &file);
-        let selected = file
-            .profiles
-            .get(&name)
-            .ok_or_else(|| crate::credentials::missing_profile(&name, &file, &store.path()))?;
+        let selected = file.selected(&name, &store.path())?;
         let mut data = describe(&name, selected, &store);
         data["profiles"] = json!(file.profiles.keys().collect::<Vec<_>>());
+        // Those a newer version (or a hand) wrote that this one cannot read.
+        if !file.unreadable.is_empty() {
+            data["unreadable_profiles"] = json!(file.unreadable.keys().collect::<Vec<_>>());
+        }
         data["default_profile"] = json!(file.default_profile);
         Ok(data)
     })();
@@ -295,12 +298,12 @@ pub fn logout(profile: Option<String>, printer: &Printer) -> ExitClass {
         // store is made for it).
         let file = store.load()?;
         let name = profile_name(profile.as_deref(), &file);
-        if !file.profiles.contains_key(&name) && file.default_profile.as_deref() != Some(&name) {
+        if !file.holds(&name) && file.default_profile.as_deref() != Some(&name) {
             return Ok(json!({"profile": name, "removed": false}));
         }
         let (name, removed) = store.update(|file: &mut StoreFile| {
             let name = profile_name(profile.as_deref(), file);
-            let removed = file.profiles.remove(&name).is_some();
+            let removed = file.remove(&name);
             if file.default_profile.as_deref() == Some(name.as_str()) {
                 file.default_profile = None;
             }

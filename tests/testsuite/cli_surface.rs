@@ -509,6 +509,58 @@ fn a_profile_missing_a_field_spoils_only_itself() {
     assert_eq!(server.requests().len(), 1);
 }
 
+/// A store a newer version wrote (a profile field and a top-level key this
+/// one does not know) still serves the profiles this version reads; the
+/// one it cannot is refused alone, with the commands that mend it, and
+/// `auth logout` of it mends it without losing what else was written.
+#[test]
+fn a_profile_this_version_cannot_read_spoils_only_itself() {
+    let server =
+        crate::support::recorder::Recorder::start(vec![crate::support::recorder::Reply::json(
+            200,
+            serde_json::json!({"items": []}),
+        )]);
+    let cli = Cli::new();
+    cli.write_store(&serde_json::json!({
+        "default_profile": "whole",
+        "store_version": 2,
+        "profiles": {
+            "whole": {"api_url": server.url, "workspace_id": "ws_1", "agent_id": "ag_1",
+                      "token": "at_whole_token_1"},
+            "newer": {"api_url": server.url, "workspace_id": "ws_1", "agent_id": "ag_1",
+                      "token": "at_newer_token_1", "token_source": "keyring"}
+        }
+    }));
+    let input = Some(r#"{"channel":"eng"}"#);
+    let whole = cli.run(&["exec", "task", "list", "-"], input);
+    assert_eq!(whole.code, 0, "{whole:?}");
+    let newer = cli.run(&["exec", "task", "list", "-", "--profile", "newer"], input);
+    assert_eq!(
+        (newer.code, newer.error_code().as_str()),
+        (3, "credential_store_invalid"),
+        "{newer:?}"
+    );
+    assert!(
+        newer.stdout.contains("unknown field `token_source`")
+            && newer
+                .stdout
+                .contains("`agentteam --profile newer auth logout`"),
+        "{}",
+        newer.stdout
+    );
+    let status = cli.run(&["auth", "status"], None);
+    assert_eq!(
+        status.json()["data"]["unreadable_profiles"],
+        serde_json::json!(["newer"])
+    );
+    let logout = cli.run(&["--profile", "newer", "auth", "logout"], None);
+    assert_eq!(logout.json()["data"]["removed"], true, "{logout:?}");
+    let store: serde_json::Value = serde_json::from_str(&cli.store_text()).unwrap();
+    assert_eq!(store["store_version"], 2);
+    assert!(store["profiles"].get("newer").is_none());
+    assert_eq!(server.requests().len(), 1);
+}
+
 /// A named profile whose token has expired, with no credential process to
 /// fetch another, is refused before anything is sent, and the login it
 /// names is that profile's: one retry fixes it, not a login into the
