@@ -1396,6 +1396,22 @@ mod tests {
         );
     }
 
+    /// A store in a private temp directory (kept while the first is).
+    fn private_store() -> (tempfile::TempDir, CredentialStore) {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700)).unwrap();
+        let store = CredentialStore::at(dir.path().to_path_buf());
+        (dir, store)
+    }
+
+    /// `text` as `store`'s file, private, as no login would write it.
+    fn hand_written(store: &CredentialStore, text: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        fs::write(store.path(), text).unwrap();
+        fs::set_permissions(store.path(), fs::Permissions::from_mode(0o600)).unwrap();
+    }
+
     fn profile(agent: &str) -> Profile {
         Profile {
             api_url: "http://127.0.0.1:1".into(),
@@ -1485,14 +1501,8 @@ mod tests {
 
     #[test]
     fn an_unknown_field_or_a_non_object_is_refused_by_name() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700)).unwrap();
-        let store = CredentialStore::at(dir.path().to_path_buf());
-        let write = |text: &str| {
-            fs::write(store.path(), text).unwrap();
-            fs::set_permissions(store.path(), fs::Permissions::from_mode(0o600)).unwrap();
-        };
+        let (_dir, store) = private_store();
+        let write = |text: &str| hand_written(&store, text);
         // A misspelt cap would leave the profile uncapped if it were ignored.
         write(
             r#"{"profiles": {"p": {"api_url": "http://127.0.0.1:1", "workspace_id": "ws",
@@ -1708,14 +1718,8 @@ mod tests {
     /// still refuses the whole store.
     #[test]
     fn what_this_version_cannot_read_is_kept_and_refused_alone() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700)).unwrap();
-        let store = CredentialStore::at(dir.path().to_path_buf());
-        let write = |text: &str| {
-            fs::write(store.path(), text).unwrap();
-            fs::set_permissions(store.path(), fs::Permissions::from_mode(0o600)).unwrap();
-        };
+        let (_dir, store) = private_store();
+        let write = |text: &str| hand_written(&store, text);
         write(
             r#"{"default_profile": "good", "version": 2, "profiles": {
                 "good": {"api_url": "http://127.0.0.1:1", "workspace_id": "ws", "agent_id": "ag1", "token": "secret-token"},
@@ -1772,15 +1776,14 @@ mod tests {
     /// token-shaped key (a token pasted where a field belongs) is hidden.
     #[test]
     fn a_broken_stores_field_names_are_clipped_and_token_shaped_ones_hidden() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let store = CredentialStore::at(dir.path().to_path_buf());
+        let (_dir, store) = private_store();
         let token = "at_ig1cQ9vXk2LmP7rT4wZ8yB3nH6jD5sF0";
         let long = "k".repeat(200_000);
         for key in [token, long.as_str()] {
-            let text = format!("{{\"profiles\": {{\"p\": {{\"{key}\": 1}}}}}}");
-            fs::write(store.path(), text).unwrap();
-            fs::set_permissions(store.path(), fs::Permissions::from_mode(0o600)).unwrap();
+            hand_written(
+                &store,
+                &format!("{{\"profiles\": {{\"p\": {{\"{key}\": 1}}}}}}"),
+            );
             let failure = store
                 .load()
                 .unwrap()

@@ -864,21 +864,7 @@ fn piped_text_is_cut_only_to_columns_asked_for() {
 fn an_interrupted_batch_answers_every_line_it_sent() {
     use std::io::{Read, Write};
     use std::os::unix::process::ExitStatusExt;
-    // One change whose answer was lost: said, not exit 0 in silence.
     let created = Reply::json(201, json!({"tasks": [task(1, "a")]}));
-    let (cli, server) = setup(vec![created.clone()]);
-    let (code, stderr) = with_stdout_closed(
-        &cli,
-        &["exec", "task", "create", "-"],
-        r#"{"channel":"eng","tasks":[{"title":"a"}]}"#,
-    );
-    assert_eq!(code, 141, "{stderr}");
-    assert_eq!(
-        stderr,
-        "error: stdout closed: the answer was lost (the change was made)\n"
-    );
-    assert_eq!(server.requests().len(), 1);
-
     let (cli, server) = setup(vec![created]);
     let lines: String = (1..=20_000)
         .map(|n| format!("{{\"channel\":\"eng\",\"tasks\":[{{\"title\":\"t{n}\"}}]}}\n"))
