@@ -292,7 +292,7 @@ const fn task_by_words(field: &'static str) -> ByWords {
         arguments: task_search,
         is_id: |text| text.starts_with("tsk_"),
         said: "the task's number on its board; to find a task by words of its title, task_list with `query`.",
-        said_of_id: "a task's number on its board, not its scope_id; the answer that gave the scope_id gives `number` beside it.",
+        said_of_id: "the task's number on its board, not its scope_id; the answer that gave the scope_id gives `number` beside it.",
     }
 }
 
