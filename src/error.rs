@@ -127,7 +127,7 @@ error_codes! {
     USAGE_ERROR = "usage_error", Usage, 0, false,
         "The command line is malformed (unknown flag, missing argument). Fix the command; see `--help`.";
     INVALID_JSON = "invalid_json", Usage, 400, false,
-        "The input is not one JSON object, or gives a key twice in one object. Send exactly one JSON object, each key once.";
+        "The input is not one JSON object, or gives a key twice in one object (over HTTP: a body that is not, or a query string that is not URL-encoded UTF-8). Send exactly one JSON object, each key once.";
     INPUT_TOO_LARGE = "input_too_large", Usage, 413, false,
         "The input exceeds the size limit. Send less, or split a batch.";
     INVALID_INPUT = "invalid_input", Usage, 422, false,
