@@ -26,13 +26,13 @@ pub const MAX_HEAD_BYTES: usize = 400 * 1024;
 /// The longest request target (path and query) the HTTP layer parses (the
 /// `http` crate's bound); past it the answer is 414 with no body.
 pub const MAX_URI_BYTES: usize = 65_534;
-/// What a context id sent without an idempotency key is told.
-const CONTEXT_WITHOUT_KEY: &str = "Travels only beside `idempotencyKey`, in a keyed create during a workflow callback; without a key it names nothing to check: leave it out.";
 
 /// The longest workflow context id (`workflowRunId`, `callbackEffectId`), in
 /// characters (Unicode scalar values), as the OpenAPI document's
 /// `maxLength` counts them.
 pub const MAX_CONTEXT_ID_CHARS: usize = 128;
+/// What a context id sent without an idempotency key is told.
+const CONTEXT_WITHOUT_KEY: &str = "Travels only beside `idempotencyKey`, in a keyed create during a workflow callback; without a key it names nothing to check: leave it out.";
 
 /// Hidden workflow context (§13.1), injected by the CLI only beside an `idempotency_key`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
