@@ -168,6 +168,26 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
 /// `(action, word, what to do instead)`, the word at the top of the input,
 /// or its path below it, an item of a list as `*` (`tasks/*/subtasks`).
 pub static EXPLAINED: &[(&str, &str, &str)] = &[
+    (
+        "task_delete",
+        "dry_run",
+        "a preview is the CLI's `--dry-run` flag, which sends nothing; without it this call deletes the task for good.",
+    ),
+    ("task_delete", "soft", NO_ARCHIVE),
+    ("task_delete", "archive", NO_ARCHIVE),
+    ("task_set_claim", "release", RELEASE),
+    ("task_set_claim", "unclaim", RELEASE),
+    ("task_set_claim", "unassign", RELEASE),
+    (
+        "task_get",
+        "title",
+        "task_get reads a task by `channel` and `number`: to find one by its title, task_list with `query`; to change its title, task_update.",
+    ),
+    (
+        "task_create",
+        "tasks/*/summary",
+        "a task's name is `title`; `summary` is a checkpoint's text (task_checkpoint).",
+    ),
     ("task_create", "subtasks", SUBTASKS_LATER),
     ("task_create", "tasks/*/subtasks", SUBTASKS_LATER),
     ("task_create", "tasks/*/children", SUBTASKS_LATER),
@@ -239,6 +259,11 @@ pub static VALUE_WORDS: &[(&str, &str, &str)] = &[
     ("status", "closed", CLOSED),
     ("status", "close", CLOSED),
     (
+        "status",
+        "blocked",
+        "A blocked task keeps its status and says what blocks it in `blocker`.",
+    ),
+    (
         "sort",
         "priority",
         "There is no sort by priority; `relevance` only with a query.",
@@ -246,6 +271,8 @@ pub static VALUE_WORDS: &[(&str, &str, &str)] = &[
 ];
 
 const CLOSED: &str = "`closed` is `done` if the work was finished, `canceled` if it was dropped.";
+const NO_ARCHIVE: &str = "there is no soft delete or archive: a deleted task is gone for good; to set one aside, task_update it to `\"status\": \"canceled\"`.";
+const RELEASE: &str = "to release, `\"claimed\": false`; `\"claimed\": true` claims.";
 
 /// A required field missing beside a field the caller likely put its value
 /// in (an update's `parent: 2` meant as the task to change): `(action,

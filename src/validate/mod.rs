@@ -647,7 +647,10 @@ fn record(
                 };
                 // An empty or blank value given to clear a field: say how.
                 let emptied = matches!(kind, Kind::MinLength(_))
-                    || matches!(kind, Kind::Pattern(p) if p == "\\S");
+                    || matches!(kind, Kind::Pattern(p) if p == "\\S")
+                    // `parent: 0` for "no parent".
+                    || (matches!(kind, Kind::Minimum(_))
+                        && input_at(input, path).and_then(Value::as_i64) == Some(0));
                 if emptied && nullable(action, path) {
                     format!("{said} `null` clears it.")
                 } else {
@@ -716,6 +719,15 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
         && within_bounds(schema_at(action, path), number)
     {
         return format!("{said}: write `{number}`, the number alone.");
+    }
+    // A board and a number in one (`ops#5`, a tracker's key `OPS-5`).
+    if names.contains(&"integer")
+        && let Some((board, number)) = given.and_then(Value::as_str).and_then(board_and_number)
+        && within_bounds(schema_at(action, path), number)
+    {
+        return format!(
+            "{said}: write `{number}`, the number alone; the board, `{board}`, goes in `channel`."
+        );
     }
     // A title or an id where a number goes (`number: "login bug"`).
     if names.contains(&"integer")
@@ -805,6 +817,25 @@ fn within_bounds(schema: Option<&Value>, number: u64) -> bool {
     let bound = |key: &str| schema.and_then(|s| s[key].as_f64());
     let n = number as f64;
     bound("minimum").is_none_or(|min| n >= min) && bound("maximum").is_none_or(|max| n <= max)
+}
+
+/// A board and a number written as one (`ops#5`, `OPS-5`): the board's
+/// name as boards are written (lowercase), and the number.
+fn board_and_number(text: &str) -> Option<(String, u64)> {
+    let text = text.trim();
+    let (board, digits) = text.split_once('#').or_else(|| text.rsplit_once('-'))?;
+    let board_like = board
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric())
+        && board
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let digits_only = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+    if !(board_like && digits_only) {
+        return None;
+    }
+    Some((board.to_ascii_lowercase(), digits.parse().ok()?))
 }
 
 /// A task reference written for a number (`#5`, `#t5`, `t5`): its number.
@@ -1073,6 +1104,12 @@ fn pattern_fix(pattern: &str, input: &Value, path: &str) -> Option<String> {
     let no_capitals = !pattern.contains("A-Z") && !pattern.contains("\\S");
     if no_capitals && lower != given && re.is_match(&lower) {
         return Some("Must be lowercase.".into());
+    }
+    // An agent's id for its handle: `@` before it names no member.
+    if pattern.starts_with("^@") && given.trim_start_matches('@').starts_with("ag_") {
+        return Some(
+            "A member ref is `@` and the member's handle, not its agent id; answers show handles in `assignee` and `created_by`.".into(),
+        );
     }
     if pattern.starts_with("^@") && !given.starts_with('@') && re.is_match(&format!("@{given}")) {
         return Some("A member ref starts with `@`: write `@` before the handle.".into());

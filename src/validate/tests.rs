@@ -731,7 +731,7 @@ fn unknown_field_hints_run_as_written() {
     );
     let f = refused("get", json!({"channel": "eng", "number": 1, "title": "x"}));
     assert!(
-        f.field_errors["title"].contains("it is `title` of task_update"),
+        f.field_errors["title"].contains("to change its title, task_update"),
         "{f:?}"
     );
     // A checklist item's words, its shape, and a one-valued field.
@@ -1857,4 +1857,83 @@ fn a_missing_number_beside_a_parent_says_which_is_which() {
         json!({"channel": "eng", "status": "done"}),
     );
     assert_eq!(e["number"], "Required.");
+}
+
+/// The second audit's slips whose one literal retry did something else
+/// than meant (a delete's `dry_run` dropped deletes, a `release` renamed to
+/// `claimed` claims) or found nothing (a tracker's key searched as words):
+/// each is told what it means.
+#[test]
+fn a_slip_whose_retry_would_do_the_opposite_is_told_what_it_means() {
+    for (verb, input, path, said) in [
+        (
+            "delete",
+            json!({"channel": "eng", "number": 1, "dry_run": true}),
+            "dry_run",
+            "`--dry-run` flag, which sends nothing",
+        ),
+        (
+            "delete",
+            json!({"channel": "eng", "number": 1, "archive": true}),
+            "archive",
+            "no soft delete or archive",
+        ),
+        (
+            "set_claim",
+            json!({"channel": "eng", "numbers": [1], "release": true}),
+            "release",
+            "to release, `\"claimed\": false`",
+        ),
+        (
+            "get",
+            json!({"channel": "eng", "number": 1, "title": "Fix login"}),
+            "title",
+            "to find one by its title, task_list with `query`",
+        ),
+        (
+            "create",
+            json!({"channel": "eng", "tasks": [{"summary": "Fix login"}]}),
+            "tasks/0/summary",
+            "a task's name is `title`",
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "status": "blocked"}),
+            "status",
+            "says what blocks it in `blocker`",
+        ),
+        (
+            "get",
+            json!({"channel": "eng", "number": "ops#5"}),
+            "number",
+            "write `5`, the number alone; the board, `ops`, goes in `channel`.",
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": "OPS-5", "status": "done"}),
+            "number",
+            "write `5`, the number alone; the board, `ops`, goes in `channel`.",
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "parent": 0}),
+            "parent",
+            "Must be at least 1. `null` clears it.",
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "assignee": "ag_d00ee516c9c63b8260fe862b"}),
+            "assignee",
+            "not its agent id",
+        ),
+    ] {
+        let failure = validate(find("task", verb).unwrap(), input.clone()).unwrap_err();
+        let e = &failure.field_errors;
+        assert!(
+            e.get(path).is_some_and(|message| message.contains(said)),
+            "{verb} {input}: {e:?}"
+        );
+        // A tracker's key is no words to search for.
+        assert!(failure.suggested_action.is_none(), "{verb} {input}");
+    }
 }
