@@ -72,7 +72,7 @@ impl Field {
                 "Member ref to assign, e.g. `@alice`. Omitted: unchanged; null unassigns.",
             )),
             Field::Labels => fields::labels(&format!(
-                "Replaces all labels, at most {}. Omitted: unchanged.",
+                "Labels, at most {}; replaces them all. Omitted: unchanged.",
                 fields::MAX_LABELS
             )),
             Field::Checklist => fields::checklist("Replaces the checklist. Omitted: unchanged."),
@@ -93,8 +93,8 @@ pub static ACTION: Action = Action {
     verb: "update",
     operation: Operation::Task(super::Operation::Update),
     summary: "Change a task's fields or status.",
-    description: "Change any of a task's fields below; omitted fields stay unchanged, null clears a \
-        nullable one. Use task_set_claim to take or release a task yourself and task_checkpoint to \
+    description: "Change any field below; omitted fields stay unchanged, a list replaces the \
+        whole list, null clears a nullable one. Use task_set_claim to take or release a task yourself and task_checkpoint to \
         record progress. Guard against stale overwrites with expected_updated_at.",
     permission: Permission::AgentMutation,
     idempotency: Idempotency::None,
