@@ -106,12 +106,15 @@ pub fn channel_not_found(name: &str, boards: Vec<String>) -> Failure {
     let boards = nearest(name, boards);
     let failure = Failure::new(
         code::CHANNEL_NOT_FOUND,
-        if boards.is_empty() {
-            format!("No board `{name}` that this agent may use; it may use none.")
-        } else {
-            format!(
+        match boards.first() {
+            None => format!("No board `{name}` that this agent may use; it may use none."),
+            Some(first) if is_typo_of(name, first) => format!(
                 "No board `{name}` that this agent may use; candidates lists those it may, nearest first."
-            )
+            ),
+            // No typo of any: the first is no likelier than the rest.
+            Some(_) => format!(
+                "No board `{name}` that this agent may use; none is near that name: candidates lists those it may."
+            ),
         },
     )
     .field("channel", "No such board.");

@@ -1434,6 +1434,7 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
     let f = w.err(&w.bob, "list", json!({"channel": "engg"}));
     assert_eq!(f.code, "channel_not_found");
     assert_eq!(values(&f), [json!("eng"), json!("ops")]);
+    assert!(f.message.ends_with("nearest first."), "{}", f.message);
     assert_eq!(f.candidate_list()[0].field, "channel");
     let call = World::<E>::suggestion(&f);
     assert_eq!(
@@ -1451,6 +1452,8 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
         "{}",
         f.message
     );
+    // No typo of any board: none is offered as likelier than the rest.
+    assert!(f.message.contains("none is near that name"), "{}", f.message);
     // A number no board of its name has reached: the boards that have it
     // (those the caller may use, by name) before this board's nearest.
     w.titles(&w.alice, "ops", &["o1", "o2", "o3", "o4", "o5"]);
