@@ -1937,3 +1937,33 @@ fn a_slip_whose_retry_would_do_the_opposite_is_told_what_it_means() {
         assert!(failure.suggested_action.is_none(), "{verb} {input}");
     }
 }
+
+/// Another tracker's search syntax is told where it goes, not answered
+/// with an empty page an agent takes for "no such task"; words with a
+/// colon that name no filter (`error: timeout`, a URL) are searched.
+#[test]
+fn another_trackers_search_syntax_is_told_the_filter_it_means() {
+    for (query, said) in [
+        ("label:bug", "give this as `filters.labels`"),
+        ("is:open login", "give this as `status`"),
+        ("assignee:@bob", "`filters.assignee`"),
+        ("login OR release", "`OR` is no operator here"),
+    ] {
+        let e = errors("task", "list", json!({"channel": "eng", "query": query}));
+        assert!(
+            e.get("query").is_some_and(|m| m.contains(said)),
+            "{query}: {e:?}"
+        );
+    }
+    for query in [
+        "error: timeout",
+        "https://example.com/x",
+        "login or release",
+    ] {
+        validate(
+            find("task", "list").unwrap(),
+            json!({"channel": "eng", "query": query}),
+        )
+        .unwrap_or_else(|e| panic!("{query}: {e:?}"));
+    }
+}

@@ -181,6 +181,34 @@ pub fn is_search(input: &Value) -> bool {
     !fields::is_blank(input.get("query"))
 }
 
+/// Another tracker's search syntax in `query` (`label:bug`, `is:open`,
+/// `a OR b`), which a search here would take for words and answer with an
+/// empty page: what to give instead.
+fn foreign_syntax(query: &str) -> Option<String> {
+    for word in query.split_whitespace() {
+        if word == "OR" {
+            return Some("Every word must match; `OR` is no operator here: one search per alternative (one line each with `--batch`).".into());
+        }
+        let Some((key, value)) = word.split_once(':') else {
+            continue;
+        };
+        let instead = match key.to_ascii_lowercase().as_str() {
+            _ if value.is_empty() => continue,
+            "label" | "labels" | "tag" | "tags" => "`filters.labels`",
+            "assignee" | "assigned" | "owner" => {
+                "`filters.assignee` (yourself: `filters.assigned_to_me`)"
+            }
+            "is" | "status" | "state" => "`status`",
+            "parent" => "`filters.parent`",
+            _ => continue,
+        };
+        return Some(format!(
+            "`{key}:` is another tracker's search syntax; a query matches words of titles and descriptions: give this as {instead}."
+        ));
+    }
+    None
+}
+
 fn check(input: &Value, errors: &mut FieldErrors) {
     let searching = is_search(input);
     // A search matches whole words, cut at every character that is no
@@ -193,6 +221,9 @@ fn check(input: &Value, errors: &mut FieldErrors) {
             "query".into(),
             "Has no word to search for: a search matches whole words (`*` and other signs are no wildcards); give a word, or leave the query out to browse.".into(),
         );
+    }
+    if let Some(said) = query.filter(|_| searching).and_then(foreign_syntax) {
+        errors.entry("query".into()).or_insert(said);
     }
     let filters = input.get("filters");
     let parent = filters.and_then(|f| f.get("parent")).is_some();

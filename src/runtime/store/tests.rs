@@ -1453,7 +1453,11 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
         f.message
     );
     // No typo of any board: none is offered as likelier than the rest.
-    assert!(f.message.contains("none is near that name"), "{}", f.message);
+    assert!(
+        f.message.contains("none is near that name"),
+        "{}",
+        f.message
+    );
     // A number no board of its name has reached: the boards that have it
     // (those the caller may use, by name) before this board's nearest.
     w.titles(&w.alice, "ops", &["o1", "o2", "o3", "o4", "o5"]);
