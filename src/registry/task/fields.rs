@@ -95,7 +95,13 @@ pub fn member_ref(description: &str) -> Value {
 pub fn labels(description: &str) -> Value {
     unique(array(
         description,
-        string(&format!("A label, 1–{MAX_LABEL} characters."), 1, MAX_LABEL),
+        // No spaces around it: ` infra` would be a label of its own that a
+        // filter on `infra` misses.
+        pattern(
+            &format!("A label, 1–{MAX_LABEL} characters, no spaces around it."),
+            r"^\S(.*\S)?$",
+            MAX_LABEL,
+        ),
         0,
         MAX_LABELS,
     ))
