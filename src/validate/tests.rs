@@ -1967,23 +1967,3 @@ fn another_trackers_search_syntax_is_told_the_filter_it_means() {
         .unwrap_or_else(|e| panic!("{query}: {e:?}"));
     }
 }
-
-/// A label with spaces around it would be a label of its own, which a
-/// filter on the word misses: refused, with the fix; spaces inside stay.
-#[test]
-fn a_label_with_spaces_around_it_is_refused() {
-    let e = errors(
-        "task",
-        "update",
-        json!({"channel": "eng", "number": 1, "labels": [" infra", "bug"]}),
-    );
-    assert_eq!(
-        e["labels/0"],
-        "Drop the spaces around it: the name is written without them."
-    );
-    validate(
-        find("task", "create").unwrap(),
-        json!({"channel": "eng", "tasks": [{"title": "t", "labels": ["infra team", "x"]}]}),
-    )
-    .unwrap();
-}

@@ -95,13 +95,7 @@ pub fn member_ref(description: &str) -> Value {
 pub fn labels(description: &str) -> Value {
     unique(array(
         description,
-        // No spaces around it: ` infra` would be a label of its own that a
-        // filter on `infra` misses.
-        pattern(
-            &format!("A label, 1–{MAX_LABEL} characters, no spaces around it."),
-            r"^\S(.*\S)?$",
-            MAX_LABEL,
-        ),
+        string(&format!("A label, 1–{MAX_LABEL} characters."), 1, MAX_LABEL),
         0,
         MAX_LABELS,
     ))
