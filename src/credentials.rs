@@ -221,10 +221,9 @@ impl Serialize for StoreFile {
             map.serialize_entry("default_profile", name)?;
         }
         map.serialize_entry("profiles", &profiles)?;
+        // Never `default_profile` or `profiles`: reading took those out.
         for (key, value) in &self.other {
-            if key != "default_profile" && key != "profiles" {
-                map.serialize_entry(key, value)?;
-            }
+            map.serialize_entry(key, value)?;
         }
         map.end()
     }

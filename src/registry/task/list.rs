@@ -189,11 +189,10 @@ fn foreign_syntax(query: &str) -> Option<String> {
         if word == "OR" {
             return Some("Every word must match; `OR` is no operator here: one search per alternative (one line each with `--batch`).".into());
         }
-        let Some((key, value)) = word.split_once(':') else {
+        let Some((key, _)) = word.split_once(':').filter(|(_, value)| !value.is_empty()) else {
             continue;
         };
         let instead = match key.to_ascii_lowercase().as_str() {
-            _ if value.is_empty() => continue,
             "label" | "labels" | "tag" | "tags" => "`filters.labels`",
             "assignee" | "assigned" | "owner" => {
                 "`filters.assignee` (yourself: `filters.assigned_to_me`)"
