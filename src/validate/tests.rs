@@ -1967,3 +1967,52 @@ fn another_trackers_search_syntax_is_told_the_filter_it_means() {
         .unwrap_or_else(|e| panic!("{query}: {e:?}"));
     }
 }
+
+/// A label with spaces around it would be a label of its own, which a
+/// filter on the word misses, and a blank one names nothing: refused where
+/// a label is written and where one is filtered on; spaces inside stay.
+#[test]
+fn a_label_with_spaces_around_it_is_refused() {
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "labels": [" infra", "bug", "  "]}),
+    );
+    assert_eq!(
+        e["labels/0"],
+        "Drop the spaces around it: the label is written without them."
+    );
+    assert!(!e.contains_key("labels/1"), "{e:?}");
+    assert_eq!(
+        e["labels/2"],
+        "Must not be blank: a label is a word or a few."
+    );
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "t", "labels": ["infra "]}]}),
+    );
+    assert_eq!(
+        e["tasks/0/labels/0"],
+        "Drop the spaces around it: the label is written without them."
+    );
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "filters": {"labels": ["bug", "infra\n"]}}),
+    );
+    assert_eq!(
+        e["filters/labels/1"],
+        "Drop the spaces around it: the label is written without them."
+    );
+    validate(
+        find("task", "create").unwrap(),
+        json!({"channel": "eng", "tasks": [{"title": "t", "labels": ["infra team", "x"]}]}),
+    )
+    .unwrap();
+    validate(
+        find("task", "list").unwrap(),
+        json!({"channel": "eng", "filters": {"labels": ["infra team"]}}),
+    )
+    .unwrap();
+}

@@ -224,6 +224,15 @@ fn check(input: &Value, errors: &mut FieldErrors) {
             "Exclusive with `parent_task_scope`, which already names the parent.".into(),
         );
     }
+    for (i, task) in input
+        .get("tasks")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        fields::check_labels(task.get("labels"), &format!("tasks/{i}/labels"), errors);
+    }
     if let Some(tasks) = input.get("tasks").and_then(Value::as_array)
         && tasks.len() > 1
     {

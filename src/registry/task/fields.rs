@@ -397,6 +397,32 @@ pub fn trim_idempotency_key(input: &mut Value) {
     }
 }
 
+/// A label with spaces around it (`" infra"`, as a copy from a list leaves
+/// it) would be a label of its own that a filter on `infra` misses, and a
+/// blank one names nothing. A rule here, not a schema pattern: a fuzzer
+/// reads a pattern's `$` as Python does, and the runtime's regex does not.
+/// `path` is where the list is (`labels`, `tasks/0/labels`, `filters/labels`).
+pub fn check_labels(labels: Option<&Value>, path: &str, errors: &mut FieldErrors) {
+    let Some(labels) = labels.and_then(Value::as_array) else {
+        return;
+    };
+    for (i, label) in labels.iter().enumerate() {
+        let Some(label) = label.as_str() else {
+            continue;
+        };
+        let said = match label.trim() {
+            "" => "Must not be blank: a label is a word or a few.",
+            trimmed if trimmed != label => {
+                "Drop the spaces around it: the label is written without them."
+            }
+            _ => continue,
+        };
+        errors
+            .entry(format!("{path}/{i}"))
+            .or_insert_with(|| said.into());
+    }
+}
+
 /// The rules the schema cannot state: not blank, and at most
 /// [`MAX_IDEMPOTENCY_KEY_BYTES`] once trimmed.
 pub fn check_idempotency_key(input: &Value, errors: &mut FieldErrors) {

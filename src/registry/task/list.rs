@@ -225,6 +225,11 @@ fn check(input: &Value, errors: &mut FieldErrors) {
         errors.entry("query".into()).or_insert(said);
     }
     let filters = input.get("filters");
+    fields::check_labels(
+        filters.and_then(|f| f.get("labels")),
+        "filters/labels",
+        errors,
+    );
     let parent = filters.and_then(|f| f.get("parent")).is_some();
     if input.get("status").and_then(Value::as_str) == Some("all") && !searching && !parent {
         errors.insert(
