@@ -231,6 +231,12 @@ pub const MAX_TASK_CANDIDATES: usize = 5;
 /// The most of a title a task candidate repeats: enough to recognise it.
 const CANDIDATE_TITLE_CHARS: usize = 60;
 
+/// A task candidate's title as a candidate repeats it: cut to
+/// [`CANDIDATE_TITLE_CHARS`].
+pub fn candidate_title(title: &str) -> String {
+    crate::text::clip(title, CANDIDATE_TITLE_CHARS).into_owned()
+}
+
 /// One value a failing input field could take instead (§5.2): a board
 /// name, a member ref, a task number, or for an unknown field its nearest
 /// known name. Candidates come nearest first.
@@ -538,7 +544,7 @@ impl Failure {
                 .map(|(value, title)| Candidate {
                     field: echo(field),
                     value,
-                    title: Some(crate::text::clip(title, CANDIDATE_TITLE_CHARS).into_owned()),
+                    title: Some(candidate_title(title)),
                 }),
         )
     }

@@ -209,6 +209,32 @@ fn text_format_renders_a_table_and_one_line_errors() {
     assert_eq!(run.stderr, "error: task_not_found: No task 9.\n");
 }
 
+/// A claim's per-task failure shows the tasks it may have meant, as its
+/// JSON carries them.
+#[test]
+fn a_claim_failure_in_text_names_its_candidates() {
+    let answer = json!({"claimed": true, "updatedCount": 0, "tasks": [], "failures": [
+        {"number": 9, "code": "task_not_found", "message": "No live task #9 on this board; candidates lists the ones it may have meant.",
+         "candidates": [{"number": 8, "title": "Fix login"}, {"number": 2, "title": "Docs"}]},
+        {"number": 3, "code": "task_not_found", "message": "Task #3 was deleted; it cannot be claimed or released."}
+    ]});
+    let (cli, _s) = setup(vec![Reply::json(200, answer)]);
+    let run = cli.exec(
+        "task",
+        "set_claim",
+        r#"{"channel":"eng","numbers":[9,3],"claimed":true}"#,
+        &["--format", "text"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "claimed: 0 task(s) in that state, 2 failure(s)\n  \
+         #9 task_not_found: No live task #9 on this board; candidates lists the ones it may have meant.\n    \
+         candidates: #8 Fix login, #2 Docs\n  \
+         #3 task_not_found: Task #3 was deleted; it cannot be claimed or released.\n"
+    );
+}
+
 /// Titles (and a server's error message) with ESC, BEL, CSI, DEL, C1 codes
 /// and bidi overrides reach a `--format text` view only as visible escapes;
 /// JSON output carries them exactly, escaped.

@@ -100,6 +100,17 @@ fn data_schema() -> Value {
                         ("number", json!({"type": "integer", "description": "The task number."})),
                         ("code", json!({"type": "string", "enum": ["task_not_found", "task_claimed_by_other", "not_assignee"], "description": "Why."})),
                         ("message", json!({"type": "string", "description": "Human-readable reason."})),
+                        (
+                            "candidates",
+                            json!({"type": "array", "maxItems": crate::error::MAX_TASK_CANDIDATES, "description": "For task_not_found: the board's live tasks it may have meant, nearest first.", "items": object(
+                                "A live task.",
+                                vec![
+                                    ("number", json!({"type": "integer", "description": "Its number."})),
+                                    ("title", json!({"type": "string", "description": "Its title, cut to 60 characters."})),
+                                ],
+                                &["number", "title"],
+                            )}),
+                        ),
                     ],
                     &["number", "code", "message"],
                 )}),

@@ -132,6 +132,13 @@ pub fn claim(data: &Value, _style: &Style) -> String {
             scalar(&f["code"]),
             scalar(&f["message"])
         ));
+        if let Some(candidates) = f["candidates"].as_array() {
+            let listed: Vec<String> = candidates
+                .iter()
+                .map(|c| format!("#{} {}", scalar(&c["number"]), scalar(&c["title"])))
+                .collect();
+            out.push_str(&format!("    candidates: {}\n", listed.join(", ")));
+        }
     }
     out
 }

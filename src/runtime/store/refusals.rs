@@ -693,14 +693,29 @@ pub fn claim_result(claimed: bool, tasks: Vec<Value>, failures: Vec<Value>) -> V
 }
 
 /// The per-task failure of a claim of a task that is not live on the board:
-/// a deleted one said to be deleted, as `task_deleted` does.
-pub fn claim_not_found(number: i64, deleted: bool) -> Value {
-    let message = if deleted {
-        format!("Task #{number} was deleted; it cannot be claimed or released.")
-    } else {
-        format!("No live task #{number} on this board.")
+/// a deleted one said to be deleted, as `task_deleted` does; any other with
+/// `nearby`, the board's live tasks nearest to `number` (as
+/// `task_not_found`'s), as its candidates, each a number and its title.
+pub fn claim_not_found(number: i64, deleted: bool, nearby: &[(i64, String)]) -> Value {
+    let message = match (deleted, nearby.is_empty()) {
+        (true, _) => format!("Task #{number} was deleted; it cannot be claimed or released."),
+        (false, true) => {
+            format!("No live task #{number} on this board; the board has no live task.")
+        }
+        (false, false) => format!(
+            "No live task #{number} on this board; candidates lists the ones it may have meant."
+        ),
     };
-    json!({"number": number, "code": code::TASK_NOT_FOUND.code, "message": message})
+    let mut failure =
+        json!({"number": number, "code": code::TASK_NOT_FOUND.code, "message": message});
+    if !deleted && !nearby.is_empty() {
+        failure["candidates"] = nearby
+            .iter()
+            .take(crate::error::MAX_TASK_CANDIDATES)
+            .map(|(number, title)| json!({"number": number, "title": crate::error::candidate_title(title)}))
+            .collect();
+    }
+    failure
 }
 
 #[cfg(test)]

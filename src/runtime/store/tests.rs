@@ -2127,9 +2127,23 @@ fn delete_rules<E: Engine>() {
         messages,
         [
             "Task #3 was deleted; it cannot be claimed or released.",
-            "No live task #9 on this board."
+            "No live task #9 on this board; candidates lists the ones it may have meant."
         ]
     );
+    // The number never used offers the board's nearest live tasks, each a
+    // number and its title, as task_get's refusal does; the deleted one none.
+    let failures = r["failures"].as_array().unwrap();
+    assert!(failures[0].get("candidates").is_none(), "{r}");
+    let offered = failures[1]["candidates"].as_array().unwrap();
+    assert!(!offered.is_empty(), "{r}");
+    for candidate in offered {
+        let number = candidate["number"].as_i64().unwrap();
+        let task = w.ok(&w.alice, "get", json!({"channel": "eng", "number": number}));
+        assert_eq!(candidate["title"], task["title"], "{r}");
+    }
+    let action = crate::registry::find("task", "set_claim").unwrap();
+    let schema = (action.data_schema)();
+    assert!(jsonschema::is_valid(&schema, &r), "{r}");
     // A number never used still gets the nearest live tasks.
     for (verb, input) in [
         ("get", json!({"channel": "eng", "number": 9})),

@@ -1453,10 +1453,13 @@ pub(super) async fn set_claim(
     let mut failures = Vec::new();
     for number in &input.numbers {
         let Some((id, assignee, updated_at)) = live.get(number) else {
-            failures.push(refusals::claim_not_found(
-                *number,
-                was_deleted(tx, &board, *number).await?,
-            ));
+            let deleted = was_deleted(tx, &board, *number).await?;
+            let nearby = if deleted {
+                Vec::new()
+            } else {
+                nearby_tasks(tx, &board, *number).await?
+            };
+            failures.push(refusals::claim_not_found(*number, deleted, &nearby));
             continue;
         };
         let (holder, kind) = match refusals::claim(input.claimed, assignee.as_deref(), &p.agent_id)

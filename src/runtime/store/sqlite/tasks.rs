@@ -1009,10 +1009,13 @@ pub(super) fn set_claim(
     let mut failures = Vec::new();
     for &number in &input.numbers {
         let Some((id, assignee, _)) = live_task(c, &board, number)? else {
-            failures.push(refusals::claim_not_found(
-                number,
-                was_deleted(c, &board, number)?,
-            ));
+            let deleted = was_deleted(c, &board, number)?;
+            let nearby = if deleted {
+                Vec::new()
+            } else {
+                nearby_tasks(c, &board, number)?
+            };
+            failures.push(refusals::claim_not_found(number, deleted, &nearby));
             continue;
         };
         match refusals::claim(input.claimed, assignee.as_deref(), &p.agent_id) {
