@@ -137,11 +137,87 @@ pub fn flush(limit: Duration) {
     let _ = flushed.recv_timeout(deadline.saturating_duration_since(Instant::now()));
 }
 
+/// At most this many lines of one sampled kind are logged each second; the
+/// rest are counted, and the count is logged with the next line let through.
+pub const SAMPLED_LINES_PER_SECOND: u32 = 10;
+
+/// Samples the log lines of one kind that can come by the thousand a
+/// second: refused requests (4xx, connections over the cap), which a client
+/// sending bad requests in a loop would make megabytes of, and the store's
+/// faults, which every request meets alike while the database is down.
+pub struct Sampler {
+    state: std::sync::Mutex<Window>,
+}
+
+struct Window {
+    started: Option<Instant>,
+    logged: u32,
+    suppressed: u64,
+}
+
+impl Sampler {
+    pub const fn new() -> Sampler {
+        Sampler {
+            state: std::sync::Mutex::new(Window {
+                started: None,
+                logged: 0,
+                suppressed: 0,
+            }),
+        }
+    }
+
+    /// `Some(n)`: log this one, noting the `n` left out before it; `None`:
+    /// leave it out.
+    pub fn admit(&self) -> Option<u64> {
+        self.admit_at(Instant::now())
+    }
+
+    fn admit_at(&self, now: Instant) -> Option<u64> {
+        let mut w = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let fresh = w
+            .started
+            .is_none_or(|s| now.saturating_duration_since(s) >= Duration::from_secs(1));
+        if fresh {
+            w.started = Some(now);
+            w.logged = 0;
+        }
+        if w.logged < SAMPLED_LINES_PER_SECOND {
+            w.logged += 1;
+            Some(std::mem::take(&mut w.suppressed))
+        } else {
+            w.suppressed += 1;
+            None
+        }
+    }
+}
+
+impl Default for Sampler {
+    fn default() -> Self {
+        Sampler::new()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::{Arc, Mutex};
 
     use super::*;
+
+    #[test]
+    fn the_sampler_lets_ten_a_second_through_and_counts_the_rest() {
+        let sampler = Sampler::new();
+        let t0 = Instant::now();
+        let admitted = (0..1000).filter(|_| sampler.admit_at(t0).is_some()).count();
+        assert_eq!(admitted, SAMPLED_LINES_PER_SECOND as usize);
+        assert_eq!(
+            sampler.admit_at(t0 + Duration::from_secs(1)),
+            Some(1000 - u64::from(SAMPLED_LINES_PER_SECOND))
+        );
+        assert_eq!(sampler.admit_at(t0 + Duration::from_secs(1)), Some(0));
+    }
 
     /// Records each `write` call it gets.
     #[derive(Clone, Default)]

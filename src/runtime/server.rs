@@ -28,7 +28,7 @@
 //! (`shed::WriteDeadline`). Beyond `--max-connections`, a new connection is
 //! answered 503 with one non-blocking write and closed; an optional
 //! per-token rate limit answers 429 `rate_limited` with `Retry-After`; and
-//! the log lines of refused requests are sampled (`shed::Sampler`).
+//! the log lines of refused requests are sampled (`log::Sampler`).
 //! Beside the registry's routes, unauthenticated `GET /healthz` and
 //! `GET /readyz` tell a load balancer the process serves and the store
 //! answers; a 503 (store unreachable or saturated) carries `Retry-After`.
@@ -59,7 +59,8 @@ use tracing::Span;
 use crate::error::{Failure, code};
 use crate::registry::{ACTIONS, Action, Method, Permission};
 use crate::runtime::auth;
-use crate::runtime::shed::{self, Limiter, RateLimit, Sampler, WriteDeadline};
+use crate::runtime::log::{self as runtime_log, Sampler};
+use crate::runtime::shed::{self, Limiter, RateLimit, WriteDeadline};
 use crate::runtime::store::{self, Principal, Store, TokenRecord};
 use crate::wire::{self, MAX_BODY_BYTES, WorkflowContext};
 
@@ -126,7 +127,7 @@ macro_rules! log_refusal {
                 tracing::info!(
                     suppressed,
                     "refused requests not logged (at most {} a second are)",
-                    shed::REFUSALS_LOGGED_PER_SECOND
+                    runtime_log::SAMPLED_LINES_PER_SECOND
                 );
                 tracing::info!($($field)*)
             }

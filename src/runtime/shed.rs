@@ -1,7 +1,8 @@
 //! How the server sheds abusive clients (README "Limits"): a write deadline
 //! for clients that stop reading, a connection cap answered at once, an
-//! optional per-token rate limit, and a sampler so refused requests cannot
-//! flood the log. [`server`](super::server) wires them in.
+//! optional per-token rate limit; the refusals' log lines are sampled by
+//! [`log::Sampler`](super::log::Sampler). [`server`](super::server) wires
+//! them in.
 
 use std::collections::HashMap;
 use std::io;
@@ -205,68 +206,6 @@ impl Limiter {
     }
 }
 
-/// At most this many refused requests are logged each second; the rest are
-/// counted, and the count is logged with the next line let through.
-pub const REFUSALS_LOGGED_PER_SECOND: u32 = 10;
-
-/// Samples the log lines of refused requests (4xx, and connections over
-/// the cap): a client sending thousands of bad requests a second costs a
-/// few lines, not megabytes.
-pub struct Sampler {
-    state: Mutex<Window>,
-}
-
-struct Window {
-    started: Option<Instant>,
-    logged: u32,
-    suppressed: u64,
-}
-
-impl Sampler {
-    pub const fn new() -> Sampler {
-        Sampler {
-            state: Mutex::new(Window {
-                started: None,
-                logged: 0,
-                suppressed: 0,
-            }),
-        }
-    }
-
-    /// `Some(n)`: log this one, noting the `n` left out before it; `None`:
-    /// leave it out.
-    pub fn admit(&self) -> Option<u64> {
-        self.admit_at(Instant::now())
-    }
-
-    fn admit_at(&self, now: Instant) -> Option<u64> {
-        let mut w = self
-            .state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let fresh = w
-            .started
-            .is_none_or(|s| now.saturating_duration_since(s) >= Duration::from_secs(1));
-        if fresh {
-            w.started = Some(now);
-            w.logged = 0;
-        }
-        if w.logged < REFUSALS_LOGGED_PER_SECOND {
-            w.logged += 1;
-            Some(std::mem::take(&mut w.suppressed))
-        } else {
-            w.suppressed += 1;
-            None
-        }
-    }
-}
-
-impl Default for Sampler {
-    fn default() -> Self {
-        Sampler::new()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -319,18 +258,5 @@ mod tests {
         }
         let _ = limiter.admit_at([9; 32], t0 + Duration::from_secs(2));
         assert!(limiter.buckets.lock().unwrap().len() <= 2);
-    }
-
-    #[test]
-    fn the_sampler_lets_ten_a_second_through_and_counts_the_rest() {
-        let sampler = Sampler::new();
-        let t0 = Instant::now();
-        let admitted = (0..1000).filter(|_| sampler.admit_at(t0).is_some()).count();
-        assert_eq!(admitted, REFUSALS_LOGGED_PER_SECOND as usize);
-        assert_eq!(
-            sampler.admit_at(t0 + Duration::from_secs(1)),
-            Some(1000 - u64::from(REFUSALS_LOGGED_PER_SECOND))
-        );
-        assert_eq!(sampler.admit_at(t0 + Duration::from_secs(1)), Some(0));
     }
 }

@@ -221,6 +221,19 @@ fn a_database_restart_under_load_is_a_prompt_503_and_heals_by_itself() {
         "{log}"
     );
     assert!(!log.contains("db error"), "{log}");
+    // Every request of the outage met the same fault, but the log says so
+    // at most ten times a second (and how many it left out), not once for
+    // each: an outage must not bury the lines that explain it.
+    let faults = log
+        .lines()
+        .filter(|l| l.contains("store unavailable") || l.contains("no store connection"))
+        .count();
+    let failed = seen.iter().filter(|(_, status, ..)| *status == 503).count();
+    let lasted = seen.last().unwrap().0.duration_since(stopped).as_secs() as usize + 1;
+    assert!(
+        faults >= 1 && faults <= 10 * (lasted + 1) && faults < failed,
+        "{faults} fault lines for {failed} failed requests in {lasted} s:\n{log}"
+    );
     eprintln!(
         "database restart: {} answers, {} during the outage (all 503), slowest {:.0} ms, healed without a runtime restart",
         seen.len(),

@@ -19,6 +19,7 @@ use tokio_postgres::{NoTls, Row};
 
 use super::{PoolOptions, Target};
 use crate::error::{Failure, code};
+use crate::runtime::log::{SAMPLED_LINES_PER_SECOND, Sampler};
 
 /// Attempts of a transaction that hits a deadlock or serialisation failure.
 pub(super) const ATTEMPTS: u32 = 8;
@@ -193,6 +194,26 @@ impl Drop for Conn {
     }
 }
 
+/// The store's fault warnings, process-wide: while the database is down or
+/// contended, every request meets the same fault, and a line for each (a
+/// thousand a second) would bury what the log is read for.
+static FAULTS: Sampler = Sampler::new();
+
+/// Logs a store fault (`what`, with the database's `error`) as a warning,
+/// unless the sampler leaves it out; notes how many it left out since the
+/// last one let through.
+fn warn_sampled(error: &str, what: &str) {
+    match FAULTS.admit() {
+        None => {}
+        Some(0) => tracing::warn!(error, "{what}"),
+        Some(suppressed) => tracing::warn!(
+            error,
+            suppressed,
+            "{what} ({suppressed} store faults before it not logged: at most {SAMPLED_LINES_PER_SECOND} a second are)"
+        ),
+    }
+}
+
 /// Why no connection was had: the database's answer, a wait that ran out,
 /// or the pool itself.
 fn pool_failure(e: PoolError) -> Failure {
@@ -206,13 +227,13 @@ fn pool_failure(e: PoolError) -> Failure {
             let error = described(&e);
             match fault(&e) {
                 Fault::Broken => tracing::error!(error, "the store refused a new connection"),
-                _ => tracing::warn!(error, "store unavailable"),
+                _ => warn_sampled(&error, "store unavailable"),
             }
             Failure::unavailable("The store is unavailable. Retry shortly.")
         }
         PoolError::Timeout(_) => Failure::unavailable("The server is saturated. Retry shortly."),
         other => {
-            tracing::warn!(error = %other, "no store connection");
+            warn_sampled(&other.to_string(), "no store connection");
             Failure::unavailable("The store is unavailable. Retry shortly.")
         }
     }
@@ -460,11 +481,11 @@ fn failure(e: &tokio_postgres::Error) -> Failure {
     let error = described(e);
     match fault(e) {
         Fault::Contention => {
-            tracing::warn!(error, "store contention outlasted the retries");
+            warn_sampled(&error, "store contention outlasted the retries");
             Failure::unavailable("The store is busy. Retry shortly.")
         }
         Fault::Unavailable => {
-            tracing::warn!(error, "store unavailable");
+            warn_sampled(&error, "store unavailable");
             Failure::unavailable("The store is unavailable. Retry shortly.")
         }
         Fault::Broken => {
