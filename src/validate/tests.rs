@@ -2005,6 +2005,16 @@ fn a_label_with_spaces_around_it_is_refused() {
         e["filters/labels/1"],
         "Drop the spaces around it: the label is written without them."
     );
+    // Two that differ only in case are one label to a filter.
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "labels": ["docs", "bug", "Docs"]}),
+    );
+    assert_eq!(
+        e["labels/2"],
+        "The same label as `labels/0` but for case: labels match in either case; give it once."
+    );
     validate(
         find("task", "create").unwrap(),
         json!({"channel": "eng", "tasks": [{"title": "t", "labels": ["infra team", "x"]}]}),

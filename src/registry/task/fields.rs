@@ -399,9 +399,11 @@ pub fn trim_idempotency_key(input: &mut Value) {
 
 /// A label with spaces around it (`" infra"`, as a copy from a list leaves
 /// it) would be a label of its own that a filter on `infra` misses, and a
-/// blank one names nothing. A rule here, not a schema pattern: a fuzzer
-/// reads a pattern's `$` as Python does, and the runtime's regex does not.
-/// `path` is where the list is (`labels`, `tasks/0/labels`, `filters/labels`).
+/// blank one names nothing; two that differ only in ASCII case (`docs`,
+/// `Docs`) are one label to every filter, which matches either case. A rule
+/// here, not a schema pattern: a fuzzer reads a pattern's `$` as Python
+/// does, and the runtime's regex does not. `path` is where the list is
+/// (`labels`, `tasks/0/labels`, `filters/labels`).
 pub fn check_labels(labels: Option<&Value>, path: &str, errors: &mut FieldErrors) {
     let Some(labels) = labels.and_then(Value::as_array) else {
         return;
@@ -410,16 +412,24 @@ pub fn check_labels(labels: Option<&Value>, path: &str, errors: &mut FieldErrors
         let Some(label) = label.as_str() else {
             continue;
         };
-        let said = match label.trim() {
-            "" => "Must not be blank: a label is a word or a few.",
-            trimmed if trimmed != label => {
-                "Drop the spaces around it: the label is written without them."
-            }
-            _ => continue,
+        let same_but_case = || {
+            labels[..i]
+                .iter()
+                .position(|l| l.as_str().is_some_and(|l| l.eq_ignore_ascii_case(label)))
         };
-        errors
-            .entry(format!("{path}/{i}"))
-            .or_insert_with(|| said.into());
+        let said = match label.trim() {
+            "" => "Must not be blank: a label is a word or a few.".to_string(),
+            trimmed if trimmed != label => {
+                "Drop the spaces around it: the label is written without them.".to_string()
+            }
+            _ => match same_but_case() {
+                Some(first) => format!(
+                    "The same label as `{path}/{first}` but for case: labels match in either case; give it once."
+                ),
+                None => continue,
+            },
+        };
+        errors.entry(format!("{path}/{i}")).or_insert(said);
     }
 }
 
