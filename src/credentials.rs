@@ -31,6 +31,16 @@ pub const DEFAULT_PROFILE: &str = "default";
 const DIR_MODE: u32 = 0o700;
 const FILE_MODE: u32 = 0o600;
 
+/// The most a store may be: thousands of profiles (one is a few hundred
+/// bytes). Every command reads the whole store, so a file far larger (one
+/// written by hand, or not a store at all) is refused before it is read
+/// rather than parsed for seconds into hundreds of MB; a write that would
+/// pass it is refused too, so no login makes a store that cannot be read.
+const MAX_STORE_BYTES: u64 = 1 << 20;
+
+/// `MAX_STORE_BYTES` in words.
+const MAX_STORE_WORDS: &str = "1 MiB";
+
 /// A secret string: its `Debug` and `Display` never show it.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
@@ -377,13 +387,29 @@ impl CredentialStore {
         if meta.mode() & 0o077 != 0 {
             return Err(insecure(&path, "file", meta.mode()));
         }
-        let mut text = String::new();
-        file.read_to_string(&mut text).map_err(|e| {
+        let too_large = || {
             invalid(format!(
-                "Cannot read the credential store {}: {e}.",
+                "The credential store {} is over {MAX_STORE_WORDS}, more than a store of profiles ever needs; is it the right file? Repair it, or remove it and log in again.",
                 path.display()
             ))
-        })?;
+        };
+        if meta.len() > MAX_STORE_BYTES {
+            return Err(too_large());
+        }
+        let mut text = String::new();
+        // Bounded again: the file may have grown since it was looked at.
+        (&mut file)
+            .take(MAX_STORE_BYTES + 1)
+            .read_to_string(&mut text)
+            .map_err(|e| {
+                invalid(format!(
+                    "Cannot read the credential store {}: {e}.",
+                    path.display()
+                ))
+            })?;
+        if text.len() as u64 > MAX_STORE_BYTES {
+            return Err(too_large());
+        }
         let bad = |why: String| {
             invalid(format!(
                 "The credential store {} is not valid ({why}); repair it or remove it and log in again.",
@@ -541,6 +567,12 @@ impl CredentialStore {
         let tmp = sibling(&path, ".", &format!(".{}.tmp", std::process::id()));
         let mut bytes = serde_json::to_vec_pretty(store).expect("the store serialises");
         bytes.push(b'\n');
+        if bytes.len() as u64 > MAX_STORE_BYTES {
+            return Err(invalid(format!(
+                "Not written: the credential store {} would be over {MAX_STORE_WORDS}; remove profiles no longer used (`agentteam auth logout --profile NAME`) first.",
+                path.display()
+            )));
+        }
         let written = (|| -> std::io::Result<()> {
             let mut file = create_private(&tmp)?;
             file.write_all(&bytes)?;
@@ -1715,6 +1747,47 @@ mod tests {
     /// read; the one it cannot is refused alone, kept as written through
     /// other writes, and replaced or removed by name; a key given twice
     /// still refuses the whole store.
+    #[test]
+    fn a_store_over_its_size_is_refused_unread_and_never_written() {
+        let (_dir, store) = private_store();
+        // One profile a login would not write (a field of 1 MiB), by hand.
+        let huge = "x".repeat(MAX_STORE_BYTES as usize);
+        hand_written(
+            &store,
+            &format!(
+                r#"{{"profiles": {{"p": {{"api_url": "http://127.0.0.1:1", "workspace_id": "ws", "agent_id": "{huge}", "token": "secret-token"}}}}}}"#
+            ),
+        );
+        let refused = store.load().unwrap_err();
+        assert_eq!(refused.code, "credential_store_invalid");
+        assert!(
+            refused.message.contains("over 1 MiB"),
+            "{}",
+            refused.message
+        );
+        // A store just under the bound reads; a profile that would take it
+        // over is refused and the file is left as it was.
+        let near = "x".repeat(MAX_STORE_BYTES as usize - 400);
+        let mut big = profile(&near);
+        big.api_url = "http://127.0.0.1:2".into();
+        fs::remove_file(store.path()).unwrap();
+        store
+            .update(|f| Ok(f.profiles.insert("big".into(), big)))
+            .unwrap();
+        let before = fs::read(store.path()).unwrap();
+        assert!(before.len() as u64 <= MAX_STORE_BYTES);
+        let refused = store
+            .update(|f| Ok(f.profiles.insert("more".into(), profile(&"y".repeat(1000)))))
+            .unwrap_err();
+        assert!(
+            refused.message.contains("Not written") && refused.message.contains("auth logout"),
+            "{}",
+            refused.message
+        );
+        assert_eq!(fs::read(store.path()).unwrap(), before);
+        assert!(store.load().unwrap().profiles.contains_key("big"));
+    }
+
     #[test]
     fn what_this_version_cannot_read_is_kept_and_refused_alone() {
         let (_dir, store) = private_store();
