@@ -741,12 +741,17 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
         return format!("{said}: {}", fix.trim_start_matches("Must be "));
     }
     // Several values where one goes (`channel: ["eng", "ops"]`, `number:
-    // [1, 2]`): one per call.
+    // [1, 2]`): one per call. But points of one text (a description or a
+    // checkpoint's summary as a list) are one value: a call per item would
+    // make several checkpoints, or keep only the last description.
     if let Some(Value::Array(items)) = given
         && items.len() > 1
         && !names.contains(&"array")
         && !names.contains(&"object")
     {
+        if items.iter().all(Value::is_string) && schema_at(action, path).is_some_and(is_prose) {
+            return format!("{said}: one text; join the items into it, a line each.");
+        }
         return format!(
             "{said}: one value per call; for several, one input per line with `--batch`."
         );
@@ -779,6 +784,18 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
             ),
         },
     }
+}
+
+/// Whether `schema` is free text of some length (a description, a
+/// summary, a blocker): no pattern but "not blank", room for paragraphs.
+fn is_prose(schema: &Value) -> bool {
+    const PARAGRAPHS: u64 = 1000;
+    schema["maxLength"]
+        .as_u64()
+        .is_some_and(|max| max >= PARAGRAPHS)
+        && schema
+            .get("pattern")
+            .is_none_or(|pattern| pattern.as_str() == Some(r"\S"))
 }
 
 /// Both bounds of a small range (`limit`: 1 to 100), for a value out of

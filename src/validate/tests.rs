@@ -1805,6 +1805,38 @@ fn a_slip_whose_literal_fix_would_mislead_is_told_what_it_means() {
     );
     let e = errors("task", "get", json!({"channel": "eng", "number": [1, 2]}));
     assert!(e["number"].contains("one value per call"), "{e:?}");
+    // But points of one text are one value: a call per point would make
+    // two checkpoints, or keep only the last description.
+    for (verb, input, path) in [
+        (
+            "checkpoint",
+            json!({"channel": "eng", "number": 1, "summary": ["did x", "did y"]}),
+            "summary",
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "description": ["a", "b"]}),
+            "description",
+        ),
+        (
+            "create",
+            json!({"channel": "eng", "tasks": [{"title": "t", "blocker": ["a", "b"]}]}),
+            "tasks/0/blocker",
+        ),
+    ] {
+        let e = errors("task", verb, input);
+        assert!(
+            e[path].ends_with(": one text; join the items into it, a line each."),
+            "{verb}: {e:?}"
+        );
+    }
+    // A title is no prose: two titles may be two tasks.
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "title": ["a", "b"]}),
+    );
+    assert!(e["title"].contains("one value per call"), "{e:?}");
     // A value out of a small range is told both bounds (`-1` meant
     // "all"); a task number's range is too large to say.
     for limit in [-1, 0, 500] {
