@@ -179,7 +179,20 @@ fn an_unknown_field_is_a_slip_first_then_another_actions_then_read_only() {
         "set_claim",
         json!({"channel": "eng", "numbers": [2], "claimed": true, "number": 3}),
     );
-    assert_eq!(e["number"], "Unknown field; did you mean `numbers`?");
+    assert_eq!(
+        e["number"],
+        "Unknown field; it means `numbers`, which the input gives too: say it once, in `numbers`."
+    );
+    // A checkpoint's `id` beside `number` is no second task number.
+    let e = errors(
+        "task",
+        "checkpoint",
+        json!({"channel": "eng", "number": 2, "id": 1, "summary": "s"}),
+    );
+    assert_eq!(
+        e["id"],
+        "Unknown field; it means `number`, which the input gives too: say it once, in `number`."
+    );
     let e = errors(
         "task",
         "checkpoint",
@@ -1734,14 +1747,22 @@ fn a_slip_whose_literal_fix_would_mislead_is_told_what_it_means() {
     assert!(e["tasks"].contains("is no wrapper here"), "{e:?}");
     // Other trackers' names for this one's fields.
     let e = update(json!({"issue_id": 3, "project": "eng", "parent_id": 2, "if_match": "x"}));
-    for (given, meant) in [
-        ("issue_id", "number"),
-        ("project", "channel"),
-        ("parent_id", "parent"),
-        ("if_match", "expected_updated_at"),
-    ] {
+    for (given, meant) in [("parent_id", "parent"), ("if_match", "expected_updated_at")] {
         assert_eq!(e[given], format!("Unknown field; use `{meant}`."), "{e:?}");
     }
+    // Beside the field it means (the update's `number` and `channel`), a
+    // rename would give that field twice: one value, in that field.
+    for (given, meant) in [("issue_id", "number"), ("project", "channel")] {
+        assert_eq!(
+            e[given],
+            format!(
+                "Unknown field; it means `{meant}`, which the input gives too: say it once, in `{meant}`."
+            ),
+            "{e:?}"
+        );
+    }
+    let e = errors("task", "get", json!({"channel": "eng", "issue_id": 3}));
+    assert_eq!(e["issue_id"], "Unknown field; use `number`.", "{e:?}");
     // A value that means two of the enum's.
     let e = update(json!({"status": "Closed"}));
     assert!(
@@ -2037,7 +2058,21 @@ fn a_label_with_spaces_around_it_is_refused() {
         e["filters/labels/1"],
         "Drop the spaces around it: the label is written without them."
     );
-    // Two that differ only in case are one label to a filter.
+    // Two that differ only in case are one label to a filter: refused on
+    // a task, harmless in a filter.
+    validate(
+        find("task", "list").unwrap(),
+        json!({"channel": "eng", "filters": {"labels": ["BUG", "bug"]}}),
+    )
+    .unwrap();
+    // The very same label twice is told only that labels are distinct.
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "labels": ["ci", "ci"]}),
+    );
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e["labels"].contains("distinct"), "{e:?}");
     let e = errors(
         "task",
         "update",

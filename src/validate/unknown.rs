@@ -63,6 +63,16 @@ pub(super) fn unknown_field(
     if matches!(said, Said::Hidden | Said::NoNameHere) {
         return (message, Vec::new(), None);
     }
+    // The field it means is given too (`id` beside `number`): a rename
+    // would give that field twice, so the one to keep is the one named.
+    if let Said::Here(field) = &said
+        && parent.is_some_and(|p| p.get(field).is_some())
+    {
+        let message = format!(
+            "Unknown field; it means `{field}`, which the input gives too: say it once, in `{field}`."
+        );
+        return (message, Vec::new(), None);
+    }
     let snake = crate::case::camel_to_snake(name);
     // The name the message proposes comes first, then the nearest others.
     let proposed = match &said {

@@ -231,7 +231,7 @@ fn check(input: &Value, errors: &mut FieldErrors) {
         .flatten()
         .enumerate()
     {
-        fields::check_labels(task.get("labels"), &format!("tasks/{i}/labels"), errors);
+        fields::check_written_labels(task.get("labels"), &format!("tasks/{i}/labels"), errors);
     }
     if let Some(tasks) = input.get("tasks").and_then(Value::as_array)
         && tasks.len() > 1

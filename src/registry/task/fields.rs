@@ -399,38 +399,54 @@ pub fn trim_idempotency_key(input: &mut Value) {
 
 /// A label with spaces around it (`" infra"`, as a copy from a list leaves
 /// it) would be a label of its own that a filter on `infra` misses, and a
-/// blank one names nothing; two that differ only in ASCII case (`docs`,
-/// `Docs`) are one label to every filter, which matches either case. A rule
-/// here, not a schema pattern: a fuzzer reads a pattern's `$` as Python
-/// does, and the runtime's regex does not. `path` is where the list is
-/// (`labels`, `tasks/0/labels`, `filters/labels`).
+/// blank one names nothing: refused where a label is written and where one
+/// is filtered on. A rule here, not a schema pattern: a fuzzer reads a
+/// pattern's `$` as Python does, and the runtime's regex does not. `path`
+/// is where the list is (`labels`, `tasks/0/labels`, `filters/labels`).
 pub fn check_labels(labels: Option<&Value>, path: &str, errors: &mut FieldErrors) {
-    let Some(labels) = labels.and_then(Value::as_array) else {
-        return;
-    };
-    for (i, label) in labels.iter().enumerate() {
-        let Some(label) = label.as_str() else {
-            continue;
-        };
-        let same_but_case = || {
-            labels[..i]
-                .iter()
-                .position(|l| l.as_str().is_some_and(|l| l.eq_ignore_ascii_case(label)))
-        };
+    for (i, label) in strings(labels) {
         let said = match label.trim() {
-            "" => "Must not be blank: a label is a word or a few.".to_string(),
+            "" => "Must not be blank: a label is a word or a few.",
             trimmed if trimmed != label => {
-                "Drop the spaces around it: the label is written without them.".to_string()
+                "Drop the spaces around it: the label is written without them."
             }
-            _ => match same_but_case() {
-                Some(first) => format!(
-                    "The same label as `{path}/{first}` but for case: labels match in either case; give it once."
-                ),
-                None => continue,
-            },
+            _ => continue,
         };
-        errors.entry(format!("{path}/{i}")).or_insert(said);
+        errors
+            .entry(format!("{path}/{i}"))
+            .or_insert_with(|| said.into());
     }
+}
+
+/// [`check_labels`], and for labels a task is given: two that differ only
+/// in ASCII case (`docs`, `Docs`) are one label to every filter, which
+/// matches either case, so the second is refused. (In a filter they are
+/// the same filter twice, which does no harm.)
+pub fn check_written_labels(labels: Option<&Value>, path: &str, errors: &mut FieldErrors) {
+    check_labels(labels, path, errors);
+    let given: Vec<(usize, &str)> = strings(labels).collect();
+    for (n, &(i, label)) in given.iter().enumerate() {
+        if let Some((first, _)) = given[..n]
+            .iter()
+            // The very same label twice is the schema's (`uniqueItems`).
+            .find(|(_, earlier)| *earlier != label && earlier.eq_ignore_ascii_case(label))
+        {
+            errors.entry(format!("{path}/{i}")).or_insert_with(|| {
+                format!(
+                    "The same label as `{path}/{first}` but for case: labels match in either case; give it once."
+                )
+            });
+        }
+    }
+}
+
+/// The strings of a list, each with its index.
+fn strings(list: Option<&Value>) -> impl Iterator<Item = (usize, &str)> {
+    list.and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .filter_map(|(i, item)| Some((i, item.as_str()?)))
 }
 
 /// The rules the schema cannot state: not blank, and at most

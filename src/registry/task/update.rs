@@ -169,7 +169,7 @@ fn check(input: &Value, errors: &mut FieldErrors) {
     {
         errors.insert("parent".into(), "A task cannot be its own parent.".into());
     }
-    fields::check_labels(input.get("labels"), "labels", errors);
+    fields::check_written_labels(input.get("labels"), "labels", errors);
     // The pattern admits `2026-13-45T99:00:00Z`; no task was ever changed
     // then, so it is refused here, before anything is sent. A value the
     // pattern refused already (no offset, a date alone, a word) keeps the
