@@ -227,6 +227,18 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
     ("task_update", "add_label", LABELS_REPLACED),
     ("task_update", "remove_labels", LABELS_REPLACED),
     ("task_update", "remove_label", LABELS_REPLACED),
+    ("task_update", "checkpoint", CHECKPOINT_IS_ITS_OWN),
+    ("task_update", "checkpoints", CHECKPOINT_IS_ITS_OWN),
+    (
+        "task_update",
+        "notes",
+        "`description` replaces the task's description (give it whole: task_get shows it); a note on progress is a checkpoint, task_checkpoint's `summary`.",
+    ),
+    ("task_list", "title", SEARCH_IS_QUERY),
+    ("task_list", "text", SEARCH_IS_QUERY),
+    ("task_list", "filters/title", SEARCH_IS_QUERY),
+    ("task_list", "filters/text", SEARCH_IS_QUERY),
+    ("task_list", "filters/query", SEARCH_IS_QUERY),
     ("task_update", "add_checklist", CHECKLIST_REPLACED),
     ("task_update", "add_checklist_item", CHECKLIST_REPLACED),
     ("task_update", "checklist_item", CHECKLIST_REPLACED),
@@ -344,6 +356,8 @@ const SUBTASKS_LATER: &str = "subtasks are tasks of their own: create this task 
 const NO_DUE_DATE: &str =
     "tasks have no due date: say it in `description` or a checkpoint, or drop it.";
 const LABELS_REPLACED: &str = "labels replaces the whole list: give every label the task is to have, the ones it keeps too (task_get shows them).";
+const CHECKPOINT_IS_ITS_OWN: &str = "a checkpoint is appended by task_checkpoint (`agentteam exec task checkpoint -`, its text as `summary`), not by an update; `checklist` is the task's list of items to check, which an update replaces whole.";
+const SEARCH_IS_QUERY: &str = "task_list finds tasks by words of their titles and descriptions with `query`, at the top level of the input: write `\"query\": \"…\"`.";
 const CHECKLIST_REPLACED: &str = "checklist replaces the whole list: give every item the task is to have, the ones it keeps too (task_get shows them).";
 
 /// A route the CLI could not parse, resolved to the action it meant.

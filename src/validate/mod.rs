@@ -648,9 +648,11 @@ fn record(
                 // An empty or blank value given to clear a field: say how.
                 let emptied = matches!(kind, Kind::MinLength(_))
                     || matches!(kind, Kind::Pattern(p) if p == "\\S")
-                    // `parent: 0` for "no parent".
+                    // `parent: 0` (or `-1`) for "no parent".
                     || (matches!(kind, Kind::Minimum(_))
-                        && input_at(input, path).and_then(Value::as_i64) == Some(0));
+                        && input_at(input, path)
+                            .and_then(Value::as_i64)
+                            .is_some_and(|n| n <= 0));
                 if emptied && nullable(action, path) {
                     format!("{said} `null` clears it.")
                 } else {

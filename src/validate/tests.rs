@@ -2093,3 +2093,85 @@ fn a_label_with_spaces_around_it_is_refused() {
     )
     .unwrap();
 }
+
+/// A change to part of a list an update replaces whole, by a name of its
+/// own or a sign, and other names whose nearest field would replace what
+/// the caller meant to keep: told what replaces what.
+#[test]
+fn a_change_to_part_of_a_list_is_told_that_the_list_is_replaced_whole() {
+    let update = |extra: Value| {
+        let mut input = json!({"channel": "eng", "number": 1});
+        input
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        errors("task", "update", input)
+    };
+    for (given, list) in [
+        ("labels_add", "labels"),
+        ("add_urls", "urls"),
+        ("removeAttachment", "attachments"),
+        ("append_checklist", "checklist"),
+    ] {
+        let e = update(json!({given: ["x"]}));
+        assert_eq!(
+            e[given],
+            format!(
+                "Unknown field; no field changes part of a list: `{list}` replaces the whole list, so give it every item the task is to have, the ones it keeps too (task_get shows them)."
+            ),
+            "{e:?}"
+        );
+        // The rename it proposes gives a field: no "give at least one".
+        assert!(!e.contains_key(""), "{e:?}");
+    }
+    // A word of a list's name without a change is not this (`label`).
+    assert_eq!(
+        update(json!({"label": ["x"]}))["label"],
+        "Unknown field; use `labels`."
+    );
+    for sign in ["+urgent", "-backend"] {
+        let e = update(json!({"labels": ["auth", sign]}));
+        assert!(
+            e["labels/1"].starts_with("No `+` or `-` before a label"),
+            "{e:?}"
+        );
+    }
+    validate(
+        find("task", "update").unwrap(),
+        json!({"channel": "eng", "number": 1, "labels": ["c++", "x-y", "-", "+1"]}),
+    )
+    .unwrap_err();
+    validate(
+        find("task", "update").unwrap(),
+        json!({"channel": "eng", "number": 1, "labels": ["c++", "x-y"]}),
+    )
+    .unwrap();
+    // A checkpoint is no checklist; notes are no description to replace.
+    let e = update(json!({"checkpoint": {"summary": "shipped"}}));
+    assert!(
+        e["checkpoint"].contains("appended by task_checkpoint"),
+        "{e:?}"
+    );
+    assert!(!e.keys().any(|k| k.starts_with("checklist")), "{e:?}");
+    let e = update(json!({"notes": "n"}));
+    assert!(
+        e["notes"].contains("a note on progress is a checkpoint"),
+        "{e:?}"
+    );
+    // A search is `query`, wherever the words were put.
+    for input in [
+        json!({"channel": "eng", "title": "login"}),
+        json!({"channel": "eng", "text": "login"}),
+        json!({"channel": "eng", "filters": {"text": "login"}}),
+    ] {
+        let e = errors("task", "list", input.clone());
+        assert!(
+            e.values()
+                .any(|m| m.contains("with `query`, at the top level")),
+            "{input}: {e:?}"
+        );
+    }
+    // `parent: -1` for "no parent" is told how to clear it, as `0` is.
+    let e = update(json!({"parent": -1}));
+    assert!(e["parent"].ends_with("`null` clears it."), "{e:?}");
+}

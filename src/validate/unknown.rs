@@ -323,6 +323,28 @@ fn explained(action: &Action, parent_path: &str, name: &str) -> Option<&'static 
         .map(|(_, _, said)| *said)
 }
 
+/// The list field beside `parent_path` that an unknown name means to change
+/// in part (`labels_add`, `add_urls`, `remove_attachment`), where that field
+/// replaces the whole list: a rename to it alone would drop the items kept.
+fn partial_list_change(action: &Action, parent_path: &str, name: &str) -> Option<String> {
+    const CHANGES: &[&str] = &[
+        "add", "append", "remove", "delete", "drop", "push", "insert", "new", "extra", "more",
+    ];
+    let snake = crate::case::camel_to_snake(name).to_ascii_lowercase();
+    let words: Vec<&str> = snake.split('_').collect();
+    if !words.iter().any(|w| CHANGES.contains(w)) {
+        return None;
+    }
+    sibling_fields(action, parent_path)
+        .into_iter()
+        .find(|field| {
+            super::schema_at(action, &join(parent_path, field)).is_some_and(super::replaced_list)
+                && words
+                    .iter()
+                    .any(|w| w == field || Some(*w) == field.strip_suffix('s'))
+        })
+}
+
 /// What an unknown field's message says of it, so that what follows (its
 /// candidates, a fix) is decided by kind rather than by reading the words.
 #[derive(Debug, PartialEq, Eq)]
@@ -359,6 +381,12 @@ fn unknown_field_message(
     }
     if let Some(said) = explained(action, parent_path, name) {
         return (Said::NoNameHere, format!("Unknown field; {said}"));
+    }
+    if let Some(list) = partial_list_change(action, parent_path, name) {
+        let message = format!(
+            "Unknown field; no field changes part of a list: `{list}` replaces the whole list, so give it every item the task is to have, the ones it keeps too (task_get shows them)."
+        );
+        return (Said::Here(list), message);
     }
     let snake = crate::case::camel_to_snake(name);
     let siblings = sibling_fields(action, parent_path);
