@@ -698,11 +698,17 @@ fn missing_profile(name: &str, store: &StoreFile, path: &std::path::Path) -> Fai
         .map(|(_, p)| *p)
         .take(crate::error::MAX_CANDIDATES)
         .collect();
+    // A profile is an agent: another one than a typo meant would act as
+    // someone else, so one is proposed only when the name is a slip of it.
+    let select = if crate::nearest::is_typo_of(typed, names[0]) {
+        format!("select it with `{}`", profile_flag(names[0]))
+    } else {
+        "none is near that name, and each acts as its own agent: select the one for this agent by name".to_string()
+    };
     Failure::new(
         code::CREDENTIALS_MISSING,
         format!(
-            "No profile `{name}`; the profiles are in candidates, nearest first: select one with `{}`, or make `{name}` with `agentteam {make} auth login --api-url … --workspace … --agent … --token-stdin`.",
-            profile_flag(names[0])
+            "No profile `{name}`; the profiles are in candidates, nearest first: {select}, or make `{name}` with `agentteam {make} auth login --api-url … --workspace … --agent … --token-stdin`.",
         ),
     )
     .candidates("profile", names.into_iter().map(|p| serde_json::Value::from(p.as_str())))
@@ -1395,7 +1401,7 @@ mod tests {
         assert_eq!(first.value, "staging-2024-agent-a", "{f:?}");
         assert!(
             f.message
-                .contains("select one with `--profile staging-2024-agent-a`"),
+                .contains("select it with `--profile staging-2024-agent-a`"),
             "{}",
             f.message
         );
@@ -1425,6 +1431,19 @@ mod tests {
             f.message
                 .contains("agentteam --profile 'my pro' auth login")
         );
+        // A name that is no slip of any profile proposes none: each is an
+        // agent, and another one would act as someone else.
+        let mut two = StoreFile::default();
+        two.profiles.insert("default".into(), profile("a"));
+        two.profiles.insert("peer".into(), profile("b"));
+        let f = missing_profile("demo", &two, path);
+        assert!(!f.message.contains("`--profile peer`"), "{}", f.message);
+        assert!(
+            f.message.contains("none is near that name"),
+            "{}",
+            f.message
+        );
+        assert_eq!(f.candidate_list().len(), 2, "{f:?}");
     }
 
     /// A store in a private temp directory (kept while the first is).

@@ -28,6 +28,13 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     before[b.len()]
 }
 
+/// Whether `candidate` is close enough to `given` to be what a typo meant
+/// (the rule of the unknown-field hint), letters compared in either case.
+pub fn is_typo_of(given: &str, candidate: &str) -> bool {
+    let distance = edit_distance(&given.to_lowercase(), &candidate.to_lowercase());
+    distance <= (candidate.chars().count() / 3).clamp(1, 3)
+}
+
 #[cfg(test)]
 mod tests {
     use super::edit_distance;

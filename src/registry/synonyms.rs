@@ -202,6 +202,11 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
         "a new task's number is given by its board: drop it; for a subtask of task N, write \"parent\": N.",
     ),
     (
+        "task_create",
+        "tasks/*/number",
+        "a created task gets its number from its board; to change task N, task_update it (`agentteam exec task update -`, its fields at the top level beside `number`).",
+    ),
+    (
         "task_set_claim",
         "assignee",
         "task_set_claim claims for the calling agent only: drop it to claim for yourself; to give a task to another member, task_update sets its assignee.",

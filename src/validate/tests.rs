@@ -2175,3 +2175,18 @@ fn a_change_to_part_of_a_list_is_told_that_the_list_is_replaced_whole() {
     let e = update(json!({"parent": -1}));
     assert!(e["parent"].ends_with("`null` clears it."), "{e:?}");
 }
+
+/// A number in a created task means a task that exists: told task_update,
+/// not only "drop it", whose retry made a duplicate.
+#[test]
+fn a_number_in_a_created_task_is_told_that_a_change_is_an_update() {
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": [{"number": 3, "title": "Release 2.0 (final)"}]}),
+    );
+    assert!(
+        e["tasks/0/number"].contains("to change task N, task_update it"),
+        "{e:?}"
+    );
+}

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::handle_of;
 use crate::error::{Failure, MAX_CANDIDATES, code};
-use crate::nearest::edit_distance;
+use crate::nearest::{edit_distance, is_typo_of};
 use crate::text;
 
 /// `names` ordered nearest to `given` first (edit distance, case folded,
@@ -84,19 +84,12 @@ pub fn nearest_tasks(number: i64, mut tasks: Vec<(i64, String)>) -> Vec<(i64, St
     tasks
 }
 
-/// Whether `candidate` is close enough to `given` to be what a typo meant
-/// (the rule of the unknown-field hint).
 /// Whether `given` is a typo of `first` and of no other name as near:
 /// with `second` (the next candidate) as near as `first`, the caller could
 /// have meant either, and a call that picked one would be a guess.
 pub fn is_typo_of_only(given: &str, first: &str, second: Option<&str>) -> bool {
     let distance = |name: &str| edit_distance(&given.to_lowercase(), &name.to_lowercase());
     is_typo_of(given, first) && second.is_none_or(|second| distance(second) > distance(first))
-}
-
-pub fn is_typo_of(given: &str, candidate: &str) -> bool {
-    let distance = edit_distance(&given.to_lowercase(), &candidate.to_lowercase());
-    distance <= (candidate.chars().count() / 3).clamp(1, 3)
 }
 
 /// `boards` are those this agent may use, nearest to `name` first. Also the
@@ -497,7 +490,7 @@ pub fn subtask_creator_mismatch(number: i64) -> Failure {
     Failure::new(
         code::SUBTASK_CREATOR_MISMATCH,
         format!(
-            "Subtask #{number} was created by another agent; nothing was deleted. Use `promote`."
+            "Subtask #{number} was created by another agent; nothing was deleted. `promote` deletes this task alone and keeps every subtask; to delete subtasks of your own too, task_delete each of them first, then this one with `promote`."
         ),
     )
     .field(

@@ -2008,6 +2008,14 @@ fn delete_rules<E: Engine>() {
         (f.code.as_str(), f.http_status),
         ("subtask_creator_mismatch", 403)
     );
+    // Both ways out, so `promote` is not taken for a delete of the
+    // caller's own subtasks, which it keeps.
+    assert!(
+        f.message
+            .contains("`promote` deletes this task alone and keeps every subtask")
+            && f.message.contains("task_delete each of them first"),
+        "{f:?}"
+    );
     assert_eq!(
         items_of(&w.ok(
             &w.alice,
