@@ -573,12 +573,11 @@ pub async fn get_for_token<S: Store>(
 /// proposed on a board or member the caller did not mean; a `task_list`
 /// keeps its cursor where the cursor continues the list on the board meant
 /// (a typo of the board it was made on), and loses it otherwise. A delete
-/// is never filled in: the task it names is read on the board meant. A board that is no
-/// typo keeps the refusal's browse of the nearest board (a list: the same
-/// list there), never a task by its number on a board that has nothing to
-/// do with the one named, which would read another task; an unknown
-/// member that is no typo gets no call (`candidates` lists the members).
-/// Other failures pass unchanged.
+/// is never filled in: the task it names is read on the board meant. A
+/// board or member that is no typo gets no call (`candidates` lists the
+/// boards or members): a call on the nearest would be a guess, and a task
+/// by its number on another board another task. Other failures pass
+/// unchanged.
 fn corrected_call(
     action: &Action,
     principal: &Principal,
@@ -653,7 +652,7 @@ fn corrected_call(
             Some(number) if typo => {
                 failure.suggest("task_get", json!({"channel": meant, "number": number}))
             }
-            // The refusal's own browse of the nearest board.
+            // The refusal's own browse of the board a typo meant, if any.
             _ => failure,
         };
     }
@@ -661,7 +660,7 @@ fn corrected_call(
         action.operation,
         Operation::Task(crate::registry::task::Operation::List)
     );
-    if typo || (board && list) {
+    if typo {
         let mut arguments = input.clone();
         if let Some(slot) = arguments.pointer_mut(&pointer) {
             *slot = json!(meant);

@@ -112,12 +112,16 @@ pub fn channel_not_found(name: &str, boards: Vec<String>) -> Failure {
     )
     .field("channel", "No such board.");
     match boards.first() {
-        Some(first) => {
+        // A browse of the board a typo meant; a name that is no typo of any
+        // gets the boards alone: a call on one of them would be a guess (a
+        // search there answers an empty page, read as "no such task").
+        Some(first) if is_typo_of(name, first) => {
             let suggestion = json!({"channel": first});
             failure
                 .candidates("channel", boards.iter().map(|b| json!(b)))
                 .suggest("task_list", suggestion)
         }
+        Some(_) => failure.candidates("channel", boards.iter().map(|b| json!(b))),
         None => failure,
     }
 }

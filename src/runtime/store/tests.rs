@@ -1508,31 +1508,29 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
         World::<E>::suggestion(&f),
         json!({"tool": "task_get", "arguments": {"channel": "eng", "number": 2}})
     );
-    // No typo, and a write: no write is proposed, only a read.
-    let f = w.err(
-        &w.alice,
-        "create",
-        json!({"channel": "zzzzzz", "tasks": [{"title": "x"}]}),
-    );
-    let call = World::<E>::suggestion(&f);
-    assert_eq!(call["tool"], "task_list");
-    w.follow(&w.alice, &call).unwrap();
-    // No typo, and a task by number (a get, a delete; a private board
-    // reads as no board): never the same number on another board, which
-    // is another task; a browse of the nearest board instead.
-    for (who, verb, channel) in [
-        (&w.alice, "get", "zzzzzz"),
-        (&w.bob, "get", "secret"),
-        (&w.alice, "delete", "zzzzzz"),
+    // No typo of any board: no call at all, only the boards it may use.
+    // Not a write, not the same number on another board (another task),
+    // and not a browse or a search of the nearest, which would be a guess
+    // (a search there answers an empty page, read as "no such task").
+    for (who, verb, input) in [
+        (
+            &w.alice,
+            "create",
+            json!({"channel": "zzzzzz", "tasks": [{"title": "x"}]}),
+        ),
+        (&w.alice, "get", json!({"channel": "zzzzzz", "number": 2})),
+        (&w.bob, "get", json!({"channel": "secret", "number": 2})),
+        (
+            &w.alice,
+            "delete",
+            json!({"channel": "zzzzzz", "number": 2}),
+        ),
+        (&w.alice, "list", json!({"channel": "all", "query": "two"})),
     ] {
-        let f = w.err(who, verb, json!({"channel": channel, "number": 2}));
+        let f = w.err(who, verb, input.clone());
         assert_eq!(f.code, "channel_not_found");
-        let call = World::<E>::suggestion(&f);
-        assert_eq!(
-            call,
-            json!({"tool": "task_list", "arguments": {"channel": "eng"}}),
-            "{verb} {channel}"
-        );
+        assert!(f.suggested_action.is_none(), "{verb} {input}: {f:?}");
+        assert_eq!(f.candidate_list()[0].field, "channel", "{verb} {input}");
     }
 
     // An unknown member: the nearest member refs; a typo gets the same
@@ -1656,7 +1654,7 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
 
     // A slip as near to two names as to one: which was meant is a guess,
     // so no write on either (the first by name), only the candidates and,
-    // for a board, the browse of the nearest; a list corrects as before.
+    // for a board (a typo of the first), the browse of it.
     let ws = &w.alice.workspace_id;
     for board in ["api-v1", "api-v2"] {
         block(w.store.create_channel(ws, board, None)).unwrap();
