@@ -222,11 +222,24 @@ fn checked(action: &Action, input: Value) -> Result<Value, Failure> {
         if !failure.is(code::INVALID_INPUT) || failure.suggested_action.is_some() {
             return failure;
         }
+        // A change whose every field foreign to it has a fix here (`number`
+        // for a claim's `numbers`) was meant as that change: a read of the
+        // same input would only show the task, not claim it.
+        let fixed_here = !action.read_only()
+            && input.as_object().is_some_and(|fields| {
+                fields
+                    .keys()
+                    .filter(|name| known.get(*name).is_none())
+                    .all(|name| failure.candidate_list().iter().any(|c| c.field == *name))
+            });
         let no_riskier = |other: &Action| {
-            other.read_only()
-                || (!action.read_only()
+            if other.read_only() {
+                !fixed_here
+            } else {
+                !action.read_only()
                     && !other.destructive()
-                    && other.idempotency != crate::registry::Idempotency::None)
+                    && other.idempotency != crate::registry::Idempotency::None
+            }
         };
         let mut others = crate::registry::ACTIONS.iter().filter(|other| {
             other.domain == action.domain
@@ -1086,6 +1099,31 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A change whose foreign fields all have a fix here was meant as that
+    /// change: not pointed at a read of the same input; a read still is.
+    #[test]
+    fn a_change_with_fixable_slips_is_not_pointed_at_a_read() {
+        let claim = crate::registry::find("task", "set_claim").unwrap();
+        let failure = checked(claim, json!({"channel": "eng", "number": 1})).unwrap_err();
+        assert!(failure.suggested_action.is_none(), "{failure:?}");
+        assert!(
+            failure.field_errors["number"].contains("\"numbers\": [1]"),
+            "{failure:?}"
+        );
+        // Numbers and a claim sent to an update are still a set_claim.
+        let update = crate::registry::find("task", "update").unwrap();
+        let failure = checked(
+            update,
+            json!({"channel": "eng", "numbers": [1], "claimed": true}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            failure.suggested_action.as_ref().map(|s| s.tool.as_str()),
+            Some("task_set_claim"),
+            "{failure:?}"
+        );
+    }
 
     #[test]
     fn a_batch_line_that_is_not_a_whole_object_says_how_batches_are_framed() {

@@ -722,6 +722,24 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
     {
         return format!("{said}: write `{number}`, the number alone.");
     }
+    // A range of numbers (`2-3`): no field takes one.
+    if names.contains(&"integer")
+        && let Some((low, high)) = given.and_then(Value::as_str).and_then(number_range)
+    {
+        let in_a_list = path
+            .rsplit('/')
+            .next()
+            .is_some_and(|last| last.parse::<usize>().is_ok());
+        return if in_a_list {
+            format!(
+                "{said}: there are no ranges; write each number as an item of the list ({low}, …, {high})."
+            )
+        } else {
+            format!(
+                "{said}: one number, and there are no ranges; for several tasks, one input per line with `--batch`."
+            )
+        };
+    }
     // A board and a number in one (`ops#5`, a tracker's key `OPS-5`).
     if names.contains(&"integer")
         && let Some((board, number)) = given.and_then(Value::as_str).and_then(board_and_number)
@@ -851,10 +869,29 @@ fn board_and_number(text: &str) -> Option<(String, u64)> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
     let digits_only = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
-    if !(board_like && digits_only) {
+    // `2-3` is a range of numbers, not task 3 of board `2`.
+    if !(board_like && digits_only) || number_range(text).is_some() {
         return None;
     }
     Some((board.to_ascii_lowercase(), digits.parse().ok()?))
+}
+
+/// A range of task numbers written as text (`1-3`, `1–3`, `1..3`): its
+/// first and last number, the first below the last.
+fn number_range(text: &str) -> Option<(u64, u64)> {
+    let text = text.trim();
+    let (low, high) = ["..", "-", "–"]
+        .iter()
+        .find_map(|sep| text.split_once(sep))?;
+    let number = |part: &str| -> Option<u64> {
+        let part = part.trim();
+        let part = part.strip_prefix('#').unwrap_or(part);
+        (!part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| part.parse().ok())
+            .flatten()
+    };
+    let (low, high) = (number(low)?, number(high)?);
+    (low < high).then_some((low, high))
 }
 
 /// A task reference written for a number (`#5`, `#t5`, `t5`): its number.
@@ -875,18 +912,34 @@ fn listed_as_meant(action: &Action, path: &str, given: Option<&Value>) -> Option
     let items = &schema["items"];
     let item = items["type"].as_str()?.to_string();
     let mut parts: Vec<Value> = match given? {
-        Value::String(text) => text
-            .split(',')
-            .map(str::trim)
-            .filter(|part| !part.is_empty())
-            .map(|part| match item.as_str() {
-                "integer" => number_of_ref(part)
-                    .filter(|n| within_bounds(Some(items), *n))
-                    .map(Value::from),
-                "string" => Some(Value::from(part)),
-                _ => None,
-            })
-            .collect::<Option<_>>()?,
+        Value::String(text) => {
+            let most = schema["maxItems"].as_u64().unwrap_or(u64::MAX);
+            let mut parts = Vec::new();
+            for part in text
+                .split(',')
+                .map(str::trim)
+                .filter(|part| !part.is_empty())
+            {
+                match item.as_str() {
+                    // A range (`1-3`) is its numbers written out.
+                    "integer" => match number_range(part) {
+                        Some((low, high)) if high - low < most => {
+                            for n in low..=high {
+                                parts
+                                    .push(Value::from(within_bounds(Some(items), n).then_some(n)?));
+                            }
+                        }
+                        Some(_) => return None,
+                        None => parts.push(Value::from(
+                            number_of_ref(part).filter(|n| within_bounds(Some(items), *n))?,
+                        )),
+                    },
+                    "string" => parts.push(Value::from(part)),
+                    _ => return None,
+                }
+            }
+            parts
+        }
         one if is_of_type(one, &item) || (item == "string" && one.is_string()) => {
             vec![one.clone()]
         }

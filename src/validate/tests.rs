@@ -2190,3 +2190,32 @@ fn a_number_in_a_created_task_is_told_that_a_change_is_an_update() {
         "{e:?}"
     );
 }
+
+/// A range of numbers where numbers go (`2-3`, `1..3`) is no board and
+/// number: told there are no ranges, and a list's range written out.
+#[test]
+fn a_range_of_numbers_is_told_there_are_none() {
+    let e = errors("task", "get", json!({"channel": "eng", "number": "2-3"}));
+    assert_eq!(
+        e["number"],
+        "Must be of type integer: one number, and there are no ranges; for several tasks, one input per line with `--batch`."
+    );
+    let e = errors(
+        "task",
+        "set_claim",
+        json!({"channel": "eng", "numbers": "1-3", "claimed": true}),
+    );
+    assert_eq!(e["numbers"], "Must be of type array: write `[1, 2, 3]`.");
+    let e = errors(
+        "task",
+        "set_claim",
+        json!({"channel": "eng", "numbers": ["1..3"], "claimed": true}),
+    );
+    assert!(e["numbers/0"].contains("there are no ranges"), "{e:?}");
+    // A tracker's key is still a board and a number.
+    let e = errors("task", "get", json!({"channel": "eng", "number": "ops-5"}));
+    assert!(
+        e["number"].contains("the board, `ops`, goes in `channel`"),
+        "{e:?}"
+    );
+}
