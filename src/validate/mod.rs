@@ -1067,7 +1067,11 @@ fn how_to_clear(action: &Action, path: &str) -> Option<&'static str> {
     } else if description.contains("Default: any") {
         // A filter (`filters.assignee: "none"`): `@none` would be a member
         // never found.
-        Some("leave the filter out, and it matches any.")
+        // Left out, it matches assigned tasks too: say there is no filter
+        // for "none", or the retry lists what was meant to be left out.
+        Some(
+            "no filter matches its absence (an unassigned task, say); left out, the filter matches any, and each answer shows the value, `null` where there is none.",
+        )
     } else if description.contains("Omitted: unchanged") {
         Some("it cannot be cleared; leave the field out, and it is unchanged.")
     } else if !required_at(action, path)

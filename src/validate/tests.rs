@@ -485,7 +485,8 @@ fn a_scope_id_that_is_no_id_is_told_where_ids_come_from() {
 }
 
 /// "none" in a filter is not told to become `@none` (a member never
-/// found): leaving the filter out matches any.
+/// found), nor only to leave the filter out, whose retry lists assigned
+/// tasks too: no filter matches "unassigned", and answers show it.
 #[test]
 fn a_none_word_in_a_filter_is_told_to_leave_the_filter_out() {
     for value in [json!("none"), json!("nobody"), json!(null)] {
@@ -496,7 +497,7 @@ fn a_none_word_in_a_filter_is_told_to_leave_the_filter_out() {
         );
         let said = &e["filters/assignee"];
         assert!(
-            said.ends_with("leave the filter out, and it matches any."),
+            said.ends_with("no filter matches its absence (an unassigned task, say); left out, the filter matches any, and each answer shows the value, `null` where there is none."),
             "{value}: {said}"
         );
         assert!(!said.contains("write `@`"), "{said}");
