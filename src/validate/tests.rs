@@ -2220,3 +2220,29 @@ fn a_range_of_numbers_is_told_there_are_none() {
         "{e:?}"
     );
 }
+
+/// An update with every parameter null (a tool that sends the unset ones
+/// so): the clearable nulls are named beside the refused ones, so the
+/// retry that drops the refused ones does not clear the rest unawares.
+#[test]
+fn nulls_sent_for_every_parameter_are_all_named() {
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "title": null, "description": null,
+               "status": null, "assignee": null, "parent": null}),
+    );
+    for name in ["description", "assignee", "parent"] {
+        assert!(
+            e[name].starts_with("`null` clears this field"),
+            "{name}: {e:?}"
+        );
+    }
+    assert!(e["title"].contains("cannot be cleared"), "{e:?}");
+    // Nulls of clearable fields alone are a clear, as asked.
+    validate(
+        find("task", "update").unwrap(),
+        json!({"channel": "eng", "number": 1, "description": null, "assignee": null}),
+    )
+    .unwrap();
+}
