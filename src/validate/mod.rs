@@ -745,6 +745,13 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
         && let Some((board, number)) = given.and_then(Value::as_str).and_then(board_and_number)
         && within_bounds(schema_at(action, path), number)
     {
+        // A parent is on the task's own board: moving `ops` into `channel`
+        // would name another task to change, or put the new one elsewhere.
+        if path.rsplit('/').next() == Some("parent") {
+            return format!(
+                "{said}: write `{number}`, the number alone, if it is task {number} of this input's board; a parent is on its subtask's own board, and no task moves to another (`{board}` is another board)."
+            );
+        }
         return format!(
             "{said}: write `{number}`, the number alone; the board, `{board}`, goes in `channel`."
         );

@@ -2246,3 +2246,57 @@ fn nulls_sent_for_every_parameter_are_all_named() {
     )
     .unwrap();
 }
+
+/// An MCP `tools/call` envelope sent as the input: told the input is
+/// `params.arguments`, and its `id` is no task number.
+#[test]
+fn a_json_rpc_envelope_is_told_its_arguments_are_the_input() {
+    let e = errors(
+        "task",
+        "get",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "task_get", "arguments": {"channel": "eng", "number": 5}}}),
+    );
+    assert_eq!(
+        e["params"],
+        "Unknown field; this is a JSON-RPC envelope, not an input: send its `params.arguments` alone, as the input of the route of `params.name` (`task_get` is `agentteam exec task get -`)."
+    );
+    for part in ["id", "jsonrpc", "method"] {
+        assert_eq!(
+            e[part],
+            "Unknown field; part of the JSON-RPC envelope: see `params`."
+        );
+    }
+    // Other missing/unknown fields aside, a parent on another board is no
+    // board to move the task to.
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 14, "parent": "ops#1"}),
+    );
+    assert!(e["parent"].contains("no task moves to another"), "{e:?}");
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "filters": {"unassigned": true}}),
+    );
+    assert!(
+        e["filters/unassigned"].contains("no filter matches unassigned"),
+        "{e:?}"
+    );
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "t", "due": "2026-12-31"}]}),
+    );
+    assert!(e["tasks/0/due"].contains("no due date"), "{e:?}");
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 2, "claimed": true}),
+    );
+    assert!(
+        e["claimed"].contains("\"numbers\": [the task's number]"),
+        "{e:?}"
+    );
+}

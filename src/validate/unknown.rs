@@ -323,6 +323,31 @@ fn explained(action: &Action, parent_path: &str, name: &str) -> Option<&'static 
         .map(|(_, _, said)| *said)
 }
 
+/// What an unknown top-level field of a JSON-RPC envelope (MCP's
+/// `tools/call`: `jsonrpc`, `id`, `method`, `params` holding the tool's
+/// `name` and `arguments`) is: the input is `params.arguments` alone, and
+/// the envelope's `id` is the request's, no task's `number`.
+fn envelope(parent_path: &str, parent: Option<&Value>, name: &str) -> Option<String> {
+    let params = parent.filter(|_| parent_path.is_empty())?.get("params")?;
+    if !params.get("arguments").is_some_and(Value::is_object) {
+        return None;
+    }
+    if name != "params" {
+        return ["jsonrpc", "id", "method"]
+            .contains(&name)
+            .then(|| "Unknown field; part of the JSON-RPC envelope: see `params`.".to_string());
+    }
+    let route = params
+        .get("name")
+        .and_then(Value::as_str)
+        .and_then(find_by_name)
+        .map(|action| format!(" (`{}` is `{}`)", action.name(), action.cli_command()))
+        .unwrap_or_default();
+    Some(format!(
+        "Unknown field; this is a JSON-RPC envelope, not an input: send its `params.arguments` alone, as the input of the route of `params.name`{route}."
+    ))
+}
+
 /// The list field beside `parent_path` that an unknown name means to change
 /// in part (`labels_add`, `add_urls`, `remove_attachment`), where that field
 /// replaces the whole list: a rename to it alone would drop the items kept.
@@ -381,6 +406,9 @@ fn unknown_field_message(
     }
     if let Some(said) = explained(action, parent_path, name) {
         return (Said::NoNameHere, format!("Unknown field; {said}"));
+    }
+    if let Some(said) = envelope(parent_path, parent, name) {
+        return (Said::NoNameHere, said);
     }
     if let Some(list) = partial_list_change(action, parent_path, name) {
         let message = format!(
