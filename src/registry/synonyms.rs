@@ -140,6 +140,8 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("search", "query", None),
     ("q", "query", None),
     ("id", "number", None),
+    ("version", "expected_updated_at", None),
+    ("etag", "expected_updated_at", None),
     ("task_id", "number", None),
     ("task_number", "number", None),
     ("issue_id", "number", None),
@@ -227,6 +229,29 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
         "claimed",
         "a claim is task_set_claim (`agentteam exec task set_claim -`): `{\"channel\": …, \"numbers\": [the task's number], \"claimed\": true}`; task_update's `assignee` gives a task to a member.",
     ),
+    ("task_update", "blocked_by", BLOCKER_IS_TEXT),
+    ("task_create", "tasks/*/blocked_by", BLOCKER_IS_TEXT),
+    ("task_update", "depends_on", BLOCKER_IS_TEXT),
+    ("task_create", "tasks/*/depends_on", BLOCKER_IS_TEXT),
+    ("task_update", "type", NO_TYPE),
+    ("task_create", "tasks/*/type", NO_TYPE),
+    ("task_update", "issue_type", NO_TYPE),
+    ("task_create", "tasks/*/issue_type", NO_TYPE),
+    ("task_update", "reporter", CREATOR_IS_THE_CALLER),
+    ("task_create", "tasks/*/reporter", CREATOR_IS_THE_CALLER),
+    ("task_create", "tasks/*/created_by", CREATOR_IS_THE_CALLER),
+    ("task_update", "watchers", NO_WATCHERS),
+    ("task_create", "tasks/*/watchers", NO_WATCHERS),
+    (
+        "task_delete",
+        "force",
+        "there is no force: a task with subtasks needs `subtask_mode`, `delete` (its subtasks go too) or `promote` (they stay, as tasks of their own).",
+    ),
+    ("task_update", "new_channel", NO_MOVE),
+    ("task_update", "move_to", NO_MOVE),
+    ("task_update", "subtasks", SUBTASKS_ARE_TASKS),
+    ("task_update", "children", SUBTASKS_ARE_TASKS),
+    ("task_update", "check_item", CHECKLIST_REPLACED),
     ("task_update", "due_date", NO_DUE_DATE),
     ("task_update", "due", NO_DUE_DATE),
     ("task_update", "due_at", NO_DUE_DATE),
@@ -371,6 +396,14 @@ pub static LOCATORS: &[&str] = &["channel", "number", "numbers", "parent_task_sc
 
 const STATE_IS_STATUS: &str = "a task's state is `status`: write `\"status\": \"done\"` (or `canceled`, dropped); a checklist item's `done` goes inside `checklist`.";
 const SUBTASKS_LATER: &str = "subtasks are tasks of their own: create this task first, then its subtasks with a second task_create whose `parent` is its number.";
+const BLOCKER_IS_TEXT: &str = "tasks have no dependencies: `blocker` says in words what blocks this one (`\"blocker\": \"waiting on #2\"`).";
+const NO_TYPE: &str = "tasks have no type: say it with a label (`\"labels\": [\"bug\"]`).";
+const CREATOR_IS_THE_CALLER: &str =
+    "the creator is the calling agent, recorded as `created_by`; no input sets it.";
+const NO_WATCHERS: &str = "tasks have no watchers: `assignee` is who works on one; drop it.";
+const NO_MOVE: &str = "no task moves to another board: create it there, and set this one to `\"status\": \"canceled\"`.";
+const SUBTASKS_ARE_TASKS: &str =
+    "subtasks are tasks of their own: task_create them with this task's number as `parent`.";
 const NO_DUE_DATE: &str =
     "tasks have no due date: say it in `description` or a checkpoint, or drop it.";
 const LABELS_REPLACED: &str = "labels replaces the whole list: give every label the task is to have, the ones it keeps too (task_get shows them).";

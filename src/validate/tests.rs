@@ -2300,3 +2300,69 @@ fn a_json_rpc_envelope_is_told_its_arguments_are_the_input() {
         "{e:?}"
     );
 }
+
+/// Fields other trackers have and this one has not, each told what stands
+/// for it here (or that nothing does), never the generic list whose
+/// nearest name would do something else.
+#[test]
+fn another_trackers_fields_are_told_what_stands_for_them() {
+    for (verb, input, path, says) in [
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "blocked_by": [2]}),
+            "blocked_by",
+            "`blocker` says in words",
+        ),
+        (
+            "create",
+            json!({"channel": "eng", "tasks": [{"title": "t", "type": "bug"}]}),
+            "tasks/0/type",
+            "say it with a label",
+        ),
+        (
+            "create",
+            json!({"channel": "eng", "tasks": [{"title": "t", "reporter": "@bob"}]}),
+            "tasks/0/reporter",
+            "the creator is the calling agent",
+        ),
+        (
+            "create",
+            json!({"channel": "eng", "tasks": [{"title": "t", "watchers": ["@bob"]}]}),
+            "tasks/0/watchers",
+            "no watchers",
+        ),
+        (
+            "delete",
+            json!({"channel": "eng", "number": 1, "force": true}),
+            "force",
+            "there is no force",
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "new_channel": "ops"}),
+            "new_channel",
+            "no task moves to another board",
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "subtasks": [{"title": "s"}]}),
+            "subtasks",
+            "with this task's number as `parent`",
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "check_item": "two"}),
+            "check_item",
+            "checklist replaces the whole list",
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "version": 3, "title": "x"}),
+            "version",
+            "use `expected_updated_at`",
+        ),
+    ] {
+        let e = errors("task", verb, input);
+        assert!(e[path].contains(says), "{verb} {path}: {e:?}");
+    }
+}
