@@ -722,6 +722,16 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
     {
         return format!("{said}: write `{number}`, the number alone.");
     }
+    // A number with its title after it (`#25 Note target`, as a list shows
+    // a task): the number alone, not a search for the whole text.
+    if names.contains(&"integer")
+        && let Some(number) = given.and_then(Value::as_str).and_then(number_then_words)
+        && within_bounds(schema_at(action, path), number)
+    {
+        return format!(
+            "{said}: write `{number}`, the number alone (the words after it are no part of it)."
+        );
+    }
     // A range of numbers (`2-3`): no field takes one.
     if names.contains(&"integer")
         && let Some((low, high)) = given.and_then(Value::as_str).and_then(number_range)
@@ -881,6 +891,20 @@ fn board_and_number(text: &str) -> Option<(String, u64)> {
         return None;
     }
     Some((board.to_ascii_lowercase(), digits.parse().ok()?))
+}
+
+/// A task's number followed by words (`#25 Note target`, `25: Note
+/// target`): the number.
+fn number_then_words(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let text = text.strip_prefix('#').unwrap_or(text);
+    let end = text.find(|c: char| !c.is_ascii_digit())?;
+    let (digits, rest) = text.split_at(end);
+    let rest = rest.trim_start_matches(|c: char| c.is_whitespace() || ":-–—.)".contains(c));
+    let spaced = text[end..].starts_with(|c: char| c.is_whitespace() || ":-–—.)".contains(c));
+    (!digits.is_empty() && spaced && rest.starts_with(char::is_alphabetic))
+        .then(|| digits.parse().ok())
+        .flatten()
 }
 
 /// A range of task numbers written as text (`1-3`, `1–3`, `1..3`): its

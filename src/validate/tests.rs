@@ -2213,6 +2213,15 @@ fn a_range_of_numbers_is_told_there_are_none() {
         json!({"channel": "eng", "numbers": ["1..3"], "claimed": true}),
     );
     assert!(e["numbers/0"].contains("there are no ranges"), "{e:?}");
+    // A number with its title after it is the number.
+    for given in ["#25 Note target", "25: Note target", "25 - Note target"] {
+        let e = errors("task", "get", json!({"channel": "eng", "number": given}));
+        assert_eq!(
+            e["number"],
+            "Must be of type integer: write `25`, the number alone (the words after it are no part of it).",
+            "{given}"
+        );
+    }
     // A tracker's key is still a board and a number.
     let e = errors("task", "get", json!({"channel": "eng", "number": "ops-5"}));
     assert!(
