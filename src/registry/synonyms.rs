@@ -312,6 +312,16 @@ pub static PATTERN_FIXES: &[(&str, &str)] = &[
 /// part of the field's path.
 pub static VALUE_WORDS: &[(&str, &str, &str)] = &[
     ("status", "closed", CLOSED),
+    (
+        "status",
+        "any",
+        "`all` is for a search (with `query`) or `filters.parent`; to browse, leave `status` out for the open ones (`active`), or give one status at a time.",
+    ),
+    (
+        "status",
+        "open",
+        "Open is `todo` for one task's status (`in_progress` and `in_review` are open too); a list's `active`, its default, is all three.",
+    ),
     ("status", "close", CLOSED),
     (
         "status",

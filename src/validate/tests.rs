@@ -2310,6 +2310,27 @@ fn a_json_rpc_envelope_is_told_its_arguments_are_the_input() {
     );
 }
 
+/// Status words of other trackers, told what they are here.
+#[test]
+fn other_status_words_are_told_what_they_are_here() {
+    let e = errors("task", "list", json!({"channel": "eng", "status": "any"}));
+    assert!(e["status"].contains("`all` is for a search"), "{e:?}");
+    let e = errors("task", "list", json!({"channel": "eng", "status": "open"}));
+    assert!(
+        e["status"].contains("a list's `active`, its default"),
+        "{e:?}"
+    );
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "status": "open"}),
+    );
+    assert!(
+        e["status"].contains("Open is `todo` for one task's status"),
+        "{e:?}"
+    );
+}
+
 /// Fields other trackers have and this one has not, each told what stands
 /// for it here (or that nothing does), never the generic list whose
 /// nearest name would do something else.
