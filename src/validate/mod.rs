@@ -585,13 +585,25 @@ fn record(
             // Inside a list's item, what the field is (`url`: where the
             // file lives, an http(s) URL): an item's fields are read less
             // often than the top level's, which every route's help lists.
+            // An item of a list an update replaces whole (`checklist: [{"done":
+            // true}]`, one item ticked): the retry must give every item.
+            let whole = path
+                .rsplit_once('/')
+                .filter(|(_, index)| index.parse::<usize>().is_ok())
+                .and_then(|(list, _)| schema_at(action, list))
+                .is_some_and(replaced_list);
             let what = (!path.is_empty())
                 .then(|| schema_at(action, &field))
                 .flatten()
                 .and_then(|sub| sub["description"].as_str())
                 .map(|description| {
                     let said = description.trim_end_matches("Required.").trim_end();
-                    format!("Required: {said}")
+                    if whole {
+                        let said = said.trim_end_matches('.');
+                        format!("Required: {said}; the list replaces the whole list, so give every item it is to have, each whole, the kept ones too.")
+                    } else {
+                        format!("Required: {said}")
+                    }
                 });
             // At the top, beside the field its value was likely put in.
             let beside = path

@@ -1808,11 +1808,12 @@ fn a_slip_whose_literal_fix_would_mislead_is_told_what_it_means() {
         e["assignee"].starts_with("Once rewritten: A member ref starts with `@`"),
         "{e:?}"
     );
-    // A field an item of a list lacks says what it is.
+    // A field an item of a list lacks says what it is (and, an update's
+    // list being replaced whole, that every item goes in it).
     let e = update(json!({"attachments": [{"name": "log.txt"}]}));
     assert_eq!(
         e["attachments/0/url"],
-        "Required: Where the file lives: an http(s) URL."
+        "Required: Where the file lives: an http(s) URL; the list replaces the whole list, so give every item it is to have, each whole, the kept ones too."
     );
     let e = errors("task", "create", json!({"channel": "eng", "tasks": [{}]}));
     assert_eq!(
@@ -2395,4 +2396,28 @@ fn another_trackers_fields_are_told_what_stands_for_them() {
         let e = errors("task", verb, input);
         assert!(e[path].contains(says), "{verb} {path}: {e:?}");
     }
+}
+
+/// One item of a list an update replaces, sent to tick it: told the list
+/// is replaced whole, not only the item's missing field.
+#[test]
+fn an_item_sent_alone_to_change_it_is_told_the_list_is_replaced_whole() {
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "checklist": [{"done": true}]}),
+    );
+    assert!(
+        e["checklist/0/text"].starts_with("Required: What to check")
+            && e["checklist/0/text"]
+                .ends_with("so give every item it is to have, each whole, the kept ones too."),
+        "{e:?}"
+    );
+    // A created task's list is no replacement: the field alone.
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "t", "checklist": [{"done": true}]}]}),
+    );
+    assert!(!e["tasks/0/checklist/0/text"].contains("replaces"), "{e:?}");
 }
