@@ -153,7 +153,7 @@ error_codes! {
     TASK_NOT_FOUND = "task_not_found", Rejected, 404, false,
         "No live task with that number on the board (it may have been deleted). `candidates` lists the other boards with a live task of that number (as `channel`), then the live tasks it may have meant.";
     PARENT_NOT_FOUND = "parent_not_found", Rejected, 404, false,
-        "The parent task does not exist on the board or is deleted. `candidates` lists the live tasks it may have meant; pick one, or list the board.";
+        "The parent task does not exist on the board or is deleted. `candidates` lists the live tasks it may have meant (for a create or a list, first the other boards with a live task of that number, as `channel`); pick one, or list the board.";
     TASK_SCOPE_NOT_FOUND = "task_scope_not_found", Rejected, 404, false,
         "parent_task_scope names no live task in this workspace. `candidates` lists boards to find the parent's scope_id on, or give channel and parent instead.";
     TASK_SCOPE_CLOSED = "task_scope_closed", Rejected, 409, false,

@@ -182,22 +182,38 @@ fn list_board(board: &str) -> Value {
 
 /// `nearby` are live tasks of the board (number, title), nearest to
 /// `number` first.
+///
+/// `elsewhere`, as for [`task_not_found`]: the other boards with a live
+/// task `number`, first, where the input's board is where the new subtask
+/// goes or the list looks (never for an update, whose `channel` names the
+/// task to change: a subtask is on its parent's board, and no task moves).
 pub fn parent_not_found(
     board: &str,
     number: i64,
     field: &str,
+    elsewhere: &[(String, String)],
     nearby: &[(i64, String)],
 ) -> Failure {
-    let rest = if nearby.is_empty() {
-        "the board has no live task"
-    } else {
-        "candidates lists the ones it may have meant, task_list finds the rest"
+    let rest = match (elsewhere.is_empty(), nearby.is_empty()) {
+        (false, _) => format!(
+            "candidates lists the other boards with a live #{number} (as `channel`, where a subtask of it goes) first, then this board's nearest"
+        ),
+        (true, true) => "the board has no live task".to_string(),
+        (true, false) => {
+            "candidates lists the ones it may have meant, task_list finds the rest".to_string()
+        }
     };
     Failure::new(
         code::PARENT_NOT_FOUND,
         format!("No live task #{number} on board `{board}` to be the parent; {rest}."),
     )
     .field(field, "No such live task.")
+    .titled_candidates(
+        "channel",
+        elsewhere
+            .iter()
+            .map(|(board, title)| (json!(board), title.as_str())),
+    )
     .task_candidates(field, nearby)
     .suggest("task_list", list_board(board))
 }
@@ -781,7 +797,7 @@ mod tests {
             "{}",
             both.message
         );
-        let parent = parent_not_found("eng", 2, "parent", &[]);
+        let parent = parent_not_found("eng", 2, "parent", &[], &[]);
         assert!(!parent.message.contains("candidates"), "{}", parent.message);
     }
 }

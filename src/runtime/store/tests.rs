@@ -1482,6 +1482,39 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
             f.message
         );
     }
+    // So for a parent, where the input's board is where the subtask goes
+    // (a create) or the list looks: the boards that have it first, as
+    // `channel`. Not for an update, whose board names the task to change.
+    for (verb, input) in [
+        (
+            "create",
+            json!({"channel": "eng", "parent": 5, "tasks": [{"title": "x"}]}),
+        ),
+        ("list", json!({"channel": "eng", "filters": {"parent": 5}})),
+    ] {
+        let f = w.err(&w.bob, verb, input);
+        assert_eq!(f.code, "parent_not_found", "{verb}");
+        let first = &f.candidate_list()[0];
+        assert_eq!(
+            (first.field.as_str(), &first.value, first.title.as_deref()),
+            ("channel", &json!("ops"), Some("o5")),
+            "{verb}: {f:?}"
+        );
+        assert!(
+            f.message.contains("other boards with a live #5"),
+            "{verb}: {f:?}"
+        );
+    }
+    let f = w.err(
+        &w.bob,
+        "update",
+        json!({"channel": "eng", "number": 1, "parent": 5}),
+    );
+    assert_eq!(f.code, "parent_not_found");
+    assert!(
+        f.candidate_list().iter().all(|c| c.field != "channel"),
+        "{f:?}"
+    );
     // Alice may use `secret` too.
     let f = w.err(&w.alice, "get", json!({"channel": "secrt", "number": 2}));
     assert_eq!(values(&f)[0], json!("secret"));
@@ -1618,12 +1651,14 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
         json!({"channel": "eng", "parent": 6, "tasks": [{"title": "x"}]}),
     );
     assert_eq!(f.code, "parent_not_found");
+    // `ops` has a #6 (a create's board is where the subtask goes): first.
     assert_eq!(
         values(&f),
-        [json!(5), json!(4), json!(3), json!(1)],
+        [json!("ops"), json!(5), json!(4), json!(3), json!(1)],
         "{f:?}"
     );
-    assert_eq!(f.candidate_list()[0].title.as_deref(), Some("y"));
+    assert_eq!(f.candidate_list()[0].title.as_deref(), Some("mine"));
+    assert_eq!(f.candidate_list()[1].title.as_deref(), Some("y"));
     let listed = w.follow(&w.alice, &World::<E>::suggestion(&f)).unwrap();
     assert_eq!(items_of(&listed), [1, 3, 4, 5]);
     let f = w.err(

@@ -433,8 +433,12 @@ async fn same_number_elsewhere<C: GenericClient>(
 
 /// `parent_not_found` for `field`: a deleted parent said to be deleted, any
 /// other with the board's nearest live tasks as candidates.
+/// `placing`: the caller, where the input's board is where a new subtask
+/// goes or a list looks, so other boards with a live `number` are offered
+/// first; `None` for an update, whose board names the task to change.
 async fn parent_not_found<C: GenericClient>(
     c: &C,
+    placing: Option<&Principal>,
     board: &Board,
     number: i64,
     field: &str,
@@ -444,8 +448,17 @@ async fn parent_not_found<C: GenericClient>(
         Ok(false) => {}
         Err(error) => return error,
     }
-    match nearby_tasks(c, board, number).await {
-        Ok(nearby) => refusals::parent_not_found(&board.name, number, field, &nearby).into(),
+    let found = async {
+        let elsewhere = match placing {
+            Some(p) => same_number_elsewhere(c, p, board, number).await?,
+            None => Vec::new(),
+        };
+        Ok::<_, Error>((elsewhere, nearby_tasks(c, board, number).await?))
+    };
+    match found.await {
+        Ok((elsewhere, nearby)) => {
+            refusals::parent_not_found(&board.name, number, field, &elsewhere, &nearby).into()
+        }
         Err(error) => error,
     }
 }
@@ -459,10 +472,16 @@ async fn was_deleted<C: GenericClient>(c: &C, board: &Board, number: i64) -> Res
 
 /// The id of live task `number` on `board`, to be a parent (locked, so it
 /// cannot be deleted under the new child).
-async fn live_parent(tx: &Transaction<'_>, board: &Board, number: i64) -> Result<i64> {
+/// `placing` as for [`parent_not_found`].
+async fn live_parent(
+    tx: &Transaction<'_>,
+    placing: Option<&Principal>,
+    board: &Board,
+    number: i64,
+) -> Result<i64> {
     match lock_task(tx, board, number).await? {
         Some(parent) => Ok(parent.id),
-        None => Err(parent_not_found(tx, board, number, "parent").await),
+        None => Err(parent_not_found(tx, placing, board, number, "parent").await),
     }
 }
 
@@ -602,7 +621,7 @@ async fn lock_placement(
     };
     let parent = match input.parent {
         None => None,
-        Some(number) => Some((live_parent(tx, board, number).await?, number)),
+        Some(number) => Some((live_parent(tx, Some(p), board, number).await?, number)),
     };
     Ok(Placement {
         board: board.clone(),
@@ -1119,7 +1138,7 @@ pub(super) async fn list_tasks(c: &Object, p: &Principal, q: &ListQuery) -> Resu
         const SQL: &str = "SELECT EXISTS (SELECT 1 FROM tasks WHERE channel_id = $1 \
              AND number = $2 AND deleted_at IS NULL)";
         if !one(c, SQL, &[&board.id, &parent]).await?.get::<_, bool>(0) {
-            return Err(parent_not_found(c, &board, parent, "filters/parent").await);
+            return Err(parent_not_found(c, Some(p), &board, parent, "filters/parent").await);
         }
     }
     // A member ref that names no one would answer an empty page that
@@ -1406,7 +1425,7 @@ async fn new_parent(
          SELECT id, parent_id FROM tasks WHERE id = $1 \
          UNION SELECT t.id, t.parent_id FROM tasks t JOIN up ON t.id = up.parent_id) \
          SELECT EXISTS (SELECT 1 FROM up WHERE id = $2)";
-    let parent_id = live_parent(tx, board, number).await?;
+    let parent_id = live_parent(tx, None, board, number).await?;
     if one(tx, ANCESTRY, &[&parent_id, &task_id]).await?.get(0) {
         return Err(refusals::invalid_parent(task_number, number).into());
     }

@@ -210,14 +210,30 @@ fn same_number_elsewhere(
 
 /// `parent_not_found` for `field`: a deleted parent said to be deleted, any
 /// other with the board's nearest live tasks as candidates.
-fn parent_not_found(c: &Connection, board: &Board, number: i64, field: &str) -> Failure {
+/// `placing`: the caller, where the input's board is where a new subtask
+/// goes or a list looks, so other boards with a live `number` are offered
+/// first; `None` for an update, whose board names the task to change.
+fn parent_not_found(
+    c: &Connection,
+    placing: Option<&Principal>,
+    board: &Board,
+    number: i64,
+    field: &str,
+) -> Failure {
     match was_deleted(c, board, number) {
         Ok(true) => return refusals::parent_deleted(&board.name, number, field),
         Ok(false) => {}
         Err(failure) => return failure,
     }
-    match nearby_tasks(c, board, number) {
-        Ok(nearby) => refusals::parent_not_found(&board.name, number, field, &nearby),
+    let found = placing
+        .map_or(Ok(Vec::new()), |p| {
+            same_number_elsewhere(c, p, board, number)
+        })
+        .and_then(|elsewhere| Ok((elsewhere, nearby_tasks(c, board, number)?)));
+    match found {
+        Ok((elsewhere, nearby)) => {
+            refusals::parent_not_found(&board.name, number, field, &elsewhere, &nearby)
+        }
         Err(failure) => failure,
     }
 }
@@ -496,7 +512,7 @@ fn place(c: &Connection, p: &Principal, input: &CreateInput) -> Result<Placement
     let board = board(c, p, channel)?;
     let parent_id = match input.parent {
         None => None,
-        Some(number) => Some(live_parent(c, &board, number)?),
+        Some(number) => Some(live_parent(c, Some(p), &board, number)?),
     };
     Ok(Placement { board, parent_id })
 }
@@ -695,7 +711,13 @@ pub(super) fn list_tasks(c: &Connection, p: &Principal, q: &ListQuery) -> Result
     if let Some(parent) = q.parent
         && live_task(c, &board, parent)?.is_none()
     {
-        return Err(parent_not_found(c, &board, parent, "filters/parent"));
+        return Err(parent_not_found(
+            c,
+            Some(p),
+            &board,
+            parent,
+            "filters/parent",
+        ));
     }
     // A member ref that names no one would answer an empty page that
     // misleads: refused as an update's would be, with the handles there are.
@@ -956,11 +978,17 @@ pub(super) fn update_task(
     Ok(load_task(c, id)?.compact())
 }
 
-/// The id of live task `number` on `board`, to be a parent.
-fn live_parent(c: &Connection, board: &Board, number: i64) -> Result<i64, Failure> {
+/// The id of live task `number` on `board`, to be a parent; `placing` as
+/// for [`parent_not_found`].
+fn live_parent(
+    c: &Connection,
+    placing: Option<&Principal>,
+    board: &Board,
+    number: i64,
+) -> Result<i64, Failure> {
     match live_task(c, board, number)? {
         Some((id, _, _)) => Ok(id),
-        None => Err(parent_not_found(c, board, number, "parent")),
+        None => Err(parent_not_found(c, placing, board, number, "parent")),
     }
 }
 
@@ -972,7 +1000,7 @@ fn new_parent(
     task_number: i64,
     number: i64,
 ) -> Result<i64, Failure> {
-    let parent_id = live_parent(c, board, number)?;
+    let parent_id = live_parent(c, None, board, number)?;
     let mut seen = HashSet::new();
     let mut cursor = Some(parent_id);
     while let Some(id) = cursor {
