@@ -582,9 +582,6 @@ fn record(
                 .and_then(|sub| sub["enum"].as_array())
                 .filter(|values| values.len() == 1)
                 .map(|values| format!("Required: `\"{name}\": {}`, its one value.", values[0]));
-            // Inside a list's item, what the field is (`url`: where the
-            // file lives, an http(s) URL): an item's fields are read less
-            // often than the top level's, which every route's help lists.
             // An item of a list an update replaces whole (`checklist: [{"done":
             // true}]`, one item ticked): the retry must give every item.
             let whole = path
@@ -592,6 +589,9 @@ fn record(
                 .filter(|(_, index)| index.parse::<usize>().is_ok())
                 .and_then(|(list, _)| schema_at(action, list))
                 .is_some_and(replaced_list);
+            // Inside a list's item, what the field is (`url`: where the
+            // file lives, an http(s) URL): an item's fields are read less
+            // often than the top level's, which every route's help lists.
             let what = (!path.is_empty())
                 .then(|| schema_at(action, &field))
                 .flatten()
@@ -911,10 +911,12 @@ fn number_then_words(text: &str) -> Option<u64> {
     let text = text.trim();
     let text = text.strip_prefix('#').unwrap_or(text);
     let end = text.find(|c: char| !c.is_ascii_digit())?;
-    let (digits, rest) = text.split_at(end);
-    let rest = rest.trim_start_matches(|c: char| c.is_whitespace() || ":-–—.)".contains(c));
-    let spaced = text[end..].starts_with(|c: char| c.is_whitespace() || ":-–—.)".contains(c));
-    (!digits.is_empty() && spaced && rest.starts_with(char::is_alphabetic))
+    let (digits, after) = text.split_at(end);
+    // The words begin after a space or a sign (`25 Note`, `25: Note`),
+    // never straight after the digits (`2fa login` is a title).
+    let words = after.trim_start_matches(|c: char| c.is_whitespace() || ":-–—.)".contains(c));
+    let parted = words.len() < after.len();
+    (!digits.is_empty() && parted && words.starts_with(char::is_alphabetic))
         .then(|| digits.parse().ok())
         .flatten()
 }

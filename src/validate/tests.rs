@@ -2223,6 +2223,13 @@ fn a_range_of_numbers_is_told_there_are_none() {
             "{given}"
         );
     }
+    // A title that begins with digits is no number with its title.
+    let e = errors(
+        "task",
+        "get",
+        json!({"channel": "eng", "number": "2fa login"}),
+    );
+    assert!(!e["number"].contains("write `2`"), "{e:?}");
     // A tracker's key is still a board and a number.
     let e = errors("task", "get", json!({"channel": "eng", "number": "ops-5"}));
     assert!(
