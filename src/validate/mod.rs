@@ -291,6 +291,7 @@ fn checked(
     if holds_nul(&input) {
         nul_characters(&input, "", &mut errors);
     }
+    nulls_beside_refused_ones(action, &input, &mut errors);
     if !errors.is_empty() {
         // A path's list items, by the schema: a field named `7` is none.
         let is_list =
@@ -701,6 +702,38 @@ fn nullable(action: &Action, path: &str) -> bool {
             .as_array()
             .is_some_and(|types| types.iter().any(|t| t == "null"))
     })
+}
+
+/// Every parameter sent, the unset ones as `null`, as tool-calling
+/// frameworks write them: where a field refuses its `null`, the retry that
+/// drops only the refused ones would clear every field beside them whose
+/// `null` was left (a description, an assignee). So those are named too,
+/// with the choice: leave it out to keep it. Nulls a field takes, alone,
+/// clear as asked.
+fn nulls_beside_refused_ones(action: &Action, input: &Value, errors: &mut FieldErrors) {
+    let parent = |path: &str| {
+        path.rsplit_once('/')
+            .map_or("", |(parent, _)| parent)
+            .to_string()
+    };
+    let levels: std::collections::BTreeSet<String> = errors
+        .keys()
+        .filter(|path| input_at(input, path).is_some_and(Value::is_null) && !nullable(action, path))
+        .map(|path| parent(path))
+        .collect();
+    for level in levels {
+        let Some(fields) = input_at(input, &level).and_then(Value::as_object) else {
+            continue;
+        };
+        for (name, value) in fields {
+            let path = join(&level, name);
+            if value.is_null() && nullable(action, &path) {
+                errors.entry(path).or_insert_with(|| {
+                    "`null` clears this field, and fields here that cannot be cleared are null too, as a tool that sends every parameter writes them: leave it out to keep it, or keep `null` to clear it.".into()
+                });
+            }
+        }
+    }
 }
 
 /// A type error's words, with the shape wanted where a list or an object

@@ -94,9 +94,9 @@ pub(super) fn unknown_field(
     let mut fix = None;
     let names = match proposed {
         Some(field) => {
-            // Only for a rename here, and not over a value the field has.
-            let renamed =
-                matches!(said, Said::Here(_)) && parent.is_some_and(|p| p.get(field).is_none());
+            // Only for a rename here (a field the input gives already was
+            // answered above).
+            let renamed = matches!(said, Said::Here(_));
             let written = parent
                 .and_then(|p| p.get(name))
                 .filter(|_| renamed)

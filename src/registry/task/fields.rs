@@ -425,31 +425,25 @@ pub fn check_labels(labels: Option<&Value>, path: &str, errors: &mut FieldErrors
 pub fn check_written_labels(labels: Option<&Value>, path: &str, errors: &mut FieldErrors) {
     check_labels(labels, path, errors);
     let given: Vec<(usize, &str)> = strings(labels).collect();
-    // `+urgent`, `-backend`, as some trackers add and remove one: here the
-    // list is the task's whole list, so a sign would be part of a label
-    // of its own, and the labels kept would be dropped.
-    for &(i, label) in &given {
-        let mut chars = label.chars();
-        if matches!(chars.next(), Some('+' | '-'))
-            && chars.next().is_some_and(char::is_alphanumeric)
-        {
-            errors.entry(format!("{path}/{i}")).or_insert_with(|| {
-                "No `+` or `-` before a label: the list is the task's whole list, not changes to it; give every label it is to have, without signs (task_get shows those it has).".into()
-            });
-        }
-    }
     for (n, &(i, label)) in given.iter().enumerate() {
-        if let Some((first, _)) = given[..n]
+        let mut chars = label.chars();
+        // `+urgent`, `-backend`, as some trackers add and remove one: here
+        // the list is the task's whole list, so a sign would be part of a
+        // label of its own, and the labels kept would be dropped.
+        let signed = matches!(chars.next(), Some('+' | '-'))
+            && chars.next().is_some_and(char::is_alphanumeric);
+        // The very same label twice is the schema's (`uniqueItems`).
+        let twin = given[..n]
             .iter()
-            // The very same label twice is the schema's (`uniqueItems`).
-            .find(|(_, earlier)| *earlier != label && earlier.eq_ignore_ascii_case(label))
-        {
-            errors.entry(format!("{path}/{i}")).or_insert_with(|| {
-                format!(
-                    "The same label as `{path}/{first}` but for case: labels match in either case; give it once."
-                )
-            });
-        }
+            .find(|(_, earlier)| *earlier != label && earlier.eq_ignore_ascii_case(label));
+        let said = match (signed, twin) {
+            (true, _) => "No `+` or `-` before a label: the list is the task's whole list, not changes to it; give every label it is to have, without signs (task_get shows those it has).".to_string(),
+            (false, Some((first, _))) => format!(
+                "The same label as `{path}/{first}` but for case: labels match in either case; give it once."
+            ),
+            (false, None) => continue,
+        };
+        errors.entry(format!("{path}/{i}")).or_insert(said);
     }
 }
 

@@ -170,7 +170,6 @@ fn check(input: &Value, errors: &mut FieldErrors) {
         errors.insert("parent".into(), "A task cannot be its own parent.".into());
     }
     fields::check_written_labels(input.get("labels"), "labels", errors);
-    check_nulls_sent_for_unset(input, errors);
     // The pattern admits `2026-13-45T99:00:00Z`; no task was ever changed
     // then, so it is refused here, before anything is sent. A value the
     // pattern refused already (no offset, a date alone, a word) keeps the
@@ -180,39 +179,6 @@ fn check(input: &Value, errors: &mut FieldErrors) {
     {
         errors.entry("expected_updated_at".into()).or_insert_with(|| {
             "Not a real time (a month, day, hour, minute, second or UTC offset out of range): copy the task's updated_at exactly.".into()
-        });
-    }
-}
-
-/// Every parameter sent, the unset ones as `null`, as tool-calling
-/// frameworks write them: the nulls of fields that cannot be cleared are
-/// refused by the schema, and the retry that drops only those would clear
-/// every field whose `null` was left (a description, an assignee). So
-/// those are named too, with the choice: leave it out to keep it.
-fn check_nulls_sent_for_unset(input: &Value, errors: &mut FieldErrors) {
-    let properties = &ACTION.cached_input_schema()["properties"];
-    let nullable = |name: &str| {
-        properties[name]["type"]
-            .as_array()
-            .is_some_and(|types| types.iter().any(|t| t == "null"))
-    };
-    let Some(fields) = input.as_object() else {
-        return;
-    };
-    let nulls: Vec<&str> = fields
-        .iter()
-        .filter(|(_, value)| value.is_null())
-        .map(|(name, _)| name.as_str())
-        .collect();
-    let refused = nulls
-        .iter()
-        .any(|name| properties.get(*name).is_some() && !nullable(name));
-    if !refused {
-        return;
-    }
-    for name in nulls.into_iter().filter(|name| nullable(name)) {
-        errors.entry(name.to_string()).or_insert_with(|| {
-            "`null` clears this field, and fields here that cannot be cleared are null too, as a tool that sends every parameter writes them: leave it out to keep it, or keep `null` to clear it.".into()
         });
     }
 }

@@ -97,31 +97,25 @@ pub fn is_typo_of_only(given: &str, first: &str, second: Option<&str>) -> bool {
 /// is not revealed (as GitHub answers for a private repository).
 pub fn channel_not_found(name: &str, boards: Vec<String>) -> Failure {
     let boards = nearest(name, boards);
-    let failure = Failure::new(
-        code::CHANNEL_NOT_FOUND,
-        match boards.first() {
-            None => format!("No board `{name}` that this agent may use; it may use none."),
-            Some(first) if is_typo_of(name, first) => format!(
-                "No board `{name}` that this agent may use; candidates lists those it may, nearest first."
-            ),
-            // No typo of any: the first is no likelier than the rest.
-            Some(_) => format!(
-                "No board `{name}` that this agent may use; none is near that name: candidates lists those it may."
-            ),
-        },
-    )
-    .field("channel", "No such board.");
-    match boards.first() {
-        // A browse of the board a typo meant; a name that is no typo of any
-        // gets the boards alone: a call on one of them would be a guess (a
-        // search there answers an empty page, read as "no such task").
-        Some(first) if is_typo_of(name, first) => {
-            let suggestion = json!({"channel": first});
-            failure
-                .candidates("channel", boards.iter().map(|b| json!(b)))
-                .suggest("task_list", suggestion)
-        }
-        Some(_) => failure.candidates("channel", boards.iter().map(|b| json!(b))),
+    // The board a typo meant, if the nearest is one; a name that is no typo
+    // of any gets the boards alone, the first no likelier than the rest: a
+    // call on one of them would be a guess (a search there answers an empty
+    // page, read as "no such task").
+    let meant = boards.first().filter(|first| is_typo_of(name, first));
+    let message = match (boards.is_empty(), meant) {
+        (true, _) => format!("No board `{name}` that this agent may use; it may use none."),
+        (false, Some(_)) => format!(
+            "No board `{name}` that this agent may use; candidates lists those it may, nearest first."
+        ),
+        (false, None) => format!(
+            "No board `{name}` that this agent may use; none is near that name: candidates lists those it may."
+        ),
+    };
+    let failure = Failure::new(code::CHANNEL_NOT_FOUND, message)
+        .field("channel", "No such board.")
+        .candidates("channel", boards.iter().map(|b| json!(b)));
+    match meant {
+        Some(first) => failure.suggest("task_list", json!({"channel": first})),
         None => failure,
     }
 }
