@@ -84,7 +84,22 @@ pub const PG_DATABASE: EnvVar = EnvVar {
 pub const PG_SSLMODE: EnvVar = EnvVar {
     name: "PGSSLMODE",
     binary: "agentteam-runtime",
-    description: "sslmode when the --db URI gives none (as libpq reads it): disable, allow or prefer connect in plain text; require and verify-* are refused (no TLS to PostgreSQL yet).",
+    description: "sslmode when the --db URI gives none (as libpq reads it): disable, allow, prefer (the default), require, verify-ca or verify-full; docs/deploy.md has what each checks.",
+};
+pub const PG_SSLROOTCERT: EnvVar = EnvVar {
+    name: "PGSSLROOTCERT",
+    binary: "agentteam-runtime",
+    description: "sslrootcert when the --db URI gives none: a PEM file of the CA certificates the server's must lead to, or `system` for the public CAs. Default ~/.postgresql/root.crt when it exists.",
+};
+pub const PG_SSLCERT: EnvVar = EnvVar {
+    name: "PGSSLCERT",
+    binary: "agentteam-runtime",
+    description: "sslcert when the --db URI gives none: the client certificate (PEM) shown to the server. Default ~/.postgresql/postgresql.crt when it exists.",
+};
+pub const PG_SSLKEY: EnvVar = EnvVar {
+    name: "PGSSLKEY",
+    binary: "agentteam-runtime",
+    description: "sslkey when the --db URI gives none: the client certificate's unencrypted private key (PEM, mode 0600). Default ~/.postgresql/postgresql.key.",
 };
 pub const RUNTIME_LOG: EnvVar = EnvVar {
     name: "RUST_LOG",
@@ -116,6 +131,9 @@ pub const ALL: &[&EnvVar] = &[
     &PG_PORT,
     &PG_DATABASE,
     &PG_SSLMODE,
+    &PG_SSLROOTCERT,
+    &PG_SSLCERT,
+    &PG_SSLKEY,
     &RUNTIME_LOG,
     &NO_COLOR,
     &TERM,

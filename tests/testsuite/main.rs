@@ -43,6 +43,7 @@ mod generated;
 mod openapi;
 mod postgres_faults;
 mod postgres_harness;
+mod postgres_tls;
 mod reliability_concurrency;
 mod reliability_crash;
 mod reliability_fuzz;

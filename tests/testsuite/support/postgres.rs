@@ -128,6 +128,14 @@ impl Cluster {
     /// defaults, e.g. `&[("fsync", "on")]` for a benchmark. The port, socket
     /// and data directories are the harness's and cannot be overridden.
     pub fn start_with(extra_settings: &[(&str, &str)]) -> Cluster {
+        Cluster::start_with_files(extra_settings, &[])
+    }
+
+    /// [`Cluster::start_with`], with `files` (name, contents) written into
+    /// the cluster's directory before the server starts, private to the
+    /// server's user (as PostgreSQL wants a key file); a setting names one
+    /// as `{dir}/NAME`. For a server's TLS certificate and key, say.
+    pub fn start_with_files(extra_settings: &[(&str, &str)], files: &[(&str, &str)]) -> Cluster {
         let mut settings: Vec<(String, String)> = DEFAULT_SETTINGS
             .iter()
             .map(|&(name, value)| (name.to_owned(), value.to_owned()))
@@ -165,6 +173,22 @@ impl Cluster {
         };
         cluster.prepare_dirs();
         cluster.initdb();
+        let dir = cluster.root.path().display().to_string();
+        for (_, value) in &mut cluster.settings {
+            *value = value.replace("{dir}", &dir);
+        }
+        for (name, contents) in files {
+            let path = cluster.root.path().join(name);
+            let mut file = OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&path)
+                .unwrap_or_else(|e| panic!("cannot create {}: {e}", path.display()));
+            file.write_all(contents.as_bytes())
+                .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+            cluster.give_to_run_as(&path);
+        }
 
         // A port is picked by binding it and releasing it, so another
         // process can take it before the server binds it: retry.

@@ -13,9 +13,10 @@ use deadpool_postgres::{
     Runtime as PoolRuntime, TimeoutType, Timeouts,
 };
 use futures_util::FutureExt;
+use tokio_postgres::Row;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{NoTls, Row};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::{PoolOptions, Target};
 use crate::error::{Failure, code};
@@ -39,6 +40,8 @@ pub(super) struct Connections {
     /// reachable" is answered while every request connection is busy: a
     /// saturated replica is not an unreachable database.
     probe: Pool,
+    /// The connections' TLS, for the cancel of an abandoned statement.
+    tls: MakeRustlsConnect,
 }
 
 impl Connections {
@@ -54,7 +57,7 @@ impl Connections {
         let build = |size: usize, queue_mode: QueueMode| {
             let manager = Manager::from_connect(
                 config.clone(),
-                Connector,
+                Connector(target.tls.clone()),
                 ManagerConfig {
                     recycling_method: RecyclingMethod::Fast,
                 },
@@ -79,6 +82,7 @@ impl Connections {
             pool,
             queue: options.queue,
             probe,
+            tls: target.tls.clone(),
         })
     }
 
@@ -128,7 +132,9 @@ impl Connections {
 
     /// [`Self::get`], for a request's own future to use: see [`Conn`].
     pub(super) async fn hold(&self) -> Result<Conn, Failure> {
-        self.get().await.map(|object| Conn(Some(object)))
+        self.get()
+            .await
+            .map(|object| Conn(Some(object), self.tls.clone()))
     }
 
     /// A pooled connection, or 503 when none frees up in time (or too many
@@ -152,7 +158,7 @@ impl Connections {
 /// ended, a `Conn` leaves the pool as it drops: its statement is cancelled
 /// and the connection closed, and the pool opens another when one is
 /// wanted.
-pub(super) struct Conn(Option<Object>);
+pub(super) struct Conn(Option<Object>, MakeRustlsConnect);
 
 impl Conn {
     /// Back to the pool: the work on it has ended, well or not.
@@ -182,9 +188,10 @@ impl Drop for Conn {
         };
         let client = Object::take(object);
         let cancel = client.cancel_token();
+        let tls = self.1.clone();
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
-                if let Err(e) = cancel.cancel_query(NoTls).await {
+                if let Err(e) = cancel.cancel_query(tls).await {
                     tracing::debug!(error = described(&e), "cancelling an abandoned statement");
                 }
                 // Closed once the cancel has been asked for.
@@ -331,6 +338,11 @@ fn open_failure(target: &Target, e: PoolError) -> Failure {
             format!("PostgreSQL at {server} cannot be used as the URI asks: {why}."),
         )
         .field("db", "Check the URI's parameters.");
+    }
+    if let PoolError::Backend(e) = &e
+        && let Some(refusal) = super::tls::refusal(&server, e)
+    {
+        return refusal;
     }
     // Something answered, but not in PostgreSQL's protocol (an HTTP
     // server on that port, say): a wrong host or port, which no retry fixes.
@@ -499,7 +511,7 @@ fn failure(e: &tokio_postgres::Error) -> Failure {
 /// the end of one that fails with PostgreSQL's message and SQLSTATE
 /// (`terminating connection due to administrator command (57P01)`), where
 /// deadpool's says only "db error".
-struct Connector;
+struct Connector(MakeRustlsConnect);
 
 type Connected =
     Result<(tokio_postgres::Client, tokio::task::JoinHandle<()>), tokio_postgres::Error>;
@@ -510,8 +522,9 @@ impl deadpool_postgres::Connect for Connector {
         config: &tokio_postgres::Config,
     ) -> std::pin::Pin<Box<dyn Future<Output = Connected> + Send + '_>> {
         let config = config.clone();
+        let tls = self.0.clone();
         Box::pin(async move {
-            let (client, connection) = config.connect(NoTls).await?;
+            let (client, connection) = config.connect(tls).await?;
             let task = tokio::spawn(async move {
                 if let Err(e) = connection.await {
                     tracing::warn!(error = described(&e), "a store connection ended");

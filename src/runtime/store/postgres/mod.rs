@@ -50,6 +50,7 @@ mod migrations;
 mod reads;
 mod target;
 pub(in crate::runtime::store) mod tasks;
+mod tls;
 mod writer;
 
 use std::time::Duration;

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use tokio_postgres::config::{Host, SslMode};
 
-use crate::env_vars::{PG_DATABASE, PG_HOST, PG_PORT, PG_SSLMODE};
+use crate::env_vars::{PG_DATABASE, PG_HOST, PG_PORT};
 
 use crate::error::{Failure, code};
 
@@ -34,6 +34,8 @@ const TCP_USER_TIMEOUT: Duration = Duration::from_secs(10);
 #[derive(Clone)]
 pub struct Target {
     pub(super) config: tokio_postgres::Config,
+    /// The TLS connector the config's sslmode uses (docs/deploy.md).
+    pub(super) tls: tokio_postgres_rustls::MakeRustlsConnect,
     /// The URI as given, without its password: for output, logs and argv.
     shown: String,
     /// Whether the URI carried a password that [`Target::shown`] drops.
@@ -71,33 +73,9 @@ impl Target {
                 &"a `%` that is not followed by two hex digits (write a literal % as %25)",
             ));
         }
-        // The sslmode asked for, by the URI or else by PGSSLMODE, as libpq
-        // reads them: a TLS mode (tokio-postgres cannot even parse libpq's
-        // verify-ca, verify-full) is refused by name; `allow` (plain first)
-        // is what `disable` does here.
-        let asked = match ssl_mode_asked(uri) {
-            Some(mode) => Some((mode, format!("`{shown}`"))),
-            None => {
-                from_env(&PG_SSLMODE).map(|mode| (mode.to_ascii_lowercase(), "PGSSLMODE".into()))
-            }
-        };
-        let ssl_mode = match asked {
-            None => None,
-            Some((mode, _)) if ["disable", "allow"].contains(&mode.as_str()) => {
-                Some(SslMode::Disable)
-            }
-            Some((mode, _)) if mode == "prefer" => Some(SslMode::Prefer),
-            Some((mode, who))
-                if ["require", "verify-ca", "verify-full"].contains(&mode.as_str()) =>
-            {
-                return Err(no_tls(&who, &mode));
-            }
-            Some((_, who)) => {
-                return Err(unusable(&format_args!(
-                    "{who} asks for an sslmode libpq does not have (disable, allow, prefer, require, verify-ca, verify-full)"
-                )));
-            }
-        };
+        // TLS as libpq reads it (the URI's sslmode, sslrootcert, sslcert and
+        // sslkey, else PGSSL*), its files read now.
+        let tls = super::tls::Tls::configure(uri)?;
         // tokio-postgres's own text is "invalid connection string"; what is
         // wrong (`invalid value for option \`port\``) is in its causes.
         // PGPORT where the URI names no port, as libpq takes it (whether
@@ -117,7 +95,7 @@ impl Target {
             None => uri,
         };
         let parsed = query_ports_to_hosts(ported);
-        let parsed = without_ssl_mode(&parsed);
+        let parsed = without_keys(&parsed, &super::tls::KEYS);
         let mut config = tokio_postgres::Config::from_str(&parsed).map_err(|e| {
             let why = with_causes(&e);
             // A second `@` before the path: a user or password with one
@@ -142,9 +120,7 @@ impl Target {
                 &"its host is not a host name; an `@` in a user or password is written %40 (and `:`, `/`, `?`, `#` as %3A, %2F, %3F, %23)",
             ));
         }
-        if let Some(mode) = ssl_mode {
-            config.ssl_mode(mode);
-        }
+        config.ssl_mode(tls.ssl_mode);
         // What the URI leaves out, libpq takes from the environment.
         if config.get_user().is_none_or(str::is_empty) {
             // As libpq and tokio-postgres do; set here so that messages and
@@ -173,6 +149,16 @@ impl Target {
             }
         }
 
+        // PostgreSQL speaks no TLS on a Unix socket, and libpq asks for none
+        // there whatever the sslmode: the socket's own permissions guard it.
+        if config
+            .get_hosts()
+            .iter()
+            .all(|host| matches!(host, Host::Unix(_)))
+            && config.get_hostaddrs().is_empty()
+        {
+            config.ssl_mode(SslMode::Disable);
+        }
         // Said now, by name, rather than as a connection failure later.
         let hosts = config.get_hosts().len().max(config.get_hostaddrs().len());
         let ports = config.get_ports().len();
@@ -201,6 +187,7 @@ impl Target {
         let password_in_uri = shown != uri;
         Ok(Target {
             config,
+            tls: tls.connector,
             shown,
             password_in_uri,
         })
@@ -605,8 +592,6 @@ pub(super) fn with_causes(e: &dyn std::error::Error) -> String {
         .join(": ")
 }
 
-/// A URI asking for TLS (`sslmode=MODE`), which this runtime does not
-/// speak yet: refused by name, before anything connects.
 /// Whether `uri` names a port: after a host (`h:5432`, `[::1]:5432`) or as
 /// `?port=`.
 fn names_a_port(uri: &str) -> bool {
@@ -631,50 +616,28 @@ fn from_env(var: &crate::env_vars::EnvVar) -> Option<String> {
         .filter(|value| !value.trim().is_empty())
 }
 
-/// `uri` without its `sslmode` parameters, which [`Target::parse`] reads
-/// itself (tokio-postgres refuses libpq's `allow` and `verify-*`).
-fn without_ssl_mode(uri: &str) -> std::borrow::Cow<'_, str> {
+/// `uri` without the parameters named in `keys`, which [`Target::parse`]
+/// reads itself (tokio-postgres knows none but `sslmode`, and refuses
+/// libpq's `allow` and `verify-*` for that).
+fn without_keys<'a>(uri: &'a str, keys: &[&str]) -> std::borrow::Cow<'a, str> {
     use std::borrow::Cow;
     let Some((base, query)) = uri.split_once('?') else {
         return Cow::Borrowed(uri);
     };
-    let is_mode = |pair: &&str| {
-        pair.split_once('=')
-            .is_some_and(|(key, _)| key.trim().eq_ignore_ascii_case("sslmode"))
+    let is_key = |pair: &&str| {
+        pair.split_once('=').is_some_and(|(key, _)| {
+            keys.iter()
+                .any(|known| key.trim().eq_ignore_ascii_case(known))
+        })
     };
-    if !query.split('&').any(|pair| is_mode(&pair)) {
+    if !query.split('&').any(|pair| is_key(&pair)) {
         return Cow::Borrowed(uri);
     }
-    let kept: Vec<&str> = query.split('&').filter(|pair| !is_mode(pair)).collect();
+    let kept: Vec<&str> = query.split('&').filter(|pair| !is_key(pair)).collect();
     match kept.is_empty() {
         true => Cow::Owned(base.to_string()),
         false => Cow::Owned(format!("{base}?{}", kept.join("&"))),
     }
-}
-
-/// `who` (the URI as shown, or PGSSLMODE) asks for a TLS `mode`.
-fn no_tls(who: &str, mode: &str) -> Failure {
-    Failure::new(
-        code::USAGE_ERROR,
-        format!(
-            "{who} asks for sslmode={mode}; agentteam-runtime does not speak TLS to PostgreSQL yet."
-        ),
-    )
-    .field(
-        "db",
-        "Connect over a Unix socket or a private network (sslmode=disable or prefer).",
-    )
-}
-
-/// The `sslmode` a URI's query asks for, lowercased, if any.
-fn ssl_mode_asked(uri: &str) -> Option<String> {
-    let (_, query) = uri.split_once('?')?;
-    query
-        .split('&')
-        .filter_map(|pair| pair.split_once('='))
-        .filter(|(key, _)| key.trim().eq_ignore_ascii_case("sslmode"))
-        .map(|(_, value)| value.trim().to_ascii_lowercase())
-        .next_back()
 }
 
 /// Whether `uri` has a `%` that does not start a percent escape (`%` and
@@ -853,32 +816,6 @@ mod tests {
             .unwrap_or_else(|| whoami::username().unwrap());
         assert_eq!(target.user(), expected);
         assert_eq!(target.server(), format!("{expected}@h:5432/db"));
-    }
-
-    #[test]
-    fn tls_is_refused_by_name_until_it_is_supported() {
-        let failure = Target::parse("postgres://al:s3cret@h/db?sslmode=require").unwrap_err();
-        assert!(
-            failure.message.contains("sslmode=require"),
-            "{}",
-            failure.message
-        );
-        assert!(!failure.message.contains("s3cret"));
-        for mode in ["verify-ca", "verify-full", "VERIFY-FULL"] {
-            let uri = format!("postgres://al:s3cret@h/db?port=5433&sslmode={mode}");
-            let failure = Target::parse(&uri).unwrap_err();
-            assert!(
-                failure.message.contains("does not speak TLS")
-                    && failure.message.contains(&mode.to_lowercase()),
-                "{}",
-                failure.message
-            );
-            assert!(!failure.message.contains("s3cret"));
-        }
-        // A misspelt mode is a misspelt value, not a TLS mode.
-        let typo = Target::parse("postgres://al@h/db?sslmode=verify-fulll").unwrap_err();
-        assert!(!typo.message.contains("TLS"), "{}", typo.message);
-        assert!(Target::parse("postgres://al@h/db?sslmode=prefer").is_ok());
     }
 
     #[test]

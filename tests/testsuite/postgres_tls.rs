@@ -1,0 +1,306 @@
+//! TLS between the runtime and PostgreSQL, as libpq's `sslmode`,
+//! `sslrootcert`, `sslcert` and `sslkey` ask for it: a private cluster with
+//! `ssl = on`, a certificate from the test's own CA, and a `pg_hba.conf`
+//! that rejects every TCP connection without TLS, so a command that works
+//! over TCP spoke TLS. Each refusal is one error document naming the
+//! problem, exit 2, and no password on any stream.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+use crate::support::cli::Cli;
+use crate::support::postgres::{Cluster, PASSWORD, SUPERUSER};
+use crate::support::runtime::{BIN, Engine, Runtime};
+
+/// The user that logs in with a client certificate (`cert` in pg_hba.conf:
+/// the certificate's common name is the user).
+const CERT_USER: &str = "certuser";
+
+/// Every TCP connection must be TLS; the superuser logs in with its
+/// password, [`CERT_USER`] with its certificate.
+const HBA: &str = "local all all trust\n\
+    hostnossl all all 0.0.0.0/0 reject\n\
+    hostssl all agentteam 127.0.0.1/32 scram-sha-256\n\
+    hostssl all certuser 127.0.0.1/32 cert\n";
+
+/// A CA, and certificates it signed, in PEM.
+struct Pki {
+    ca: String,
+    server_cert: String,
+    server_key: String,
+    client_cert: String,
+    client_key: String,
+}
+
+/// A fresh CA and a server certificate for `names` (DNS names or IP
+/// addresses), and a client certificate for [`CERT_USER`].
+fn pki(names: &[&str]) -> Pki {
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    // A name of its own: another CA of the same name would be taken for
+    // the issuer, and refused for its signature rather than as unknown.
+    static CAS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
+    let serial = CAS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    ca_params.distinguished_name.push(
+        rcgen::DnType::CommonName,
+        format!("agentteam test CA {serial}"),
+    );
+    let ca = rcgen::CertifiedIssuer::self_signed(ca_params, ca_key).unwrap();
+    let leaf = |names: Vec<String>, common_name: &str| {
+        let key = rcgen::KeyPair::generate().unwrap();
+        let mut params = rcgen::CertificateParams::new(names).unwrap();
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, common_name);
+        let cert = params.signed_by(&key, &ca).unwrap();
+        (cert.pem(), key.serialize_pem())
+    };
+    let (server_cert, server_key) = leaf(names.iter().map(ToString::to_string).collect(), "db");
+    let (client_cert, client_key) = leaf(Vec::new(), CERT_USER);
+    Pki {
+        ca: ca.as_ref().pem(),
+        server_cert,
+        server_key,
+        client_cert,
+        client_key,
+    }
+}
+
+/// A cluster that speaks TLS with `pki`'s server certificate, asks clients
+/// for certificates of its CA, and takes TCP connections only over TLS.
+fn tls_cluster(pki: &Pki) -> Cluster {
+    Cluster::start_with_files(
+        &[
+            ("ssl", "on"),
+            ("ssl_cert_file", "{dir}/server.crt"),
+            ("ssl_key_file", "{dir}/server.key"),
+            ("ssl_ca_file", "{dir}/ca.crt"),
+            ("hba_file", "{dir}/pg_hba.conf"),
+        ],
+        &[
+            ("server.crt", &pki.server_cert),
+            ("server.key", &pki.server_key),
+            ("ca.crt", &pki.ca),
+            ("pg_hba.conf", HBA),
+        ],
+    )
+}
+
+/// `name` in `dir` holding `text`, private to its owner.
+fn file(dir: &Path, name: &str, text: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    path.display().to_string()
+}
+
+/// `agentteam-runtime --db DB ARGS…` with a HOME of `dir` (no
+/// `~/.postgresql` of the machine's) and no PG* variable of the test's.
+fn runtime(dir: &Path, db: &str, args: &[&str]) -> Output {
+    let mut command = Command::new(BIN);
+    command
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env("HOME", dir)
+        .env_remove("AGENTTEAM_RUNTIME_DB")
+        .env("RUST_LOG", "warn");
+    for (name, _) in std::env::vars() {
+        if name.starts_with("PG") {
+            command.env_remove(name);
+        }
+    }
+    command.env("PGPASSFILE", dir.join("no-pgpass"));
+    command.output().expect("run agentteam-runtime")
+}
+
+fn succeeded(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON document")
+}
+
+/// The message of a command refused as a usage error (exit 2), after
+/// checking that no stream shows the password.
+fn refused(out: &Output) -> String {
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(
+        !stdout.contains(PASSWORD) && !stderr.contains(PASSWORD),
+        "the password leaked:\n{stdout}\n{stderr}"
+    );
+    let doc: Value = serde_json::from_str(stdout.trim()).expect("one JSON document");
+    assert_eq!(doc["error"]["code"], "usage_error", "{doc}");
+    doc["error"]["message"].as_str().unwrap().to_string()
+}
+
+/// Over TCP the cluster takes TLS only: a plain connection is refused by
+/// name; `prefer` (the default) and `require` encrypt without checking the
+/// certificate; `verify-full` checks it against the CA given and the host
+/// name, and a replica on it serves the CLI end to end.
+#[test]
+fn the_runtime_speaks_tls_to_postgres_as_the_sslmode_asks() {
+    let pki = pki(&["localhost", "127.0.0.1"]);
+    let cluster = tls_cluster(&pki);
+    let dir = tempfile::tempdir().unwrap();
+    let ca = file(dir.path(), "ca.pem", &pki.ca);
+    let db = cluster.new_database();
+    let base = format!(
+        "postgres://{SUPERUSER}:{PASSWORD}@127.0.0.1:{}/{db}",
+        cluster.port()
+    );
+
+    let message = refused(&runtime(
+        dir.path(),
+        &format!("{base}?sslmode=disable"),
+        &["migrate"],
+    ));
+    assert!(message.contains("no encryption"), "{message}");
+
+    for query in ["", "?sslmode=prefer", "?sslmode=require"] {
+        succeeded(&runtime(
+            dir.path(),
+            &format!("{base}{query}"),
+            &["migrate", "--status"],
+        ));
+    }
+    let verified = format!("{base}?sslmode=verify-full&sslrootcert={ca}");
+    succeeded(&runtime(dir.path(), &verified, &["migrate"]));
+    // The same by name, as the certificate also names it.
+    let by_name = verified.replace("@127.0.0.1:", "@localhost:");
+    succeeded(&runtime(dir.path(), &by_name, &["migrate", "--status"]));
+
+    // A replica on the TLS connection serves an agent end to end.
+    let runtime = Runtime::serve(Engine::Postgres, &verified, &[]);
+    let workspace = runtime.workspace("tls");
+    runtime.channel(&workspace, "eng");
+    let agent = runtime.agent(&workspace, "ada");
+    let cli = Cli::new();
+    cli.login_to(
+        &runtime.base_url(),
+        &workspace,
+        &agent.agent_id,
+        &agent.token,
+    );
+    let created = cli.exec(
+        "task",
+        "create",
+        &json!({"channel": "eng", "tasks": [{"title": "Rotate the database certificate"}]})
+            .to_string(),
+        &[],
+    );
+    assert_eq!(created.code, 0, "{}", created.stderr);
+    let got = cli
+        .exec("task", "get", r#"{"channel": "eng", "number": 1}"#, &[])
+        .json();
+    assert_eq!(
+        got["data"]["title"], "Rotate the database certificate",
+        "{got}"
+    );
+    // Every connection of the replica is encrypted.
+    let plain = cluster.psql(
+        &db,
+        "SELECT count(*) FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid) \
+         WHERE a.application_name = 'agentteam-runtime' AND NOT s.ssl",
+    );
+    assert_eq!(plain.trim(), "0");
+}
+
+/// `verify-full` refuses a certificate for another host, and `verify-ca`
+/// (the CA only) takes it; a certificate of another CA is refused by both;
+/// `require` of a server without TLS is refused. Each names the problem.
+#[test]
+fn a_certificate_the_uri_does_not_trust_is_refused_by_name() {
+    let pki_for_another_host = pki(&["db.internal"]);
+    let cluster = tls_cluster(&pki_for_another_host);
+    let dir = tempfile::tempdir().unwrap();
+    let ca = file(dir.path(), "ca.pem", &pki_for_another_host.ca);
+    let other_ca = file(dir.path(), "other-ca.pem", &pki(&["localhost"]).ca);
+    let db = cluster.new_database();
+    let base = format!(
+        "postgres://{SUPERUSER}:{PASSWORD}@127.0.0.1:{}/{db}",
+        cluster.port()
+    );
+
+    let message = refused(&runtime(
+        dir.path(),
+        &format!("{base}?sslmode=verify-full&sslrootcert={ca}"),
+        &["migrate", "--status"],
+    ));
+    assert!(
+        message.contains("not one the URI trusts") && message.contains("db.internal"),
+        "{message}"
+    );
+    succeeded(&runtime(
+        dir.path(),
+        &format!("{base}?sslmode=verify-ca&sslrootcert={ca}"),
+        &["migrate", "--status"],
+    ));
+    for mode in ["verify-ca", "verify-full", "require"] {
+        let message = refused(&runtime(
+            dir.path(),
+            &format!("{base}?sslmode={mode}&sslrootcert={other_ca}"),
+            &["migrate", "--status"],
+        ));
+        assert!(
+            message.contains("not one the URI trusts") && message.contains("UnknownIssuer"),
+            "{mode}: {message}"
+        );
+    }
+
+    // A server that offers no TLS, where the mode requires it.
+    let plain = Cluster::shared();
+    let db = plain.new_database();
+    let message = refused(&runtime(
+        dir.path(),
+        &format!("{}?sslmode=require", plain.tcp_uri(&db)),
+        &["migrate", "--status"],
+    ));
+    assert!(message.contains("does not offer TLS"), "{message}");
+}
+
+/// A user whose pg_hba.conf line is `cert` logs in with its client
+/// certificate and no password; without the certificate it is refused.
+#[test]
+fn a_client_certificate_logs_in_without_a_password() {
+    let pki = pki(&["localhost", "127.0.0.1"]);
+    let cluster = tls_cluster(&pki);
+    let db = cluster.new_database();
+    cluster.psql(
+        "postgres",
+        &format!("CREATE ROLE {CERT_USER} LOGIN; ALTER DATABASE {db} OWNER TO {CERT_USER}"),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let ca = file(dir.path(), "ca.pem", &pki.ca);
+    let cert = file(dir.path(), "client.crt", &pki.client_cert);
+    let key = file(dir.path(), "client.key", &pki.client_key);
+    let base = format!(
+        "postgres://{CERT_USER}@localhost:{}/{db}?sslmode=verify-full&sslrootcert={ca}",
+        cluster.port()
+    );
+
+    let status = succeeded(&runtime(
+        dir.path(),
+        &format!("{base}&sslcert={cert}&sslkey={key}"),
+        &["migrate"],
+    ));
+    assert_eq!(
+        status["applied"].as_array().map(Vec::len),
+        Some(5),
+        "{status}"
+    );
+
+    let message = refused(&runtime(dir.path(), &base, &["migrate", "--status"]));
+    assert!(message.contains(CERT_USER), "{message}");
+}
