@@ -977,6 +977,17 @@ fn branch_rules() {
         ),
         "{e:?}"
     );
+    // A checkpoint's key is taken at any time: a blank one is told so.
+    let e = errors(
+        "task",
+        "checkpoint",
+        json!({"channel": "eng", "number": 1, "summary": "s", "idempotency_key": " "}),
+    );
+    assert!(
+        e["idempotency_key"].contains("a checkpoint sent again append once")
+            && !e["idempotency_key"].contains("workflow callback"),
+        "{e:?}"
+    );
     let e = errors(
         "task",
         "create",

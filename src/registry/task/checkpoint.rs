@@ -34,7 +34,7 @@ pub static ACTION: Action = Action {
     ],
     input_schema,
     data_schema,
-    check: fields::check_idempotency_key,
+    check: fields::check_checkpoint_key,
     canonicalize: fields::trim_idempotency_key,
     examples: &[
         Example {

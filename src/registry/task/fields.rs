@@ -456,19 +456,35 @@ fn strings(list: Option<&Value>) -> impl Iterator<Item = (usize, &str)> {
         .filter_map(|(i, item)| Some((i, item.as_str()?)))
 }
 
-/// The rules the schema cannot state: not blank, and at most
-/// [`MAX_IDEMPOTENCY_KEY_BYTES`] once trimmed.
+/// A create's key: the rules the schema cannot state (see [`check_key`]).
 pub fn check_idempotency_key(input: &Value, errors: &mut FieldErrors) {
+    // A create's key is only for a create inside a workflow callback: one
+    // written blank is more likely a field filled in because the schema has
+    // it than a key meant.
+    check_key(
+        input,
+        errors,
+        "Must not be blank; a key is for a create inside an active workflow callback: outside one, leave the field out.",
+    );
+}
+
+/// A checkpoint's key, accepted at any time (docs/contract.md §7.2): the
+/// same rules, and a blank one told what a key is for here.
+pub fn check_checkpoint_key(input: &Value, errors: &mut FieldErrors) {
+    check_key(
+        input,
+        errors,
+        "Must not be blank; a key makes a checkpoint sent again append once: give one you would send again, or leave the field out.",
+    );
+}
+
+/// The rules the schema cannot state: not blank (told `blank`), and at most
+/// [`MAX_IDEMPOTENCY_KEY_BYTES`] once trimmed.
+fn check_key(input: &Value, errors: &mut FieldErrors, blank: &str) {
     if let Some(key) = input.get("idempotency_key").and_then(Value::as_str) {
         let trimmed = key.trim();
         if trimmed.is_empty() {
-            // A key is only for a create inside a workflow callback: one
-            // written blank is more likely a field filled in because the
-            // schema has it than a key meant.
-            errors.insert(
-                "idempotency_key".into(),
-                "Must not be blank; a key is for a create inside an active workflow callback: outside one, leave the field out.".into(),
-            );
+            errors.insert("idempotency_key".into(), blank.into());
         } else if trimmed.len() > MAX_IDEMPOTENCY_KEY_BYTES {
             errors.insert(
                 "idempotency_key".into(),

@@ -225,6 +225,9 @@ pub fn parent_deleted(board: &str, number: i64, field: &str) -> Failure {
 
 /// `boards` are those this agent may use (by name): the scope's board is
 /// unknown, so the parent is found by listing one and taking its scope_id.
+/// The list is proposed only when there is one board: of several, the
+/// input names none, and a call is never proposed on a board the caller
+/// did not name (README, "Output").
 pub fn task_scope_not_found(boards: Vec<String>) -> Failure {
     let failure = Failure::new(
         code::TASK_SCOPE_NOT_FOUND,
@@ -234,14 +237,15 @@ pub fn task_scope_not_found(boards: Vec<String>) -> Failure {
     let mut boards = boards;
     boards.sort();
     boards.truncate(MAX_CANDIDATES);
-    match boards.first() {
-        Some(first) => {
-            let suggestion = list_board(first);
+    match boards.as_slice() {
+        [] => failure,
+        [only] => {
+            let suggestion = list_board(only);
             failure
                 .candidates("channel", boards.iter().map(|b| json!(b)))
                 .suggest("task_list", suggestion)
         }
-        None => failure,
+        _ => failure.candidates("channel", boards.iter().map(|b| json!(b))),
     }
 }
 

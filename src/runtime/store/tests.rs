@@ -1668,7 +1668,8 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
     );
     assert_eq!(values(&f)[0], json!(5));
 
-    // An unknown task scope: the boards, and a read of one.
+    // An unknown task scope: the boards, and no call, since the input
+    // names none of them; with one board, a read of it.
     let f = w.err(
         &w.bob,
         "create",
@@ -1676,7 +1677,14 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
     );
     assert_eq!(f.code, "task_scope_not_found");
     assert_eq!(values(&f), [json!("eng"), json!("ops")]);
-    w.follow(&w.bob, &World::<E>::suggestion(&f)).unwrap();
+    assert!(f.suggested_action.is_none(), "{f:?}");
+    let f = w.err(
+        &w.mallory,
+        "create",
+        json!({"parent_task_scope": {"kind": "task", "scope_id": "tsk_nope"}, "tasks": [{"title": "x"}]}),
+    );
+    assert_eq!(values(&f), [json!("eng")]);
+    w.follow(&w.mallory, &World::<E>::suggestion(&f)).unwrap();
 
     // The document carries them; another workspace's boards never appear.
     let doc = w
