@@ -21,7 +21,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."
 # shellcheck source=scripts/bench/lib.sh
 . "$here/bench/lib.sh"
-need_tools wrk jq
+need_tools wrk curl jq
 build
 start_runtime scale
 
