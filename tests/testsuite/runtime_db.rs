@@ -1274,6 +1274,112 @@ fn a_refused_migration_names_the_reason_in_the_answer_and_the_log() {
     );
 }
 
+/// Replicas can run as a role that may only read and write the runtime's
+/// rows (docs/deploy.md, "A role for the replicas"): while the schema is
+/// behind, that role is refused by name and nothing is made; once the
+/// schema's owner has migrated, it runs `migrate` (nothing to do), the
+/// admin commands and `serve`, and an agent's whole loop works through it.
+#[test]
+fn replicas_serve_as_a_role_that_cannot_change_the_schema() {
+    let cluster = Cluster::shared();
+    let db = cluster.new_database();
+    let (owner, app) = (format!("owner_{db}"), format!("app_{db}"));
+    cluster.psql(
+        "postgres",
+        &format!("CREATE ROLE {owner} LOGIN; CREATE ROLE {app} LOGIN; ALTER DATABASE {db} OWNER TO {owner}"),
+    );
+    let as_role = |role: &str| {
+        cluster
+            .socket_uri(&db)
+            .replacen(&format!("{SUPERUSER}@"), &format!("{role}@"), 1)
+    };
+    let dir = tempfile::tempdir().unwrap();
+
+    let doc = refused(
+        &runtime_in(dir.path(), &["--db", &as_role(&app), "serve"]),
+        2,
+        "no secret here",
+    );
+    assert!(
+        message(&doc).contains("permission denied for schema public (42501)"),
+        "{doc}"
+    );
+    assert!(
+        doc["error"]["field_errors"]["db"]
+            .as_str()
+            .unwrap()
+            .contains("agentteam-runtime migrate"),
+        "{doc}"
+    );
+    let tables = cluster.psql(
+        &db,
+        "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'",
+    );
+    assert_eq!(tables.trim(), "0", "nothing is made");
+
+    cluster.psql(
+        &db,
+        &format!(
+            "ALTER DEFAULT PRIVILEGES FOR ROLE {owner} IN SCHEMA public \
+               GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO {app}; \
+             ALTER DEFAULT PRIVILEGES FOR ROLE {owner} IN SCHEMA public \
+               GRANT USAGE, SELECT ON SEQUENCES TO {app}"
+        ),
+    );
+    succeeded(&runtime_in(
+        dir.path(),
+        &["--db", &as_role(&owner), "migrate"],
+    ));
+    let status = succeeded(&runtime_in(
+        dir.path(),
+        &["--db", &as_role(&app), "migrate"],
+    ));
+    assert_eq!(status["applied"], json!([]), "{status}");
+
+    let runtime = Runtime::serve(Engine::Postgres, &as_role(&app), &[]);
+    let workspace = runtime.workspace("least");
+    runtime.channel(&workspace, "eng");
+    let agent = runtime.agent(&workspace, "ada");
+    let cli = crate::support::cli::Cli::new();
+    cli.login_to(
+        &runtime.base_url(),
+        &workspace,
+        &agent.agent_id,
+        &agent.token,
+    );
+    let steps = [
+        (
+            "create",
+            r#"{"channel": "eng", "tasks": [{"title": "Least privilege"}]}"#,
+        ),
+        ("list", r#"{"channel": "eng", "query": "privilege"}"#),
+        (
+            "set_claim",
+            r#"{"channel": "eng", "numbers": [1], "claimed": true}"#,
+        ),
+        (
+            "checkpoint",
+            r#"{"channel": "eng", "number": 1, "summary": "Served by a role that cannot change the schema"}"#,
+        ),
+        (
+            "update",
+            r#"{"channel": "eng", "number": 1, "status": "done"}"#,
+        ),
+        ("get", r#"{"channel": "eng", "number": 1}"#),
+        ("delete", r#"{"channel": "eng", "number": 1}"#),
+    ];
+    for (action, input) in steps {
+        let run = cli.exec("task", action, input, &[]);
+        assert_eq!(run.code, 0, "{action}: {}\n{}", run.stdout, run.stderr);
+    }
+    // The role holds no privilege beyond the rows.
+    let may_create = cluster.psql(
+        &db,
+        &format!("SELECT has_schema_privilege('{app}', 'public', 'CREATE')"),
+    );
+    assert_eq!(may_create.trim(), "f");
+}
+
 /// A database the runtime cannot keep its schema in for a setting of its
 /// own, not a passing fault, is a usage error naming PostgreSQL's reason
 /// (it was exit 5, "The store failed. Retry later."), and nothing is made:

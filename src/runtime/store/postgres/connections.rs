@@ -381,7 +381,7 @@ pub(super) fn schema_failure(e: Error) -> Failure {
         tracing::error!(error = described(db), "schema refused");
         let state = refusal.code().code();
         let fix = if state.starts_with("42") {
-            "The user must own the database (or hold CREATE on its schema), and the database must hold no other tables of the runtime's names: give the runtime a database of its own."
+            "The user must own the database (or hold CREATE on its schema), or the schema be migrated first by one that does (`agentteam-runtime migrate`); and the database must hold no other tables of the runtime's names: give the runtime a database of its own."
         } else if state == SqlState::INVALID_SCHEMA_NAME.code() {
             "The user's search_path names no schema it may create in: set one (ALTER ROLE … SET search_path), or drop the URI's `options=-csearch_path=…`."
         } else {
