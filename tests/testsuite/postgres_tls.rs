@@ -177,9 +177,16 @@ fn the_runtime_speaks_tls_to_postgres_as_the_sslmode_asks() {
     }
     let verified = format!("{base}?sslmode=verify-full&sslrootcert={ca}");
     succeeded(&runtime(dir.path(), &verified, &["migrate"]));
-    // The same by name, as the certificate also names it.
+    // The same by name, as the certificate also names it; and with the
+    // login bound to this TLS connection (SCRAM-SHA-256-PLUS), which a
+    // plain connection cannot offer.
     let by_name = verified.replace("@127.0.0.1:", "@localhost:");
     succeeded(&runtime(dir.path(), &by_name, &["migrate", "--status"]));
+    succeeded(&runtime(
+        dir.path(),
+        &format!("{verified}&channel_binding=require"),
+        &["migrate", "--status"],
+    ));
 
     // A replica on the TLS connection serves an agent end to end.
     let runtime = Runtime::serve(Engine::Postgres, &verified, &[]);
@@ -268,6 +275,12 @@ fn a_certificate_the_uri_does_not_trust_is_refused_by_name() {
         &["migrate", "--status"],
     ));
     assert!(message.contains("does not offer TLS"), "{message}");
+    let message = refused(&runtime(
+        dir.path(),
+        &format!("{}?channel_binding=require", plain.tcp_uri(&db)),
+        &["migrate", "--status"],
+    ));
+    assert!(message.contains("channel binding"), "{message}");
 }
 
 /// A user whose pg_hba.conf line is `cert` logs in with its client

@@ -616,6 +616,22 @@ fn from_env(var: &crate::env_vars::EnvVar) -> Option<String> {
         .filter(|value| !value.trim().is_empty())
 }
 
+/// The value of `key` in `uri`'s query (its name in any case), the last one
+/// given, percent-decoded: as libpq reads a parameter.
+pub(super) fn query_value(uri: &str, key: &str) -> Option<String> {
+    Parts::of(uri)?
+        .pairs()
+        .into_iter()
+        .filter_map(|pair| pair.split_once('='))
+        .filter(|(name, _)| name.trim().eq_ignore_ascii_case(key))
+        .map(|(_, value)| {
+            percent_encoding::percent_decode_str(value.trim())
+                .decode_utf8_lossy()
+                .into_owned()
+        })
+        .next_back()
+}
+
 /// `uri` without the parameters named in `keys`, which [`Target::parse`]
 /// reads itself (tokio-postgres knows none but `sslmode`, and refuses
 /// libpq's `allow` and `verify-*` for that).

@@ -90,17 +90,9 @@ impl Given {
     /// `key` from the URI's query (the last one, percent-decoded), or else
     /// from libpq's variable `var` when it is set and not empty.
     fn read(uri: &str, key: &str, var: &EnvVar) -> Option<Given> {
-        let in_uri = uri.split_once('?').and_then(|(_, query)| {
-            query
-                .split('&')
-                .filter_map(|pair| pair.split_once('='))
-                .filter(|(name, _)| name.trim().eq_ignore_ascii_case(key))
-                .map(|(_, value)| percent_encoding::percent_decode_str(value.trim()))
-                .next_back()
-        });
-        match in_uri {
+        match super::target::query_value(uri, key) {
             Some(value) => Some(Given {
-                value: value.decode_utf8_lossy().into_owned(),
+                value,
                 by: format!("the URI's {key}"),
             }),
             None => std::env::var(var.name)
