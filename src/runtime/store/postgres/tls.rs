@@ -149,6 +149,20 @@ impl Tls {
             ));
         }
         let provider = Arc::new(rustls::crypto::ring::default_provider());
+        // A mode that never speaks TLS reads no certificate file, as libpq
+        // reads none: a default key of the wrong mode does not stop it.
+        if mode.ssl_mode() == SslMode::Disable {
+            let config = ClientConfig::builder_with_provider(provider.clone())
+                .with_safe_default_protocol_versions()
+                .map_err(no_configuration)?
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(AnyCertificate(provider)))
+                .with_no_client_auth();
+            return Ok(Tls {
+                ssl_mode: SslMode::Disable,
+                connector: MakeRustlsConnect::new(config),
+            });
+        }
         let roots = match root {
             Some(given) if given.value == SYSTEM => Some(RootCertStore {
                 roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
@@ -199,7 +213,7 @@ impl Tls {
         };
         let builder = ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
-            .map_err(|e| Failure::new(code::SERVER_ERROR, format!("No TLS configuration: {e}.")))?
+            .map_err(no_configuration)?
             .dangerous()
             .with_custom_certificate_verifier(verifier);
         let config = match client_identity(uri)? {
@@ -337,6 +351,11 @@ fn no_pem(path: &Path, by: &str, what: &str) -> Failure {
             _ => "Name a PEM file (-----BEGIN CERTIFICATE-----).",
         },
     )
+}
+
+/// rustls refused its own provider's protocol versions: a bug, not a setting.
+fn no_configuration(e: rustls::Error) -> Failure {
+    Failure::new(code::SERVER_ERROR, format!("No TLS configuration: {e}."))
 }
 
 /// A usage error naming what is wrong with the URI's TLS parameters.
@@ -559,6 +578,11 @@ mod tests {
         }
         // The last one given wins, as in libpq.
         let tls = Tls::configure("postgres://h/db?sslmode=require&sslmode=disable").unwrap();
+        assert_eq!(tls.ssl_mode, SslMode::Disable);
+        // A mode that never speaks TLS reads no file it names.
+        let tls =
+            Tls::configure("postgres://h/db?sslmode=disable&sslrootcert=/nowhere&sslkey=/nowhere")
+                .unwrap();
         assert_eq!(tls.ssl_mode, SslMode::Disable);
         // A misspelt mode is refused by name.
         let typo = refusal("postgres://al:s3cret@h/db?sslmode=verify-fulll");
