@@ -36,7 +36,8 @@ struct Cli {
     /// The store: a SQLite file (created with its directory by serve,
     /// migrate, quickstart or workspace create),
     /// or a PostgreSQL URI, postgres://USER[:PASSWORD]@HOST[:PORT]/DB or
-    /// postgres://USER@/DB?host=/socket/dir (the database must exist).
+    /// postgres://USER@/DB?host=/socket/dir (the database must exist), with
+    /// TLS as libpq's sslmode, sslrootcert, sslcert and sslkey ask.
     /// Default: runtime.db in the platform data dir.
     #[arg(long, global = true, value_name = "PATH|URI", env = crate::env_vars::RUNTIME_DB.name)]
     db: Option<OsString>,
