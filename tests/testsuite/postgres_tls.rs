@@ -8,11 +8,11 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::support::cli::Cli;
 use crate::support::postgres::{Cluster, PASSWORD, SUPERUSER};
-use crate::support::runtime::{BIN, Engine, Runtime};
+use crate::support::runtime::{BIN, Engine, Runtime, message, refused, succeeded};
 
 /// The user that logs in with a client certificate (`cert` in pg_hba.conf:
 /// the certificate's common name is the user).
@@ -118,31 +118,12 @@ fn runtime(dir: &Path, db: &str, args: &[&str]) -> Output {
     command.output().expect("run agentteam-runtime")
 }
 
-fn succeeded(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON document")
-}
-
 /// The message of a command refused as a usage error (exit 2), after
 /// checking that no stream shows the password.
-fn refused(out: &Output) -> String {
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
-    assert!(
-        !stdout.contains(PASSWORD) && !stderr.contains(PASSWORD),
-        "the password leaked:\n{stdout}\n{stderr}"
-    );
-    let doc: Value = serde_json::from_str(stdout.trim()).expect("one JSON document");
+fn refused_by_name(out: &Output) -> String {
+    let doc = refused(out, 2, PASSWORD);
     assert_eq!(doc["error"]["code"], "usage_error", "{doc}");
-    doc["error"]["message"].as_str().unwrap().to_string()
+    message(&doc)
 }
 
 /// Over TCP the cluster takes TLS only: a plain connection is refused by
@@ -161,7 +142,7 @@ fn the_runtime_speaks_tls_to_postgres_as_the_sslmode_asks() {
         cluster.port()
     );
 
-    let message = refused(&runtime(
+    let message = refused_by_name(&runtime(
         dir.path(),
         &format!("{base}?sslmode=disable"),
         &["migrate"],
@@ -240,7 +221,7 @@ fn a_certificate_the_uri_does_not_trust_is_refused_by_name() {
         cluster.port()
     );
 
-    let message = refused(&runtime(
+    let message = refused_by_name(&runtime(
         dir.path(),
         &format!("{base}?sslmode=verify-full&sslrootcert={ca}"),
         &["migrate", "--status"],
@@ -255,7 +236,7 @@ fn a_certificate_the_uri_does_not_trust_is_refused_by_name() {
         &["migrate", "--status"],
     ));
     for mode in ["verify-ca", "verify-full", "require"] {
-        let message = refused(&runtime(
+        let message = refused_by_name(&runtime(
             dir.path(),
             &format!("{base}?sslmode={mode}&sslrootcert={other_ca}"),
             &["migrate", "--status"],
@@ -269,13 +250,13 @@ fn a_certificate_the_uri_does_not_trust_is_refused_by_name() {
     // A server that offers no TLS, where the mode requires it.
     let plain = Cluster::shared();
     let db = plain.new_database();
-    let message = refused(&runtime(
+    let message = refused_by_name(&runtime(
         dir.path(),
         &format!("{}?sslmode=require", plain.tcp_uri(&db)),
         &["migrate", "--status"],
     ));
     assert!(message.contains("does not offer TLS"), "{message}");
-    let message = refused(&runtime(
+    let message = refused_by_name(&runtime(
         dir.path(),
         &format!("{}?channel_binding=require", plain.tcp_uri(&db)),
         &["migrate", "--status"],
@@ -314,6 +295,6 @@ fn a_client_certificate_logs_in_without_a_password() {
         "{status}"
     );
 
-    let message = refused(&runtime(dir.path(), &base, &["migrate", "--status"]));
+    let message = refused_by_name(&runtime(dir.path(), &base, &["migrate", "--status"]));
     assert!(message.contains(CERT_USER), "{message}");
 }

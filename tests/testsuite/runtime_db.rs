@@ -10,7 +10,9 @@ use std::process::{Command, Output};
 use serde_json::{Value, json};
 
 use crate::support::postgres::{Cluster, PASSWORD, SUPERUSER};
-use crate::support::runtime::{BIN, Engine, Runtime, admin_output, dbname, fresh_db};
+use crate::support::runtime::{
+    BIN, Engine, Runtime, admin_output, dbname, fresh_db, message, refused, succeeded,
+};
 
 /// `agentteam-runtime ARGS…` in `dir`, with `--db` only from the arguments.
 fn runtime_in(dir: &std::path::Path, args: &[&str]) -> Output {
@@ -51,38 +53,6 @@ fn field_problem(out: &Output, field: &str) -> String {
         .as_str()
         .unwrap()
         .to_string()
-}
-
-/// The one JSON document a successful command prints.
-fn succeeded(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON document")
-}
-
-/// The one error document a refused command prints, after checking the
-/// exit status and that no stream carries `secret`.
-fn refused(out: &Output, exit: i32, secret: &str) -> Value {
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert_eq!(out.status.code(), Some(exit), "{stdout}\n{stderr}");
-    assert!(
-        !stdout.contains(secret) && !stderr.contains(secret),
-        "the password leaked:\n{stdout}\n{stderr}"
-    );
-    let doc: Value = serde_json::from_str(stdout.trim()).expect("one JSON document");
-    assert!(doc["error"]["message"].is_string(), "{doc}");
-    doc
-}
-
-fn message(doc: &Value) -> String {
-    doc["error"]["message"].as_str().unwrap().to_string()
 }
 
 #[test]

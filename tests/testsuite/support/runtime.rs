@@ -294,6 +294,40 @@ pub fn admin_output(db: &str, args: &[&str]) -> Output {
         .expect("run agentteam-runtime")
 }
 
+/// The one JSON document a successful command (an admin command, say)
+/// prints.
+pub fn succeeded(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON document")
+}
+
+/// The one error document a refused command prints, after checking the
+/// exit status and that no stream carries `secret`.
+pub fn refused(out: &Output, exit: i32, secret: &str) -> Value {
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(exit), "{stdout}\n{stderr}");
+    assert!(
+        !stdout.contains(secret) && !stderr.contains(secret),
+        "the password leaked:\n{stdout}\n{stderr}"
+    );
+    let doc: Value = serde_json::from_str(stdout.trim()).expect("one JSON document");
+    assert!(doc["error"]["message"].is_string(), "{doc}");
+    doc
+}
+
+/// The message of an error document.
+pub fn message(doc: &Value) -> String {
+    doc["error"]["message"].as_str().unwrap().to_string()
+}
+
 /// The database name of a PostgreSQL URI `postgres://user@host/NAME?…`.
 pub fn dbname(uri: &str) -> String {
     let path = uri.split_once("://").map_or(uri, |(_, rest)| rest);
