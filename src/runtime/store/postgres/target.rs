@@ -75,7 +75,7 @@ impl Target {
         }
         // TLS as libpq reads it (the URI's sslmode, sslrootcert, sslcert and
         // sslkey, else PGSSL*), its files read now.
-        let tls = super::tls::Tls::configure(uri)?;
+        let tls = super::tls::Tls::configure(&|key| query_value(uri, key))?;
         // tokio-postgres's own text is "invalid connection string"; what is
         // wrong (`invalid value for option \`port\``) is in its causes.
         // PGPORT where the URI names no port, as libpq takes it (whether

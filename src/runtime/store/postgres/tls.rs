@@ -29,6 +29,9 @@ use crate::error::{Failure, code};
 /// not libpq's `allow` and `verify-*` for that).
 pub(super) const KEYS: [&str; 4] = ["sslmode", "sslrootcert", "sslcert", "sslkey"];
 
+/// A URI parameter's value by its name, as the URI's reader reads it.
+pub(super) type InUri<'a> = dyn Fn(&str) -> Option<String> + 'a;
+
 /// libpq's `sslrootcert=system`: the public CAs (Mozilla's, compiled in, as
 /// the CLI's HTTPS uses), which only a check of the host name makes safe.
 const SYSTEM: &str = "system";
@@ -87,10 +90,10 @@ struct Given {
 }
 
 impl Given {
-    /// `key` from the URI's query (the last one, percent-decoded), or else
-    /// from libpq's variable `var` when it is set and not empty.
-    fn read(uri: &str, key: &str, var: &EnvVar) -> Option<Given> {
-        match super::target::query_value(uri, key) {
+    /// `key` from the URI's query (`in_uri` reads it), or else from
+    /// libpq's variable `var` when it is set and not empty.
+    fn read(in_uri: &InUri, key: &str, var: &EnvVar) -> Option<Given> {
+        match in_uri(key) {
             Some(value) => Some(Given {
                 value,
                 by: format!("the URI's {key}"),
@@ -115,12 +118,13 @@ pub(super) struct Tls {
 }
 
 impl Tls {
-    /// Reads what `uri` (and libpq's environment) asks of TLS, and the files
-    /// it names; a usage error names a parameter that cannot be used.
-    pub(super) fn configure(uri: &str) -> Result<Tls, Failure> {
-        let root = Given::read(uri, "sslrootcert", &PG_SSLROOTCERT);
+    /// Reads what the URI (its parameters, read by `in_uri`) and libpq's
+    /// environment ask of TLS, and the files they name; a usage error names
+    /// a parameter that cannot be used.
+    pub(super) fn configure(in_uri: &InUri) -> Result<Tls, Failure> {
+        let root = Given::read(in_uri, "sslrootcert", &PG_SSLROOTCERT);
         let system = root.as_ref().is_some_and(|r| r.value == SYSTEM);
-        let asked = Given::read(uri, "sslmode", &PG_SSLMODE);
+        let asked = Given::read(in_uri, "sslmode", &PG_SSLMODE);
         let mode = match &asked {
             Some(given) => match Mode::parse(&given.value.trim().to_ascii_lowercase()) {
                 Some(mode) => mode,
@@ -216,7 +220,7 @@ impl Tls {
             .map_err(no_configuration)?
             .dangerous()
             .with_custom_certificate_verifier(verifier);
-        let config = match client_identity(uri)? {
+        let config = match client_identity(in_uri)? {
             Some((chain, key)) => builder.with_client_auth_cert(chain, key).map_err(|e| {
                 invalid(
                     format!("the client certificate and key cannot be used together: {e}"),
@@ -235,10 +239,10 @@ impl Tls {
 /// The client certificate and its key, from `sslcert` and `sslkey` (or
 /// libpq's default files, used when the certificate's exists).
 fn client_identity(
-    uri: &str,
+    in_uri: &InUri,
 ) -> Result<Option<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>)>, Failure> {
-    let cert = Given::read(uri, "sslcert", &PG_SSLCERT);
-    let key = Given::read(uri, "sslkey", &PG_SSLKEY);
+    let cert = Given::read(in_uri, "sslcert", &PG_SSLCERT);
+    let key = Given::read(in_uri, "sslkey", &PG_SSLKEY);
     let (cert_path, cert_by) = match cert {
         Some(given) => (PathBuf::from(given.value), given.by),
         None => match default_file("postgresql.crt").filter(|path| path.exists()) {
@@ -547,8 +551,13 @@ mod tests {
         path.display().to_string()
     }
 
+    /// [`Tls::configure`] of the parameters of `uri`.
+    fn configure(uri: &str) -> Result<Tls, Failure> {
+        Tls::configure(&|key| crate::runtime::store::postgres::target::query_value(uri, key))
+    }
+
     fn refusal(uri: &str) -> String {
-        match Tls::configure(uri) {
+        match configure(uri) {
             Ok(_) => panic!("{uri} was accepted"),
             Err(failure) => {
                 assert_eq!(failure.code, code::USAGE_ERROR.code, "{uri}");
@@ -573,16 +582,15 @@ mod tests {
             ("verify-full", SslMode::Require),
         ] {
             let uri = format!("postgres://al:s3cret@h/db?sslmode={mode}&sslrootcert={ca}");
-            let tls = Tls::configure(&uri).unwrap_or_else(|f| panic!("{mode}: {}", f.message));
+            let tls = configure(&uri).unwrap_or_else(|f| panic!("{mode}: {}", f.message));
             assert_eq!(tls.ssl_mode, expected, "{mode}");
         }
         // The last one given wins, as in libpq.
-        let tls = Tls::configure("postgres://h/db?sslmode=require&sslmode=disable").unwrap();
+        let tls = configure("postgres://h/db?sslmode=require&sslmode=disable").unwrap();
         assert_eq!(tls.ssl_mode, SslMode::Disable);
         // A mode that never speaks TLS reads no file it names.
-        let tls =
-            Tls::configure("postgres://h/db?sslmode=disable&sslrootcert=/nowhere&sslkey=/nowhere")
-                .unwrap();
+        let tls = configure("postgres://h/db?sslmode=disable&sslrootcert=/nowhere&sslkey=/nowhere")
+            .unwrap();
         assert_eq!(tls.ssl_mode, SslMode::Disable);
         // A misspelt mode is refused by name.
         let typo = refusal("postgres://al:s3cret@h/db?sslmode=verify-fulll");
@@ -610,7 +618,7 @@ mod tests {
         let ca = file(dir.path(), "c a.pem", &cert, 0o644);
         let encoded = ca.replace(' ', "%20");
         assert!(
-            Tls::configure(&format!(
+            configure(&format!(
                 "postgres://h/db?sslmode=verify-ca&sslrootcert={encoded}"
             ))
             .is_ok()
@@ -619,9 +627,9 @@ mod tests {
 
     #[test]
     fn the_public_cas_are_trusted_only_with_the_host_name_checked() {
-        let tls = Tls::configure("postgres://h/db?sslrootcert=system").unwrap();
+        let tls = configure("postgres://h/db?sslrootcert=system").unwrap();
         assert_eq!(tls.ssl_mode, SslMode::Require);
-        assert!(Tls::configure("postgres://h/db?sslrootcert=system&sslmode=verify-full").is_ok());
+        assert!(configure("postgres://h/db?sslrootcert=system&sslmode=verify-full").is_ok());
         for weak in ["require", "verify-ca", "prefer"] {
             let message = refusal(&format!(
                 "postgres://h/db?sslrootcert=system&sslmode={weak}"
@@ -642,9 +650,7 @@ mod tests {
             "{message}"
         );
         let private = file(dir.path(), "client.key", &key, 0o600);
-        assert!(
-            Tls::configure(&format!("postgres://h/db?sslcert={cert}&sslkey={private}")).is_ok()
-        );
+        assert!(configure(&format!("postgres://h/db?sslcert={cert}&sslkey={private}")).is_ok());
         // A key alone names no certificate to show.
         let message = refusal(&format!("postgres://h/db?sslkey={private}"));
         assert!(message.contains("without sslcert"), "{message}");
