@@ -23,7 +23,12 @@ use crate::support::runtime::{Agent, Engine, Runtime, try_post};
 /// A runtime on a fresh database of `cluster`, with a workspace, one agent
 /// and board `eng` holding tasks 1 and 2.
 fn runtime_on(cluster: &Cluster, serve_args: &[&str]) -> (Runtime, Agent) {
-    let rt = Runtime::serve(Engine::Postgres, &cluster.create_database(), serve_args);
+    runtime_on_db(&cluster.create_database(), serve_args)
+}
+
+/// [`runtime_on`] the database of URI `db`.
+fn runtime_on_db(db: &str, serve_args: &[&str]) -> (Runtime, Agent) {
+    let rt = Runtime::serve(Engine::Postgres, db, serve_args);
     let ws = rt.workspace("w");
     rt.channel(&ws, "eng");
     let agent = rt.agent(&ws, "a");
@@ -289,8 +294,34 @@ fn an_exhausted_pool_queues_briefly_then_answers_503() {
 #[test]
 fn a_request_past_its_store_timeout_leaves_no_statement_behind() {
     let cluster = Cluster::start();
-    let (rt, agent) = runtime_on(
-        &cluster,
+    abandoned_statements_are_cancelled(&cluster, &cluster.create_database());
+}
+
+/// The same over TLS: the cancel is sent over TLS as the connection was
+/// (a cancel refused would leave the statement waiting, silently).
+#[test]
+fn a_request_past_its_store_timeout_leaves_no_statement_behind_over_tls() {
+    let pki = crate::support::tls::pki(&["localhost"]);
+    let cluster = crate::support::tls::tls_cluster(&pki);
+    let dir = tempfile::tempdir().unwrap();
+    let ca = dir.path().join("ca.pem");
+    std::fs::write(&ca, &pki.ca).unwrap();
+    let uri = format!(
+        "postgres://{}:{}@localhost:{}/{}?sslmode=verify-full&sslrootcert={}",
+        crate::support::postgres::SUPERUSER,
+        crate::support::postgres::PASSWORD,
+        cluster.port(),
+        cluster.new_database(),
+        ca.display()
+    );
+    abandoned_statements_are_cancelled(&cluster, &uri);
+}
+
+/// A pool of one on `uri` (a database of `cluster`), a set_claim abandoned
+/// behind a row lock, and what must follow.
+fn abandoned_statements_are_cancelled(cluster: &Cluster, uri: &str) {
+    let (rt, agent) = runtime_on_db(
+        uri,
         &[
             "--pool-size",
             "1",
@@ -302,12 +333,12 @@ fn a_request_past_its_store_timeout_leaves_no_statement_behind() {
     );
     let db = crate::support::runtime::dbname(&rt.db);
     let mut holder = session(
-        &cluster,
+        cluster,
         &db,
         "BEGIN;\nSELECT 1 FROM tasks WHERE number = 1 FOR UPDATE;\nSELECT pg_sleep(5);\nCOMMIT;\n",
     );
     until(
-        &cluster,
+        cluster,
         &db,
         "SELECT count(*) FROM pg_locks WHERE relation = 'tasks'::regclass AND mode = 'RowShareLock' AND granted",
         ("1", Duration::from_secs(10)),
@@ -326,7 +357,7 @@ fn a_request_past_its_store_timeout_leaves_no_statement_behind() {
     // The abandoned UPDATE no longer waits for the lock on the server, well
     // before the session holding it lets go (it sleeps 5 s).
     until(
-        &cluster,
+        cluster,
         &db,
         "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
         ("0", Duration::from_secs(3)),

@@ -7,3 +7,4 @@ pub mod postgres;
 pub mod recorder;
 #[macro_use]
 pub mod runtime;
+pub mod tls;
