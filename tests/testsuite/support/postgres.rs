@@ -178,16 +178,7 @@ impl Cluster {
             *value = value.replace("{dir}", &dir);
         }
         for (name, contents) in files {
-            let path = cluster.root.path().join(name);
-            let mut file = OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&path)
-                .unwrap_or_else(|e| panic!("cannot create {}: {e}", path.display()));
-            file.write_all(contents.as_bytes())
-                .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
-            cluster.give_to_run_as(&path);
+            cluster.private_file(name, contents);
         }
 
         // A port is picked by binding it and releasing it, so another
@@ -430,19 +421,26 @@ impl Cluster {
         }
     }
 
-    fn initdb(&self) {
-        // The password reaches initdb through a file only the server's user
-        // can read, and the file is gone once initdb is done.
-        let pwfile = self.root.path().join("pwfile");
+    /// `name` in the cluster's directory holding `contents`, readable by
+    /// the server's user alone (mode 0600, owned by it).
+    fn private_file(&self, name: &str, contents: &str) -> PathBuf {
+        let path = self.root.path().join(name);
         let mut file = OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(0o600)
-            .open(&pwfile)
-            .unwrap_or_else(|e| panic!("cannot create {}: {e}", pwfile.display()));
-        writeln!(file, "{PASSWORD}").expect("cannot write the initdb password file");
-        drop(file);
-        self.give_to_run_as(&pwfile);
+            .open(&path)
+            .unwrap_or_else(|e| panic!("cannot create {}: {e}", path.display()));
+        file.write_all(contents.as_bytes())
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        self.give_to_run_as(&path);
+        path
+    }
+
+    fn initdb(&self) {
+        // The password reaches initdb through a file only the server's user
+        // can read, and the file is gone once initdb is done.
+        let pwfile = self.private_file("pwfile", &format!("{PASSWORD}\n"));
 
         let locale = if c_utf8_locale_exists() {
             "--locale=C.UTF-8"
