@@ -237,15 +237,13 @@ pub fn task_scope_not_found(boards: Vec<String>) -> Failure {
     let mut boards = boards;
     boards.sort();
     boards.truncate(MAX_CANDIDATES);
+    if boards.is_empty() {
+        return failure;
+    }
+    let failure = failure.candidates("channel", boards.iter().map(|b| json!(b)));
     match boards.as_slice() {
-        [] => failure,
-        [only] => {
-            let suggestion = list_board(only);
-            failure
-                .candidates("channel", boards.iter().map(|b| json!(b)))
-                .suggest("task_list", suggestion)
-        }
-        _ => failure.candidates("channel", boards.iter().map(|b| json!(b))),
+        [only] => failure.suggest("task_list", list_board(only)),
+        _ => failure,
     }
 }
 

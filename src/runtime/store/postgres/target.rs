@@ -377,6 +377,24 @@ impl Parts<'_> {
         self.query
             .map_or(Vec::new(), |query| query.split('&').collect())
     }
+
+    /// The query's pairs but those of a parameter in `keys`.
+    fn pairs_without(&self, keys: &[&str]) -> Vec<&str> {
+        self.pairs()
+            .into_iter()
+            .filter(|pair| !keys.iter().any(|key| is_pair_of(pair, key)))
+            .collect()
+    }
+}
+
+/// Whether the query pair `pair` (`key=value`) is of parameter `key`: its
+/// name percent-decoded, in any case, as libpq reads it.
+fn is_pair_of(pair: &str, key: &str) -> bool {
+    let name = pair.split('=').next().unwrap_or_default();
+    percent_encoding::percent_decode_str(name)
+        .decode_utf8_lossy()
+        .trim()
+        .eq_ignore_ascii_case(key)
 }
 
 /// `uri` with any password removed: from the user info
@@ -394,16 +412,7 @@ fn without_password(uri: &str) -> String {
     let user = parts
         .userinfo
         .map(|info| info.split_once(':').map_or(info, |(user, _)| user));
-    let kept: Vec<&str> = parts
-        .pairs()
-        .into_iter()
-        .filter(|pair| {
-            let key = pair.split('=').next().unwrap_or_default();
-            let key = percent_encoding::percent_decode_str(key).decode_utf8_lossy();
-            !key.trim().eq_ignore_ascii_case("password")
-        })
-        .collect();
-    parts.join(user, parts.hosts, &kept)
+    parts.join(user, parts.hosts, &parts.pairs_without(&["password"]))
 }
 
 /// `uri` with a `?port=` moved onto hosts that name no port of their own
@@ -622,8 +631,8 @@ pub(super) fn query_value(uri: &str, key: &str) -> Option<String> {
     Parts::of(uri)?
         .pairs()
         .into_iter()
+        .filter(|pair| is_pair_of(pair, key))
         .filter_map(|pair| pair.split_once('='))
-        .filter(|(name, _)| name.trim().eq_ignore_ascii_case(key))
         .map(|(_, value)| {
             percent_encoding::percent_decode_str(value.trim())
                 .decode_utf8_lossy()
@@ -635,24 +644,10 @@ pub(super) fn query_value(uri: &str, key: &str) -> Option<String> {
 /// `uri` without the parameters named in `keys`, which [`Target::parse`]
 /// reads itself (tokio-postgres knows none but `sslmode`, and refuses
 /// libpq's `allow` and `verify-*` for that).
-fn without_keys<'a>(uri: &'a str, keys: &[&str]) -> std::borrow::Cow<'a, str> {
-    use std::borrow::Cow;
-    let Some((base, query)) = uri.split_once('?') else {
-        return Cow::Borrowed(uri);
-    };
-    let is_key = |pair: &&str| {
-        pair.split_once('=').is_some_and(|(key, _)| {
-            keys.iter()
-                .any(|known| key.trim().eq_ignore_ascii_case(known))
-        })
-    };
-    if !query.split('&').any(|pair| is_key(&pair)) {
-        return Cow::Borrowed(uri);
-    }
-    let kept: Vec<&str> = query.split('&').filter(|pair| !is_key(pair)).collect();
-    match kept.is_empty() {
-        true => Cow::Owned(base.to_string()),
-        false => Cow::Owned(format!("{base}?{}", kept.join("&"))),
+fn without_keys(uri: &str, keys: &[&str]) -> String {
+    match Parts::of(uri) {
+        Some(parts) => parts.join(parts.userinfo, parts.hosts, &parts.pairs_without(keys)),
+        None => uri.to_string(),
     }
 }
 

@@ -48,27 +48,28 @@ enum Mode {
 }
 
 impl Mode {
+    /// Each mode by its name in a URI.
+    const NAMES: [(&'static str, Mode); 6] = [
+        ("disable", Mode::Disable),
+        ("allow", Mode::Allow),
+        ("prefer", Mode::Prefer),
+        ("require", Mode::Require),
+        ("verify-ca", Mode::VerifyCa),
+        ("verify-full", Mode::VerifyFull),
+    ];
+
     fn parse(text: &str) -> Option<Mode> {
-        Some(match text {
-            "disable" => Mode::Disable,
-            "allow" => Mode::Allow,
-            "prefer" => Mode::Prefer,
-            "require" => Mode::Require,
-            "verify-ca" => Mode::VerifyCa,
-            "verify-full" => Mode::VerifyFull,
-            _ => return None,
-        })
+        Mode::NAMES
+            .iter()
+            .find(|(name, _)| *name == text)
+            .map(|&(_, mode)| mode)
     }
 
     fn name(self) -> &'static str {
-        match self {
-            Mode::Disable => "disable",
-            Mode::Allow => "allow",
-            Mode::Prefer => "prefer",
-            Mode::Require => "require",
-            Mode::VerifyCa => "verify-ca",
-            Mode::VerifyFull => "verify-full",
-        }
+        Mode::NAMES
+            .iter()
+            .find(|(_, mode)| *mode == self)
+            .map_or("", |(name, _)| name)
     }
 
     /// What tokio-postgres is asked for. `allow` (plain first, TLS only if
@@ -155,72 +156,21 @@ impl Tls {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         // A mode that never speaks TLS reads no certificate file, as libpq
         // reads none: a default key of the wrong mode does not stop it.
-        if mode.ssl_mode() == SslMode::Disable {
-            let config = ClientConfig::builder_with_provider(provider.clone())
-                .with_safe_default_protocol_versions()
-                .map_err(no_configuration)?
-                .dangerous()
-                .with_custom_certificate_verifier(Arc::new(AnyCertificate(provider)))
-                .with_no_client_auth();
-            return Ok(Tls {
-                ssl_mode: SslMode::Disable,
-                connector: MakeRustlsConnect::new(config),
-            });
-        }
-        let roots = match root {
-            Some(given) if given.value == SYSTEM => Some(RootCertStore {
-                roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-            }),
-            Some(given) => Some(read_roots(Path::new(&given.value), &given.by)?),
-            // libpq's default file, used only when it exists, unless a mode
-            // that checks the chain needs it.
-            None => match default_file("root.crt") {
-                Some(path) if path.exists() => Some(read_roots(&path, "the default sslrootcert")?),
-                path if matches!(mode, Mode::VerifyCa | Mode::VerifyFull) => {
-                    let shown = path.map_or_else(
-                        || "~/.postgresql/root.crt".to_string(),
-                        |p| p.display().to_string(),
-                    );
-                    let by = asked
-                        .as_ref()
-                        .map_or("the URI's sslmode", |given| &given.by);
-                    return Err(invalid(
-                        format!(
-                            "{by} asks for sslmode={}, which checks the server's certificate against a root certificate, and none is given ({shown} does not exist)",
-                            mode.name()
-                        ),
-                        "Name the CA's certificate with sslrootcert=/path/to/ca.pem (or PGSSLROOTCERT), or write sslrootcert=system for a server with a certificate from a public CA.",
-                    ));
-                }
-                _ => None,
-            },
-        };
-        let verifier: Arc<dyn ServerCertVerifier> = match roots {
-            // libpq checks the chain whenever it has a root certificate,
-            // and the host name only in verify-full.
-            Some(roots) => {
-                let webpki =
-                    WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
-                        .build()
-                        .map_err(|e| {
-                            invalid(
-                                format!("the root certificates cannot be used: {e}"),
-                                "Name a PEM file of CA certificates in sslrootcert.",
-                            )
-                        })?;
-                match mode {
-                    Mode::VerifyFull => webpki,
-                    _ => Arc::new(ChainOnly(webpki)),
-                }
-            }
-            None => Arc::new(AnyCertificate(provider.clone())),
+        let (verifier, identity) = if mode.ssl_mode() == SslMode::Disable {
+            let any: Arc<dyn ServerCertVerifier> = Arc::new(AnyCertificate(provider.clone()));
+            (any, None)
+        } else {
+            (
+                verifier(mode, root, asked.as_ref(), &provider)?,
+                client_identity(in_uri)?,
+            )
         };
         let builder = ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .map_err(no_configuration)?
             .dangerous()
             .with_custom_certificate_verifier(verifier);
-        let config = match client_identity(in_uri)? {
+        let config = match identity {
             Some((chain, key)) => builder.with_client_auth_cert(chain, key).map_err(|e| {
                 invalid(
                     format!("the client certificate and key cannot be used together: {e}"),
@@ -234,6 +184,64 @@ impl Tls {
             connector: MakeRustlsConnect::new(config),
         })
     }
+}
+
+/// What checks the server's certificate in `mode`: the chain against the
+/// root certificates given (`root`, else libpq's default file), and the
+/// host name too in `verify-full`; nothing without a root certificate in
+/// `prefer` and `require`, as libpq.
+fn verifier(
+    mode: Mode,
+    root: Option<Given>,
+    asked: Option<&Given>,
+    provider: &Arc<CryptoProvider>,
+) -> Result<Arc<dyn ServerCertVerifier>, Failure> {
+    let roots = match root {
+        Some(given) if given.value == SYSTEM => Some(RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        }),
+        Some(given) => Some(read_roots(Path::new(&given.value), &given.by)?),
+        // libpq's default file, used only when it exists, unless a mode
+        // that checks the chain needs it.
+        None => match default_file("root.crt") {
+            Some(path) if path.exists() => Some(read_roots(&path, "the default sslrootcert")?),
+            path if matches!(mode, Mode::VerifyCa | Mode::VerifyFull) => {
+                let shown = path.map_or_else(
+                    || "~/.postgresql/root.crt".to_string(),
+                    |p| p.display().to_string(),
+                );
+                let by = asked.map_or("the URI's sslmode", |given| &given.by);
+                return Err(invalid(
+                    format!(
+                        "{by} asks for sslmode={}, which checks the server's certificate against a root certificate, and none is given ({shown} does not exist)",
+                        mode.name()
+                    ),
+                    "Name the CA's certificate with sslrootcert=/path/to/ca.pem (or PGSSLROOTCERT), or write sslrootcert=system for a server with a certificate from a public CA.",
+                ));
+            }
+            _ => None,
+        },
+    };
+    Ok(match roots {
+        // libpq checks the chain whenever it has a root certificate,
+        // and the host name only in verify-full.
+        Some(roots) => {
+            let webpki =
+                WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
+                    .build()
+                    .map_err(|e| {
+                        invalid(
+                            format!("the root certificates cannot be used: {e}"),
+                            "Name a PEM file of CA certificates in sslrootcert.",
+                        )
+                    })?;
+            match mode {
+                Mode::VerifyFull => webpki,
+                _ => Arc::new(ChainOnly(webpki)),
+            }
+        }
+        None => Arc::new(AnyCertificate(provider.clone())),
+    })
 }
 
 /// The client certificate and its key, from `sslcert` and `sslkey` (or
@@ -263,26 +271,27 @@ fn client_identity(
             "the default sslkey".to_string(),
         ),
     };
-    let chain = CertificateDer::pem_file_iter(&cert_path)
-        .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
-        .map_err(|e| unreadable(&cert_path, &cert_by, "certificate", &e))?;
-    if chain.is_empty() {
-        return Err(no_pem(&cert_path, &cert_by, "certificate"));
-    }
+    let chain = read_certificates(&cert_path, &cert_by)?;
     private_to_owner(&key_path, &key_by)?;
     let key = PrivateKeyDer::from_pem_file(&key_path)
-        .map_err(|e| unreadable(&key_path, &key_by, "unencrypted private key", &e))?;
+        .map_err(|e| unreadable(&key_path, &key_by, Pem::Key, &e))?;
     Ok(Some((chain, key)))
+}
+
+/// The certificates in the PEM file at `path` (given by `by`): at least one.
+fn read_certificates(path: &Path, by: &str) -> Result<Vec<CertificateDer<'static>>, Failure> {
+    let certs = CertificateDer::pem_file_iter(path)
+        .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+        .map_err(|e| unreadable(path, by, Pem::Certificate, &e))?;
+    if certs.is_empty() {
+        return Err(no_pem(path, by, Pem::Certificate));
+    }
+    Ok(certs)
 }
 
 /// The CA certificates in the PEM file at `path`.
 fn read_roots(path: &Path, by: &str) -> Result<RootCertStore, Failure> {
-    let certs = CertificateDer::pem_file_iter(path)
-        .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
-        .map_err(|e| unreadable(path, by, "certificate", &e))?;
-    if certs.is_empty() {
-        return Err(no_pem(path, by, "certificate"));
-    }
+    let certs = read_certificates(path, by)?;
     let mut roots = RootCertStore::empty();
     let (_, refused) = roots.add_parsable_certificates(certs);
     if roots.is_empty() {
@@ -330,7 +339,33 @@ fn default_file(name: &str) -> Option<PathBuf> {
     directories::BaseDirs::new().map(|dirs| dirs.home_dir().join(".postgresql").join(name))
 }
 
-fn unreadable(path: &Path, by: &str, what: &str, e: &rustls::pki_types::pem::Error) -> Failure {
+/// What a PEM file is read for.
+#[derive(Clone, Copy)]
+enum Pem {
+    Certificate,
+    Key,
+}
+
+impl Pem {
+    fn name(self) -> &'static str {
+        match self {
+            Pem::Certificate => "certificate",
+            Pem::Key => "unencrypted private key",
+        }
+    }
+
+    /// How to mend a file that holds none.
+    fn fix(self) -> &'static str {
+        match self {
+            Pem::Certificate => "Name a PEM file (-----BEGIN CERTIFICATE-----).",
+            Pem::Key => {
+                "Name the key in PEM (an encrypted key needs sslpassword, which this runtime does not take: decrypt it with openssl pkey)."
+            }
+        }
+    }
+}
+
+fn unreadable(path: &Path, by: &str, what: Pem, e: &rustls::pki_types::pem::Error) -> Failure {
     use rustls::pki_types::pem::Error;
     match e {
         Error::NoItemsFound => no_pem(path, by, what),
@@ -345,15 +380,10 @@ fn unreadable(path: &Path, by: &str, what: &str, e: &rustls::pki_types::pem::Err
     }
 }
 
-fn no_pem(path: &Path, by: &str, what: &str) -> Failure {
+fn no_pem(path: &Path, by: &str, what: Pem) -> Failure {
     invalid(
-        format!("{by} ({}) holds no PEM {what}", path.display()),
-        match what {
-            "unencrypted private key" => {
-                "Name the key in PEM (an encrypted key needs sslpassword, which this runtime does not take: decrypt it with openssl pkey)."
-            }
-            _ => "Name a PEM file (-----BEGIN CERTIFICATE-----).",
-        },
+        format!("{by} ({}) holds no PEM {}", path.display(), what.name()),
+        what.fix(),
     )
 }
 
