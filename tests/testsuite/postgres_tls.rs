@@ -6,13 +6,13 @@
 //! problem, exit 2, and no password on any stream.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::json;
 
 use crate::support::cli::Cli;
 use crate::support::postgres::{Cluster, PASSWORD, SUPERUSER};
-use crate::support::runtime::{BIN, Engine, Runtime, message, refused, succeeded};
+use crate::support::runtime::{Engine, Runtime, message, refused, runtime_in_env, succeeded};
 use crate::support::tls::{CERT_USER, pki, tls_cluster};
 
 /// `name` in `dir` holding `text`, private to its owner.
@@ -24,24 +24,12 @@ fn file(dir: &Path, name: &str, text: &str) -> String {
     path.display().to_string()
 }
 
-/// `agentteam-runtime --db DB ARGS…` with a HOME of `dir` (no
-/// `~/.postgresql` of the machine's) and no PG* variable of the test's.
+/// `agentteam-runtime --db DB ARGS…` in `dir`, its HOME (no
+/// `~/.postgresql` of the machine's).
 fn runtime(dir: &Path, db: &str, args: &[&str]) -> Output {
-    let mut command = Command::new(BIN);
-    command
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env("HOME", dir)
-        .env_remove("AGENTTEAM_RUNTIME_DB")
-        .env("RUST_LOG", "warn");
-    for (name, _) in std::env::vars() {
-        if name.starts_with("PG") {
-            command.env_remove(name);
-        }
-    }
-    command.env("PGPASSFILE", dir.join("no-pgpass"));
-    command.output().expect("run agentteam-runtime")
+    let mut all = vec!["--db", db];
+    all.extend_from_slice(args);
+    runtime_in_env(dir, &all, &[])
 }
 
 /// The message of a command refused as a usage error (exit 2), after

@@ -11,31 +11,13 @@ use serde_json::{Value, json};
 
 use crate::support::postgres::{Cluster, PASSWORD, SUPERUSER};
 use crate::support::runtime::{
-    BIN, Engine, Runtime, admin_output, dbname, fresh_db, message, refused, succeeded,
+    BIN, Engine, Runtime, admin_output, dbname, fresh_db, message, refused, runtime_in_env,
+    succeeded,
 };
 
 /// `agentteam-runtime ARGS…` in `dir`, with `--db` only from the arguments.
 fn runtime_in(dir: &std::path::Path, args: &[&str]) -> Output {
     runtime_in_env(dir, args, &[])
-}
-
-/// [`runtime_in`] with libpq's variables `env` (and no other PG* variable
-/// of the test's own environment).
-fn runtime_in_env(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(BIN);
-    command
-        .args(args)
-        .current_dir(dir)
-        .env_remove("AGENTTEAM_RUNTIME_DB")
-        .env("PGPASSFILE", dir.join("no-pgpass"))
-        .env("RUST_LOG", "warn");
-    for (name, _) in std::env::vars() {
-        if name.starts_with("PG") && name != "PGPASSFILE" {
-            command.env_remove(name);
-        }
-    }
-    command.envs(env.iter().copied());
-    command.output().expect("run agentteam-runtime")
 }
 
 /// [`runtime_in`] `dir` with `--db db` before the arguments.

@@ -294,6 +294,28 @@ pub fn admin_output(db: &str, args: &[&str]) -> Output {
         .expect("run agentteam-runtime")
 }
 
+/// `agentteam-runtime ARGS…` in `dir`, which is also its HOME (no
+/// `~/.postgresql` or data directory of the machine's), with `--db` only
+/// from the arguments and libpq's variables `env` (no other PG* variable
+/// of the test's own environment, and no password file).
+pub fn runtime_in_env(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(BIN);
+    command
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", dir)
+        .env_remove("AGENTTEAM_RUNTIME_DB")
+        .env("PGPASSFILE", dir.join("no-pgpass"))
+        .env("RUST_LOG", "warn");
+    for (name, _) in std::env::vars() {
+        if name.starts_with("PG") && name != "PGPASSFILE" {
+            command.env_remove(name);
+        }
+    }
+    command.envs(env.iter().copied());
+    command.output().expect("run agentteam-runtime")
+}
+
 /// The one JSON document a successful command (an admin command, say)
 /// prints.
 pub fn succeeded(out: &Output) -> Value {
