@@ -1,8 +1,9 @@
 #!/bin/sh
 # Benchmark of the PostgreSQL engine beside pgbench, in one run on one
 # PostgreSQL server of its own (a temp cluster on a Unix socket, fsync and
-# synchronous_commit on, as a real deployment runs), and prints side by
-# side:
+# synchronous_commit on, as a real deployment runs; its WAL segments made
+# ahead and retired for reuse, as a running server's are), and prints side
+# by side:
 #
 #   pgbench -S (select-only) and pgbench -N (simple update, durable commits)
 #   at the same concurrency, on a pgbench database of the same server, with
@@ -54,7 +55,9 @@ find_postgres
 build
 make_work
 bench_cleanup() { stop_postgres; }
-start_postgres bench "-c max_connections=200 -c shared_buffers=256MB"
+# min_wal_size: a checkpoint keeps up to 1 GB of used WAL segments for reuse
+# (recycle_wal below), as a server that has been running keeps its own.
+start_postgres bench "-c max_connections=200 -c shared_buffers=256MB -c min_wal_size=1GB"
 pgsock="$pgdir"
 pgc() { tool=$1; shift; "$pg_bin/$tool" -h "$pgsock" -U bench "$@"; }
 pgc createdb pgbench
@@ -63,6 +66,24 @@ pgc createdb agentteam
 # ------------------------------------------------------------------ pgbench
 echo "==> pgbench -i -s $scale" >&2
 pgc pgbench -i -q -s "$scale" pgbench >/dev/null 2>&1
+# A new cluster has no used WAL segments to reuse, so each 16 MB segment the
+# runs fill is a new file, zero-filled and flushed by the committing backend
+# while every other commit waits for it (about 50 ms on this machine's
+# disk: a stall of every writer each time 16 MB of WAL is written, every
+# 1.8 s under task.create load). A server that has been running reuses the
+# segments its checkpoints retired instead. So before any run, write
+# $wal_segments segments' worth of WAL switches, then CHECKPOINT: the
+# checkpoint renames them into the segments the runs will fill (they write
+# less than that), as steady state does. docs/performance.md, "task.create's
+# p99 and new WAL segments".
+wal_segments=64
+echo "==> $wal_segments WAL segments made and retired for reuse (CHECKPOINT)" >&2
+i=0
+while [ "$i" -lt "$wal_segments" ]; do
+    echo "SELECT txid_current(); SELECT pg_switch_wal();"
+    i=$((i + 1))
+done | pgc psql -X -q -At pgbench >/dev/null
+pgc psql -X -q -At -c CHECKPOINT pgbench >/dev/null
 # pgbench_run MODE [PROTOCOL]: "tps p50_ms p99_ms" of pgbench MODE at the
 # concurrency, with -M PROTOCOL (default prepared).
 pgbench_run() {
