@@ -412,7 +412,7 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
         let text = printer.format == crate::output::Format::Text;
         let mut header_shown = false;
         // An empty first page's call that finds what it left out
-        // (`subtasks_match`), said once nothing was printed: a field of the
+        // (`subtasks_match` or `closed_match`), said once nothing was printed: a field of the
         // action's data that its schema declares as a call.
         let follow_ups = call_fields(&(action.data_schema)());
         let mut left_out: Option<(String, Value)> = None;
@@ -1182,7 +1182,7 @@ mod tests {
     }
 
     /// `--paginate` says only what a data schema declares as a call at its
-    /// top level: today the one field of an empty search.
+    /// top level: today the two fields of an empty search.
     #[test]
     fn only_top_level_fields_declared_as_calls_are_followed_up() {
         let found: Vec<(String, Vec<String>)> = crate::registry::ACTIONS
@@ -1192,7 +1192,10 @@ mod tests {
             .collect();
         assert_eq!(
             found,
-            [("task_list".to_string(), vec!["subtasks_match".to_string()])]
+            [(
+                "task_list".to_string(),
+                vec!["subtasks_match".to_string(), "closed_match".to_string()]
+            )]
         );
     }
 }

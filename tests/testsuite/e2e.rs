@@ -470,6 +470,31 @@ fn list_browses_searches_filters_and_pages(engine: Engine) {
         numbers(by_number["items"].as_array().unwrap()),
         vec![1, 2, 3]
     );
+    // A search that finds only a done task, which it leaves out by
+    // default, answers the call that finds it; as text, as a command.
+    b.alice.ok(
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "Retire the fax gateway", "status": "done"}]}),
+    );
+    let search = json!({"channel": "eng", "query": "fax"});
+    let empty = b.alice.ok("list", search.clone());
+    assert_eq!(empty["items"], json!([]));
+    assert_eq!(
+        empty["closed_match"],
+        json!({"tool": "task_list", "arguments": {"channel": "eng", "query": "fax", "status": "all"}})
+    );
+    let found = b
+        .alice
+        .ok("list", empty["closed_match"]["arguments"].clone());
+    assert_eq!(found["items"][0]["title"], "Retire the fax gateway");
+    let text = b
+        .alice
+        .cli
+        .exec("task", "list", &search.to_string(), &["--format", "text"]);
+    assert!(
+        text.stdout.contains(r#"done or canceled tasks match: echo '{"channel":"eng","query":"fax","status":"all"}' | agentteam exec task list -"#),
+        "{text:?}"
+    );
 }
 
 fn update_clears_nullable_fields_and_guards_stale_writes(engine: Engine) {

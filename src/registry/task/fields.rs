@@ -269,6 +269,10 @@ pub fn compact_task() -> Value {
 /// empty search left out.
 pub const SUBTASKS_MATCH: &str = "subtasks_match";
 
+/// `task_list`'s answer field naming the call that finds the done and
+/// canceled tasks an empty search left out.
+pub const CLOSED_MATCH: &str = "closed_match";
+
 /// A call an answer names for the caller to make next: a tool and its
 /// input, as given.
 pub fn call(description: &str) -> Value {

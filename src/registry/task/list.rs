@@ -171,6 +171,12 @@ fn data_schema() -> Value {
                     "Only if a search's empty first page skipped matching subtasks: the same call with include_subtasks true.",
                 ),
             ),
+            (
+                fields::CLOSED_MATCH,
+                fields::call(
+                    "Only if a search's empty first page with no status skipped a matching done or canceled task: the same call with status all.",
+                ),
+            ),
         ],
         &["items"],
     )

@@ -28,10 +28,16 @@ fn tasks(rows: &Value, style: &Style) -> String {
 }
 
 /// `task_list`: a table; under an empty search's, the call that finds the
-/// subtasks it left out.
+/// subtasks, or the done and canceled tasks, it left out.
 pub fn page(data: &Value, style: &Style) -> String {
     let mut out = tasks(&data["items"], style);
     if let Some(line) = call_line("subtasks match", &data[super::fields::SUBTASKS_MATCH]) {
+        out.push_str(&line);
+    }
+    if let Some(line) = call_line(
+        "done or canceled tasks match",
+        &data[super::fields::CLOSED_MATCH],
+    ) {
         out.push_str(&line);
     }
     out

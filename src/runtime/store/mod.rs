@@ -492,11 +492,13 @@ pub async fn dispatch<S: Store>(
     result.map_err(|failure| corrected_call(action, principal, &original, failure))
 }
 
-/// `task_list`. An empty first page of a search that left subtasks out by
-/// default (no `include_subtasks` given) also says whether a subtask
-/// matches, as the call that lists them (`subtasks_match`): an agent that
+/// `task_list`. An empty first page of a search also names the call that
+/// finds what its defaults left out, when something matches there: the
+/// subtasks (no `include_subtasks` given: `subtasks_match`, the same call
+/// with subtasks included), else the done and canceled tasks (no `status`
+/// given: `closed_match`, the same call with `status: "all"`). An agent that
 /// searches before it creates would otherwise take the empty page for "no
-/// such task" and create a duplicate. The look costs one more read, on
+/// such task" and create a duplicate. Each look costs one more read, on
 /// such pages only.
 async fn list<S: Store>(
     store: &S,
@@ -504,29 +506,38 @@ async fn list<S: Store>(
     input: Value,
     given: &Value,
 ) -> Result<Value, Failure> {
+    use crate::registry::task::fields::{CLOSED_MATCH, SUBTASKS_MATCH};
     let query = ListQuery::from_input(principal, input)?;
     let mut page = store.list(principal, &query).await?;
-    let empty = page["items"].as_array().is_some_and(Vec::is_empty);
-    let left_out = query.search.is_some()
-        && !query.include_subtasks
-        && given.get("include_subtasks").is_none()
-        && query.after.is_none()
-        && query.cursor_refused.is_none();
-    if empty && left_out {
-        let wider = ListQuery {
+    let found_none = |page: &Value| page["items"].as_array().is_some_and(Vec::is_empty);
+    let first_search =
+        query.search.is_some() && query.after.is_none() && query.cursor_refused.is_none();
+    if !(first_search && found_none(&page)) {
+        return Ok(page);
+    }
+    let mut wider = Vec::new();
+    if !query.include_subtasks && given.get("include_subtasks").is_none() {
+        let query = ListQuery {
             include_subtasks: true,
-            limit: 1,
-            ..query
+            ..query.clone()
         };
-        let found = store.list(principal, &wider).await?;
-        if found["items"]
-            .as_array()
-            .is_some_and(|items| !items.is_empty())
-        {
+        wider.push((SUBTASKS_MATCH, "include_subtasks", json!(true), query));
+    }
+    if given.get("status").is_none() {
+        let query = ListQuery {
+            view: View::All,
+            ..query.clone()
+        };
+        wider.push((CLOSED_MATCH, "status", json!("all"), query));
+    }
+    for (field, key, value, query) in wider {
+        let query = ListQuery { limit: 1, ..query };
+        if !found_none(&store.list(principal, &query).await?) {
             let mut arguments = given.clone();
-            arguments["include_subtasks"] = Value::Bool(true);
-            page[crate::registry::task::fields::SUBTASKS_MATCH] =
+            arguments[key] = value;
+            page[field] =
                 json!({"tool": crate::registry::task::list::ACTION.name(), "arguments": arguments});
+            break;
         }
     }
     Ok(page)

@@ -173,6 +173,7 @@ on_every_engine!(
     checkpoint_keys_replay_per_agent_and_task,
     list_browses_searches_filters_sorts_and_pages,
     an_empty_search_names_the_subtasks_it_left_out,
+    an_empty_search_names_the_done_tasks_it_left_out,
     cursors_page_without_gaps_and_are_bound_to_the_query,
     search_matches_the_same_words_on_every_engine,
     search_matches_word_forms_and_prefixes,
@@ -872,6 +873,65 @@ fn an_empty_search_names_the_subtasks_it_left_out<E: Engine>() {
     ] {
         let page = list(input.clone());
         assert!(page.get("subtasks_match").is_none(), "{input}: {page}");
+    }
+}
+
+fn an_empty_search_names_the_done_tasks_it_left_out<E: Engine>() {
+    let w = world::<E>();
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "tasks": [{"title": "Rotate signing keys", "status": "done"}]}),
+    );
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "tasks": [{"title": "Drop the staging cluster", "status": "canceled"}]}),
+    );
+    w.titles(&w.alice, "eng", &["Fix login timeout"]);
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "parent": 3, "tasks": [{"title": "Staging login check"}]}),
+    );
+    let list = |input: Value| w.ok(&w.alice, "list", input);
+    // Only a done (or a canceled) task matches: the empty page names the
+    // call that finds it, the same input with status all, and that call does.
+    for (query, number) in [("signing", 1), ("cluster", 2)] {
+        let input = json!({"channel": "eng", "query": query, "limit": 5});
+        let page = list(input.clone());
+        assert_eq!(items_of(&page), Vec::<i64>::new());
+        let mut wider = input;
+        wider["status"] = json!("all");
+        assert_eq!(
+            page["closed_match"],
+            json!({"tool": "task_list", "arguments": wider})
+        );
+        assert!(page.get("subtasks_match").is_none(), "{page}");
+        assert_eq!(
+            items_of(&w.follow(&w.alice, &page["closed_match"]).unwrap()),
+            [number]
+        );
+    }
+    // An active subtask and a canceled task both match: the subtask is named
+    // first, and only it; with subtasks left out by choice, the canceled task.
+    let page = list(json!({"channel": "eng", "query": "staging"}));
+    assert!(page.get("subtasks_match").is_some(), "{page}");
+    assert!(page.get("closed_match").is_none(), "{page}");
+    let page = list(json!({"channel": "eng", "query": "staging", "include_subtasks": false}));
+    assert!(page.get("subtasks_match").is_none(), "{page}");
+    assert_eq!(
+        items_of(&w.follow(&w.alice, &page["closed_match"]).unwrap()),
+        [2]
+    );
+    // Nothing to say: an active task matches, nothing matches at all, the
+    // caller chose the status, a browse, or a later page.
+    for input in [
+        json!({"channel": "eng", "query": "login"}),
+        json!({"channel": "eng", "query": "nowhere"}),
+        json!({"channel": "eng", "query": "signing", "status": "active"}),
+        json!({"channel": "eng", "query": "signing", "status": "todo"}),
+        json!({"channel": "eng"}),
+    ] {
+        let page = list(input.clone());
+        assert!(page.get("closed_match").is_none(), "{input}: {page}");
     }
 }
 
