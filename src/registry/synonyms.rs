@@ -438,8 +438,22 @@ impl RouteHint {
 
 /// The action meant by `words`, the route words after `exec`: an action's
 /// name or id in one word (`task_get`, `task.get`), a verb with dashes
-/// (`set-claim`), or a synonym from [`VERBS`].
+/// (`set-claim`), or a synonym from [`VERBS`]; else an action's name or id
+/// after another tool's words for calling one (`mcp task_list`, `tools
+/// call task.list`).
 pub fn route(words: &[&str]) -> Option<RouteHint> {
+    route_of(words).or_else(|| {
+        let action = words.iter().skip(1).take(3).find_map(|word| {
+            ACTIONS
+                .iter()
+                .copied()
+                .find(|a| a.name() == *word || a.id() == *word)
+        })?;
+        Some(RouteHint { action, verb: None })
+    })
+}
+
+fn route_of(words: &[&str]) -> Option<RouteHint> {
     let hint = |action| RouteHint { action, verb: None };
     let first = *words.first()?;
     // An action's name or id in one word, its words joined by a dash too

@@ -161,6 +161,9 @@ fn a_wrong_route_names_the_right_one() {
         ),
         (&["task", "list", "-"], "task_list", ""),
         (&["exec", "list", "-"], "task_list", ""),
+        // Another tool's words for calling one, before its name or id.
+        (&["exec", "mcp", "task_list", "-"], "task_list", ""),
+        (&["exec", "tools", "call", "task.get", "-"], "task_get", ""),
         // clap's nearest suggestion, not its first (`create` for `delte`).
         (&["exec", "task", "delte", "-"], "task_delete", ""),
         (&["--format", "json", "task", "claim"], "task_set_claim", ""),
