@@ -2275,6 +2275,52 @@ fn nulls_sent_for_every_parameter_are_all_named() {
     .unwrap();
 }
 
+/// A call sent whole as the input (an answer's `suggested_action` piped as
+/// it is, or MCP's `{name, arguments}`): told its `arguments` are the input,
+/// and of which route, whichever route it was sent to.
+#[test]
+fn a_call_sent_whole_is_told_its_arguments_are_the_input() {
+    for (route, call) in [
+        (
+            ("task", "list"),
+            json!({"tool": "task_get", "arguments": {"channel": "eng", "number": 1}}),
+        ),
+        (
+            ("task", "get"),
+            json!({"tool": "task_get", "arguments": {"channel": "eng", "number": 1}}),
+        ),
+        (
+            ("task", "list"),
+            json!({"name": "task_list", "arguments": {"channel": "eng"}}),
+        ),
+    ] {
+        let e = errors(route.0, route.1, call.clone());
+        let tool = call["tool"].as_str().or(call["name"].as_str()).unwrap();
+        let action = crate::registry::find_by_name(tool).unwrap();
+        assert_eq!(
+            e["arguments"],
+            format!(
+                "Unknown field; this is a call, not an input: send its `arguments` alone, as the input of `{tool}` (`{}`).",
+                action.cli_command()
+            ),
+            "{call}"
+        );
+        let key = if call.get("tool").is_some() {
+            "tool"
+        } else {
+            "name"
+        };
+        assert_eq!(e[key], "Unknown field; part of the call: see `arguments`.");
+    }
+    // A `name` that is no action's is no call.
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "name": "login", "arguments": {}}),
+    );
+    assert!(!e["arguments"].contains("this is a call"), "{e:?}");
+}
+
 /// An MCP `tools/call` envelope sent as the input: told the input is
 /// `params.arguments`, and its `id` is no task number.
 #[test]

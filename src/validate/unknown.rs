@@ -41,6 +41,12 @@ pub(super) fn unknown_field(
     action: &Action,
     parent: Option<&Value>,
 ) -> (String, Vec<String>, Option<Fix>) {
+    if let Some((message, fix)) = parent
+        .filter(|_| parent_path.is_empty())
+        .and_then(|input| call(action, input, name))
+    {
+        return (message, Vec::new(), fix);
+    }
     let (said, mut message) = unknown_field_message(name, parent_path, action, parent);
     let siblings = sibling_fields(action, parent_path);
     // An object of this level's own fields, wrapped (`patch: {status}`,
@@ -346,6 +352,37 @@ fn envelope(parent_path: &str, parent: Option<&Value>, name: &str) -> Option<Str
     Some(format!(
         "Unknown field; this is a JSON-RPC envelope, not an input: send its `params.arguments` alone, as the input of the route of `params.name`{route}."
     ))
+}
+
+/// What an unknown top-level field of a call sent whole as the input is:
+/// `{tool, arguments}` (an answer's `suggested_action` or a section's
+/// `next`, piped as it is) or `{name, arguments}` (MCP's `tools/call`
+/// params), naming an action: the input is `arguments` alone.
+/// With the message, the fix: `arguments` unwrapped, when the call is of
+/// the action it was sent to.
+fn call(action: &Action, input: &Value, name: &str) -> Option<(String, Option<Fix>)> {
+    if !input.get("arguments").is_some_and(Value::is_object) {
+        return None;
+    }
+    let (key, called) = ["tool", "name"].into_iter().find_map(|key| {
+        let called = input.get(key)?.as_str().and_then(find_by_name)?;
+        Some((key, called))
+    })?;
+    match name {
+        "arguments" => Some((
+            format!(
+                "Unknown field; this is a call, not an input: send its `arguments` alone, as the input of `{}` (`{}`).",
+                called.name(),
+                called.cli_command()
+            ),
+            (called.name() == action.name()).then_some(Fix::Unwrap),
+        )),
+        _ if name == key => Some((
+            "Unknown field; part of the call: see `arguments`.".into(),
+            None,
+        )),
+        _ => None,
+    }
 }
 
 /// The list field beside `parent_path` that an unknown name means to change
