@@ -11,7 +11,7 @@ use std::process::Output;
 use serde_json::json;
 
 use crate::support::cli::Cli;
-use crate::support::postgres::{Cluster, PASSWORD, SUPERUSER};
+use crate::support::postgres::{Cluster, PASSWORD};
 use crate::support::runtime::{Engine, Runtime, message, refused, runtime_in_env, succeeded};
 use crate::support::tls::{CERT_USER, pki, tls_cluster};
 
@@ -51,10 +51,7 @@ fn the_runtime_speaks_tls_to_postgres_as_the_sslmode_asks() {
     let dir = tempfile::tempdir().unwrap();
     let ca = file(dir.path(), "ca.pem", &pki.ca);
     let db = cluster.new_database();
-    let base = format!(
-        "postgres://{SUPERUSER}:{PASSWORD}@127.0.0.1:{}/{db}",
-        cluster.port()
-    );
+    let base = cluster.tcp_uri(&db);
 
     let message = refused_by_name(&runtime(
         dir.path(),
@@ -130,10 +127,7 @@ fn a_certificate_the_uri_does_not_trust_is_refused_by_name() {
     let ca = file(dir.path(), "ca.pem", &pki_for_another_host.ca);
     let other_ca = file(dir.path(), "other-ca.pem", &pki(&["localhost"]).ca);
     let db = cluster.new_database();
-    let base = format!(
-        "postgres://{SUPERUSER}:{PASSWORD}@127.0.0.1:{}/{db}",
-        cluster.port()
-    );
+    let base = cluster.tcp_uri(&db);
 
     let message = refused_by_name(&runtime(
         dir.path(),
