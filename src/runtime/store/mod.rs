@@ -515,27 +515,49 @@ async fn list<S: Store>(
     if !(first_search && found_none(&page)) {
         return Ok(page);
     }
-    let mut wider = Vec::new();
-    if !query.include_subtasks && given.get("include_subtasks").is_none() {
-        let query = ListQuery {
-            include_subtasks: true,
-            ..query.clone()
-        };
-        wider.push((SUBTASKS_MATCH, "include_subtasks", json!(true), query));
+    // Each default that leaves tasks out, when the caller did not give its
+    // field: the field's widest value, and the query with it.
+    struct Widening {
+        field: &'static str,
+        key: &'static str,
+        value: Value,
+        leaves_out: bool,
+        widen: fn(ListQuery) -> ListQuery,
     }
-    if given.get("status").is_none() {
-        let query = ListQuery {
-            view: View::All,
-            ..query.clone()
+    let widenings = [
+        Widening {
+            field: SUBTASKS_MATCH,
+            key: "include_subtasks",
+            value: json!(true),
+            leaves_out: !query.include_subtasks,
+            widen: |q| ListQuery {
+                include_subtasks: true,
+                ..q
+            },
+        },
+        Widening {
+            field: CLOSED_MATCH,
+            key: "status",
+            value: json!("all"),
+            leaves_out: query.view != View::All,
+            widen: |q| ListQuery {
+                view: View::All,
+                ..q
+            },
+        },
+    ];
+    for w in widenings {
+        if !w.leaves_out || given.get(w.key).is_some() {
+            continue;
+        }
+        let wider = ListQuery {
+            limit: 1,
+            ..(w.widen)(query.clone())
         };
-        wider.push((CLOSED_MATCH, "status", json!("all"), query));
-    }
-    for (field, key, value, query) in wider {
-        let query = ListQuery { limit: 1, ..query };
-        if !found_none(&store.list(principal, &query).await?) {
+        if !found_none(&store.list(principal, &wider).await?) {
             let mut arguments = given.clone();
-            arguments[key] = value;
-            page[field] =
+            arguments[w.key] = w.value;
+            page[w.field] =
                 json!({"tool": crate::registry::task::list::ACTION.name(), "arguments": arguments});
             break;
         }
