@@ -442,30 +442,34 @@ impl RouteHint {
 /// after another tool's words for calling one (`mcp task_list`, `tools
 /// call task.list`).
 pub fn route(words: &[&str]) -> Option<RouteHint> {
+    let hint = |action| RouteHint { action, verb: None };
     route_of(words).or_else(|| {
-        let action = words.iter().skip(1).take(3).find_map(|word| {
-            ACTIONS
-                .iter()
-                .copied()
-                .find(|a| a.name() == *word || a.id() == *word)
-        })?;
-        Some(RouteHint { action, verb: None })
+        words
+            .iter()
+            .skip(1)
+            .take(3)
+            .find_map(|w| named(w))
+            .map(hint)
     })
+}
+
+/// The action an action's name or id in one word names, its words joined
+/// by a dash too (`task-list`).
+fn named(word: &str) -> Option<&'static Action> {
+    let joined = word.replace('-', "_");
+    ACTIONS
+        .iter()
+        .copied()
+        .find(|a| a.name() == word || a.id() == word || a.name() == joined)
 }
 
 fn route_of(words: &[&str]) -> Option<RouteHint> {
     let hint = |action| RouteHint { action, verb: None };
     let first = *words.first()?;
-    // An action's name or id in one word, its words joined by a dash too
-    // (`task-list`).
-    let joined = first.replace('-', "_");
-    if let Some(action) = ACTIONS
-        .iter()
-        .copied()
-        .find(|a| a.name() == first || a.id() == first || a.name() == joined)
-    {
+    if let Some(action) = named(first) {
         return Some(hint(action));
     }
+    let joined = first.replace('-', "_");
     // A verb without its domain (`exec list`): the one domain it is a verb
     // of, when only one is.
     let mut owners = ACTIONS.iter().copied().filter(|a| a.verb == joined);
