@@ -2312,6 +2312,19 @@ fn a_call_sent_whole_is_told_its_arguments_are_the_input() {
         };
         assert_eq!(e[key], "Unknown field; part of the call: see `arguments`.");
     }
+    // A call of the route it was sent to is judged as its arguments too:
+    // nothing it holds is said missing, and what is wrong inside it is said.
+    let e = errors(
+        "task",
+        "get",
+        json!({"tool": "task_get", "arguments": {"channel": "eng", "number": "five"}}),
+    );
+    assert!(!e.contains_key("channel"), "{e:?}");
+    assert!(
+        e["number"].starts_with("Once unwrapped: "),
+        "{:?}",
+        e.get("number")
+    );
     // A `name` that is no action's is no call.
     let e = errors(
         "task",
