@@ -18,6 +18,12 @@ pub mod server;
 pub mod shed;
 pub mod store;
 
+/// The allocator the `agentteam-runtime` binary declares as its global
+/// one (docs/performance.md, "The runtime's allocator"). Named here, not in
+/// the binary, so the library is where the dependency is used; the CLI does
+/// not take it.
+pub use mimalloc::MiMalloc as Allocator;
+
 /// The whole `agentteam-runtime` binary.
 pub fn main_entry() -> std::process::ExitCode {
     cli::run()
