@@ -292,6 +292,15 @@ fn checked(
         nul_characters(&input, "", &mut errors);
     }
     nulls_beside_refused_ones(action, &input, &mut errors);
+    // A call of another action sent whole lacks this action's fields
+    // because it is no input of this action: said of the call alone, so
+    // no one adds `channel` beside `arguments`.
+    let call = unknown::called(&input);
+    if let Some((key, called)) = call
+        && called.name() != action.name()
+    {
+        errors.retain(|path, _| path == "arguments" || path == key);
+    }
     if !errors.is_empty() {
         // A path's list items, by the schema: a field named `7` is none.
         let is_list =
@@ -302,6 +311,15 @@ fn checked(
             if failure.field_errors.contains_key(&field) {
                 failure = failure.candidates(&field, names.into_iter().map(Value::from));
             }
+        }
+        // The call itself, to run as it is meant, when its `arguments`
+        // hold for the action it names: not a destructive one, which is
+        // run only as its own route's input.
+        if let Some((_, called)) = call
+            && !called.destructive()
+            && validate(called, input["arguments"].clone()).is_ok()
+        {
+            failure = failure.suggest(&called.name(), input["arguments"].clone());
         }
         return Err(found_by_words(failure, &input));
     }

@@ -2334,6 +2334,59 @@ fn a_call_sent_whole_is_told_its_arguments_are_the_input() {
     assert!(!e["arguments"].contains("this is a call"), "{e:?}");
 }
 
+/// A call sent whole carries itself as the refusal's suggestion, to run as
+/// meant, whichever route it was sent to, when its `arguments` hold for
+/// the action it names; and a call of another action is not told the
+/// fields this route lacks (`channel` for a list), which belong to no fix.
+#[test]
+fn a_call_sent_whole_is_suggested_as_it_is_meant() {
+    let refused =
+        |verb: &str, call: Value| validate(find("task", verb).unwrap(), call).unwrap_err();
+    let get = json!({"channel": "eng", "number": 1});
+    for (verb, call) in [
+        (
+            "list",
+            json!({"tool": "task_get", "arguments": get.clone()}),
+        ),
+        ("get", json!({"tool": "task_get", "arguments": get.clone()})),
+        (
+            "set_claim",
+            json!({"name": "task_get", "arguments": get.clone()}),
+        ),
+    ] {
+        let failure = refused(verb, call.clone());
+        let key = if call.get("tool").is_some() {
+            "tool"
+        } else {
+            "name"
+        };
+        let fields: Vec<&str> = failure.field_errors.keys().map(String::as_str).collect();
+        let mut said = vec!["arguments", key];
+        said.sort();
+        assert_eq!(fields, said, "{verb} {call}");
+        let suggested = failure.suggested_action.as_deref().expect("the call");
+        assert_eq!(suggested.tool, "task_get", "{verb} {call}");
+        assert_eq!(suggested.arguments, get, "{verb} {call}");
+    }
+    // Arguments that do not hold: said, not suggested.
+    let failure = refused(
+        "get",
+        json!({"tool": "task_get", "arguments": {"channel": "eng", "number": "five"}}),
+    );
+    assert!(failure.suggested_action.is_none(), "{failure:?}");
+    assert!(failure.field_errors.contains_key("number"), "{failure:?}");
+    // A destructive call is named, never suggested from another route.
+    let failure = refused(
+        "get",
+        json!({"tool": "task_delete", "arguments": {"channel": "eng", "number": 1}}),
+    );
+    assert!(failure.suggested_action.is_none(), "{failure:?}");
+    assert!(
+        failure.field_errors["arguments"].contains("`task_delete`"),
+        "{failure:?}"
+    );
+}
+
 /// An MCP `tools/call` envelope sent as the input: told the input is
 /// `params.arguments`, and its `id` is no task number.
 #[test]

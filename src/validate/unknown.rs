@@ -361,13 +361,7 @@ fn envelope(parent_path: &str, parent: Option<&Value>, name: &str) -> Option<Str
 /// With the message, the fix: `arguments` unwrapped, when the call is of
 /// the action it was sent to.
 fn call(action: &Action, input: &Value, name: &str) -> Option<(String, Option<Fix>)> {
-    if !input.get("arguments").is_some_and(Value::is_object) {
-        return None;
-    }
-    let (key, called) = ["tool", "name"].into_iter().find_map(|key| {
-        let called = input.get(key)?.as_str().and_then(find_by_name)?;
-        Some((key, called))
-    })?;
+    let (key, called) = called(input)?;
     match name {
         "arguments" => Some((
             format!(
@@ -383,6 +377,19 @@ fn call(action: &Action, input: &Value, name: &str) -> Option<(String, Option<Fi
         )),
         _ => None,
     }
+}
+
+/// The action a call sent whole as the input names, and the key that names
+/// it (`tool` or `name`): an object with `arguments`, an object, beside
+/// the name of an action.
+pub(super) fn called(input: &Value) -> Option<(&'static str, &'static Action)> {
+    if !input.get("arguments").is_some_and(Value::is_object) {
+        return None;
+    }
+    ["tool", "name"].into_iter().find_map(|key| {
+        let called = input.get(key)?.as_str().and_then(find_by_name)?;
+        Some((key, called))
+    })
 }
 
 /// The list field beside `parent_path` that an unknown name means to change
