@@ -908,14 +908,9 @@ fn unopenable(path: &std::path::Path, e: &std::io::Error, action: &Action) -> Fa
     )
 }
 
-/// Reads at most [`MAX_BODY_BYTES`]; a larger input is refused without reading it all.
+/// Reads at most [`MAX_BODY_BYTES`]; a larger input is refused without
+/// reading it all ([`too_large`]).
 fn read_input(source: &InputSource, action: &Action) -> Result<Vec<u8>, Failure> {
-    let too_large = || {
-        Failure::new(
-            code::INPUT_TOO_LARGE,
-            format!("The input exceeds {} KiB.", MAX_BODY_BYTES / 1024),
-        )
-    };
     let limit = MAX_BODY_BYTES as u64 + 1;
     let mut buf = Vec::new();
     match source {
@@ -936,9 +931,6 @@ fn read_input(source: &InputSource, action: &Action) -> Result<Vec<u8>, Failure>
         }
         InputSource::File(path) => {
             let file = std::fs::File::open(path).map_err(|e| unopenable(path, &e, action))?;
-            if file.metadata().map(|m| m.len() >= limit).unwrap_or(false) {
-                return Err(too_large());
-            }
             // It opened: a path of the caller's, not a token typed in its place.
             file.take(limit).read_to_end(&mut buf).map_err(|e| {
                 Failure::new(
@@ -949,9 +941,32 @@ fn read_input(source: &InputSource, action: &Action) -> Result<Vec<u8>, Failure>
         }
     }
     if buf.len() > MAX_BODY_BYTES {
-        return Err(too_large());
+        return Err(too_large(action, &buf));
     }
     Ok(buf)
+}
+
+/// The refusal of an input over [`MAX_BODY_BYTES`], of which `prefix` is
+/// what was read: with the strings in it longer than their fields allow,
+/// when that is what makes it large, so that one retry fixes both
+/// (`validate::oversized_strings`).
+fn too_large(action: &Action, prefix: &[u8]) -> Failure {
+    let limit = format!("The input exceeds {} KiB", MAX_BODY_BYTES / 1024);
+    let field_errors = crate::validate::oversized_strings(action, prefix);
+    let message = match field_errors.keys().next() {
+        None => format!("{limit}."),
+        Some(path) if field_errors.len() == 1 => {
+            format!("{limit}: `{path}` is longer than its field allows; see field_errors.")
+        }
+        Some(_) => format!(
+            "{limit}: {} fields are longer than they may be; see field_errors.",
+            field_errors.len()
+        ),
+    };
+    Failure {
+        field_errors,
+        ..Failure::new(code::INPUT_TOO_LARGE, message)
+    }
 }
 
 /// The refusal of input in UTF-16 or UTF-32 ([`wide_encoding`]), naming

@@ -21,7 +21,10 @@ use crate::registry::synonyms::{BY_WORDS, ByWords, MISSING_BESIDE, PATTERN_FIXES
 use crate::registry::{Action, FieldErrors, schema};
 use crate::schemas;
 
+mod oversize;
 mod unknown;
+
+pub use oversize::oversized_strings;
 
 use unknown::{FIELDS_HERE, Fix, unknown_field};
 pub use unknown::{is_type, names_a_field};

@@ -340,12 +340,50 @@ fn oversized_input_is_refused_without_sending() {
         (run.code, run.error_code().as_str()),
         (2, "input_too_large")
     );
+    // What makes it large is said with the size limit, by its field, so
+    // one retry fixes both: the query, cut off where the read stopped.
+    let said_of_the_query = |run: &Run| {
+        let error = &run.json()["error"];
+        assert_eq!(
+            error["message"],
+            "The input exceeds 1024 KiB: `query` is longer than its field allows; see field_errors.",
+            "{}",
+            run.stdout
+        );
+        let said = error["field_errors"]["query"].as_str().unwrap();
+        assert!(
+            said.starts_with("Must be at most ") && said.contains("; this one has at least "),
+            "{said}"
+        );
+    };
+    said_of_the_query(&run);
     let path = cli.home.path().join("big.json");
     std::fs::write(&path, &huge).unwrap();
     let run = cli.run(&["exec", "task", "list", path.to_str().unwrap()], None);
     assert_eq!(
         (run.code, run.error_code().as_str()),
         (2, "input_too_large")
+    );
+    said_of_the_query(&run);
+    // Large for another reason (a list far over its bound, of short
+    // titles): the size limit alone.
+    let many = format!(
+        r#"{{"channel":"eng","tasks":[{}]}}"#,
+        vec![r#"{"title":"t"}"#; 100_000].join(",")
+    );
+    let run = cli.exec("task", "create", &many, &[]);
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (2, "input_too_large")
+    );
+    assert_eq!(
+        run.json()["error"]["message"],
+        "The input exceeds 1024 KiB."
+    );
+    assert!(
+        run.json()["error"].get("field_errors").is_none(),
+        "{}",
+        run.stdout
     );
     assert!(server.requests().is_empty());
 }

@@ -1,0 +1,196 @@
+//! What makes an input too large: the strings in its first bytes that are
+//! longer than their fields allow. An input over the size limit is refused
+//! before it is parsed, and without more than its first bytes read, so a
+//! 1.1 MB `description` would be told of the size limit first and of the
+//! field's own limit only once cut below it: two retries for one mistake.
+//! [`oversized_strings`] finds such strings in what was read, a JSON text
+//! perhaps cut off mid-string, by a scan that follows objects, arrays and
+//! strings and judges nothing else.
+
+use super::{join, schema_at};
+use crate::error::MAX_FIELD_ERRORS;
+use crate::registry::{Action, FieldErrors};
+
+/// One open object or array of the scan, with where it is in it.
+enum Frame {
+    /// The key of the member being read, and whether a key comes next.
+    Object { key: Option<String>, key_next: bool },
+    /// The index of the item being read.
+    Array { index: usize },
+}
+
+/// How long a key is kept while scanning: no field name is longer.
+const KEY_BYTES: usize = 64;
+
+/// The strings of `prefix` (an input's first bytes) whose fields in the
+/// action's schema have a `maxLength` they exceed, by input path
+/// (`tasks/0/description`), each with the limit and the characters read
+/// (at least that many, for a string the prefix cuts off). Empty when none
+/// is found: the input is then large for another reason (a long list, deep
+/// nesting, many fields), which the size limit alone says.
+pub fn oversized_strings(action: &Action, prefix: &[u8]) -> FieldErrors {
+    let mut found = FieldErrors::new();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut at = 0;
+    while at < prefix.len() && found.len() < MAX_FIELD_ERRORS {
+        match prefix[at] {
+            b'{' => stack.push(Frame::Object {
+                key: None,
+                key_next: true,
+            }),
+            b'[' => stack.push(Frame::Array { index: 0 }),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Array { index }) => *index += 1,
+                Some(Frame::Object { key_next, .. }) => *key_next = true,
+                None => {}
+            },
+            b':' => {
+                if let Some(Frame::Object { key_next, .. }) = stack.last_mut() {
+                    *key_next = false;
+                }
+            }
+            b'"' => {
+                let (text, chars, end, closed) = string_at(prefix, at + 1);
+                at = end;
+                if let Some(Frame::Object {
+                    key,
+                    key_next: key_next @ true,
+                }) = stack.last_mut()
+                {
+                    *key = Some(text);
+                    *key_next = false;
+                } else if let Some(path) = path_of(&stack) {
+                    let limit = schema_at(action, &path)
+                        .and_then(|schema| schema["maxLength"].as_u64())
+                        .and_then(|limit| usize::try_from(limit).ok());
+                    if let Some(limit) = limit.filter(|&limit| chars > limit) {
+                        let read = if closed { "" } else { "at least " };
+                        found.insert(
+                            path,
+                            format!(
+                                "Must be at most {limit} characters; this one has {read}{chars}."
+                            ),
+                        );
+                    }
+                }
+                continue;
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    found
+}
+
+/// The path of the value being read: the keys and indexes of the open
+/// objects and arrays; `None` at the top level or with a key not read.
+fn path_of(stack: &[Frame]) -> Option<String> {
+    let mut path = String::new();
+    for frame in stack {
+        match frame {
+            Frame::Object { key: Some(key), .. } => path = join(&path, key),
+            Frame::Array { index } => path = join(&path, &index.to_string()),
+            Frame::Object { key: None, .. } => return None,
+        }
+    }
+    (!path.is_empty()).then_some(path)
+}
+
+/// The string whose text starts at `start` (after its opening quote): its
+/// first [`KEY_BYTES`] bytes as text (escapes kept as written), its length
+/// in characters (an escape counts one), the index after it, and whether
+/// its closing quote was read.
+fn string_at(bytes: &[u8], start: usize) -> (String, usize, usize, bool) {
+    let mut chars = 0;
+    let mut at = start;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => {
+                let text = &bytes[start..at.min(start + KEY_BYTES)];
+                return (
+                    String::from_utf8_lossy(text).into_owned(),
+                    chars,
+                    at + 1,
+                    true,
+                );
+            }
+            // `\uXXXX` is one character; any other escape is two bytes.
+            b'\\' if bytes.get(at + 1) == Some(&b'u') => at += 6,
+            b'\\' => at += 2,
+            // A UTF-8 character's first byte (continuation bytes are
+            // 0b10xxxxxx).
+            byte if byte & 0xC0 != 0x80 => at += 1,
+            _ => {
+                at += 1;
+                continue;
+            }
+        }
+        chars += 1;
+    }
+    let text = &bytes[start..bytes.len().min(start + KEY_BYTES)];
+    (
+        String::from_utf8_lossy(text).into_owned(),
+        chars,
+        bytes.len(),
+        false,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::find;
+
+    #[test]
+    fn a_string_over_its_fields_limit_is_named_by_its_path() {
+        let create = find("task", "create").unwrap();
+        let long = "é".repeat(30_000);
+        // Whole, and cut off inside the string (at least what was read).
+        let input = format!(
+            r#"{{"channel": "eng", "tasks": [{{"title": "a \"quoted\" title, [not a list]"}}, {{"title": "b", "description": "{long}"}}]}}"#
+        );
+        let found = oversized_strings(create, input.as_bytes());
+        let limit = schema_at(create, "tasks/1/description").unwrap()["maxLength"]
+            .as_u64()
+            .unwrap();
+        assert!(limit < 30_000, "{limit}");
+        assert_eq!(
+            found,
+            FieldErrors::from([(
+                "tasks/1/description".to_string(),
+                format!("Must be at most {limit} characters; this one has 30000.")
+            )])
+        );
+        let cut = &input.as_bytes()[..input.len() - 1_004];
+        let found = oversized_strings(create, cut);
+        assert_eq!(
+            found["tasks/1/description"],
+            format!("Must be at most {limit} characters; this one has at least 29500.")
+        );
+        // Escapes count one character each, a key is no value, and what
+        // is within its limit, or has none, is not said.
+        let escaped = format!(
+            r#"{{"channel": "eng", "tasks": [{{"title": "{}", "description": "ok"}}]}}"#,
+            r"\u00e9\n".repeat(150)
+        );
+        let found = oversized_strings(create, escaped.as_bytes());
+        let title = schema_at(create, "tasks/0/title").unwrap()["maxLength"]
+            .as_u64()
+            .unwrap();
+        assert!(title < 300, "{title}");
+        assert_eq!(
+            found["tasks/0/title"],
+            format!("Must be at most {title} characters; this one has 300.")
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        // A long list of short strings: nothing to name.
+        let many = format!(
+            r#"{{"channel": "eng", "tasks": [{}]}}"#,
+            vec![r#"{"title": "t"}"#; 1000].join(",")
+        );
+        assert!(oversized_strings(create, many.as_bytes()).is_empty());
+    }
+}
