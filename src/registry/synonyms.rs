@@ -149,6 +149,10 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("claim", "claimed", None),
     ("state", "status", None),
     ("page_size", "limit", None),
+    // Other APIs' names for a list's order (`orderBy` is read as `order_by`).
+    ("order_by", "sort", None),
+    ("sort_by", "sort", None),
+    ("order", "sort", None),
     // Output names given back as input: a task's `updated_at` is the
     // update's guard, its `parent_number` the locator `parent`.
     ("updated_at", "expected_updated_at", None),

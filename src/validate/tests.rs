@@ -900,6 +900,20 @@ fn unknown_fields_get_the_nearest_name_or_the_registry_synonym() {
         e["filters/asignee"],
         "Unknown field; did you mean `assignee`?"
     );
+    // Other APIs' names for a list's order are `sort`, and its value is
+    // judged as the sort's in the same answer.
+    for name in ["order_by", "orderBy", "sort_by", "order"] {
+        let e = errors(
+            "task",
+            "list",
+            json!({"channel": "eng", name: "updated_at desc"}),
+        );
+        assert_eq!(e[name], "Unknown field; use `sort`.", "{name}");
+        assert!(
+            e["sort"].starts_with("Once renamed: Must be one of `updated_desc`"),
+            "{name}: {e:?}"
+        );
+    }
 }
 
 #[test]
