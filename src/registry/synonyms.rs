@@ -289,7 +289,13 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
     ("task_update", "add_checklist", CHECKLIST_REPLACED),
     ("task_update", "add_checklist_item", CHECKLIST_REPLACED),
     ("task_update", "checklist_item", CHECKLIST_REPLACED),
+    // A parent scope given as a board and a number: that is the other
+    // locator, not a scope (never "`number` is task_update's").
+    ("task_create", "parent_task_scope/number", PARENT_BY_NUMBER),
+    ("task_create", "parent_task_scope/parent", PARENT_BY_NUMBER),
 ];
+
+const PARENT_BY_NUMBER: &str = "a parent by its number is `parent`, at the top level beside `channel` (`{\"channel\": …, \"parent\": 5}`), in place of `parent_task_scope`, which takes a scope_id.";
 
 /// A field whose value failed its pattern or its type, and what the value
 /// must be, in words, where the pattern or the type alone says little to a
@@ -307,6 +313,10 @@ pub static PATTERN_FIXES: &[(&str, &str)] = &[
     (
         "checkpoints_before",
         "Must be a checkpoint's id, as the checkpoints section's `next` gives it (not a time): copy it from there.",
+    ),
+    (
+        "parent_task_scope",
+        "Must be `{\"kind\": \"task\", \"scope_id\": \"tsk_…\"}`, the parent's scope_id as task_list and task_get answer it; a parent by its number is `parent` beside `channel` instead.",
     ),
 ];
 

@@ -145,7 +145,7 @@ fn a_wrong_shape_or_spelling_says_what_to_change() {
     );
     assert_eq!(
         e["parent_task_scope"],
-        r#"Must be of type object: `{"kind": …, "scope_id": …}`."#
+        r#"Must be of type object: `{"kind": "task", "scope_id": "tsk_…"}`, the parent's scope_id as task_list and task_get answer it; a parent by its number is `parent` beside `channel` instead."#
     );
     assert_eq!(
         e["tasks/0/assignee"],
@@ -2421,6 +2421,45 @@ fn a_json_rpc_envelope_is_told_its_arguments_are_the_input() {
             "Unknown field; part of the JSON-RPC envelope: see `params`."
         );
     }
+    // A bare request whose `params` hold the input itself: its `id` is
+    // the request's, not a task `number` (which `params` holds), and the
+    // fields in `params` are judged once unwrapped.
+    let e = errors(
+        "task",
+        "get",
+        json!({"id": 1, "params": {"channel": "eng", "number": 2}}),
+    );
+    assert_eq!(
+        e["id"],
+        "Unknown field; part of the JSON-RPC envelope: see `params`."
+    );
+    assert!(
+        e["params"].starts_with("Unknown field; `params` is no wrapper here"),
+        "{e:?}"
+    );
+    assert!(
+        !e.contains_key("number") && !e.contains_key("channel"),
+        "{e:?}"
+    );
+    let e = errors(
+        "task",
+        "get",
+        json!({"jsonrpc": "2.0", "id": 1, "params": {"query": "login"}}),
+    );
+    assert_eq!(
+        e["params"],
+        "Unknown field; this is a JSON-RPC request, not an input: send its `params` alone, as the input."
+    );
+    // `params` alone is no envelope: the wrapper it is.
+    let e = errors(
+        "task",
+        "get",
+        json!({"params": {"channel": "eng", "number": 2}}),
+    );
+    assert!(
+        e["params"].starts_with("Unknown field; `params` is no wrapper here"),
+        "{e:?}"
+    );
     // Other missing/unknown fields aside, a parent on another board is no
     // board to move the task to.
     let e = errors(
@@ -2564,4 +2603,35 @@ fn an_item_sent_alone_to_change_it_is_told_the_list_is_replaced_whole() {
         json!({"channel": "eng", "tasks": [{"title": "t", "checklist": [{"done": true}]}]}),
     );
     assert!(!e["tasks/0/checklist/0/text"].contains("replaces"), "{e:?}");
+}
+
+/// A parent scope given as a task number, or as a board and a number, is
+/// told the other locator (`channel` with `parent`), never that `number`
+/// is task_update's.
+#[test]
+fn a_parent_scope_given_by_number_is_told_the_number_locator() {
+    let e = errors(
+        "task",
+        "create",
+        json!({"parent_task_scope": 5, "tasks": [{"title": "a"}]}),
+    );
+    assert!(
+        e["parent_task_scope"].starts_with("Must be of type object: `{\"kind\": \"task\"")
+            && e["parent_task_scope"]
+                .ends_with("a parent by its number is `parent` beside `channel` instead."),
+        "{e:?}"
+    );
+    for key in ["number", "parent"] {
+        let e = errors(
+            "task",
+            "create",
+            json!({"parent_task_scope": {"channel": "eng", key: 5}, "tasks": [{"title": "a"}]}),
+        );
+        let said = &e[&format!("parent_task_scope/{key}")];
+        assert!(
+            said.starts_with("Unknown field; a parent by its number is `parent`, at the top level beside `channel`"),
+            "{key}: {e:?}"
+        );
+        assert!(!said.contains("task_update"), "{said}");
+    }
 }

@@ -332,16 +332,28 @@ fn explained(action: &Action, parent_path: &str, name: &str) -> Option<&'static 
 /// What an unknown top-level field of a JSON-RPC envelope (MCP's
 /// `tools/call`: `jsonrpc`, `id`, `method`, `params` holding the tool's
 /// `name` and `arguments`) is: the input is `params.arguments` alone, and
-/// the envelope's `id` is the request's, no task's `number`.
+/// the envelope's `id` is the request's, no task's `number`. Also a bare
+/// JSON-RPC request whose `params` hold the input itself (`{"id": 1,
+/// "params": {…}}`): its `id` is the request's too.
 fn envelope(parent_path: &str, parent: Option<&Value>, name: &str) -> Option<String> {
-    let params = parent.filter(|_| parent_path.is_empty())?.get("params")?;
-    if !params.get("arguments").is_some_and(Value::is_object) {
+    let input = parent.filter(|_| parent_path.is_empty())?;
+    let params = input.get("params").filter(|params| params.is_object())?;
+    let called = params.get("arguments").is_some_and(Value::is_object);
+    let request = ["jsonrpc", "id", "method"]
+        .iter()
+        .any(|key| input.get(key).is_some());
+    if !called && !request {
         return None;
     }
     if name != "params" {
         return ["jsonrpc", "id", "method"]
             .contains(&name)
             .then(|| "Unknown field; part of the JSON-RPC envelope: see `params`.".to_string());
+    }
+    if !called {
+        return Some(
+            "Unknown field; this is a JSON-RPC request, not an input: send its `params` alone, as the input.".to_string(),
+        );
     }
     let route = params
         .get("name")
