@@ -23,14 +23,18 @@
 #
 #   scripts/bench-postgres.sh
 #
-# Last, with no target of its own, the two-replica task.get once more
+# Then, with no target of its own, the two-replica task.get once more
 # while, every second, the backend a replica's reads run on is stopped for
 # BENCH_STALL_MS: the tail a backend waiting for a CPU makes, on demand.
+# Last, the one-replica task.get ratios again in BENCH_PAIRS alternating
+# rounds of 5 s runs (-S prepared, -S simple, task.get), the median of the
+# rounds' ratios: this machine's speed moves by a third within minutes, and
+# the runs above measure the yardstick and the get minutes apart.
 #
 # Tuning (environment): BENCH_SECONDS (each load run, default 10),
 # BENCH_CONCURRENCY (default 32), BENCH_POOL (each replica's --pool-size,
 # default the runtime's own), PGBENCH_SCALE (default 10), BENCH_STALL_MS
-# (1-999, default 200).
+# (1-999, default 200), BENCH_PAIRS (default 3; 0 leaves the rounds out).
 # Needs PostgreSQL's server binaries (apt-get install -y postgresql), wrk,
 # curl and jq; run as root, the script installs what is missing itself and
 # runs the server as the `postgres` account. BENCH_BIN_DIR as in bench.sh.
@@ -198,6 +202,36 @@ wait "$staller" 2>/dev/null || true
 more_server_pids=${more_server_pids% "$staller"}
 check "$two_stalled"
 
+# The one-replica task.get against both yardsticks again, in alternating
+# rounds of short runs: each round's ratios come from runs seconds apart,
+# so a change in the machine's speed between the runs above (by a third,
+# within minutes, on this machine: docs/performance.md, "The runtime's
+# allocator") moves them less. The median of the rounds is reported.
+pairs=${BENCH_PAIRS:-3}
+pair_prepared=""
+pair_simple=""
+if [ "$pairs" -gt 0 ]; then
+    echo "==> $pairs alternating rounds: pgbench -S prepared, -S simple, one replica's task.get, 5 s each" >&2
+    long_seconds=$seconds
+    seconds=5
+    i=0
+    while [ "$i" -lt "$pairs" ]; do
+        round_prepared=$(pgbench_run -S)
+        round_simple=$(pgbench_run -S simple)
+        round_get=$(wrk_run get "$api$path/tasks/get" "$concurrency")
+        check "$round_get"
+        pair_prepared="$pair_prepared $(awk "BEGIN { printf \"%.2f\", $(field "$round_get" 1) / $(field "$round_prepared" 1) }")"
+        pair_simple="$pair_simple $(awk "BEGIN { printf \"%.2f\", $(field "$round_get" 1) / $(field "$round_simple" 1) }")"
+        i=$((i + 1))
+    done
+    seconds=$long_seconds
+fi
+# median LIST: the median of the numbers in LIST.
+median() {
+    echo "$1" | tr ' ' '\n' | grep . | sort -n |
+        awk '{ a[NR] = $1 } END { printf "%.2f", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
 # ------------------------------------------------------------------ report
 ratio() { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
 us_ms() { awk "BEGIN { printf \"%.2f ms\", $1 / 1000 }"; }
@@ -234,6 +268,12 @@ for replicas in one two; do
     row "task.create p99, $replicas replica(s)" "" "$(us_ms "$(field "$create" 3)")" "" "<= 20 ms" \
         "$(verdict "$(field "$create" 3)" "<=" 20000)"
 done
+if [ "$pairs" -gt 0 ]; then
+    row "task.get, one, alternating: -S" "" "" "$(median "$pair_prepared")" ">= 0.5x -S" \
+        "$(verdict "$(median "$pair_prepared")" ">=" 0.5)"
+    row "task.get, one, alternating: simple" "" "" "$(median "$pair_simple")" ">= 0.5x -S simple" \
+        "$(verdict "$(median "$pair_simple")" ">=" 0.5)"
+fi
 row "task.get, two, a backend stalled" "$(field "$two_stalled" 1)" "$(us_ms "$(field "$two_stalled" 2)") / $(us_ms "$(field "$two_stalled" 3)")" \
     "" "(a fault: no target)" "-"
 echo
@@ -241,3 +281,7 @@ echo "each run: $seconds s at $concurrency connections (two replicas: $half each
 echo "machine that also runs PostgreSQL; pgbench -j2 at scale $scale (-M prepared but for the
 -M simple row); the board held $seed_tasks"
 echo "seeded tasks plus those task.create made."
+if [ "$pairs" -gt 0 ]; then
+    echo "alternating rounds ($pairs, 5 s runs, the median reported): task.get / -S prepared"
+    echo "$pair_prepared, / -S simple$pair_simple."
+fi
