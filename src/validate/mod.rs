@@ -295,16 +295,17 @@ fn checked(
         nul_characters(&input, "", &mut errors);
     }
     nulls_beside_refused_ones(action, &input, &mut errors);
-    // A call of another action sent whole lacks this action's fields
-    // because it is no input of this action: said of the call alone, so
-    // no one adds `channel` beside `arguments`.
-    let call = unknown::called(&input);
-    if let Some((key, called)) = call
-        && called.name() != action.name()
-    {
-        errors.retain(|path, _| path == "arguments" || path == key);
-    }
     if !errors.is_empty() {
+        // A call sent whole (its `arguments` an unknown field, so never
+        // on a valid input's path). One of another action lacks this
+        // action's fields because it is no input of this action: said of
+        // the call alone, so no one adds `channel` beside `arguments`.
+        let call = unknown::called(&input);
+        if let Some((key, called)) = call
+            && called.name() != action.name()
+        {
+            errors.retain(|path, _| path == "arguments" || path == key);
+        }
         // A path's list items, by the schema: a field named `7` is none.
         let is_list =
             |path: &str| schema_at(action, path).is_some_and(|sub| sub["type"] == "array");
