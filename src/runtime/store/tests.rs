@@ -922,7 +922,7 @@ fn an_empty_search_names_the_done_tasks_it_left_out<E: Engine>() {
         [2]
     );
     // Nothing to say: an active task matches, nothing matches at all, the
-    // caller chose the status, a browse, or a later page.
+    // caller chose the status, or a browse.
     for input in [
         json!({"channel": "eng", "query": "login"}),
         json!({"channel": "eng", "query": "nowhere"}),
