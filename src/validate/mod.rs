@@ -673,7 +673,8 @@ fn record(
                     Kind::Pattern(pattern) => {
                         pattern_fix(pattern, input, path).unwrap_or_else(|| describe(kind))
                     }
-                    Kind::Type(names) => wrong_type(action, path, names, input_at(input, path)),
+                    Kind::Type(names) => unboxed(action, input, path, names)
+                        .unwrap_or_else(|| wrong_type(action, path, names, input_at(input, path))),
                     Kind::Enum(_) => with_value_word(describe(kind), path, input_at(input, path)),
                     Kind::Minimum(_) | Kind::Maximum(_) => {
                         range(action, path).unwrap_or_else(|| describe(kind))
@@ -756,6 +757,43 @@ fn nulls_beside_refused_ones(action: &Action, input: &Value, errors: &mut FieldE
             }
         }
     }
+}
+
+/// One value given in an object of its own where the field takes the
+/// value (`assignee: {"handle": "@bob"}`, `parent: {"number": 5}`): the
+/// value alone, and what the input, so written, is still told of the field
+/// (`{"id": "ag_…"}` holds no member ref), so one retry fixes both.
+fn unboxed(action: &Action, input: &Value, path: &str, names: &[&str]) -> Option<String> {
+    let Value::Object(object) = input_at(input, path)? else {
+        return None;
+    };
+    let (key, inner) = object.iter().next().filter(|_| object.len() == 1)?;
+    let wanted = names.iter().any(|name| match (*name, inner) {
+        ("string", Value::String(_)) | ("null", Value::Null) | ("boolean", Value::Bool(_)) => true,
+        ("integer" | "number", number) => is_of_type(number, name),
+        _ => false,
+    });
+    if !wanted || names.contains(&"object") || path.is_empty() {
+        return None;
+    }
+    let mut fixed = input.clone();
+    *fixed.pointer_mut(&format!("/{path}"))? = inner.clone();
+    let (again, _, _) = judged(action, &fixed);
+    let said = format!("Must be of type {}", names.join(" or "));
+    let key = crate::text::clip(&crate::credentials::redact_token_like(key), 64).into_owned();
+    let shown = inner.to_string();
+    let showable = shown.chars().count() <= QUOTED_SHOWN_MAX
+        && !shown.contains('`')
+        && crate::credentials::redact_token_like(&shown) == shown;
+    Some(match again.get(path) {
+        Some(then) => {
+            format!("{said}: the value alone, not an object (its `{key}`); so given: {then}")
+        }
+        None if showable => {
+            format!("{said}: write `{shown}`, the value alone, not an object (its `{key}`).")
+        }
+        None => format!("{said}: the value alone, not an object (its `{key}`)."),
+    })
 }
 
 /// A type error's words, with the shape wanted where a list or an object

@@ -130,6 +130,52 @@ fn refuses_hidden_context_and_camel_case() {
 }
 
 #[test]
+fn a_value_boxed_in_an_object_is_told_to_stand_alone() {
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "assignee": {"handle": "@bob"}}),
+    );
+    assert_eq!(
+        e["assignee"],
+        "Must be of type null or string: write `\"@bob\"`, the value alone, not an object (its `handle`)."
+    );
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "parent": {"number": 5}, "tasks": [{"title": "a"}]}),
+    );
+    assert_eq!(
+        e["parent"],
+        "Must be of type integer: write `5`, the value alone, not an object (its `number`)."
+    );
+    // What the value alone would still be told, in the same answer.
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "assignee": {"name": "bob"}}),
+    );
+    assert_eq!(
+        e["assignee"],
+        "Must be of type null or string: the value alone, not an object (its `name`); so given: A member ref starts with `@`: write `@` before the handle."
+    );
+    // Not an object of several values, nor a list in one (`labels: {"add":
+    // […]}` is a change to a list an update replaces, said as such).
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "assignee": {"handle": "@bob", "id": "x"}}),
+    );
+    assert_eq!(e["assignee"], "Must be of type null or string.");
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "labels": {"add": ["x"]}}),
+    );
+    assert!(!e["labels"].contains("value alone"), "{}", e["labels"]);
+}
+
+#[test]
 fn a_wrong_shape_or_spelling_says_what_to_change() {
     let e = errors(
         "task",
