@@ -604,7 +604,7 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
     let session = context.as_ref().ok().map(Context::session);
 
     let (tx, rx) = tokio::sync::mpsc::channel::<(u64, Result<Vec<u8>, Failure>)>(concurrency * 4);
-    std::thread::spawn(move || read_lines(reader, tx));
+    std::thread::spawn(move || read_lines(reader, action, tx));
     let lines = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|item| (item, rx))
     });
@@ -789,9 +789,11 @@ async fn interruption(caught: &std::sync::atomic::AtomicI32) {
 const CLOSED_STDOUT_STATUS: i32 = 141;
 
 /// Sends `(line number, bytes)` for each non-blank line; an over-long line
-/// is skipped to its end and reported, not buffered.
+/// is skipped to its end and reported, not buffered, as an input of
+/// `action` over the limit is ([`too_large`]).
 fn read_lines(
     mut reader: Box<dyn BufRead + Send>,
+    action: &Action,
     tx: tokio::sync::mpsc::Sender<(u64, Result<Vec<u8>, Failure>)>,
 ) {
     // A stream in UTF-16 or UTF-32 is named from its first bytes, once:
@@ -835,11 +837,9 @@ fn read_lines(
                     // Answered now, not when the line ends: a stream
                     // with no newline (`/dev/zero`) may never end it.
                     overflow = true;
+                    line.extend_from_slice(&chunk[..=MAX_BODY_BYTES - line.len()]);
+                    let failure = too_large(action, &line, "line");
                     line = Vec::new();
-                    let failure = Failure::new(
-                        code::INPUT_TOO_LARGE,
-                        format!("The line exceeds {} KiB.", MAX_BODY_BYTES / 1024),
-                    );
                     if tx.blocking_send((line_no, Err(failure))).is_err() {
                         return;
                     }
@@ -941,17 +941,17 @@ fn read_input(source: &InputSource, action: &Action) -> Result<Vec<u8>, Failure>
         }
     }
     if buf.len() > MAX_BODY_BYTES {
-        return Err(too_large(action, &buf));
+        return Err(too_large(action, &buf, "input"));
     }
     Ok(buf)
 }
 
-/// The refusal of an input over [`MAX_BODY_BYTES`], of which `prefix` is
-/// what was read: with the strings in it longer than their fields allow,
-/// when that is what makes it large, so that one retry fixes both
-/// (`validate::oversized_strings`).
-fn too_large(action: &Action, prefix: &[u8]) -> Failure {
-    let limit = format!("The input exceeds {} KiB", MAX_BODY_BYTES / 1024);
+/// The refusal of an input (or a `--batch` line: `what`) over
+/// [`MAX_BODY_BYTES`], of which `prefix` is what was read: with the strings
+/// in it longer than their fields allow, when that is what makes it large,
+/// so that one retry fixes both (`validate::oversized_strings`).
+fn too_large(action: &Action, prefix: &[u8], what: &str) -> Failure {
+    let limit = format!("The {what} exceeds {} KiB", MAX_BODY_BYTES / 1024);
     let field_errors = crate::validate::oversized_strings(action, prefix);
     let message = match field_errors.keys().next() {
         None => format!("{limit}."),

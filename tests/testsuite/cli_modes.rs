@@ -943,7 +943,8 @@ fn an_interrupted_batch_answers_every_line_it_sent() {
 
 /// A `--batch` line past the 1 MiB bound is answered as soon as it passes
 /// it, not when it ends: a stream with no newline (`/dev/zero`) never ends
-/// its line, and the batch ran on at full CPU with nothing said.
+/// its line, and the batch ran on at full CPU with nothing said. The
+/// answer names the field that makes it long, as for one input.
 #[test]
 fn an_overlong_batch_line_is_answered_before_it_ends() {
     use std::io::{BufRead, BufReader, Write};
@@ -951,7 +952,10 @@ fn an_overlong_batch_line_is_answered_before_it_ends() {
     let mut child = cli.spawn(&["exec", "task", "list", "--batch", "-"]);
     let mut input = child.stdin.take().unwrap();
     input.write_all(b"{\"channel\":\"eng\"}\n").unwrap();
-    // Two MiB of one line, and the stream left open.
+    // Two MiB of one line, a query that goes on, and the stream left open.
+    input
+        .write_all(b"{\"channel\":\"eng\",\"query\":\"")
+        .unwrap();
     input.write_all(&vec![b'a'; 2 << 20]).unwrap();
     input.flush().unwrap();
     // A run that only answers at the line's end never answers here: ended
@@ -973,6 +977,18 @@ fn an_overlong_batch_line_is_answered_before_it_ends() {
     let second: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
     assert_eq!(second["error"]["code"], "input_too_large", "{second}");
     assert_eq!(second["error"]["details"]["line"], 2, "{second}");
+    // What makes it long is named, as for an input over the limit.
+    assert_eq!(
+        second["error"]["message"],
+        "The line exceeds 1024 KiB: `query` is longer than its field allows; see field_errors.",
+        "{second}"
+    );
+    assert!(
+        second["error"]["field_errors"]["query"]
+            .as_str()
+            .is_some_and(|said| said.contains("; this one has at least ")),
+        "{second}"
+    );
     done.send(()).unwrap();
     child.kill().unwrap();
     child.wait().unwrap();
