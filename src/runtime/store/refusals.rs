@@ -69,7 +69,10 @@ pub fn number_slips(number: i64) -> Vec<i64> {
 }
 
 /// `tasks` (number, title) ranked as candidates for a mistyped `number`:
-/// fewest digit edits first, then numerically nearest, then by number.
+/// fewest digit edits first, then numerically nearest, then by number;
+/// and the numerically nearest of all among them, second if the edits put
+/// it further: a number past the board's last task (`60` on a board of
+/// 55) is as likely a task meant there as a slip of `50`.
 pub fn nearest_tasks(number: i64, mut tasks: Vec<(i64, String)>) -> Vec<(i64, String)> {
     let given = number.to_string();
     tasks.sort_by_key(|(n, _)| {
@@ -80,6 +83,11 @@ pub fn nearest_tasks(number: i64, mut tasks: Vec<(i64, String)>) -> Vec<(i64, St
         )
     });
     tasks.dedup_by_key(|(n, _)| *n);
+    let closest = (0..tasks.len()).min_by_key(|&i| (tasks[i].0.abs_diff(number), tasks[i].0));
+    if let Some(i) = closest.filter(|&i| i > 1) {
+        let task = tasks.remove(i);
+        tasks.insert(1, task);
+    }
     tasks.truncate(crate::error::MAX_TASK_CANDIDATES);
     tasks
 }
@@ -742,6 +750,14 @@ mod tests {
         let ranked: Vec<i64> = nearest_tasks(150, tasks).iter().map(|t| t.0).collect();
         assert_eq!(ranked[0], 15, "{ranked:?}");
         assert_eq!(ranked.len(), crate::error::MAX_TASK_CANDIDATES);
+        // Past the board's last task: the slips, with its last task second.
+        let tasks = (1..=55).map(|n| (n, format!("t{n}"))).collect();
+        let ranked: Vec<i64> = nearest_tasks(60, tasks).iter().map(|t| t.0).collect();
+        assert_eq!(ranked, [50, 55, 40, 30, 20], "{ranked:?}");
+        // A nearest that the slips rank high stays where it is.
+        let tasks = (1..=12).map(|n| (n, format!("t{n}"))).collect();
+        let ranked: Vec<i64> = nearest_tasks(13, tasks).iter().map(|t| t.0).collect();
+        assert_eq!(ranked, [12, 11, 10, 3, 1], "{ranked:?}");
     }
 
     #[test]
