@@ -812,6 +812,7 @@ pub fn decode_error(status: u16, bytes: &[u8], retry_after_seconds: Option<u64>)
     failure.class = class;
     failure.http_status = status;
     failure.retryable = retryable;
+    withhold_internals(&mut failure);
     // The wait `Retry-After` asks for, on a refusal for the rate or a
     // service unavailable for now, unless the server's own message says
     // when to retry already.
@@ -824,6 +825,44 @@ pub fn decode_error(status: u16, bytes: &[u8], retry_after_seconds: Option<u64>)
         failure.message = crate::error::followed_by(&failure.message, &more);
     }
     failure
+}
+
+/// Said in place of a server's words that show its internals.
+const WITHHELD: &str = "The server's own message was withheld: it showed internal details.";
+
+/// A server's message, or field error, that shows its internals (a stack
+/// trace, a file and line, an address or URL): replaced by the code's own
+/// description, since no message may show stack traces or internal URLs
+/// (docs/contract.md §8.2), whichever server answered.
+fn withhold_internals(failure: &mut Failure) {
+    if shows_internals(&failure.message) {
+        let said = crate::error::lookup(&failure.code).map_or("", |c| c.description);
+        failure.message = crate::error::followed_by(said, WITHHELD);
+    }
+    for message in failure.field_errors.values_mut() {
+        if shows_internals(message) {
+            *message = format!("Refused by the server. {WITHHELD}");
+        }
+    }
+}
+
+/// Whether `text` shows a server's internals: a URL with its host, an IPv4
+/// address, or a stack trace's marks (a frame, a source file and line, a
+/// panic, a Python traceback, a goroutine). Not a URL's scheme alone
+/// ("an http:// or https:// URL", as field errors say).
+fn shows_internals(text: &str) -> bool {
+    static INTERNALS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(concat!(
+            r#"[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#`'"<>]+"#,
+            r"|\b\d{1,3}(?:\.\d{1,3}){3}\b",
+            r"|Traceback \(most recent call last\)|panicked at|goroutine \d+ \[",
+            r"|\bat [\w$.<>:]+\([^)\n]*\)|\n\s+at\s",
+            r"|\b[\w/.-]+\.(?:rs|py|js|ts|go|java|rb|c|cc|cpp|h|cs|php|kt|scala|exs?):\d+",
+            r#"|File "[^"]+", line \d+"#,
+        ))
+        .expect("the pattern compiles")
+    });
+    INTERNALS.is_match(text)
 }
 
 /// Whether a server's message says when to retry: "retry shortly", or a
@@ -1327,5 +1366,49 @@ mod tests {
         assert_eq!(f.message, "The store is busy. Retry shortly.");
         let f = decode_error(500, b"", Some(5));
         assert!(!f.message.contains("Retry after"), "{}", f.message);
+    }
+
+    /// A server's words that show its internals are withheld, in the
+    /// message and in field errors, whatever the status; its other words,
+    /// the runtime's among them, pass as they are.
+    #[test]
+    fn a_server_message_that_shows_internals_is_withheld() {
+        let doc = |status: u16, code: &str, message: &str| {
+            let body = json!({"error": {"code": code, "message": message, "retryable": status >= 500,
+                "fieldErrors": {"title": message}}});
+            decode_error(status, body.to_string().as_bytes(), None)
+        };
+        for leak in [
+            "token at http://10.0.0.1/internal failed",
+            "connect to db.internal failed: postgres://app@db.internal/agentteam",
+            "connection to 10.9.8.7:5432 refused",
+            "thread 'tokio' panicked at src/store.rs:42:9: boom",
+            "NullPointerException\n    at com.acme.Store.get(Store.java:88)",
+            "Traceback (most recent call last):\n  File \"/srv/app.py\", line 12, in get",
+            "goroutine 7 [running]: main.handler()",
+            "failed in handler.go:120",
+        ] {
+            for (status, code) in [(500, "server_error"), (422, "invalid_input")] {
+                let f = doc(status, code, leak);
+                assert_eq!(f.code, code, "{leak}");
+                let described = crate::error::lookup(code).unwrap().description;
+                assert_eq!(f.message, format!("{described} {WITHHELD}"), "{leak}");
+                assert_eq!(
+                    f.field_errors["title"],
+                    format!("Refused by the server. {WITHHELD}")
+                );
+            }
+        }
+        for plain in [
+            "The store is busy. Retry shortly.",
+            "Must be an http:// or https:// URL, without blanks.",
+            "No live task #9 on this board; candidates lists the ones it may have meant.",
+            "Must be a time in the form a task's updated_at takes (`2026-12-02T08:03:34.466048Z`: date, `T`, time, offset): copy the task's updated_at exactly.",
+            "Wait at 1.5 s intervals (version 1.2.3).",
+        ] {
+            let f = doc(422, "invalid_input", plain);
+            assert_eq!(f.message, plain);
+            assert_eq!(f.field_errors["title"], plain);
+        }
     }
 }

@@ -355,6 +355,24 @@ fn status_500_with_html() {
     try_fault(|| Fault::server("500 with HTML", recorder(html(500)), 5, "server_error"));
 }
 
+/// The documented error shape whose message shows the server's
+/// internals (a panic, a file and line, an address): withheld.
+#[test]
+fn status_500_whose_message_shows_internals() {
+    try_fault(|| {
+        Fault::server(
+            "500 whose message shows internals",
+            recorder(Reply::json(
+                500,
+                json!({"error": {"code": "server_error", "retryable": true,
+                    "message": "panicked at src/db.rs:42: connect to 10.9.8.7:5432 (see http://nginx.internal/trace)"}}),
+            )),
+            5,
+            "server_error",
+        )
+    });
+}
+
 #[test]
 fn status_502_with_html() {
     try_fault(|| Fault::server("502 with HTML", recorder(html(502)), 5, "server_error"));
