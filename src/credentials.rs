@@ -249,6 +249,9 @@ impl StoreFile {
         }
         match self.unreadable.get(name) {
             Some(unreadable) => Err(unreadable_profile(name, unreadable, path)),
+            None if self.other.get(name).is_some_and(shaped_as_profile) => {
+                Err(profile_out_of_place(name, path))
+            }
             None => Err(missing_profile(name, self, path)),
         }
     }
@@ -263,6 +266,35 @@ impl StoreFile {
         let readable = self.profiles.remove(name).is_some();
         self.unreadable.remove(name).is_some() || readable
     }
+}
+
+/// Whether a top-level value of the store is shaped as a profile: an
+/// object with a profile's field, as a store written by hand without its
+/// `profiles` has.
+fn shaped_as_profile(value: &serde_json::Value) -> bool {
+    const FIELDS: [&str; 5] = [
+        "api_url",
+        "workspace_id",
+        "agent_id",
+        "token",
+        "credential_process",
+    ];
+    value
+        .as_object()
+        .is_some_and(|fields| FIELDS.iter().any(|field| fields.contains_key(*field)))
+}
+
+/// `credential_store_invalid` for profile `name`, written at the top level
+/// of the store (`{"default": {…}}`) where profiles go under `profiles`:
+/// the layout, so the file can be mended by hand.
+fn profile_out_of_place(name: &str, path: &Path) -> Failure {
+    let redacted = redact_token_like(name);
+    let name = crate::text::clip(&redacted, crate::text::ECHO_LIMIT);
+    invalid(format!(
+        "The credential store {} has `{name}` at its top level, shaped as a profile; profiles go under `profiles`: `{{\"default_profile\": \"{name}\", \"profiles\": {{\"{name}\": {{\"api_url\": …, \"workspace_id\": …, \"agent_id\": …, \"token\": …}}}}}}`. Move it there, or make it with `agentteam {} auth login …`.",
+        path.display(),
+        profile_flag(&name)
+    ))
 }
 
 /// `credential_store_invalid` for profile `name`, which this version cannot
@@ -1861,6 +1893,33 @@ mod tests {
             "{}",
             failure.message
         );
+    }
+
+    /// A profile written at the top level by hand (`{"default": {…}}`),
+    /// where profiles go under `profiles`, is told the layout, never "no
+    /// profile" with a login to make one; a top-level key of another shape
+    /// is still kept and ignored.
+    #[test]
+    fn a_profile_written_outside_profiles_is_told_the_layout() {
+        let (_dir, store) = private_store();
+        hand_written(
+            &store,
+            r#"{"version": 2, "default": {"api_url": "http://127.0.0.1:1", "workspace_id": "ws",
+                "agent_id": "ag1", "token": "secret-token"}}"#,
+        );
+        let file = store.load().unwrap();
+        let refused = file.selected("default", &store.path()).unwrap_err();
+        assert_eq!(refused.code, "credential_store_invalid");
+        assert!(
+            refused.message.contains(
+                "has `default` at its top level, shaped as a profile; profiles go under `profiles`"
+            ),
+            "{}",
+            refused.message
+        );
+        assert!(!refused.message.contains("secret-token"));
+        let refused = file.selected("version", &store.path()).unwrap_err();
+        assert_eq!(refused.code, "credentials_missing", "{}", refused.message);
     }
 
     /// What a broken store's parse error names is clipped, and a
