@@ -1062,6 +1062,20 @@ fn branch_rules() {
     )
     .unwrap();
     assert_eq!(valid["idempotency_key"], "k".repeat(128));
+    // The schema states the bound (in characters, each at least a byte).
+    for verb in ["create", "checkpoint"] {
+        let schema = find("task", verb).unwrap().cached_input_schema();
+        assert_eq!(
+            schema["properties"]["idempotency_key"]["maxLength"], 128,
+            "{verb}"
+        );
+    }
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "a"}], "idempotency_key": "k".repeat(129)}),
+    );
+    assert_eq!(e["idempotency_key"], "At most 128 UTF-8 bytes.");
     let e = errors(
         "task",
         "update",
