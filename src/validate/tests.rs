@@ -130,6 +130,39 @@ fn refuses_hidden_context_and_camel_case() {
 }
 
 #[test]
+fn a_title_is_one_line() {
+    let pasted = "Fix the login\n\nThe login page loops after a password reset.";
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": pasted}]}),
+    );
+    assert_eq!(
+        e["tasks/0/title"],
+        "A title is one line, without line breaks: put what follows its first line in `tasks/0/description`."
+    );
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "a"}, {"title": "b\r\nc"}]}),
+    );
+    assert!(e["tasks/1/title"].contains("a create of one task"), "{e:?}");
+    assert!(!e.contains_key("tasks/0/title"), "{e:?}");
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "title": pasted}),
+    );
+    assert!(e["title"].contains("in `description`"), "{e:?}");
+    // Other text keeps its lines; a title without a break passes.
+    validate(
+        find("task", "create").unwrap(),
+        json!({"channel": "eng", "tasks": [{"title": "Fix the login", "description": pasted}]}),
+    )
+    .unwrap();
+}
+
+#[test]
 fn a_value_boxed_in_an_object_is_told_to_stand_alone() {
     let e = errors(
         "task",

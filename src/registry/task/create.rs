@@ -224,13 +224,15 @@ fn check(input: &Value, errors: &mut FieldErrors) {
             "Exclusive with `parent_task_scope`, which already names the parent.".into(),
         );
     }
-    for (i, task) in input
-        .get("tasks")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
+    let tasks = input.get("tasks").and_then(Value::as_array);
+    let rest = match tasks.map(Vec::len) {
+        Some(1) => "put what follows its first line in `tasks/0/description`.",
+        _ => {
+            "what follows its first line is a description, which a create of one task (`tasks` of one item) takes, or task_update gives later."
+        }
+    };
+    for (i, task) in tasks.into_iter().flatten().enumerate() {
+        fields::check_title(task.get("title"), &format!("tasks/{i}/title"), rest, errors);
         fields::check_written_labels(task.get("labels"), &format!("tasks/{i}/labels"), errors);
     }
     if let Some(tasks) = input.get("tasks").and_then(Value::as_array)

@@ -421,6 +421,22 @@ pub fn check_labels(labels: Option<&Value>, path: &str, errors: &mut FieldErrors
     }
 }
 
+/// A title is one line: one with a line break in it is most often a
+/// description pasted after its first line (as an issue form's text is
+/// copied whole), which every list would then show. `rest` says where what
+/// follows the first line goes from the input at hand. A rule here, not a
+/// schema pattern (see [`check_labels`]).
+pub fn check_title(title: Option<&Value>, path: &str, rest: &str, errors: &mut FieldErrors) {
+    let broken = title
+        .and_then(Value::as_str)
+        .is_some_and(|t| t.contains(['\n', '\r', '\u{2028}', '\u{2029}']));
+    if broken {
+        errors
+            .entry(path.to_string())
+            .or_insert_with(|| format!("A title is one line, without line breaks: {rest}"));
+    }
+}
+
 /// [`check_labels`], and for labels a task is given: two that differ only
 /// in ASCII case (`docs`, `Docs`) are one label to every filter, which
 /// matches either case, so the second is refused. (In a filter they are

@@ -169,6 +169,12 @@ fn check(input: &Value, errors: &mut FieldErrors) {
     {
         errors.insert("parent".into(), "A task cannot be its own parent.".into());
     }
+    fields::check_title(
+        input.get("title"),
+        "title",
+        "put what follows its first line in `description` (give it whole: it replaces the description).",
+        errors,
+    );
     fields::check_written_labels(input.get("labels"), "labels", errors);
     // The pattern admits `2026-13-45T99:00:00Z`; no task was ever changed
     // then, so it is refused here, before anything is sent. A value the
