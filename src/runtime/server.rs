@@ -906,6 +906,9 @@ mod tests {
         async fn get(&self, _: &Principal, _: &TaskLocator) -> Result<Value, Failure> {
             panic!("a bug in a read")
         }
+        async fn board_labels(&self, _: &Principal, _: &str) -> Result<Vec<String>, Failure> {
+            panic!("a bug in a read")
+        }
         async fn create(
             &self,
             _: &Principal,

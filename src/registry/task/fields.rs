@@ -272,6 +272,10 @@ pub const SUBTASKS_MATCH: &str = "subtasks_match";
 /// canceled tasks an empty search left out.
 pub const CLOSED_MATCH: &str = "closed_match";
 
+/// `task_list`'s answer field naming the call that finds the tasks an
+/// empty page's mistyped label filter missed.
+pub const LABELS_MATCH: &str = "labels_match";
+
 /// A call an answer names for the caller to make next: a tool and its
 /// input, as given.
 pub fn call(description: &str) -> Value {

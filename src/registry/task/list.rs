@@ -177,6 +177,12 @@ fn data_schema() -> Value {
                     "Only if a search's empty first page with no status skipped a matching done or canceled task: the same call with status all.",
                 ),
             ),
+            (
+                fields::LABELS_MATCH,
+                fields::call(
+                    "Only if an empty first page's filters.labels mistyped a label of the board: the same call with it.",
+                ),
+            ),
         ],
         &["items"],
     )

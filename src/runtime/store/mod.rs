@@ -282,6 +282,9 @@ pub struct Callback {
     pub callback_effect_id: String,
 }
 
+/// The most labels [`Store::board_labels`] reads of one board.
+pub const MAX_BOARD_LABELS: usize = 1000;
+
 /// The storage boundary as requests use it ([`Admin`] is the operator's).
 /// Every method is atomic and serialisable (a backend
 /// may commit concurrent mutations together, as the SQLite one does, but
@@ -306,6 +309,14 @@ pub trait Store: Send + Sync + 'static {
         principal: &Principal,
         input: &TaskLocator,
     ) -> impl Future<Output = Result<Value, Failure>> + Send;
+    /// The labels the live tasks of board `channel` have, each once, the
+    /// longest-standing first, at most [`MAX_BOARD_LABELS`]: what an empty
+    /// page's label filter is compared with (`labels_match`).
+    fn board_labels(
+        &self,
+        principal: &Principal,
+        channel: &str,
+    ) -> impl Future<Output = Result<Vec<String>, Failure>> + Send;
     /// [`Store::find_token`] and, where the engine can read both at once
     /// (PostgreSQL), [`Store::get`] for the token's principal in the same
     /// read, so that a `task_get` costs one round trip, not two. `None`: no
@@ -506,13 +517,17 @@ async fn list<S: Store>(
     input: Value,
     given: &Value,
 ) -> Result<Value, Failure> {
-    use crate::registry::task::fields::{CLOSED_MATCH, SUBTASKS_MATCH};
+    use crate::registry::task::fields::{CLOSED_MATCH, LABELS_MATCH, SUBTASKS_MATCH};
     let query = ListQuery::from_input(principal, input)?;
     let mut page = store.list(principal, &query).await?;
-    let found_none = |page: &Value| page["items"].as_array().is_some_and(Vec::is_empty);
-    let first_search =
-        query.search.is_some() && query.after.is_none() && query.cursor_refused.is_none();
-    if !(first_search && found_none(&page)) {
+    let first_page = query.after.is_none() && query.cursor_refused.is_none();
+    if !(first_page && found_none(&page)) {
+        return Ok(page);
+    }
+    if query.search.is_none() {
+        if let Some(call) = labels_match(store, principal, &query, given).await? {
+            page[LABELS_MATCH] = call;
+        }
         return Ok(page);
     }
     // Each default that leaves tasks out, when the caller did not give its
@@ -559,10 +574,78 @@ async fn list<S: Store>(
             arguments[w.key] = w.value;
             page[w.field] =
                 json!({"tool": crate::registry::task::list::ACTION.name(), "arguments": arguments});
-            break;
+            return Ok(page);
         }
     }
+    if let Some(call) = labels_match(store, principal, &query, given).await? {
+        page[LABELS_MATCH] = call;
+    }
     Ok(page)
+}
+
+/// Whether a `task_list` answer's page is empty.
+fn found_none(page: &Value) -> bool {
+    page["items"].as_array().is_some_and(Vec::is_empty)
+}
+
+/// For an empty first page whose `filters.labels` names a label no live
+/// task of the board has, a slip of one it has (`bgu`, `Bugs` for `bug`):
+/// the same call with each such label as the board writes it, when that
+/// call finds a task (`labels_match`). A label filter that matches nothing
+/// because no task has the label yet would otherwise read as "no such
+/// task", as an empty search did before `closed_match`. Read on such pages
+/// only: the board's labels, and the page of the call named.
+async fn labels_match<S: Store>(
+    store: &S,
+    principal: &Principal,
+    query: &ListQuery,
+    given: &Value,
+) -> Result<Option<Value>, Failure> {
+    let Some(wanted) = given.pointer("/filters/labels").and_then(Value::as_array) else {
+        return Ok(None);
+    };
+    if query.labels.is_empty() {
+        return Ok(None);
+    }
+    let board = store.board_labels(principal, &query.channel).await?;
+    let mut changed = false;
+    let mut labels = Vec::with_capacity(wanted.len());
+    for label in wanted {
+        let text = label.as_str().unwrap_or_default();
+        let meant = if board.iter().any(|b| b.eq_ignore_ascii_case(text)) {
+            None
+        } else {
+            let near = refusals::nearest(text, board.clone());
+            near.first()
+                .filter(|first| {
+                    refusals::is_typo_of_only(text, first, near.get(1).map(String::as_str))
+                })
+                .cloned()
+        };
+        changed |= meant.is_some();
+        labels.push(meant.unwrap_or_else(|| text.to_string()));
+    }
+    if !changed {
+        return Ok(None);
+    }
+    // Folded and sorted, as `ListQuery::from_input` gives the store a
+    // filter's labels.
+    let mut folded: Vec<String> = labels.iter().map(|l| l.to_ascii_lowercase()).collect();
+    folded.sort();
+    folded.dedup();
+    let meant = ListQuery {
+        labels: folded,
+        limit: 1,
+        ..query.clone()
+    };
+    if found_none(&store.list(principal, &meant).await?) {
+        return Ok(None);
+    }
+    let mut arguments = given.clone();
+    arguments["filters"]["labels"] = json!(labels);
+    Ok(Some(
+        json!({"tool": crate::registry::task::list::ACTION.name(), "arguments": arguments}),
+    ))
 }
 
 /// Whether the server may answer `action` by [`get_for_token`]: `task_get`.

@@ -174,6 +174,7 @@ on_every_engine!(
     list_browses_searches_filters_sorts_and_pages,
     an_empty_search_names_the_subtasks_it_left_out,
     an_empty_search_names_the_done_tasks_it_left_out,
+    an_empty_page_names_the_label_a_filter_mistyped,
     cursors_page_without_gaps_and_are_bound_to_the_query,
     search_matches_the_same_words_on_every_engine,
     search_matches_word_forms_and_prefixes,
@@ -932,6 +933,69 @@ fn an_empty_search_names_the_done_tasks_it_left_out<E: Engine>() {
     ] {
         let page = list(input.clone());
         assert!(page.get("closed_match").is_none(), "{input}: {page}");
+    }
+}
+
+fn an_empty_page_names_the_label_a_filter_mistyped<E: Engine>() {
+    let w = world::<E>();
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "tasks": [{"title": "Fix login timeout", "labels": ["backend", "Bug"]}]}),
+    );
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "tasks": [{"title": "Write docs", "labels": ["docs"]}]}),
+    );
+    w.create(
+        &w.alice,
+        json!({"channel": "ops", "tasks": [{"title": "Rotate keys", "labels": ["infra"]}]}),
+    );
+    let list = |input: Value| w.ok(&w.alice, "list", input);
+    // A slip of a label the board has, in a browse and in a search: the
+    // same call with the label as the board writes it, which finds it.
+    for input in [
+        json!({"channel": "eng", "filters": {"labels": ["bgu"]}, "limit": 5}),
+        json!({"channel": "eng", "query": "login", "filters": {"labels": ["backend", "bugs"]}}),
+    ] {
+        let page = list(input.clone());
+        assert_eq!(items_of(&page), Vec::<i64>::new(), "{input}");
+        let mut meant = input.clone();
+        let labels: Vec<Value> = input["filters"]["labels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                if l == "backend" {
+                    json!("backend")
+                } else {
+                    json!("Bug")
+                }
+            })
+            .collect();
+        meant["filters"]["labels"] = json!(labels);
+        assert_eq!(
+            page["labels_match"],
+            json!({"tool": "task_list", "arguments": meant}),
+            "{input}"
+        );
+        assert_eq!(
+            items_of(&w.follow(&w.alice, &page["labels_match"]).unwrap()),
+            [1]
+        );
+    }
+    // Nothing to say: each label is on the board (no task has both), no
+    // slip of any (nor of another board's), a page that found tasks (the
+    // labels match in either case), or a call with the label meant that
+    // finds nothing either.
+    for input in [
+        json!({"channel": "eng", "filters": {"labels": ["docs", "backend"]}}),
+        json!({"channel": "eng", "filters": {"labels": ["frontend"]}}),
+        json!({"channel": "eng", "filters": {"labels": ["infr"]}}),
+        json!({"channel": "eng", "filters": {"labels": ["BUG"]}}),
+        json!({"channel": "eng", "query": "nowhere", "filters": {"labels": ["bgu"]}}),
+    ] {
+        let page = list(input.clone());
+        assert!(page.get("labels_match").is_none(), "{input}: {page}");
     }
 }
 

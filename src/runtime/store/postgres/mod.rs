@@ -219,6 +219,14 @@ impl Store for PgStore {
         self.gets.read((principal.clone(), input.clone())).await
     }
 
+    async fn board_labels(
+        &self,
+        principal: &Principal,
+        channel: &str,
+    ) -> Result<Vec<String>, Failure> {
+        read!(self, |c| tasks::board_labels(c, principal, channel).await)
+    }
+
     async fn find_token_and_get(
         &self,
         token_hash: &[u8; 32],

@@ -305,6 +305,24 @@ pub(super) async fn usable_boards<C: GenericClient>(c: &C, p: &Principal) -> Res
         .collect())
 }
 
+/// [`Store::board_labels`](super::super::Store::board_labels): read on an
+/// empty page's path only.
+pub(super) async fn board_labels<C: GenericClient>(
+    c: &C,
+    p: &Principal,
+    name: &str,
+) -> Result<Vec<String>> {
+    const SQL: &str = "SELECT l FROM tasks t, jsonb_array_elements_text(t.labels) l \
+         WHERE t.channel_id = $1 AND t.deleted_at IS NULL \
+         GROUP BY l ORDER BY min(t.id), l LIMIT $2";
+    let board = board(c, p, name).await?;
+    Ok(all(c, SQL, &[&board.id, &(MAX_BOARD_LABELS as i64)])
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect())
+}
+
 /// The handles of the workspace's agents, for an unknown member's candidates.
 async fn handles<C: GenericClient>(c: &C, workspace_id: &str) -> Result<Vec<String>> {
     const SQL: &str = "SELECT handle FROM agents WHERE workspace_id = $1";

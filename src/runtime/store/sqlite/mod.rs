@@ -219,6 +219,14 @@ impl Store for SqliteStore {
         self.read(|c| tasks::get_task(c, principal, input))
     }
 
+    async fn board_labels(
+        &self,
+        principal: &Principal,
+        channel: &str,
+    ) -> Result<Vec<String>, Failure> {
+        self.read(|c| tasks::board_labels(c, principal, channel))
+    }
+
     async fn create(
         &self,
         principal: &Principal,

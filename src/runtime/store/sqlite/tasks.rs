@@ -110,6 +110,23 @@ fn usable_boards(c: &Connection, p: &Principal) -> Result<Vec<String>, Failure> 
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// [`Store::board_labels`](super::super::Store::board_labels): read on an
+/// empty page's path only.
+pub(super) fn board_labels(
+    c: &Connection,
+    p: &Principal,
+    name: &str,
+) -> Result<Vec<String>, Failure> {
+    let board = board(c, p, name)?;
+    let mut stmt = c.prepare_cached(
+        "SELECT j.value FROM tasks t, json_each(t.labels) j \
+         WHERE t.channel_id = ?1 AND t.deleted_at IS NULL \
+         GROUP BY j.value ORDER BY min(t.id), j.value LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(params![board.id, MAX_BOARD_LABELS as i64], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// The handles of the workspace's agents, for an unknown member's candidates.
 fn handles(c: &Connection, workspace_id: &str) -> Result<Vec<String>, Failure> {
     let mut stmt = c.prepare_cached("SELECT handle FROM agents WHERE workspace_id = ?1")?;
