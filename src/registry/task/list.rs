@@ -183,6 +183,12 @@ fn data_schema() -> Value {
                     "Only if an empty first page's filters.labels mistyped a label of the board: the same call with it.",
                 ),
             ),
+            (
+                fields::WORDS_MATCH,
+                fields::call(
+                    "Only if a search's empty first page matched all its words but one: the same call without it.",
+                ),
+            ),
         ],
         &["items"],
     )

@@ -517,7 +517,7 @@ async fn list<S: Store>(
     input: Value,
     given: &Value,
 ) -> Result<Value, Failure> {
-    use crate::registry::task::fields::{CLOSED_MATCH, LABELS_MATCH, SUBTASKS_MATCH};
+    use crate::registry::task::fields::{CLOSED_MATCH, LABELS_MATCH, SUBTASKS_MATCH, WORDS_MATCH};
     let query = ListQuery::from_input(principal, input)?;
     let mut page = store.list(principal, &query).await?;
     let first_page = query.after.is_none() && query.cursor_refused.is_none();
@@ -579,8 +579,60 @@ async fn list<S: Store>(
     }
     if let Some(call) = labels_match(store, principal, &query, given).await? {
         page[LABELS_MATCH] = call;
+    } else if let Some(call) = words_match(store, principal, &query, given).await? {
+        page[WORDS_MATCH] = call;
     }
     Ok(page)
+}
+
+/// The most words a search's empty first page is tried without, each in
+/// turn, for `words_match`.
+const WORDS_TRIED: usize = 8;
+
+/// For an empty first page of a search of several words, every one of
+/// which a task must have: the same call without one of them, when that
+/// finds a task (`words_match`), the last word tried first (an agent's
+/// query grows at its end: `login timeout bug`). A query that says a
+/// little more than the task's words would otherwise read as "no such
+/// task". At most [`WORDS_TRIED`] reads, on such pages only.
+async fn words_match<S: Store>(
+    store: &S,
+    principal: &Principal,
+    query: &ListQuery,
+    given: &Value,
+) -> Result<Option<Value>, Failure> {
+    let Some(text) = given.get("query").and_then(Value::as_str) else {
+        return Ok(None);
+    };
+    let given_words: Vec<&str> = text.split_whitespace().collect();
+    if !(2..=WORDS_TRIED).contains(&given_words.len()) {
+        return Ok(None);
+    }
+    for left_out in (0..given_words.len()).rev() {
+        let rest: Vec<&str> = given_words
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != left_out)
+            .map(|(_, word)| *word)
+            .collect();
+        let rest = rest.join(" ");
+        if search::words(&rest).is_empty() {
+            continue;
+        }
+        let fewer = ListQuery {
+            search: Some(rest.clone()),
+            limit: 1,
+            ..query.clone()
+        };
+        if !found_none(&store.list(principal, &fewer).await?) {
+            let mut arguments = given.clone();
+            arguments["query"] = json!(rest);
+            return Ok(Some(
+                json!({"tool": crate::registry::task::list::ACTION.name(), "arguments": arguments}),
+            ));
+        }
+    }
+    Ok(None)
 }
 
 /// Whether a `task_list` answer's page is empty.

@@ -175,6 +175,7 @@ on_every_engine!(
     an_empty_search_names_the_subtasks_it_left_out,
     an_empty_search_names_the_done_tasks_it_left_out,
     an_empty_page_names_the_label_a_filter_mistyped,
+    an_empty_search_names_the_word_too_many,
     cursors_page_without_gaps_and_are_bound_to_the_query,
     search_matches_the_same_words_on_every_engine,
     search_matches_word_forms_and_prefixes,
@@ -996,6 +997,46 @@ fn an_empty_page_names_the_label_a_filter_mistyped<E: Engine>() {
     ] {
         let page = list(input.clone());
         assert!(page.get("labels_match").is_none(), "{input}: {page}");
+    }
+}
+
+fn an_empty_search_names_the_word_too_many<E: Engine>() {
+    let w = world::<E>();
+    w.titles(
+        &w.alice,
+        "eng",
+        &["Fix login timeout", "Write release notes"],
+    );
+    let list = |input: Value| w.ok(&w.alice, "list", input);
+    // One word no task has beside the others: the same call without it,
+    // which finds the task; the last word is tried first.
+    for (query, fewer) in [
+        ("login timeout bug", "login timeout"),
+        ("urgent   login timeout", "login timeout"),
+        ("release notes login", "release notes"),
+    ] {
+        let input = json!({"channel": "eng", "query": query, "limit": 5});
+        let page = list(input.clone());
+        assert_eq!(items_of(&page), Vec::<i64>::new(), "{query}");
+        let mut meant = input;
+        meant["query"] = json!(fewer);
+        assert_eq!(
+            page["words_match"],
+            json!({"tool": "task_list", "arguments": meant}),
+            "{query}"
+        );
+        assert!(!items_of(&w.follow(&w.alice, &page["words_match"]).unwrap()).is_empty());
+    }
+    // Nothing to say: one word, two words off, a browse, or a page that
+    // found tasks.
+    for input in [
+        json!({"channel": "eng", "query": "deploy"}),
+        json!({"channel": "eng", "query": "login deploy rollback"}),
+        json!({"channel": "eng", "query": "login"}),
+        json!({"channel": "eng", "status": "done"}),
+    ] {
+        let page = list(input.clone());
+        assert!(page.get("words_match").is_none(), "{input}: {page}");
     }
 }
 
