@@ -412,7 +412,7 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
         let text = printer.format == crate::output::Format::Text;
         let mut header_shown = false;
         // An empty first page's call that finds what it left out
-        // (`subtasks_match`, `closed_match`, `labels_match` or `words_match`), said once nothing was printed: a field of the
+        // (`subtasks_match`, `closed_match`, `labels_match`, `channel_match`, `words_match`), said once nothing was printed: a field of the
         // action's data that its schema declares as a call.
         let follow_ups = call_fields(&(action.data_schema)());
         let mut left_out: Option<(String, Value)> = None;
@@ -1197,7 +1197,7 @@ mod tests {
     }
 
     /// `--paginate` says only what a data schema declares as a call at its
-    /// top level: today the four fields of an empty first page.
+    /// top level: today the five fields of an empty first page.
     #[test]
     fn only_top_level_fields_declared_as_calls_are_followed_up() {
         let found: Vec<(String, Vec<String>)> = crate::registry::ACTIONS
@@ -1213,6 +1213,7 @@ mod tests {
                     "subtasks_match".to_string(),
                     "closed_match".to_string(),
                     "labels_match".to_string(),
+                    "channel_match".to_string(),
                     "words_match".to_string()
                 ]
             )]

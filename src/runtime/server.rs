@@ -909,6 +909,9 @@ mod tests {
         async fn board_labels(&self, _: &Principal, _: &str) -> Result<Vec<String>, Failure> {
             panic!("a bug in a read")
         }
+        async fn usable_boards(&self, _: &Principal) -> Result<Vec<String>, Failure> {
+            panic!("a bug in a read")
+        }
         async fn create(
             &self,
             _: &Principal,

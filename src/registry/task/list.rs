@@ -184,6 +184,12 @@ fn data_schema() -> Value {
                 ),
             ),
             (
+                fields::CHANNEL_MATCH,
+                fields::call(
+                    "Only if a search's empty first page matches on another board: the same call there.",
+                ),
+            ),
+            (
                 fields::WORDS_MATCH,
                 fields::call(
                     "Only if a search's empty first page matched all its words but one: the same call without it.",

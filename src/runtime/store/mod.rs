@@ -317,6 +317,13 @@ pub trait Store: Send + Sync + 'static {
         principal: &Principal,
         channel: &str,
     ) -> impl Future<Output = Result<Vec<String>, Failure>> + Send;
+    /// The names of the boards of the caller's workspace it may use
+    /// (public, or a member), in name order: where an empty search looks
+    /// next (`channel_match`).
+    fn usable_boards(
+        &self,
+        principal: &Principal,
+    ) -> impl Future<Output = Result<Vec<String>, Failure>> + Send;
     /// [`Store::find_token`] and, where the engine can read both at once
     /// (PostgreSQL), [`Store::get`] for the token's principal in the same
     /// read, so that a `task_get` costs one round trip, not two. `None`: no
@@ -517,7 +524,9 @@ async fn list<S: Store>(
     input: Value,
     given: &Value,
 ) -> Result<Value, Failure> {
-    use crate::registry::task::fields::{CLOSED_MATCH, LABELS_MATCH, SUBTASKS_MATCH, WORDS_MATCH};
+    use crate::registry::task::fields::{
+        CHANNEL_MATCH, CLOSED_MATCH, LABELS_MATCH, SUBTASKS_MATCH, WORDS_MATCH,
+    };
     let query = ListQuery::from_input(principal, input)?;
     let mut page = store.list(principal, &query).await?;
     let first_page = query.after.is_none() && query.cursor_refused.is_none();
@@ -579,10 +588,53 @@ async fn list<S: Store>(
     }
     if let Some(call) = labels_match(store, principal, &query, given).await? {
         page[LABELS_MATCH] = call;
+    } else if let Some(call) = channel_match(store, principal, &query, given).await? {
+        page[CHANNEL_MATCH] = call;
     } else if let Some(call) = words_match(store, principal, &query, given).await? {
         page[WORDS_MATCH] = call;
     }
     Ok(page)
+}
+
+/// The most other boards a search's empty first page is tried on, for
+/// `channel_match`.
+const BOARDS_TRIED: usize = 20;
+
+/// For an empty first page of a search: the same call on another board
+/// the caller may use, the first by name that has a match
+/// (`channel_match`), so a search on the wrong board is not read as "no
+/// such task" (and the task made again where it does not belong). Not
+/// with `filters.parent`, a number of this board. At most
+/// [`BOARDS_TRIED`] reads and the boards' names, on such pages only.
+async fn channel_match<S: Store>(
+    store: &S,
+    principal: &Principal,
+    query: &ListQuery,
+    given: &Value,
+) -> Result<Option<Value>, Failure> {
+    if query.parent.is_some() {
+        return Ok(None);
+    }
+    let boards = store.usable_boards(principal).await?;
+    for board in boards
+        .into_iter()
+        .filter(|board| *board != query.channel)
+        .take(BOARDS_TRIED)
+    {
+        let there = ListQuery {
+            channel: board.clone(),
+            limit: 1,
+            ..query.clone()
+        };
+        if !found_none(&store.list(principal, &there).await?) {
+            let mut arguments = given.clone();
+            arguments["channel"] = json!(board);
+            return Ok(Some(
+                json!({"tool": crate::registry::task::list::ACTION.name(), "arguments": arguments}),
+            ));
+        }
+    }
+    Ok(None)
 }
 
 /// The most words a search's empty first page is tried without, each in

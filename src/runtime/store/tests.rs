@@ -176,6 +176,7 @@ on_every_engine!(
     an_empty_search_names_the_done_tasks_it_left_out,
     an_empty_page_names_the_label_a_filter_mistyped,
     an_empty_search_names_the_word_too_many,
+    an_empty_search_names_the_board_that_has_it,
     cursors_page_without_gaps_and_are_bound_to_the_query,
     search_matches_the_same_words_on_every_engine,
     search_matches_word_forms_and_prefixes,
@@ -1038,6 +1039,53 @@ fn an_empty_search_names_the_word_too_many<E: Engine>() {
         let page = list(input.clone());
         assert!(page.get("words_match").is_none(), "{input}: {page}");
     }
+}
+
+fn an_empty_search_names_the_board_that_has_it<E: Engine>() {
+    let w = world::<E>();
+    w.titles(&w.alice, "eng", &["Fix login timeout"]);
+    w.titles(&w.alice, "ops", &["Rotate signing keys"]);
+    w.titles(
+        &w.alice,
+        "secret",
+        &["Audit signing certificates", "Hidden rollout"],
+    );
+    let list = |who: &Principal, input: Value| w.ok(who, "list", input);
+    // A match on another board: the same call there, the first board by
+    // name (`ops` before `secret`), which finds it.
+    let input = json!({"channel": "eng", "query": "signing", "limit": 5});
+    let page = list(&w.alice, input.clone());
+    assert_eq!(items_of(&page), Vec::<i64>::new());
+    let mut there = input;
+    there["channel"] = json!("ops");
+    assert_eq!(
+        page["channel_match"],
+        json!({"tool": "task_list", "arguments": there})
+    );
+    assert_eq!(
+        items_of(&w.follow(&w.alice, &page["channel_match"]).unwrap()),
+        [1]
+    );
+    // A private board is tried only for its members: bob is not told of
+    // `secret`'s task, alice is.
+    let input = json!({"channel": "eng", "query": "rollout"});
+    assert_eq!(
+        list(&w.alice, input.clone())["channel_match"]["arguments"]["channel"],
+        "secret"
+    );
+    assert!(list(&w.bob, input).get("channel_match").is_none());
+    // Nothing to say: a match here, none anywhere, or a parent's subtasks
+    // (a number of this board), nor another workspace's board.
+    for input in [
+        json!({"channel": "eng", "query": "login"}),
+        json!({"channel": "eng", "query": "nowhere"}),
+        json!({"channel": "eng", "query": "signing", "filters": {"parent": 1}}),
+    ] {
+        let page = list(&w.alice, input.clone());
+        assert!(page.get("channel_match").is_none(), "{input}: {page}");
+    }
+    let page = list(&w.mallory, json!({"channel": "eng", "query": "signing"}));
+    assert!(page.get("channel_match").is_none(), "{page}");
 }
 
 fn list_browses_searches_filters_sorts_and_pages<E: Engine>() {

@@ -219,6 +219,10 @@ impl Store for PgStore {
         self.gets.read((principal.clone(), input.clone())).await
     }
 
+    async fn usable_boards(&self, principal: &Principal) -> Result<Vec<String>, Failure> {
+        read!(self, |c| tasks::usable_boards(c, principal).await)
+    }
+
     async fn board_labels(
         &self,
         principal: &Principal,

@@ -297,7 +297,8 @@ async fn scope_board<C: GenericClient>(
 /// the candidates of a lookup failure, read on the failure path only.
 pub(super) async fn usable_boards<C: GenericClient>(c: &C, p: &Principal) -> Result<Vec<String>> {
     const SQL: &str = "SELECT c.name FROM channels c WHERE c.workspace_id = $1 AND (NOT c.private \
-         OR EXISTS (SELECT 1 FROM channel_members m WHERE m.channel_id = c.id AND m.agent_id = $2))";
+         OR EXISTS (SELECT 1 FROM channel_members m WHERE m.channel_id = c.id AND m.agent_id = $2)) \
+         ORDER BY c.name COLLATE \"C\"";
     Ok(all(c, SQL, &[&p.workspace_id, &p.agent_id])
         .await?
         .iter()

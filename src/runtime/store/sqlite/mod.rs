@@ -219,6 +219,10 @@ impl Store for SqliteStore {
         self.read(|c| tasks::get_task(c, principal, input))
     }
 
+    async fn usable_boards(&self, principal: &Principal) -> Result<Vec<String>, Failure> {
+        self.read(|c| tasks::usable_boards(c, principal))
+    }
+
     async fn board_labels(
         &self,
         principal: &Principal,

@@ -101,10 +101,11 @@ fn board(c: &Connection, p: &Principal, name: &str) -> Result<Board, Failure> {
 
 /// The boards of the workspace this agent may use (public, or a member):
 /// the candidates of a lookup failure, read on the failure path only.
-fn usable_boards(c: &Connection, p: &Principal) -> Result<Vec<String>, Failure> {
+pub(super) fn usable_boards(c: &Connection, p: &Principal) -> Result<Vec<String>, Failure> {
     let mut stmt = c.prepare_cached(
         "SELECT name FROM channels c WHERE workspace_id = ?1 AND (NOT private OR EXISTS \
-         (SELECT 1 FROM channel_members m WHERE m.channel_id = c.id AND m.agent_id = ?2))",
+         (SELECT 1 FROM channel_members m WHERE m.channel_id = c.id AND m.agent_id = ?2)) \
+         ORDER BY name",
     )?;
     let rows = stmt.query_map(params![p.workspace_id, p.agent_id], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
