@@ -574,15 +574,11 @@ async fn list<S: Store>(
         if !w.leaves_out || given.get(w.key).is_some() {
             continue;
         }
-        let wider = ListQuery {
-            limit: 1,
-            ..(w.widen)(query.clone())
-        };
-        if !found_none(&store.list(principal, &wider).await?) {
-            let mut arguments = given.clone();
-            arguments[w.key] = w.value;
-            page[w.field] =
-                json!({"tool": crate::registry::task::list::ACTION.name(), "arguments": arguments});
+        let mut arguments = given.clone();
+        arguments[w.key] = w.value;
+        let wider = (w.widen)(query.clone());
+        if let Some(call) = call_if_found(store, principal, wider, arguments).await? {
+            page[w.field] = call;
             return Ok(page);
         }
     }
@@ -616,25 +612,21 @@ async fn channel_match<S: Store>(
         return Ok(None);
     }
     let boards = store.usable_boards(principal).await?;
-    for board in boards
+    let tries: Vec<(ListQuery, Value)> = boards
         .into_iter()
         .filter(|board| *board != query.channel)
         .take(BOARDS_TRIED)
-    {
-        let there = ListQuery {
-            channel: board.clone(),
-            limit: 1,
-            ..query.clone()
-        };
-        if !found_none(&store.list(principal, &there).await?) {
+        .map(|board| {
             let mut arguments = given.clone();
             arguments["channel"] = json!(board);
-            return Ok(Some(
-                json!({"tool": crate::registry::task::list::ACTION.name(), "arguments": arguments}),
-            ));
-        }
-    }
-    Ok(None)
+            let there = ListQuery {
+                channel: board,
+                ..query.clone()
+            };
+            (there, arguments)
+        })
+        .collect();
+    first_found(store, principal, tries).await
 }
 
 /// The most words a search's empty first page is tried without, each in
@@ -660,36 +652,65 @@ async fn words_match<S: Store>(
     if !(2..=WORDS_TRIED).contains(&given_words.len()) {
         return Ok(None);
     }
-    for left_out in (0..given_words.len()).rev() {
-        let rest: Vec<&str> = given_words
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != left_out)
-            .map(|(_, word)| *word)
-            .collect();
-        let rest = rest.join(" ");
-        if search::words(&rest).is_empty() {
-            continue;
-        }
-        let fewer = ListQuery {
-            search: Some(rest.clone()),
-            limit: 1,
-            ..query.clone()
-        };
-        if !found_none(&store.list(principal, &fewer).await?) {
+    let tries: Vec<(ListQuery, Value)> = (0..given_words.len())
+        .rev()
+        .filter_map(|left_out| {
+            let rest: Vec<&str> = given_words
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != left_out)
+                .map(|(_, word)| *word)
+                .collect();
+            let rest = rest.join(" ");
+            if search::words(&rest).is_empty() {
+                return None;
+            }
             let mut arguments = given.clone();
             arguments["query"] = json!(rest);
-            return Ok(Some(
-                json!({"tool": crate::registry::task::list::ACTION.name(), "arguments": arguments}),
-            ));
-        }
-    }
-    Ok(None)
+            let fewer = ListQuery {
+                search: Some(rest),
+                ..query.clone()
+            };
+            Some((fewer, arguments))
+        })
+        .collect();
+    first_found(store, principal, tries).await
 }
 
 /// Whether a `task_list` answer's page is empty.
 fn found_none(page: &Value) -> bool {
     page["items"].as_array().is_some_and(Vec::is_empty)
+}
+
+/// The first of `tries`, each the same call as the store reads it and as
+/// it is given, that finds a task ([`call_if_found`]), in order.
+async fn first_found<S: Store>(
+    store: &S,
+    principal: &Principal,
+    tries: Vec<(ListQuery, Value)>,
+) -> Result<Option<Value>, Failure> {
+    for (query, arguments) in tries {
+        if let Some(call) = call_if_found(store, principal, query, arguments).await? {
+            return Ok(Some(call));
+        }
+    }
+    Ok(None)
+}
+
+/// The `task_list` call of `arguments` (`{tool, arguments}`), when
+/// `query`, the same call as the store reads it, finds a task: the call an
+/// empty page names. Read for a page of one.
+async fn call_if_found<S: Store>(
+    store: &S,
+    principal: &Principal,
+    query: ListQuery,
+    arguments: Value,
+) -> Result<Option<Value>, Failure> {
+    let probe = ListQuery { limit: 1, ..query };
+    let found = !found_none(&store.list(principal, &probe).await?);
+    Ok(found.then(
+        || json!({"tool": crate::registry::task::list::ACTION.name(), "arguments": arguments}),
+    ))
 }
 
 /// For an empty first page whose `filters.labels` names a label no live
@@ -739,17 +760,11 @@ async fn labels_match<S: Store>(
     folded.dedup();
     let meant = ListQuery {
         labels: folded,
-        limit: 1,
         ..query.clone()
     };
-    if found_none(&store.list(principal, &meant).await?) {
-        return Ok(None);
-    }
     let mut arguments = given.clone();
     arguments["filters"]["labels"] = json!(labels);
-    Ok(Some(
-        json!({"tool": crate::registry::task::list::ACTION.name(), "arguments": arguments}),
-    ))
+    call_if_found(store, principal, meant, arguments).await
 }
 
 /// Whether the server may answer `action` by [`get_for_token`]: `task_get`.
