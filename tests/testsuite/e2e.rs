@@ -495,6 +495,22 @@ fn list_browses_searches_filters_and_pages(engine: Engine) {
         text.stdout.contains(r#"done or canceled tasks match: echo '{"channel":"eng","query":"fax","status":"all"}' | agentteam exec task list -"#),
         "{text:?}"
     );
+    // A word too many, as text: the call without it, as a command.
+    let search = json!({"channel": "eng", "query": "fax gateway outage", "status": "all"});
+    let empty = b.alice.ok("list", search.clone());
+    assert_eq!(empty["items"], json!([]));
+    assert_eq!(
+        empty["words_match"]["arguments"]["query"], "fax gateway",
+        "{empty}"
+    );
+    let text = b
+        .alice
+        .cli
+        .exec("task", "list", &search.to_string(), &["--format", "text"]);
+    assert!(
+        text.stdout.contains(r#"with a word fewer: echo '{"channel":"eng","query":"fax gateway","status":"all"}' | agentteam exec task list -"#),
+        "{text:?}"
+    );
 }
 
 fn update_clears_nullable_fields_and_guards_stale_writes(engine: Engine) {

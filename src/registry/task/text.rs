@@ -27,18 +27,22 @@ fn tasks(rows: &Value, style: &Style) -> String {
     table(rows, COLUMNS, style, paint)
 }
 
-/// `task_list`: a table; under an empty search's, the call that finds the
-/// subtasks, or the done and canceled tasks, it left out.
+/// `task_list`: a table; under an empty page's, the call that finds what
+/// it left out or missed (the subtasks, the done and canceled tasks, the
+/// label meant, another board's, the query without a word).
 pub fn page(data: &Value, style: &Style) -> String {
+    use super::fields::{CHANNEL_MATCH, CLOSED_MATCH, LABELS_MATCH, SUBTASKS_MATCH, WORDS_MATCH};
     let mut out = tasks(&data["items"], style);
-    if let Some(line) = call_line("subtasks match", &data[super::fields::SUBTASKS_MATCH]) {
-        out.push_str(&line);
-    }
-    if let Some(line) = call_line(
-        "done or canceled tasks match",
-        &data[super::fields::CLOSED_MATCH],
-    ) {
-        out.push_str(&line);
+    for (label, field) in [
+        ("subtasks match", SUBTASKS_MATCH),
+        ("done or canceled tasks match", CLOSED_MATCH),
+        ("with the board's label", LABELS_MATCH),
+        ("on another board", CHANNEL_MATCH),
+        ("with a word fewer", WORDS_MATCH),
+    ] {
+        if let Some(line) = call_line(label, &data[field]) {
+            out.push_str(&line);
+        }
     }
     out
 }
