@@ -514,10 +514,13 @@ pub async fn dispatch<S: Store>(
 /// finds what its defaults left out, when something matches there: the
 /// subtasks (no `include_subtasks` given: `subtasks_match`, the same call
 /// with subtasks included), else the done and canceled tasks (no `status`
-/// given: `closed_match`, the same call with `status: "all"`). An agent that
-/// searches before it creates would otherwise take the empty page for "no
-/// such task" and create a duplicate. Each look costs one more read, on
-/// such pages only.
+/// given: `closed_match`, the same call with `status: "all"`), else what
+/// a slip in it missed: the label meant ([`labels_match`], a browse's
+/// empty first page too), another board ([`channel_match`]), a word fewer
+/// ([`words_match`]). One call is named, the first of these that finds a
+/// task. An agent that searches before it creates would otherwise take
+/// the empty page for "no such task" and create a duplicate. Each look
+/// costs reads, on such pages only.
 async fn list<S: Store>(
     store: &S,
     principal: &Principal,
