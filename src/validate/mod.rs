@@ -768,12 +768,10 @@ fn unboxed(action: &Action, input: &Value, path: &str, names: &[&str]) -> Option
         return None;
     };
     let (key, inner) = object.iter().next().filter(|_| object.len() == 1)?;
-    let wanted = names.iter().any(|name| match (*name, inner) {
-        ("string", Value::String(_)) | ("null", Value::Null) | ("boolean", Value::Bool(_)) => true,
-        ("integer" | "number", number) => is_of_type(number, name),
-        _ => false,
-    });
-    if !wanted || names.contains(&"object") || path.is_empty() {
+    // One value, of a type the field takes (an object never is: it was
+    // refused as one).
+    let scalar = !inner.is_array() && !inner.is_object();
+    if !(scalar && names.iter().any(|name| is_of_type(inner, name))) {
         return None;
     }
     let mut fixed = input.clone();
@@ -782,9 +780,7 @@ fn unboxed(action: &Action, input: &Value, path: &str, names: &[&str]) -> Option
     let said = format!("Must be of type {}", names.join(" or "));
     let key = crate::text::clip(&crate::credentials::redact_token_like(key), 64).into_owned();
     let shown = inner.to_string();
-    let showable = shown.chars().count() <= QUOTED_SHOWN_MAX
-        && !shown.contains('`')
-        && crate::credentials::redact_token_like(&shown) == shown;
+    let showable = quotable(&shown) && crate::credentials::redact_token_like(&shown) == shown;
     Some(match again.get(path) {
         Some(then) => {
             format!("{said}: the value alone, not an object (its `{key}`); so given: {then}")
@@ -808,8 +804,7 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
         && names.iter().any(|name| is_of_type(&meant, name))
     {
         let shown = meant.to_string();
-        // A backtick would end the quote early.
-        if shown.chars().count() <= QUOTED_SHOWN_MAX && !shown.contains('`') {
+        if quotable(&shown) {
             return format!("{said}: write `{shown}` without quotes.");
         }
         return format!("{said}: write the value itself, not a string that holds it.");
@@ -898,9 +893,8 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
             "{said}: one value per call; for several, one input per line with `--batch`."
         );
     }
-    let short = |shown: &str| shown.chars().count() <= QUOTED_SHOWN_MAX && !shown.contains('`');
     match names {
-        ["array"] => match listed_as_meant(action, path, given).filter(|shown| short(shown)) {
+        ["array"] => match listed_as_meant(action, path, given).filter(|shown| quotable(shown)) {
             Some(shown) => format!("{said}: write `{shown}`."),
             // An object of changes (`{"add": […]}`) to a list an update
             // replaces: put in a list, it would replace the items kept.
@@ -1078,7 +1072,7 @@ fn listed_as_meant(action: &Action, path: &str, given: Option<&Value>) -> Option
             }
             parts
         }
-        one if is_of_type(one, &item) || (item == "string" && one.is_string()) => {
+        one if is_of_type(one, &item) => {
             vec![one.clone()]
         }
         _ => return None,
@@ -1101,12 +1095,20 @@ fn listed_as_meant(action: &Action, path: &str, given: Option<&Value>) -> Option
 /// The longest value a type error shows written without its quotes.
 const QUOTED_SHOWN_MAX: usize = 100;
 
+/// Whether a type error may show `shown` between backticks: short, and
+/// without a backtick, which would end the quote early.
+fn quotable(shown: &str) -> bool {
+    shown.chars().count() <= QUOTED_SHOWN_MAX && !shown.contains('`')
+}
+
 /// Whether `value` is of JSON Schema type `name`.
 fn is_of_type(value: &Value, name: &str) -> bool {
     match name {
         "integer" => value.is_i64() || value.is_u64(),
         "number" => value.is_number(),
         "boolean" => value.is_boolean(),
+        "string" => value.is_string(),
+        "null" => value.is_null(),
         "array" => value.is_array(),
         "object" => value.is_object(),
         _ => false,
