@@ -415,6 +415,16 @@ struct ListInput {
     filters: Option<ListFilters>,
 }
 
+/// A label filter's labels as the store matches them: ASCII letters in
+/// either case, as GitHub's filter does (`bug` finds `Bug`), so folded,
+/// sorted and each once.
+pub fn fold_labels(labels: &[String]) -> Vec<String> {
+    let mut folded: Vec<String> = labels.iter().map(|l| l.to_ascii_lowercase()).collect();
+    folded.sort();
+    folded.dedup();
+    folded
+}
+
 /// A `task_list` request with every default applied and its cursor decoded.
 #[derive(Debug, Clone)]
 pub struct ListQuery {
@@ -479,12 +489,9 @@ impl ListQuery {
         };
         let mut labels = filters.labels.unwrap_or_default();
         labels.sort();
-        // A label filter matches ASCII letters in either case, as GitHub's
-        // does (`bug` finds `Bug`); the digest keeps the labels as given,
-        // so cursors of earlier queries stay valid.
-        let mut folded: Vec<String> = labels.iter().map(|l| l.to_ascii_lowercase()).collect();
-        folded.sort();
-        folded.dedup();
+        // The digest keeps the labels as given, so cursors of earlier
+        // queries stay valid.
+        let folded = fold_labels(&labels);
         let sort = input.sort.unwrap_or(if search.is_some() {
             Sort::Relevance
         } else {

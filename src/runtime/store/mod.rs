@@ -536,14 +536,9 @@ async fn list<S: Store>(
     if !(first_page && found_none(&page)) {
         return Ok(page);
     }
-    if query.search.is_none() {
-        if let Some(call) = labels_match(store, principal, &query, given).await? {
-            page[LABELS_MATCH] = call;
-        }
-        return Ok(page);
-    }
-    // Each default that leaves tasks out, when the caller did not give its
-    // field: the field's widest value, and the query with it.
+    // Each default that leaves a search's matches out, when the caller did
+    // not give its field: the field's widest value, and the query with it.
+    let search = query.search.is_some();
     struct Widening {
         field: &'static str,
         key: &'static str,
@@ -556,7 +551,7 @@ async fn list<S: Store>(
             field: SUBTASKS_MATCH,
             key: "include_subtasks",
             value: json!(true),
-            leaves_out: !query.include_subtasks,
+            leaves_out: search && !query.include_subtasks,
             widen: |q| ListQuery {
                 include_subtasks: true,
                 ..q
@@ -566,7 +561,7 @@ async fn list<S: Store>(
             field: CLOSED_MATCH,
             key: "status",
             value: json!("all"),
-            leaves_out: query.view != View::All,
+            leaves_out: search && query.view != View::All,
             widen: |q| ListQuery {
                 view: View::All,
                 ..q
@@ -602,8 +597,8 @@ const BOARDS_TRIED: usize = 20;
 /// For an empty first page of a search: the same call on another board
 /// the caller may use, the first by name that has a match
 /// (`channel_match`), so a search on the wrong board is not read as "no
-/// such task" (and the task made again where it does not belong). Not
-/// with `filters.parent`, a number of this board. At most
+/// such task" (and the task made again where it does not belong). Not for
+/// a browse, nor with `filters.parent`, a number of this board. At most
 /// [`BOARDS_TRIED`] reads and the boards' names, on such pages only.
 async fn channel_match<S: Store>(
     store: &S,
@@ -611,7 +606,7 @@ async fn channel_match<S: Store>(
     query: &ListQuery,
     given: &Value,
 ) -> Result<Option<Value>, Failure> {
-    if query.parent.is_some() {
+    if query.search.is_none() || query.parent.is_some() {
         return Ok(None);
     }
     let boards = store.usable_boards(principal).await?;
@@ -648,7 +643,7 @@ async fn words_match<S: Store>(
     query: &ListQuery,
     given: &Value,
 ) -> Result<Option<Value>, Failure> {
-    let Some(text) = given.get("query").and_then(Value::as_str) else {
+    let Some(text) = query.search.as_deref() else {
         return Ok(None);
     };
     let given_words: Vec<&str> = text.split_whitespace().collect();
@@ -729,12 +724,10 @@ async fn labels_match<S: Store>(
     query: &ListQuery,
     given: &Value,
 ) -> Result<Option<Value>, Failure> {
-    let Some(wanted) = given.pointer("/filters/labels").and_then(Value::as_array) else {
+    let wanted = given.pointer("/filters/labels").and_then(Value::as_array);
+    let Some(wanted) = wanted.filter(|labels| !labels.is_empty()) else {
         return Ok(None);
     };
-    if query.labels.is_empty() {
-        return Ok(None);
-    }
     let board = store.board_labels(principal, &query.channel).await?;
     let mut changed = false;
     let mut labels = Vec::with_capacity(wanted.len());
@@ -756,13 +749,8 @@ async fn labels_match<S: Store>(
     if !changed {
         return Ok(None);
     }
-    // Folded and sorted, as `ListQuery::from_input` gives the store a
-    // filter's labels.
-    let mut folded: Vec<String> = labels.iter().map(|l| l.to_ascii_lowercase()).collect();
-    folded.sort();
-    folded.dedup();
     let meant = ListQuery {
-        labels: folded,
+        labels: fold_labels(&labels),
         ..query.clone()
     };
     let mut arguments = given.clone();

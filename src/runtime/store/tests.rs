@@ -1044,7 +1044,10 @@ fn an_empty_search_names_the_word_too_many<E: Engine>() {
 fn an_empty_search_names_the_board_that_has_it<E: Engine>() {
     let w = world::<E>();
     w.titles(&w.alice, "eng", &["Fix login timeout"]);
-    w.titles(&w.alice, "ops", &["Rotate signing keys"]);
+    w.create(
+        &w.alice,
+        json!({"channel": "ops", "tasks": [{"title": "Rotate signing keys", "labels": ["infra"]}]}),
+    );
     w.titles(
         &w.alice,
         "secret",
@@ -1074,10 +1077,12 @@ fn an_empty_search_names_the_board_that_has_it<E: Engine>() {
         "secret"
     );
     assert!(list(&w.bob, input).get("channel_match").is_none());
-    // Nothing to say: a match here, none anywhere, or a parent's subtasks
-    // (a number of this board), nor another workspace's board.
+    // Nothing to say: a match here, none anywhere, a parent's subtasks (a
+    // number of this board), a browse (another board's tasks are no match
+    // for it), nor another workspace's board.
     for input in [
         json!({"channel": "eng", "query": "login"}),
+        json!({"channel": "eng", "filters": {"labels": ["infra"]}}),
         json!({"channel": "eng", "query": "nowhere"}),
         json!({"channel": "eng", "query": "signing", "filters": {"parent": 1}}),
     ] {
