@@ -412,7 +412,7 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
         let text = printer.format == crate::output::Format::Text;
         let mut header_shown = false;
         // An empty first page's call that finds what it left out
-        // (`subtasks_match`, `closed_match`, `labels_match`, `channel_match`, `words_match`), said once nothing was printed: a field of the
+        // (a `*_match` field), said once nothing was printed: a field of the
         // action's data that its schema declares as a call.
         let follow_ups = call_fields(&(action.data_schema)());
         let mut left_out: Option<(String, Value)> = None;
@@ -549,7 +549,7 @@ fn paginate(settings: &ExecSettings, max_items: Option<u64>, printer: &Printer) 
 
 /// The top-level fields of a data schema that name a call to make next:
 /// objects with a `tool` and its `arguments`.
-fn call_fields(data_schema: &Value) -> Vec<String> {
+pub(crate) fn call_fields(data_schema: &Value) -> Vec<String> {
     let Some(properties) = data_schema["properties"].as_object() else {
         return Vec::new();
     };

@@ -31,21 +31,27 @@ fn tasks(rows: &Value, style: &Style) -> String {
 /// it left out or missed (the subtasks, the done and canceled tasks, the
 /// label meant, another board's, the query without a word).
 pub fn page(data: &Value, style: &Style) -> String {
-    use super::fields::{CHANNEL_MATCH, CLOSED_MATCH, LABELS_MATCH, SUBTASKS_MATCH, WORDS_MATCH};
     let mut out = tasks(&data["items"], style);
-    for (label, field) in [
-        ("subtasks match", SUBTASKS_MATCH),
-        ("done or canceled tasks match", CLOSED_MATCH),
-        ("with the board's label", LABELS_MATCH),
-        ("on another board", CHANNEL_MATCH),
-        ("with a word fewer", WORDS_MATCH),
-    ] {
+    for (label, field) in PAGE_CALLS {
         if let Some(line) = call_line(label, &data[field]) {
             out.push_str(&line);
         }
     }
     out
 }
+
+/// Each call an empty `task_list` page may name, with the words the text
+/// view says it under (every one its data schema declares; tested).
+const PAGE_CALLS: [(&str, &str); 5] = {
+    use super::fields::{CHANNEL_MATCH, CLOSED_MATCH, LABELS_MATCH, SUBTASKS_MATCH, WORDS_MATCH};
+    [
+        ("subtasks match", SUBTASKS_MATCH),
+        ("done or canceled tasks match", CLOSED_MATCH),
+        ("with the board's label", LABELS_MATCH),
+        ("on another board", CHANNEL_MATCH),
+        ("with a word fewer", WORDS_MATCH),
+    ]
+};
 
 /// `task_create`: a table of what was created (or replayed).
 pub fn created(data: &Value, style: &Style) -> String {
@@ -187,4 +193,38 @@ pub fn deleted(data: &Value, _style: &Style) -> String {
     }
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every call `task_list`'s data schema declares is printed under an
+    /// empty page, as a command.
+    #[test]
+    fn an_empty_page_prints_every_call_it_names() {
+        let declared = crate::exec::call_fields(&(super::super::list::ACTION.data_schema)());
+        let mut shown: Vec<&str> = PAGE_CALLS.iter().map(|(_, field)| *field).collect();
+        shown.sort_unstable();
+        let mut declared: Vec<&str> = declared.iter().map(String::as_str).collect();
+        declared.sort_unstable();
+        assert_eq!(shown, declared);
+        for (label, field) in PAGE_CALLS {
+            let call = serde_json::json!({"tool": "task_list", "arguments": {"channel": "eng"}});
+            let data = serde_json::json!({"items": [], field: call});
+            let text = page(
+                &data,
+                &Style {
+                    width: usize::MAX,
+                    color: false,
+                },
+            );
+            assert!(
+                text.contains(&format!(
+                    "{label}: echo '{{\"channel\":\"eng\"}}' | agentteam exec task list -"
+                )),
+                "{field}: {text}"
+            );
+        }
+    }
 }
