@@ -276,6 +276,10 @@ pub const CLOSED_MATCH: &str = "closed_match";
 /// empty page's mistyped label filter missed.
 pub const LABELS_MATCH: &str = "labels_match";
 
+/// `task_list`'s answer field naming the call that gives an empty
+/// search's query as the filter it names (a member, a status, a label).
+pub const FILTER_MATCH: &str = "filter_match";
+
 /// `task_list`'s answer field naming the call that finds an empty
 /// search's tasks on another board.
 pub const CHANNEL_MATCH: &str = "channel_match";

@@ -184,6 +184,12 @@ fn data_schema() -> Value {
                 ),
             ),
             (
+                fields::FILTER_MATCH,
+                fields::call(
+                    "Only if a search's empty first page's query is a member ref, a status or a label of the board: the same call with it as that filter.",
+                ),
+            ),
+            (
                 fields::CHANNEL_MATCH,
                 fields::call(
                     "Only if a search's empty first page matches on another board: the same call there.",

@@ -29,7 +29,8 @@ fn tasks(rows: &Value, style: &Style) -> String {
 
 /// `task_list`: a table; under an empty page's, the call that finds what
 /// it left out or missed (the subtasks, the done and canceled tasks, the
-/// label meant, another board's, the query without a word).
+/// label meant, the query as a filter, another board's, the query
+/// without a word).
 pub fn page(data: &Value, style: &Style) -> String {
     let mut out = tasks(&data["items"], style);
     for (label, field) in PAGE_CALLS {
@@ -42,12 +43,15 @@ pub fn page(data: &Value, style: &Style) -> String {
 
 /// Each call an empty `task_list` page may name, with the words the text
 /// view says it under (every one its data schema declares; tested).
-const PAGE_CALLS: [(&str, &str); 5] = {
-    use super::fields::{CHANNEL_MATCH, CLOSED_MATCH, LABELS_MATCH, SUBTASKS_MATCH, WORDS_MATCH};
+const PAGE_CALLS: [(&str, &str); 6] = {
+    use super::fields::{
+        CHANNEL_MATCH, CLOSED_MATCH, FILTER_MATCH, LABELS_MATCH, SUBTASKS_MATCH, WORDS_MATCH,
+    };
     [
         ("subtasks match", SUBTASKS_MATCH),
         ("done or canceled tasks match", CLOSED_MATCH),
         ("with the board's label", LABELS_MATCH),
+        ("with the query as a filter", FILTER_MATCH),
         ("on another board", CHANNEL_MATCH),
         ("with a word fewer", WORDS_MATCH),
     ]

@@ -516,8 +516,8 @@ pub async fn dispatch<S: Store>(
 /// with subtasks included), else the done and canceled tasks (no `status`
 /// given: `closed_match`, the same call with `status: "all"`), else what
 /// a slip in it missed: the label meant ([`labels_match`], a browse's
-/// empty first page too), another board ([`channel_match`]), a word fewer
-/// ([`words_match`]). One call is named, the first of these that finds a
+/// empty first page too), the filter its query names ([`filter_match`]),
+/// another board ([`channel_match`]), a word fewer ([`words_match`]). One call is named, the first of these that finds a
 /// task. An agent that searches before it creates would otherwise take
 /// the empty page for "no such task" and create a duplicate. Each look
 /// costs reads, on such pages only.
@@ -528,7 +528,7 @@ async fn list<S: Store>(
     given: &Value,
 ) -> Result<Value, Failure> {
     use crate::registry::task::fields::{
-        CHANNEL_MATCH, CLOSED_MATCH, LABELS_MATCH, SUBTASKS_MATCH, WORDS_MATCH,
+        CHANNEL_MATCH, CLOSED_MATCH, FILTER_MATCH, LABELS_MATCH, SUBTASKS_MATCH, WORDS_MATCH,
     };
     let query = ListQuery::from_input(principal, input)?;
     let mut page = store.list(principal, &query).await?;
@@ -582,12 +582,100 @@ async fn list<S: Store>(
     }
     if let Some(call) = labels_match(store, principal, &query, given).await? {
         page[LABELS_MATCH] = call;
+    } else if let Some(call) = filter_match(store, principal, &query, given).await? {
+        page[FILTER_MATCH] = call;
     } else if let Some(call) = channel_match(store, principal, &query, given).await? {
         page[CHANNEL_MATCH] = call;
     } else if let Some(call) = words_match(store, principal, &query, given).await? {
         page[WORDS_MATCH] = call;
     }
     Ok(page)
+}
+
+/// For an empty first page of a search whose whole query names what a
+/// filter selects rather than words of a task: a member ref (`@bob`, or
+/// `@me` for the caller), a status (`done`, `in progress`) or a label of
+/// the board (`frontend`). The same call with the query given as that
+/// filter (`filters.assignee` or `filters.assigned_to_me`, `status`,
+/// `filters.labels`) in its place, when that call finds a task
+/// (`filter_match`). A search matches words of titles and descriptions,
+/// so `query: "@bob"` answers an empty page an agent takes for "bob holds
+/// nothing". A filter the call already gives is not replaced. Read on
+/// such pages only: the board's labels when the query is one word, and
+/// the page of the call named.
+async fn filter_match<S: Store>(
+    store: &S,
+    principal: &Principal,
+    query: &ListQuery,
+    given: &Value,
+) -> Result<Option<Value>, Failure> {
+    use crate::registry::task::fields::STATUSES;
+    let Some(text) = query.search.as_deref() else {
+        return Ok(None);
+    };
+    let filters = given.get("filters");
+    let has = |key: &str| filters.and_then(|f| f.get(key)).is_some();
+    // The call as a browse: what only a search takes goes with the query.
+    let mut arguments = given.clone();
+    if let Some(object) = arguments.as_object_mut() {
+        object.remove("query");
+        if object.get("sort").and_then(Value::as_str) == Some("relevance") {
+            object.remove("sort");
+        }
+        if object.get("status").and_then(Value::as_str) == Some("all") && !has("parent") {
+            object.remove("status");
+        }
+    }
+    // As a board's status column or a person writes it: `In progress`,
+    // `in-review`, the British `cancelled`.
+    let status = text.to_ascii_lowercase().replace([' ', '-'], "_");
+    let status = if status == "cancelled" {
+        "canceled".into()
+    } else {
+        status
+    };
+    if text.starts_with('@') && !text.contains(char::is_whitespace) {
+        if has("assignee") || has("assigned_to_me") {
+            return Ok(None);
+        }
+        arguments["filters"] = filters.cloned().unwrap_or_else(|| json!({}));
+        if refusals::is_self_ref(text) {
+            arguments["filters"]["assigned_to_me"] = json!(true);
+        } else {
+            arguments["filters"]["assignee"] = json!(text);
+        }
+    } else if let Some(status) = STATUSES.iter().find(|s| **s == status) {
+        arguments["status"] = json!(status);
+    } else if !text.contains(char::is_whitespace) {
+        let board = store.board_labels(principal, &query.channel).await?;
+        let Some(label) = board.into_iter().find(|l| l.eq_ignore_ascii_case(text)) else {
+            return Ok(None);
+        };
+        let mut labels = filters
+            .and_then(|f| f.get("labels"))
+            .cloned()
+            .unwrap_or_else(|| json!([]));
+        if let Some(list) = labels.as_array_mut() {
+            list.push(json!(label));
+        }
+        arguments["filters"] = filters.cloned().unwrap_or_else(|| json!({}));
+        arguments["filters"]["labels"] = labels;
+    } else {
+        return Ok(None);
+    }
+    // The call is judged as any input is, then read as the store reads it:
+    // a member no one is, a label list over its bound, is no call to name.
+    let action = &crate::registry::task::list::ACTION;
+    let Ok(valid) = crate::validate::validate(action, arguments.clone()) else {
+        return Ok(None);
+    };
+    let Ok(browse) = ListQuery::from_input(principal, valid) else {
+        return Ok(None);
+    };
+    match call_if_found(store, principal, browse, arguments).await {
+        Ok(call) => Ok(call),
+        Err(_) => Ok(None),
+    }
 }
 
 /// The most other boards a search's empty first page is tried on, for

@@ -175,6 +175,7 @@ on_every_engine!(
     an_empty_search_names_the_subtasks_it_left_out,
     an_empty_search_names_the_done_tasks_it_left_out,
     an_empty_page_names_the_label_a_filter_mistyped,
+    an_empty_search_names_the_filter_its_query_names,
     an_empty_search_names_the_word_too_many,
     an_empty_search_names_the_board_that_has_it,
     cursors_page_without_gaps_and_are_bound_to_the_query,
@@ -998,6 +999,70 @@ fn an_empty_page_names_the_label_a_filter_mistyped<E: Engine>() {
     ] {
         let page = list(input.clone());
         assert!(page.get("labels_match").is_none(), "{input}: {page}");
+    }
+}
+
+fn an_empty_search_names_the_filter_its_query_names<E: Engine>() {
+    let w = world::<E>();
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "tasks": [{"title": "Fix login timeout", "labels": ["Frontend"], "assignee": "@bob"}]}),
+    );
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "tasks": [{"title": "Write docs", "status": "in_review", "assignee": "@alice"}]}),
+    );
+    let list = |input: Value| w.ok(&w.alice, "list", input);
+    // The whole query is what a filter selects: the same call as a browse
+    // with it in that filter (a search's own sort and `all` go with the
+    // query), which finds the task.
+    for (input, meant, found) in [
+        (
+            json!({"channel": "eng", "query": "@bob", "sort": "relevance", "limit": 5}),
+            json!({"channel": "eng", "filters": {"assignee": "@bob"}, "limit": 5}),
+            1,
+        ),
+        (
+            json!({"channel": "eng", "query": "@me", "status": "all"}),
+            json!({"channel": "eng", "filters": {"assigned_to_me": true}}),
+            2,
+        ),
+        (
+            json!({"channel": "eng", "query": "In review"}),
+            json!({"channel": "eng", "status": "in_review"}),
+            2,
+        ),
+        (
+            json!({"channel": "eng", "query": "frontend", "filters": {"assignee": "@bob"}}),
+            json!({"channel": "eng", "filters": {"assignee": "@bob", "labels": ["Frontend"]}}),
+            1,
+        ),
+    ] {
+        let page = list(input.clone());
+        assert_eq!(items_of(&page), Vec::<i64>::new(), "{input}");
+        assert_eq!(
+            page["filter_match"],
+            json!({"tool": "task_list", "arguments": meant}),
+            "{input}"
+        );
+        let followed = w.follow(&w.alice, &page["filter_match"]).unwrap();
+        assert_eq!(items_of(&followed), [found], "{input}");
+    }
+    // Nothing to say: a member no one is, a member who holds nothing, a
+    // filter the call gives already, a word that is no label of this
+    // board, a status with no task in it, several words, a browse.
+    for input in [
+        json!({"channel": "eng", "query": "@nobody"}),
+        json!({"channel": "eng", "query": "@carol"}),
+        json!({"channel": "eng", "query": "@bob", "filters": {"assigned_to_me": true}}),
+        json!({"channel": "eng", "query": "backend"}),
+        json!({"channel": "eng", "query": "canceled"}),
+        json!({"channel": "eng", "query": "frontend bug"}),
+        json!({"channel": "eng", "filters": {"labels": ["docs"]}}),
+    ] {
+        let page = list(input.clone());
+        assert_eq!(items_of(&page), Vec::<i64>::new(), "{input}");
+        assert!(page.get("filter_match").is_none(), "{input}: {page}");
     }
 }
 
