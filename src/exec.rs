@@ -1197,7 +1197,7 @@ mod tests {
     }
 
     /// `--paginate` says only what a data schema declares as a call at its
-    /// top level: today the six fields of an empty first page.
+    /// top level: today the seven fields of an empty first page.
     #[test]
     fn only_top_level_fields_declared_as_calls_are_followed_up() {
         let found: Vec<(String, Vec<String>)> = crate::registry::ACTIONS
@@ -1214,6 +1214,7 @@ mod tests {
                     "closed_match".to_string(),
                     "labels_match".to_string(),
                     "filter_match".to_string(),
+                    "spelling_match".to_string(),
                     "channel_match".to_string(),
                     "words_match".to_string()
                 ]

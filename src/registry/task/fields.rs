@@ -280,6 +280,10 @@ pub const LABELS_MATCH: &str = "labels_match";
 /// search's query as the filter it names (a member, a status, a label).
 pub const FILTER_MATCH: &str = "filter_match";
 
+/// `task_list`'s answer field naming the call that spells an empty
+/// search's mistyped words as the board's titles do.
+pub const SPELLING_MATCH: &str = "spelling_match";
+
 /// `task_list`'s answer field naming the call that finds an empty
 /// search's tasks on another board.
 pub const CHANNEL_MATCH: &str = "channel_match";

@@ -190,6 +190,12 @@ fn data_schema() -> Value {
                 ),
             ),
             (
+                fields::SPELLING_MATCH,
+                fields::call(
+                    "Only if a search's empty first page mistyped a word of the board's titles: the same call with it spelled as they do.",
+                ),
+            ),
+            (
                 fields::CHANNEL_MATCH,
                 fields::call(
                     "Only if a search's empty first page matches on another board: the same call there.",

@@ -29,8 +29,8 @@ fn tasks(rows: &Value, style: &Style) -> String {
 
 /// `task_list`: a table; under an empty page's, the call that finds what
 /// it left out or missed (the subtasks, the done and canceled tasks, the
-/// label meant, the query as a filter, another board's, the query
-/// without a word).
+/// label meant, the query as a filter, the words as the titles spell
+/// them, another board's, the query without a word).
 pub fn page(data: &Value, style: &Style) -> String {
     let mut out = tasks(&data["items"], style);
     for (label, field) in PAGE_CALLS {
@@ -43,15 +43,17 @@ pub fn page(data: &Value, style: &Style) -> String {
 
 /// Each call an empty `task_list` page may name, with the words the text
 /// view says it under (every one its data schema declares; tested).
-const PAGE_CALLS: [(&str, &str); 6] = {
+const PAGE_CALLS: [(&str, &str); 7] = {
     use super::fields::{
-        CHANNEL_MATCH, CLOSED_MATCH, FILTER_MATCH, LABELS_MATCH, SUBTASKS_MATCH, WORDS_MATCH,
+        CHANNEL_MATCH, CLOSED_MATCH, FILTER_MATCH, LABELS_MATCH, SPELLING_MATCH, SUBTASKS_MATCH,
+        WORDS_MATCH,
     };
     [
         ("subtasks match", SUBTASKS_MATCH),
         ("done or canceled tasks match", CLOSED_MATCH),
         ("with the board's label", LABELS_MATCH),
         ("with the query as a filter", FILTER_MATCH),
+        ("spelled as the board's titles", SPELLING_MATCH),
         ("on another board", CHANNEL_MATCH),
         ("with a word fewer", WORDS_MATCH),
     ]

@@ -517,7 +517,8 @@ pub async fn dispatch<S: Store>(
 /// given: `closed_match`, the same call with `status: "all"`), else what
 /// a slip in it missed: the label meant ([`labels_match`], a browse's
 /// empty first page too), the filter its query names ([`filter_match`]),
-/// another board ([`channel_match`]), a word fewer ([`words_match`]). One call is named, the first of these that finds a
+/// the words as the board spells them ([`spelling_match`]), another board
+/// ([`channel_match`]), a word fewer ([`words_match`]). One call is named, the first of these that finds a
 /// task. An agent that searches before it creates would otherwise take
 /// the empty page for "no such task" and create a duplicate. Each look
 /// costs reads, on such pages only.
@@ -528,7 +529,8 @@ async fn list<S: Store>(
     given: &Value,
 ) -> Result<Value, Failure> {
     use crate::registry::task::fields::{
-        CHANNEL_MATCH, CLOSED_MATCH, FILTER_MATCH, LABELS_MATCH, SUBTASKS_MATCH, WORDS_MATCH,
+        CHANNEL_MATCH, CLOSED_MATCH, FILTER_MATCH, LABELS_MATCH, SPELLING_MATCH, SUBTASKS_MATCH,
+        WORDS_MATCH,
     };
     let query = ListQuery::from_input(principal, input)?;
     let mut page = store.list(principal, &query).await?;
@@ -584,6 +586,8 @@ async fn list<S: Store>(
         page[LABELS_MATCH] = call;
     } else if let Some(call) = filter_match(store, principal, &query, given).await? {
         page[FILTER_MATCH] = call;
+    } else if let Some(call) = spelling_match(store, principal, &query, given).await? {
+        page[SPELLING_MATCH] = call;
     } else if let Some(call) = channel_match(store, principal, &query, given).await? {
         page[CHANNEL_MATCH] = call;
     } else if let Some(call) = words_match(store, principal, &query, given).await? {
@@ -676,6 +680,80 @@ async fn filter_match<S: Store>(
         Ok(call) => Ok(call),
         Err(_) => Ok(None),
     }
+}
+
+/// For an empty first page of a search with a word no title of the board
+/// has, that is a slip of exactly one word its titles have (`lgoin` for
+/// `login`; the nearest-name rule boards and members use): the same call
+/// with each such word spelled as the titles spell it, when that call
+/// finds a task (`spelling_match`). A mistyped word would otherwise read
+/// as "no such task". The titles are those of the board's [`MAX_LIMIT`]
+/// tasks updated last, any status; a word of a description alone is not
+/// known to it. Read on such pages only: those titles, and the page of
+/// the call named.
+async fn spelling_match<S: Store>(
+    store: &S,
+    principal: &Principal,
+    query: &ListQuery,
+    given: &Value,
+) -> Result<Option<Value>, Failure> {
+    use std::collections::BTreeSet;
+    let Some(text) = query.search.as_deref() else {
+        return Ok(None);
+    };
+    let recent = ListQuery {
+        search: None,
+        view: View::All,
+        include_subtasks: true,
+        sort: Sort::UpdatedDesc,
+        assignee: None,
+        parent: None,
+        labels: Vec::new(),
+        limit: MAX_LIMIT,
+        ..query.clone()
+    };
+    let page = store.list(principal, &recent).await?;
+    let titles = page["items"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let known: BTreeSet<String> = titles
+        .iter()
+        .filter_map(|task| task["title"].as_str())
+        .flat_map(search::words)
+        .collect();
+    let stems: BTreeSet<String> = known.iter().filter_map(|w| search::stem(w)).collect();
+    let mut changed = false;
+    let mut spelled = Vec::new();
+    for token in text.split_whitespace() {
+        let meant = match search::words(token).as_slice() {
+            [word]
+                if !known.contains(word)
+                    && !search::stem(word).is_some_and(|stem| stems.contains(&stem)) =>
+            {
+                let near = refusals::nearest(word, known.iter().cloned().collect());
+                near.first()
+                    .filter(|first| {
+                        refusals::is_typo_of_only(word, first, near.get(1).map(String::as_str))
+                    })
+                    .cloned()
+            }
+            _ => None,
+        };
+        changed |= meant.is_some();
+        spelled.push(meant.unwrap_or_else(|| token.to_string()));
+    }
+    if !changed {
+        return Ok(None);
+    }
+    let spelled = spelled.join(" ");
+    let mut arguments = given.clone();
+    arguments["query"] = json!(spelled);
+    let meant = ListQuery {
+        search: Some(spelled),
+        ..query.clone()
+    };
+    call_if_found(store, principal, meant, arguments).await
 }
 
 /// The most other boards a search's empty first page is tried on, for

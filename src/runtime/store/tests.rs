@@ -176,6 +176,7 @@ on_every_engine!(
     an_empty_search_names_the_done_tasks_it_left_out,
     an_empty_page_names_the_label_a_filter_mistyped,
     an_empty_search_names_the_filter_its_query_names,
+    an_empty_search_names_the_words_as_the_titles_spell_them,
     an_empty_search_names_the_word_too_many,
     an_empty_search_names_the_board_that_has_it,
     cursors_page_without_gaps_and_are_bound_to_the_query,
@@ -1063,6 +1064,73 @@ fn an_empty_search_names_the_filter_its_query_names<E: Engine>() {
         let page = list(input.clone());
         assert_eq!(items_of(&page), Vec::<i64>::new(), "{input}");
         assert!(page.get("filter_match").is_none(), "{input}: {page}");
+    }
+}
+
+fn an_empty_search_names_the_words_as_the_titles_spell_them<E: Engine>() {
+    let w = world::<E>();
+    w.titles(
+        &w.alice,
+        "eng",
+        &[
+            "Fix login timeout",
+            "Write release notes",
+            "Pay by card",
+            "Empty the cart",
+        ],
+    );
+    w.ok(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 1, "status": "done"}),
+    );
+    let list = |input: Value| w.ok(&w.alice, "list", input);
+    // Each word no title has that is a slip of exactly one word the titles
+    // have: the same call with it spelled as they do, which finds the
+    // task (a done one's titles are known too).
+    for (input, spelled, found) in [
+        (
+            json!({"channel": "eng", "query": "lgoin", "status": "all"}),
+            "login",
+            1,
+        ),
+        (
+            json!({"channel": "eng", "query": "Relase NOTES", "limit": 3}),
+            "release NOTES",
+            2,
+        ),
+        (
+            json!({"channel": "eng", "query": "writ releese notes"}),
+            "write release notes",
+            2,
+        ),
+    ] {
+        let page = list(input.clone());
+        assert_eq!(items_of(&page), Vec::<i64>::new(), "{input}");
+        let mut meant = input.clone();
+        meant["query"] = json!(spelled);
+        assert_eq!(
+            page["spelling_match"],
+            json!({"tool": "task_list", "arguments": meant}),
+            "{input}"
+        );
+        let followed = w.follow(&w.alice, &page["spelling_match"]).unwrap();
+        assert_eq!(items_of(&followed), [found], "{input}");
+    }
+    // Nothing to say: a word no slip of any title's (`logout`), a slip of
+    // two words as near (`carx`: card, cart), a call spelled right that
+    // still finds nothing (login is done: active only), another board's
+    // titles, a browse.
+    for input in [
+        json!({"channel": "eng", "query": "logout"}),
+        json!({"channel": "eng", "query": "carx"}),
+        json!({"channel": "eng", "query": "lgoin"}),
+        json!({"channel": "ops", "query": "lgoin", "status": "all"}),
+        json!({"channel": "eng", "status": "canceled"}),
+    ] {
+        let page = list(input.clone());
+        assert_eq!(items_of(&page), Vec::<i64>::new(), "{input}");
+        assert!(page.get("spelling_match").is_none(), "{input}: {page}");
     }
 }
 
