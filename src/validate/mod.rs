@@ -822,6 +822,15 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
     {
         return format!("{said}: write `{number}`, the number alone.");
     }
+    // A task's address (`https://…/tasks/25`), as a browser shows it.
+    if names.contains(&"integer")
+        && let Some(number) = given.and_then(Value::as_str).and_then(number_of_url)
+        && within_bounds(schema_at(action, path), number)
+    {
+        return format!(
+            "{said}: write `{number}`, the number alone, if the address is of task {number} of this board (an address is no number)."
+        );
+    }
     // A number with its title after it (`#25 Note target`, as a list shows
     // a task): the number alone, not a search for the whole text.
     if names.contains(&"integer")
@@ -905,8 +914,27 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
                     "{said}: the whole new list, the items kept too; it replaces the current one, which a read shows."
                 )
             }
-            None => format!("{said}; put the value in a list: `[…]`."),
+            None => match (given, item_type(action, path)) {
+                // `numbers: "all"`: a list has no word for every item.
+                (Some(Value::String(word)), Some("integer"))
+                    if ALL_WORDS.contains(&word.trim().to_lowercase().as_str()) =>
+                {
+                    format!(
+                        "{said}: there is no `{}`; list each number (`[1, 2]`); task_list finds them.",
+                        word.trim()
+                    )
+                }
+                // A value no item could be: a list of it would be refused too.
+                (Some(given), Some(item)) if !given.is_object() && !is_of_type(given, item) => {
+                    format!("{said}: a list of {item}s, `[…]`.")
+                }
+                _ => format!("{said}; put the value in a list: `[…]`."),
+            },
         },
+        // `claimed: "yes"`: JSON's own two values.
+        ["boolean"] if given.is_some_and(|g| g.is_string() || g.is_number()) => {
+            format!("{said}: `true` or `false`, without quotes.")
+        }
         ["object"] => match listed("required", |n| format!("\"{n}\": …")) {
             required if required.is_empty() => format!("{said}."),
             required => format!("{said}: `{{{}}}`.", required.join(", ")),
@@ -1024,6 +1052,28 @@ fn number_range(text: &str) -> Option<(u64, u64)> {
     };
     let (low, high) = (number(low)?, number(high)?);
     (low < high).then_some((low, high))
+}
+
+/// Words a caller writes for every item of a list (`numbers: "all"`).
+const ALL_WORDS: &[&str] = &["all", "*", "every", "everything", "any"];
+
+/// The JSON Schema type of the items of the list field at `path`.
+fn item_type<'a>(action: &'a Action, path: &str) -> Option<&'a str> {
+    schema_at(action, path)?["items"]["type"].as_str()
+}
+
+/// A task's number written as its address (`https://host/eng/tasks/25`,
+/// query and fragment aside): the number its last path segment is.
+fn number_of_url(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let rest = text
+        .strip_prefix("https://")
+        .or_else(|| text.strip_prefix("http://"))?;
+    let path = rest.split(['?', '#']).next()?;
+    let (_, path) = path.split_once('/')?;
+    let last = path.split('/').rfind(|part| !part.is_empty())?;
+    let digits_only = last.bytes().all(|b| b.is_ascii_digit());
+    digits_only.then(|| last.parse().ok()).flatten()
 }
 
 /// A task reference written for a number (`#5`, `#t5`, `t5`): its number.

@@ -163,6 +163,71 @@ fn a_title_is_one_line() {
 }
 
 #[test]
+fn a_value_of_another_shape_is_told_the_one_meant() {
+    // A task's address for its number: the number alone, and no search
+    // for the address's words.
+    let input =
+        json!({"channel": "eng", "number": " https://tasks.example/eng/tasks/25?tab=1#c2 "});
+    let failure = validate(find("task", "get").unwrap(), input).unwrap_err();
+    assert_eq!(
+        failure.field_errors["number"],
+        "Must be of type integer: write `25`, the number alone, if the address is of task 25 of this board (an address is no number)."
+    );
+    assert!(failure.suggested_action.is_none(), "{failure:?}");
+    // An address that ends in no number is words, searched for as before.
+    let e = errors(
+        "task",
+        "get",
+        json!({"channel": "eng", "number": "https://tasks.example/eng/login-bug"}),
+    );
+    assert!(e["number"].ends_with("task_list with `query`."), "{e:?}");
+    // A word for every item where a list of numbers goes; a value no item
+    // could be; a value an item could be.
+    let claim = |numbers: Value| {
+        errors(
+            "task",
+            "set_claim",
+            json!({"channel": "eng", "numbers": numbers, "claimed": true}),
+        )
+    };
+    assert_eq!(
+        claim(json!("All"))["numbers"],
+        "Must be of type array: there is no `All`; list each number (`[1, 2]`); task_list finds them."
+    );
+    assert_eq!(
+        claim(json!(true))["numbers"],
+        "Must be of type array: a list of integers, `[…]`."
+    );
+    assert_eq!(
+        claim(json!(3))["numbers"],
+        "Must be of type array: write `[3]`."
+    );
+    // Yes or no where JSON's `true` or `false` goes; a quoted one is told
+    // to drop the quotes, as before.
+    for (claimed, said) in [
+        (
+            json!("yes"),
+            "Must be of type boolean: `true` or `false`, without quotes.",
+        ),
+        (
+            json!(1),
+            "Must be of type boolean: `true` or `false`, without quotes.",
+        ),
+        (
+            json!("true"),
+            "Must be of type boolean: write `true` without quotes.",
+        ),
+    ] {
+        let e = errors(
+            "task",
+            "set_claim",
+            json!({"channel": "eng", "numbers": [1], "claimed": claimed}),
+        );
+        assert_eq!(e["claimed"], said, "{claimed}");
+    }
+}
+
+#[test]
 fn a_value_boxed_in_an_object_is_told_to_stand_alone() {
     let e = errors(
         "task",
@@ -1621,7 +1686,7 @@ fn a_task_ref_or_a_joined_list_is_told_the_value_it_meant() {
     );
     assert_eq!(
         e["numbers"],
-        "Must be of type array; put the value in a list: `[…]`."
+        "Must be of type array: a list of integers, `[…]`."
     );
 }
 
