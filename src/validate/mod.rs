@@ -1122,6 +1122,16 @@ fn listed_as_meant(action: &Action, path: &str, given: Option<&Value>) -> Option
             }
             parts
         }
+        // An object is an item only with an item's fields: one keyed by
+        // index (`{"0": {"done": true}}`) is a patch, which no list takes.
+        Value::Object(fields)
+            if item == "object"
+                && !fields
+                    .keys()
+                    .all(|key| items["properties"].get(key).is_some()) =>
+        {
+            return None;
+        }
         one if is_of_type(one, &item) => {
             vec![one.clone()]
         }

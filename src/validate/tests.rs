@@ -202,6 +202,27 @@ fn a_value_of_another_shape_is_told_the_one_meant() {
         claim(json!(3))["numbers"],
         "Must be of type array: write `[3]`."
     );
+    // An object keyed by index is a patch, not an item: it is not shown
+    // wrapped in a list (which would be refused), but told the list is
+    // given whole; an item's own fields are shown so.
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "checklist": {"0": {"done": true}}}),
+    );
+    assert_eq!(
+        e["checklist"],
+        "Must be of type array: the whole new list, the items kept too; it replaces the current one, which a read shows."
+    );
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "checklist": {"text": "a", "done": true}}),
+    );
+    assert_eq!(
+        e["checklist"],
+        "Must be of type array: write `[{\"text\":\"a\",\"done\":true}]`."
+    );
     // Yes or no where JSON's `true` or `false` goes; a quoted one is told
     // to drop the quotes, as before.
     for (claimed, said) in [
