@@ -729,7 +729,8 @@ async fn spelling_match<S: Store>(
         let meant = match search::words(token).as_slice() {
             [word]
                 if !known.contains(word)
-                    && !search::stem(word).is_some_and(|stem| stems.contains(&stem)) =>
+                    && !search::stem(word)
+                        .is_some_and(|stem| stems.contains(&stem) || known.contains(&stem)) =>
             {
                 let near = refusals::nearest(word, known.iter().cloned().collect());
                 near.first()
