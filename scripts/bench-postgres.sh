@@ -26,10 +26,11 @@
 # Then, with no target of its own, the two-replica task.get once more
 # while, every second, the backend a replica's reads run on is stopped for
 # BENCH_STALL_MS: the tail a backend waiting for a CPU makes, on demand.
-# Last, the one-replica task.get ratios again in BENCH_PAIRS alternating
-# rounds of 5 s runs (-S prepared, -S simple, task.get), the median of the
-# rounds' ratios: this machine's speed moves by a third within minutes, and
-# the runs above measure the yardstick and the get minutes apart.
+# Last, every judged ratio again in BENCH_PAIRS alternating rounds of 5 s
+# runs (-S prepared, -S simple, one and two replicas' task.get; -N, one and
+# two replicas' task.create), the median of the rounds' ratios: this
+# machine's speed moves by a third within minutes, and the runs above
+# measure a yardstick and its request minutes apart.
 #
 # Tuning (environment): BENCH_SECONDS (each load run, default 10),
 # BENCH_CONCURRENCY (default 32), BENCH_POOL (each replica's --pool-size,
@@ -207,11 +208,20 @@ check "$two_stalled"
 # so a change in the machine's speed between the runs above (by a third,
 # within minutes, on this machine: docs/performance.md, "The runtime's
 # allocator") moves them less. The median of the rounds is reported.
+# The same for task.create against `-N`, and for two replicas' task.get
+# and task.create (the second replica is still serving): every ratio the
+# report judges gets a median of runs seconds from its yardstick.
 pairs=${BENCH_PAIRS:-3}
 pair_prepared=""
 pair_simple=""
+pair_create=""
+pair_two_prepared=""
+pair_two_simple=""
+pair_two_create=""
+# share A B: A's req/s over B's tps, two decimals.
+share() { awk "BEGIN { printf \"%.2f\", $(field "$1" 1) / $(field "$2" 1) }"; }
 if [ "$pairs" -gt 0 ]; then
-    echo "==> $pairs alternating rounds: pgbench -S prepared, -S simple, one replica's task.get, 5 s each" >&2
+    echo "==> $pairs alternating rounds, 5 s each: pgbench -S prepared, -S simple, one replica's task.get; -N, task.create; two replicas' task.get, task.create" >&2
     long_seconds=$seconds
     seconds=5
     i=0
@@ -220,8 +230,19 @@ if [ "$pairs" -gt 0 ]; then
         round_simple=$(pgbench_run -S simple)
         round_get=$(wrk_run get "$api$path/tasks/get" "$concurrency")
         check "$round_get"
-        pair_prepared="$pair_prepared $(awk "BEGIN { printf \"%.2f\", $(field "$round_get" 1) / $(field "$round_prepared" 1) }")"
-        pair_simple="$pair_simple $(awk "BEGIN { printf \"%.2f\", $(field "$round_get" 1) / $(field "$round_simple" 1) }")"
+        round_two_get=$(two_run get /tasks/get)
+        check "$round_two_get"
+        round_update=$(pgbench_run -N)
+        round_create=$(wrk_run create "$api$path/tasks" "$concurrency")
+        check "$round_create"
+        round_two_create=$(two_run create /tasks)
+        check "$round_two_create"
+        pair_prepared="$pair_prepared $(share "$round_get" "$round_prepared")"
+        pair_simple="$pair_simple $(share "$round_get" "$round_simple")"
+        pair_two_prepared="$pair_two_prepared $(share "$round_two_get" "$round_prepared")"
+        pair_two_simple="$pair_two_simple $(share "$round_two_get" "$round_simple")"
+        pair_create="$pair_create $(share "$round_create" "$round_update")"
+        pair_two_create="$pair_two_create $(share "$round_two_create" "$round_update")"
         i=$((i + 1))
     done
     seconds=$long_seconds
@@ -273,6 +294,14 @@ if [ "$pairs" -gt 0 ]; then
         "$(verdict "$(median "$pair_prepared")" ">=" 0.5)"
     row "task.get, one, alternating: simple" "" "" "$(median "$pair_simple")" ">= 0.5x -S simple" \
         "$(verdict "$(median "$pair_simple")" ">=" 0.5)"
+    row "task.get, two, alternating: -S" "" "" "$(median "$pair_two_prepared")" ">= 0.5x -S" \
+        "$(verdict "$(median "$pair_two_prepared")" ">=" 0.5)"
+    row "task.get, two, alternating: simple" "" "" "$(median "$pair_two_simple")" ">= 0.5x -S simple" \
+        "$(verdict "$(median "$pair_two_simple")" ">=" 0.5)"
+    row "task.create, one, alternating" "" "" "$(median "$pair_create")" ">= 0.5x -N" \
+        "$(verdict "$(median "$pair_create")" ">=" 0.5)"
+    row "task.create, two, alternating" "" "" "$(median "$pair_two_create")" ">= 0.5x -N" \
+        "$(verdict "$(median "$pair_two_create")" ">=" 0.5)"
 fi
 row "task.get, two, a backend stalled" "$(field "$two_stalled" 1)" "$(us_ms "$(field "$two_stalled" 2)") / $(us_ms "$(field "$two_stalled" 3)")" \
     "" "(a fault: no target)" "-"
@@ -282,6 +311,8 @@ echo "machine that also runs PostgreSQL; pgbench -j2 at scale $scale (-M prepare
 -M simple row); the board held $seed_tasks"
 echo "seeded tasks plus those task.create made."
 if [ "$pairs" -gt 0 ]; then
-    echo "alternating rounds ($pairs, 5 s runs, the median reported): task.get / -S prepared"
-    echo "$pair_prepared, / -S simple$pair_simple."
+    echo "alternating rounds ($pairs, 5 s runs, the median reported): one replica's task.get"
+    echo "/ -S prepared$pair_prepared, / -S simple$pair_simple; two replicas' /"
+    echo "-S prepared$pair_two_prepared, / -S simple$pair_two_simple; task.create / -N, one"
+    echo "replica$pair_create, two$pair_two_create."
 fi
