@@ -168,7 +168,7 @@ fn data_schema() -> Value {
             (
                 fields::SUBTASKS_MATCH,
                 fields::call(
-                    "Only if a search's empty first page skipped matching subtasks: the same call with include_subtasks true.",
+                    "Only if an empty first page skipped matching subtasks: the same call with include_subtasks true.",
                 ),
             ),
             (

@@ -490,7 +490,7 @@ pub async fn dispatch<S: Store>(
     use crate::registry::task::Operation as Task;
     // Kept for the failure path: a lookup failure's suggestion is this
     // same call with the failing field corrected (and for an empty
-    // search's `subtasks_match`, this call with subtasks included).
+    // page's `subtasks_match`, this call with subtasks included).
     let original = input.clone();
     let result = match action.operation {
         Operation::Task(operation) => match operation {
@@ -510,10 +510,10 @@ pub async fn dispatch<S: Store>(
     result.map_err(|failure| corrected_call(action, principal, &original, failure))
 }
 
-/// `task_list`. An empty first page of a search also names the call that
-/// finds what its defaults left out, when something matches there: the
-/// subtasks (no `include_subtasks` given: `subtasks_match`, the same call
-/// with subtasks included), else the done and canceled tasks (no `status`
+/// `task_list`. An empty first page also names the call that finds what
+/// its defaults left out, when something matches there: the subtasks (no
+/// `include_subtasks` given: `subtasks_match`, the same call with subtasks
+/// included), else for a search the done and canceled tasks (no `status`
 /// given: `closed_match`, the same call with `status: "all"`), else what
 /// a slip in it missed: the label meant ([`labels_match`], a browse's
 /// empty first page too), the filter its query names ([`filter_match`]),
@@ -553,7 +553,9 @@ async fn list<S: Store>(
             field: SUBTASKS_MATCH,
             key: "include_subtasks",
             value: json!(true),
-            leaves_out: search && !query.include_subtasks,
+            // A browse too: `filters.assignee: "@bob"` read as "bob holds
+            // nothing" when bob holds subtasks alone.
+            leaves_out: !query.include_subtasks,
             widen: |q| ListQuery {
                 include_subtasks: true,
                 ..q

@@ -172,7 +172,7 @@ on_every_engine!(
     an_idempotency_conflict_names_only_the_live_tasks_its_key_made,
     checkpoint_keys_replay_per_agent_and_task,
     list_browses_searches_filters_sorts_and_pages,
-    an_empty_search_names_the_subtasks_it_left_out,
+    an_empty_page_names_the_subtasks_it_left_out,
     an_empty_search_names_the_done_tasks_it_left_out,
     an_empty_page_names_the_label_a_filter_mistyped,
     an_empty_search_names_the_filter_its_query_names,
@@ -843,7 +843,7 @@ fn checkpoint_keys_replay_per_agent_and_task<E: Engine>() {
     assert_eq!(detail["checkpoints"]["total"], 4);
 }
 
-fn an_empty_search_names_the_subtasks_it_left_out<E: Engine>() {
+fn an_empty_page_names_the_subtasks_it_left_out<E: Engine>() {
     let w = world::<E>();
     w.titles(&w.alice, "eng", &["Fix login timeout", "Write docs"]);
     w.create(
@@ -866,13 +866,35 @@ fn an_empty_search_names_the_subtasks_it_left_out<E: Engine>() {
         items_of(&w.follow(&w.alice, &page["subtasks_match"]).unwrap()),
         [3]
     );
+    // A browse too: a member who holds a subtask alone does not read as
+    // holding nothing.
+    w.ok(
+        &w.alice,
+        "update",
+        json!({"channel": "eng", "number": 3, "assignee": "@bob"}),
+    );
+    let input = json!({"channel": "eng", "filters": {"assignee": "@bob"}});
+    let page = list(input.clone());
+    assert_eq!(items_of(&page), Vec::<i64>::new());
+    let mut wider = input;
+    wider["include_subtasks"] = json!(true);
+    assert_eq!(
+        page["subtasks_match"],
+        json!({"tool": "task_list", "arguments": wider})
+    );
+    assert_eq!(
+        items_of(&w.follow(&w.alice, &page["subtasks_match"]).unwrap()),
+        [3]
+    );
     // Nothing to say: a top-level task matches, nothing matches at all, the
-    // caller chose to leave subtasks out, a browse, or the subtask is not
-    // in the view asked for.
+    // caller chose to leave subtasks out (in a browse too), or the subtask
+    // is not in the view asked for.
     for input in [
         json!({"channel": "eng", "query": "login"}),
         json!({"channel": "eng", "query": "nowhere"}),
         json!({"channel": "eng", "query": "signing", "include_subtasks": false}),
+        json!({"channel": "eng", "filters": {"assignee": "@bob"}, "include_subtasks": false}),
+        json!({"channel": "eng", "filters": {"assignee": "@carol"}}),
         json!({"channel": "eng", "status": "done"}),
         json!({"channel": "eng", "query": "signing", "status": "done"}),
     ] {
