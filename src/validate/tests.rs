@@ -2198,8 +2198,10 @@ fn a_slip_whose_retry_would_do_the_opposite_is_told_what_it_means() {
 }
 
 /// Another tracker's search syntax is told where it goes, not answered
-/// with an empty page an agent takes for "no such task"; words with a
-/// colon that name no filter (`error: timeout`, a URL) are searched.
+/// with an empty page an agent takes for "no such task" (or, for an
+/// exclusion, with the very tasks it meant to leave out); words with a
+/// colon that name no filter (`error: timeout`, a URL), a flag or a short
+/// option are searched.
 #[test]
 fn another_trackers_search_syntax_is_told_the_filter_it_means() {
     for (query, said) in [
@@ -2207,6 +2209,10 @@ fn another_trackers_search_syntax_is_told_the_filter_it_means() {
         ("is:open login", "give this as `status`"),
         ("assignee:@bob", "`filters.assignee`"),
         ("login OR release", "`OR` is no operator here"),
+        (
+            "timeout -login",
+            "`-login` excludes nothing: there are no operators, and every word must match, so it asks for `login`",
+        ),
     ] {
         let e = errors("task", "list", json!({"channel": "eng", "query": query}));
         assert!(
@@ -2218,6 +2224,10 @@ fn another_trackers_search_syntax_is_told_the_filter_it_means() {
         "error: timeout",
         "https://example.com/x",
         "login or release",
+        "rm -rf",
+        "--force flag",
+        "-10 offset",
+        "e-mail log-in",
     ] {
         validate(
             find("task", "list").unwrap(),

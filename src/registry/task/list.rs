@@ -225,6 +225,17 @@ fn foreign_syntax(query: &str) -> Option<String> {
         if word == "OR" {
             return Some("Every word must match; `OR` is no operator here: one search per alternative (one line each with `--batch`).".into());
         }
+        // A search engine's exclusion (`-login`): here it is the word
+        // itself, so the search would ask for what was to be left out. A
+        // flag (`--force`) or a short option (`-rf`) is not read so.
+        if let Some(excluded) = word.strip_prefix('-')
+            && excluded.chars().count() >= 3
+            && excluded.chars().all(char::is_alphabetic)
+        {
+            return Some(format!(
+                "`{word}` excludes nothing: there are no operators, and every word must match, so it asks for `{excluded}`; leave it out, or write `{excluded}` to search for it."
+            ));
+        }
         let Some((key, _)) = word.split_once(':').filter(|(_, value)| !value.is_empty()) else {
             continue;
         };
