@@ -311,6 +311,31 @@ impl<E: Engine> World<E> {
         )
     }
 
+    /// Asserts that alice's `task_list` of `input` answers an empty page
+    /// naming, in `field`, the call of `arguments`, and that the call
+    /// finds exactly task `found`.
+    fn names_call(&self, field: &str, input: &Value, arguments: Value, found: i64) {
+        let page = self.ok(&self.alice, "list", input.clone());
+        assert_eq!(items_of(&page), Vec::<i64>::new(), "{input}");
+        assert_eq!(
+            page[field],
+            json!({"tool": "task_list", "arguments": arguments}),
+            "{input}"
+        );
+        let followed = self.follow(&self.alice, &page[field]).unwrap();
+        assert_eq!(items_of(&followed), [found], "{input}");
+    }
+
+    /// Asserts that alice's `task_list` of each of `inputs` answers an
+    /// empty page that names nothing in `field`.
+    fn names_no_call(&self, field: &str, inputs: &[Value]) {
+        for input in inputs {
+            let page = self.ok(&self.alice, "list", input.clone());
+            assert_eq!(items_of(&page), Vec::<i64>::new(), "{input}");
+            assert!(page.get(field).is_none(), "{input}: {page}");
+        }
+    }
+
     fn suggestion(failure: &Failure) -> Value {
         let action = failure
             .suggested_action
@@ -854,18 +879,9 @@ fn an_empty_page_names_the_subtasks_it_left_out<E: Engine>() {
     // Only the subtask matches: the empty page names the call that finds
     // it, the same input with include_subtasks, and that call does.
     let input = json!({"channel": "eng", "query": "signing", "status": "all", "limit": 5});
-    let page = list(input.clone());
-    assert_eq!(items_of(&page), Vec::<i64>::new());
-    let mut wider = input;
+    let mut wider = input.clone();
     wider["include_subtasks"] = json!(true);
-    assert_eq!(
-        page["subtasks_match"],
-        json!({"tool": "task_list", "arguments": wider})
-    );
-    assert_eq!(
-        items_of(&w.follow(&w.alice, &page["subtasks_match"]).unwrap()),
-        [3]
-    );
+    w.names_call("subtasks_match", &input, wider, 3);
     // A browse too: a member who holds a subtask alone does not read as
     // holding nothing.
     w.ok(
@@ -874,18 +890,9 @@ fn an_empty_page_names_the_subtasks_it_left_out<E: Engine>() {
         json!({"channel": "eng", "number": 3, "assignee": "@bob"}),
     );
     let input = json!({"channel": "eng", "filters": {"assignee": "@bob"}});
-    let page = list(input.clone());
-    assert_eq!(items_of(&page), Vec::<i64>::new());
-    let mut wider = input;
+    let mut wider = input.clone();
     wider["include_subtasks"] = json!(true);
-    assert_eq!(
-        page["subtasks_match"],
-        json!({"tool": "task_list", "arguments": wider})
-    );
-    assert_eq!(
-        items_of(&w.follow(&w.alice, &page["subtasks_match"]).unwrap()),
-        [3]
-    );
+    w.names_call("subtasks_match", &input, wider, 3);
     // Nothing to say: a top-level task matches, nothing matches at all, the
     // caller chose to leave subtasks out (in a browse too), or the subtask
     // is not in the view asked for.
@@ -1035,7 +1042,6 @@ fn an_empty_search_names_the_filter_its_query_names<E: Engine>() {
         &w.alice,
         json!({"channel": "eng", "tasks": [{"title": "Write docs", "status": "in_review", "assignee": "@alice"}]}),
     );
-    let list = |input: Value| w.ok(&w.alice, "list", input);
     // The whole query is what a filter selects: the same call as a browse
     // with it in that filter (a search's own sort and `all` go with the
     // query), which finds the task.
@@ -1061,32 +1067,23 @@ fn an_empty_search_names_the_filter_its_query_names<E: Engine>() {
             1,
         ),
     ] {
-        let page = list(input.clone());
-        assert_eq!(items_of(&page), Vec::<i64>::new(), "{input}");
-        assert_eq!(
-            page["filter_match"],
-            json!({"tool": "task_list", "arguments": meant}),
-            "{input}"
-        );
-        let followed = w.follow(&w.alice, &page["filter_match"]).unwrap();
-        assert_eq!(items_of(&followed), [found], "{input}");
+        w.names_call("filter_match", &input, meant, found);
     }
     // Nothing to say: a member no one is, a member who holds nothing, a
     // filter the call gives already, a word that is no label of this
     // board, a status with no task in it, several words, a browse.
-    for input in [
-        json!({"channel": "eng", "query": "@nobody"}),
-        json!({"channel": "eng", "query": "@carol"}),
-        json!({"channel": "eng", "query": "@bob", "filters": {"assigned_to_me": true}}),
-        json!({"channel": "eng", "query": "backend"}),
-        json!({"channel": "eng", "query": "canceled"}),
-        json!({"channel": "eng", "query": "frontend bug"}),
-        json!({"channel": "eng", "filters": {"labels": ["docs"]}}),
-    ] {
-        let page = list(input.clone());
-        assert_eq!(items_of(&page), Vec::<i64>::new(), "{input}");
-        assert!(page.get("filter_match").is_none(), "{input}: {page}");
-    }
+    w.names_no_call(
+        "filter_match",
+        &[
+            json!({"channel": "eng", "query": "@nobody"}),
+            json!({"channel": "eng", "query": "@carol"}),
+            json!({"channel": "eng", "query": "@bob", "filters": {"assigned_to_me": true}}),
+            json!({"channel": "eng", "query": "backend"}),
+            json!({"channel": "eng", "query": "canceled"}),
+            json!({"channel": "eng", "query": "frontend bug"}),
+            json!({"channel": "eng", "filters": {"labels": ["docs"]}}),
+        ],
+    );
 }
 
 fn an_empty_search_names_the_words_as_the_titles_spell_them<E: Engine>() {
@@ -1107,7 +1104,6 @@ fn an_empty_search_names_the_words_as_the_titles_spell_them<E: Engine>() {
         "update",
         json!({"channel": "eng", "number": 1, "status": "done"}),
     );
-    let list = |input: Value| w.ok(&w.alice, "list", input);
     // Each word no title has that is a slip of exactly one word the titles
     // have: the same call with it spelled as they do, which finds the
     // task (a done one's titles are known too).
@@ -1136,33 +1132,24 @@ fn an_empty_search_names_the_words_as_the_titles_spell_them<E: Engine>() {
         ),
         (json!({"channel": "eng", "query": "strasse"}), "straße", 5),
     ] {
-        let page = list(input.clone());
-        assert_eq!(items_of(&page), Vec::<i64>::new(), "{input}");
         let mut meant = input.clone();
         meant["query"] = json!(spelled);
-        assert_eq!(
-            page["spelling_match"],
-            json!({"tool": "task_list", "arguments": meant}),
-            "{input}"
-        );
-        let followed = w.follow(&w.alice, &page["spelling_match"]).unwrap();
-        assert_eq!(items_of(&followed), [found], "{input}");
+        w.names_call("spelling_match", &input, meant, found);
     }
     // Nothing to say: a word no slip of any title's (`logout`), a slip of
     // two words as near (`carx`: card, cart), a call spelled right that
     // still finds nothing (login is done: active only), another board's
     // titles, a browse.
-    for input in [
-        json!({"channel": "eng", "query": "logout"}),
-        json!({"channel": "eng", "query": "carx"}),
-        json!({"channel": "eng", "query": "lgoin"}),
-        json!({"channel": "ops", "query": "lgoin", "status": "all"}),
-        json!({"channel": "eng", "status": "canceled"}),
-    ] {
-        let page = list(input.clone());
-        assert_eq!(items_of(&page), Vec::<i64>::new(), "{input}");
-        assert!(page.get("spelling_match").is_none(), "{input}: {page}");
-    }
+    w.names_no_call(
+        "spelling_match",
+        &[
+            json!({"channel": "eng", "query": "logout"}),
+            json!({"channel": "eng", "query": "carx"}),
+            json!({"channel": "eng", "query": "lgoin"}),
+            json!({"channel": "ops", "query": "lgoin", "status": "all"}),
+            json!({"channel": "eng", "status": "canceled"}),
+        ],
+    );
 }
 
 fn an_empty_search_names_the_word_too_many<E: Engine>() {
