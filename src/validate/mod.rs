@@ -674,7 +674,7 @@ fn record(
                         pattern_fix(pattern, input, path).unwrap_or_else(|| describe(kind))
                     }
                     Kind::Type(names) => unboxed(action, input, path, names)
-                        .unwrap_or_else(|| wrong_type(action, path, names, input_at(input, path))),
+                        .unwrap_or_else(|| wrong_type(action, input, path, names)),
                     Kind::Enum(_) => with_value_word(describe(kind), path, input_at(input, path)),
                     Kind::Minimum(_) | Kind::Maximum(_) => {
                         range(action, path).unwrap_or_else(|| describe(kind))
@@ -797,14 +797,17 @@ fn unboxed(action: &Action, input: &Value, path: &str, names: &[&str]) -> Option
 /// values (`subtask_mode: null` is `promote` or `delete`). A string that
 /// holds a value of a wanted type (`"2"`, `"true"`, `"[\"bug\"]"`) is
 /// shown as that value, written without quotes.
-fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>) -> String {
+fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> String {
+    let given = input_at(input, path);
     let said = format!("Must be of type {}", names.join(" or "));
     if let Some(Value::String(text)) = given
         && let Ok(meant) = serde_json::from_str::<Value>(text.trim())
         && names.iter().any(|name| is_of_type(&meant, name))
     {
+        // Shown only when it would then be taken (not `0` for a number
+        // from 1): what else is wrong with it is said once it is written.
         let shown = meant.to_string();
-        if quotable(&shown) {
+        if quotable(&shown) && holds_at(action, input, path, &meant) {
             return format!("{said}: write `{shown}` without quotes.");
         }
         return format!("{said}: write the value itself, not a string that holds it.");
@@ -903,7 +906,11 @@ fn wrong_type(action: &Action, path: &str, names: &[&str], given: Option<&Value>
         );
     }
     match names {
-        ["array"] => match listed_as_meant(action, path, given).filter(|shown| quotable(shown)) {
+        ["array"] => match listed_as_meant(action, path, given).filter(|shown| {
+            quotable(shown)
+                && serde_json::from_str(shown)
+                    .is_ok_and(|list| holds_at(action, input, path, &list))
+        }) {
             Some(shown) => format!("{said}: write `{shown}`."),
             // An object of changes (`{"add": […]}`) to a list an update
             // replaces: put in a list, it would replace the items kept.
@@ -1052,6 +1059,25 @@ fn number_range(text: &str) -> Option<(u64, u64)> {
     };
     let (low, high) = (number(low)?, number(high)?);
     (low < high).then_some((low, high))
+}
+
+/// Whether `value`, put at input `path` in place of what is there, would
+/// be taken: no schema problem and no branch rule at `path` or within it.
+/// A value an error shows to write must be one that then validates
+/// (`"0"` for a task number is not told to write `0`, below its minimum).
+fn holds_at(action: &Action, input: &Value, path: &str, value: &Value) -> bool {
+    let mut fixed = input.clone();
+    let Some(slot) = fixed.pointer_mut(&format!("/{path}")) else {
+        return false;
+    };
+    *slot = value.clone();
+    let within = |at: &str| at == path || at.strip_prefix(path).is_some_and(|r| r.starts_with('/'));
+    if violations(action, &fixed).iter().any(|v| within(&v.path)) {
+        return false;
+    }
+    let mut rules = FieldErrors::new();
+    (action.check)(&fixed, &mut rules);
+    !rules.keys().any(|at| within(at))
 }
 
 /// Words a caller writes for every item of a list (`numbers: "all"`).
@@ -1218,7 +1244,12 @@ fn found_by_words(failure: Failure, input: &Value) -> Failure {
             return None;
         }
         let words = given.as_str()?.trim();
-        Some((row.tool, (row.arguments)(input, words)?))
+        let arguments = (row.arguments)(input, words)?;
+        // A suggestion is a call that is taken as it is (`fix -login` is
+        // no search: its exclusion is refused).
+        let tool = crate::registry::find_by_name(row.tool)?;
+        validate(tool, arguments.clone()).ok()?;
+        Some((row.tool, arguments))
     });
     match suggestion {
         Some((tool, arguments)) if failure.suggested_action.is_none() => {

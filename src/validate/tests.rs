@@ -223,6 +223,65 @@ fn a_value_of_another_shape_is_told_the_one_meant() {
         e["checklist"],
         "Must be of type array: write `[{\"text\":\"a\",\"done\":true}]`."
     );
+    // A value shown to write is one that then validates: not `0` for a
+    // task number (below its minimum), nor a checklist item without its
+    // text; and a title searched for is a search that is taken.
+    for (verb, input, path, never) in [
+        (
+            "get",
+            json!({"channel": "eng", "number": "0"}),
+            "number",
+            "write `0`",
+        ),
+        (
+            "get",
+            json!({"channel": "eng", "number": "2147483648"}),
+            "number",
+            "write `2147483648`",
+        ),
+        (
+            "set_claim",
+            json!({"channel": "eng", "numbers": "[0]", "claimed": true}),
+            "numbers",
+            "write `[0]`",
+        ),
+        (
+            "set_claim",
+            json!({"channel": "eng", "numbers": ["0"], "claimed": true}),
+            "numbers/0",
+            "write `0`",
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "checklist": {"done": true}}),
+            "checklist",
+            "write `[",
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "urls": "ftp://x"}),
+            "urls",
+            "write `[",
+        ),
+        (
+            "update",
+            json!({"channel": "eng", "number": 1, "labels": "-bug"}),
+            "labels",
+            "write `[",
+        ),
+    ] {
+        let e = errors("task", verb, input.clone());
+        assert!(
+            e.get(path).is_some_and(|m| !m.contains(never)),
+            "{input}: {e:?}"
+        );
+    }
+    let failure = validate(
+        find("task", "get").unwrap(),
+        json!({"channel": "eng", "number": "fix -login"}),
+    )
+    .unwrap_err();
+    assert!(failure.suggested_action.is_none(), "{failure:?}");
     // Yes or no where JSON's `true` or `false` goes; a quoted one is told
     // to drop the quotes, as before.
     for (claimed, said) in [
