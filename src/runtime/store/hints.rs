@@ -88,6 +88,8 @@ pub(super) async fn list<S: Store>(
         page[LABELS_MATCH] = call;
     } else if let Some(call) = filter_match(store, principal, &query, given).await? {
         page[FILTER_MATCH] = call;
+    } else if query.search.as_deref().is_some_and(is_member_ref) {
+        // A member ref is no words to mend, move or shorten.
     } else if let Some(call) = spelling_match(store, principal, &query, given).await? {
         page[SPELLING_MATCH] = call;
     } else if let Some(call) = channel_match(store, principal, &query, given).await? {
@@ -140,7 +142,11 @@ async fn filter_match<S: Store>(
     } else {
         status
     };
-    if text.starts_with('@') && !text.contains(char::is_whitespace) {
+    // The calls to try, in turn: a member's tasks with its subtasks too
+    // when the browse would leave them out (the subtasks a member holds
+    // alone are its tasks as much as `assigned_to_me`'s are).
+    let mut tries = Vec::new();
+    if is_member_ref(text) {
         if has("assignee") || has("assigned_to_me") {
             return Ok(None);
         }
@@ -149,8 +155,17 @@ async fn filter_match<S: Store>(
             arguments["filters"]["assigned_to_me"] = json!(true);
         } else {
             arguments["filters"]["assignee"] = json!(text);
+            if given.get("include_subtasks").is_none() {
+                let mut with_subtasks = arguments.clone();
+                with_subtasks["include_subtasks"] = json!(true);
+                tries.push(with_subtasks);
+            }
         }
     } else if let Some(status) = STATUSES.iter().find(|s| **s == status) {
+        // A status the call gives is not replaced.
+        if given.get("status").is_some_and(|s| s != "all") {
+            return Ok(None);
+        }
         arguments["status"] = json!(status);
     } else if !text.contains(char::is_whitespace) {
         let board = store.board_labels(principal, &query.channel).await?;
@@ -169,20 +184,34 @@ async fn filter_match<S: Store>(
     } else {
         return Ok(None);
     }
-    // The call is judged as any input is, then read as the store reads it:
-    // a member no one is, a label list over its bound, is no call to name.
+    tries.insert(0, arguments);
+    // Each call is judged as any input is, then read as the store reads
+    // it: a member no one is, a label list over its bound, is no call to
+    // name.
     let action = &crate::registry::task::list::ACTION;
-    let Ok(valid) = crate::validate::validate(action, arguments.clone()) else {
-        return Ok(None);
-    };
-    let Ok(browse) = ListQuery::from_input(principal, valid) else {
-        return Ok(None);
-    };
-    match call_if_found(store, principal, browse, arguments).await {
-        Ok(call) => Ok(call),
-        Err(_) => Ok(None),
+    for arguments in tries {
+        let Ok(valid) = crate::validate::validate(action, arguments.clone()) else {
+            continue;
+        };
+        let Ok(browse) = ListQuery::from_input(principal, valid) else {
+            continue;
+        };
+        if let Ok(Some(call)) = call_if_found(store, principal, browse, arguments).await {
+            return Ok(Some(call));
+        }
     }
+    Ok(None)
 }
+
+/// Whether a query is one member ref (`@bob`, `@me`) and no words: what
+/// only [`filter_match`] reads, the words' hints leaving it alone (`@me`
+/// would be searched for as `me`, which `menu` matches).
+fn is_member_ref(text: &str) -> bool {
+    text.starts_with('@') && !text.contains(char::is_whitespace)
+}
+
+/// The fewest letters of a word [`spelling_match`] mends, or mends to.
+const MIN_MENDED: usize = 3;
 
 /// For an empty first page of a search with a word no title of the board
 /// has, that is a slip of exactly one word its titles have (`lgoin` for
@@ -225,16 +254,22 @@ async fn spelling_match<S: Store>(
         .flat_map(search::words)
         .collect();
     let stems: BTreeSet<String> = known.iter().filter_map(|w| search::stem(w)).collect();
+    // A word of one or two letters is one slip from every other such word
+    // (`me`, `x` would all be "mended" to the `e` of `e-mail`): neither is
+    // mended nor offered.
+    let long = |word: &str| word.chars().count() >= MIN_MENDED;
+    let offered: Vec<String> = known.iter().filter(|w| long(w)).cloned().collect();
     let mut changed = false;
     let mut spelled = Vec::new();
     for token in text.split_whitespace() {
         let meant = match search::words(token).as_slice() {
             [word]
-                if !known.contains(word)
+                if long(word)
+                    && !known.contains(word)
                     && !search::stem(word)
                         .is_some_and(|stem| stems.contains(&stem) || known.contains(&stem)) =>
             {
-                let near = refusals::nearest(word, known.iter().cloned().collect());
+                let near = refusals::nearest(word, offered.clone());
                 near.first()
                     .filter(|first| {
                         refusals::is_typo_of_only(word, first, near.get(1).map(String::as_str))

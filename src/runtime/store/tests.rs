@@ -1042,6 +1042,14 @@ fn an_empty_search_names_the_filter_its_query_names<E: Engine>() {
         &w.alice,
         json!({"channel": "eng", "tasks": [{"title": "Write docs", "status": "in_review", "assignee": "@alice"}]}),
     );
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "parent": 1, "tasks": [{"title": "Check the proxy", "assignee": "@carol"}]}),
+    );
+    w.create(
+        &w.alice,
+        json!({"channel": "ops", "tasks": [{"title": "Café menu", "status": "done"}]}),
+    );
     // The whole query is what a filter selects: the same call as a browse
     // with it in that filter (a search's own sort and `all` go with the
     // query), which finds the task.
@@ -1066,24 +1074,43 @@ fn an_empty_search_names_the_filter_its_query_names<E: Engine>() {
             json!({"channel": "eng", "filters": {"assignee": "@bob", "labels": ["Frontend"]}}),
             1,
         ),
+        // A member who holds a subtask alone: the browse with subtasks.
+        (
+            json!({"channel": "eng", "query": "@carol"}),
+            json!({"channel": "eng", "filters": {"assignee": "@carol"}, "include_subtasks": true}),
+            3,
+        ),
     ] {
         w.names_call("filter_match", &input, meant, found);
     }
-    // Nothing to say: a member no one is, a member who holds nothing, a
-    // filter the call gives already, a word that is no label of this
-    // board, a status with no task in it, several words, a browse.
+    // Nothing to say: a member no one is, a member who holds nothing here,
+    // a filter the call gives already (a status too), a word that is no
+    // label of this board, a status with no task in it, several words, a
+    // browse.
     w.names_no_call(
         "filter_match",
         &[
             json!({"channel": "eng", "query": "@nobody"}),
-            json!({"channel": "eng", "query": "@carol"}),
+            json!({"channel": "ops", "query": "@carol"}),
             json!({"channel": "eng", "query": "@bob", "filters": {"assigned_to_me": true}}),
+            json!({"channel": "eng", "query": "in review", "status": "todo"}),
             json!({"channel": "eng", "query": "backend"}),
             json!({"channel": "eng", "query": "canceled"}),
             json!({"channel": "eng", "query": "frontend bug"}),
             json!({"channel": "eng", "filters": {"labels": ["docs"]}}),
         ],
     );
+    // A member ref is no words: not searched for on another board, where
+    // `me` would match `menu`.
+    let mine_done = json!({"channel": "eng", "query": "@me", "status": "done"});
+    for field in [
+        "filter_match",
+        "spelling_match",
+        "channel_match",
+        "words_match",
+    ] {
+        w.names_no_call(field, std::slice::from_ref(&mine_done));
+    }
 }
 
 fn an_empty_search_names_the_words_as_the_titles_spell_them<E: Engine>() {
@@ -1097,6 +1124,7 @@ fn an_empty_search_names_the_words_as_the_titles_spell_them<E: Engine>() {
             "Pay by card",
             "Empty the cart",
             "Rename the Straße field",
+            "Review e-mail templates",
         ],
     );
     w.ok(
@@ -1140,9 +1168,13 @@ fn an_empty_search_names_the_words_as_the_titles_spell_them<E: Engine>() {
     // two words as near (`carx`: card, cart), a call spelled right that
     // still finds nothing (login is done: active only), another board's
     // titles, a browse.
+    // Nor a word of one or two letters, one slip from every other such
+    // word (`me`, `x`: the `e` of `e-mail`).
     w.names_no_call(
         "spelling_match",
         &[
+            json!({"channel": "eng", "query": "me"}),
+            json!({"channel": "eng", "query": "x"}),
             json!({"channel": "eng", "query": "logout"}),
             json!({"channel": "eng", "query": "carx"}),
             json!({"channel": "eng", "query": "lgoin"}),
