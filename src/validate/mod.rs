@@ -821,14 +821,14 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
     };
     if names.contains(&"integer")
         && let Some(number) = given.and_then(Value::as_str).and_then(number_of_ref)
-        && within_bounds(schema_at(action, path), number)
+        && holds_at(action, input, path, &Value::from(number))
     {
         return format!("{said}: write `{number}`, the number alone.");
     }
     // A task's address (`https://…/tasks/25`), as a browser shows it.
     if names.contains(&"integer")
         && let Some(number) = given.and_then(Value::as_str).and_then(number_of_url)
-        && within_bounds(schema_at(action, path), number)
+        && holds_at(action, input, path, &Value::from(number))
     {
         return format!(
             "{said}: write `{number}`, the number alone, if the address is of task {number} of this board (an address is no number)."
@@ -838,7 +838,7 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
     // a task): the number alone, not a search for the whole text.
     if names.contains(&"integer")
         && let Some(number) = given.and_then(Value::as_str).and_then(number_then_words)
-        && within_bounds(schema_at(action, path), number)
+        && holds_at(action, input, path, &Value::from(number))
     {
         return format!(
             "{said}: write `{number}`, the number alone (the words after it are no part of it)."
@@ -865,7 +865,7 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
     // A board and a number in one (`ops#5`, a tracker's key `OPS-5`).
     if names.contains(&"integer")
         && let Some((board, number)) = given.and_then(Value::as_str).and_then(board_and_number)
-        && within_bounds(schema_at(action, path), number)
+        && holds_at(action, input, path, &Value::from(number))
     {
         // A parent is on the task's own board: moving `ops` into `channel`
         // would name another task to change, or put the new one elsewhere.
@@ -999,14 +999,6 @@ fn with_value_word(said: String, path: &str, given: Option<&Value>) -> String {
     }
 }
 
-/// Whether `number` is within `schema`'s `minimum` and `maximum`: a value
-/// the error shows must be one that then validates.
-fn within_bounds(schema: Option<&Value>, number: u64) -> bool {
-    let bound = |key: &str| schema.and_then(|s| s[key].as_f64());
-    let n = number as f64;
-    bound("minimum").is_none_or(|min| n >= min) && bound("maximum").is_none_or(|max| n <= max)
-}
-
 /// A board and a number written as one (`ops#5`, `OPS-5`): the board's
 /// name as boards are written (lowercase), and the number.
 fn board_and_number(text: &str) -> Option<(String, u64)> {
@@ -1133,30 +1125,17 @@ fn listed_as_meant(action: &Action, path: &str, given: Option<&Value>) -> Option
                     "integer" => match number_range(part) {
                         Some((low, high)) if high - low < most => {
                             for n in low..=high {
-                                parts
-                                    .push(Value::from(within_bounds(Some(items), n).then_some(n)?));
+                                parts.push(Value::from(n));
                             }
                         }
                         Some(_) => return None,
-                        None => parts.push(Value::from(
-                            number_of_ref(part).filter(|n| within_bounds(Some(items), *n))?,
-                        )),
+                        None => parts.push(Value::from(number_of_ref(part)?)),
                     },
                     "string" => parts.push(Value::from(part)),
                     _ => return None,
                 }
             }
             parts
-        }
-        // An object is an item only with an item's fields: one keyed by
-        // index (`{"0": {"done": true}}`) is a patch, which no list takes.
-        Value::Object(fields)
-            if item == "object"
-                && !fields
-                    .keys()
-                    .all(|key| items["properties"].get(key).is_some()) =>
-        {
-            return None;
         }
         one if is_of_type(one, &item) => {
             vec![one.clone()]
