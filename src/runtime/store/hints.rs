@@ -18,8 +18,8 @@ use crate::registry::task::list::MAX_LIMIT;
 /// a slip in it missed: the label meant ([`labels_match`], a browse's
 /// empty first page too), the filter its query names ([`filter_match`]),
 /// the words as the board spells them ([`spelling_match`]), another board
-/// ([`channel_match`]), a word fewer ([`words_match`]). One call is named, the first of these that finds a
-/// task. An agent that searches before it creates would otherwise take
+/// ([`channel_match`]), a word fewer ([`words_match`]). One call is named,
+/// the first of these that finds a task. An agent that searches before it creates would otherwise take
 /// the empty page for "no such task" and create a duplicate. Each look
 /// costs reads, on such pages only.
 pub(super) async fn list<S: Store>(
@@ -38,7 +38,7 @@ pub(super) async fn list<S: Store>(
     if !(first_page && found_none(&page)) {
         return Ok(page);
     }
-    // Each default that leaves a search's matches out, when the caller did
+    // Each default that leaves a page's matches out, when the caller did
     // not give its field: the field's widest value, and the query with it.
     let search = query.search.is_some();
     struct Widening {
@@ -142,10 +142,10 @@ async fn filter_match<S: Store>(
     } else {
         status
     };
-    // The calls to try, in turn: a member's tasks with its subtasks too
-    // when the browse would leave them out (the subtasks a member holds
-    // alone are its tasks as much as `assigned_to_me`'s are).
-    let mut tries = Vec::new();
+    // With a member, its tasks with its subtasks too are tried next when
+    // the browse would leave them out (the subtasks a member holds alone
+    // are its tasks as much as `assigned_to_me`'s are).
+    let mut subtasks_too = false;
     if is_member_ref(text) {
         if has("assignee") || has("assigned_to_me") {
             return Ok(None);
@@ -155,11 +155,7 @@ async fn filter_match<S: Store>(
             arguments["filters"]["assigned_to_me"] = json!(true);
         } else {
             arguments["filters"]["assignee"] = json!(text);
-            if given.get("include_subtasks").is_none() {
-                let mut with_subtasks = arguments.clone();
-                with_subtasks["include_subtasks"] = json!(true);
-                tries.push(with_subtasks);
-            }
+            subtasks_too = given.get("include_subtasks").is_none();
         }
     } else if let Some(status) = STATUSES.iter().find(|s| **s == status) {
         // A status the call gives is not replaced.
@@ -184,7 +180,11 @@ async fn filter_match<S: Store>(
     } else {
         return Ok(None);
     }
-    tries.insert(0, arguments);
+    let mut tries = vec![arguments.clone()];
+    if subtasks_too {
+        arguments["include_subtasks"] = json!(true);
+        tries.push(arguments);
+    }
     // Each call is judged as any input is, then read as the store reads
     // it: a member no one is, a label list over its bound, is no call to
     // name.
@@ -253,7 +253,10 @@ async fn spelling_match<S: Store>(
         .filter_map(|task| task["title"].as_str())
         .flat_map(search::words)
         .collect();
-    let stems: BTreeSet<String> = known.iter().filter_map(|w| search::stem(w)).collect();
+    // Each word as the search matches it: by its stem (`logins` is no
+    // slip of `login`, a form of it).
+    let stem_of = |word: &str| search::stem(word).unwrap_or_else(|| word.to_string());
+    let stems: BTreeSet<String> = known.iter().map(|w| stem_of(w)).collect();
     // A word of one or two letters is one slip from every other such word
     // (`me`, `x` would all be "mended" to the `e` of `e-mail`): neither is
     // mended nor offered.
@@ -263,18 +266,8 @@ async fn spelling_match<S: Store>(
     let mut spelled = Vec::new();
     for token in text.split_whitespace() {
         let meant = match search::words(token).as_slice() {
-            [word]
-                if long(word)
-                    && !known.contains(word)
-                    && !search::stem(word)
-                        .is_some_and(|stem| stems.contains(&stem) || known.contains(&stem)) =>
-            {
-                let near = refusals::nearest(word, offered.clone());
-                near.first()
-                    .filter(|first| {
-                        refusals::is_typo_of_only(word, first, near.get(1).map(String::as_str))
-                    })
-                    .cloned()
+            [word] if long(word) && !stems.contains(&stem_of(word)) => {
+                refusals::slip_of(word, offered.clone())
             }
             _ => None,
         };
@@ -440,12 +433,7 @@ async fn labels_match<S: Store>(
         let meant = if board.iter().any(|b| b.eq_ignore_ascii_case(text)) {
             None
         } else {
-            let near = refusals::nearest(text, board.clone());
-            near.first()
-                .filter(|first| {
-                    refusals::is_typo_of_only(text, first, near.get(1).map(String::as_str))
-                })
-                .cloned()
+            refusals::slip_of(text, board.clone())
         };
         changed |= meant.is_some();
         labels.push(meant.unwrap_or_else(|| text.to_string()));

@@ -100,6 +100,15 @@ pub fn is_typo_of_only(given: &str, first: &str, second: Option<&str>) -> bool {
     is_typo_of(given, first) && second.is_none_or(|second| distance(second) > distance(first))
 }
 
+/// The one of `names` that `given` is a slip of: the nearest, when it is
+/// a typo of it and no other is as near ([`is_typo_of_only`]).
+pub fn slip_of(given: &str, names: Vec<String>) -> Option<String> {
+    let near = nearest(given, names);
+    near.first()
+        .filter(|first| is_typo_of_only(given, first, near.get(1).map(String::as_str)))
+        .cloned()
+}
+
 /// `boards` are those this agent may use, nearest to `name` first. Also the
 /// answer for a private board the agent is not a member of: its existence
 /// is not revealed (as GitHub answers for a private repository).
