@@ -935,7 +935,16 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
                 (Some(given), Some(item)) if !given.is_object() && !is_of_type(given, item) => {
                     format!("{said}: a list of {item}s, `[…]`.")
                 }
-                _ => format!("{said}; put the value in a list: `[…]`."),
+                // The list a retry would write is refused too (`labels:
+                // "-bug"`): what is wrong inside it, said now.
+                _ => match listed_as_meant(action, path, given)
+                    .and_then(|shown| wrong_once_listed(action, input, path, &shown))
+                {
+                    Some(inside) => {
+                        format!("{said}; put the value in a list, `[…]`, and: {inside}")
+                    }
+                    None => format!("{said}; put the value in a list: `[…]`."),
+                },
             },
         },
         // `claimed: "yes"`: JSON's own two values.
@@ -1070,6 +1079,19 @@ fn holds_at(action: &Action, input: &Value, path: &str, value: &Value) -> bool {
     let mut rules = FieldErrors::new();
     (action.check)(&fixed, &mut rules);
     !rules.keys().any(|at| within(at))
+}
+
+/// What the validator says inside `path` once the list `shown` is put
+/// there: the first problem a retry that only wrapped the value would meet.
+fn wrong_once_listed(action: &Action, input: &Value, path: &str, shown: &str) -> Option<String> {
+    let mut fixed = input.clone();
+    *fixed.pointer_mut(&format!("/{path}"))? = serde_json::from_str(shown).ok()?;
+    let failure = validate(action, fixed).err()?;
+    let inside = |at: &str| at == path || at.strip_prefix(path).is_some_and(|r| r.starts_with('/'));
+    failure
+        .field_errors
+        .into_iter()
+        .find_map(|(at, message)| inside(&at).then_some(message))
 }
 
 /// Words a caller writes for every item of a list (`numbers: "all"`).

@@ -2404,6 +2404,12 @@ fn a_change_to_part_of_a_list_is_told_that_the_list_is_replaced_whole() {
         update(json!({"label": ["x"]}))["label"],
         "Unknown field; use `labels`."
     );
+    // One label given bare and signed: told both at once, so one retry
+    // writes `["backend"]`.
+    assert_eq!(
+        update(json!({"labels": "-backend"}))["labels"],
+        "Must be of type array; put the value in a list, `[…]`, and: No `+` or `-` before a label: the list is the task's whole list, not changes to it; give every label it is to have, without signs (task_get shows those it has)."
+    );
     for sign in ["+urgent", "-backend"] {
         let e = update(json!({"labels": ["auth", sign]}));
         assert!(
