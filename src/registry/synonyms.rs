@@ -349,6 +349,24 @@ pub static VALUE_WORDS: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// What a word for oneself (`me`, `self`) in a member field of a write
+/// is to be instead: `(action, field path, words)`, an item of a list as
+/// `*`. A word for "me" is no value (docs/contract.md: no sentinel for
+/// "current"), and the CLI does not know the caller's handle to show it:
+/// claiming is what makes the caller the assignee.
+pub static SELF_WORDS: &[(&str, &str, &str)] = &[
+    (
+        "task_update",
+        "assignee",
+        "A word for yourself is no member ref (`@` and a handle). To take the task yourself, claim it instead: task_set_claim with its number in `numbers` and `\"claimed\": true` makes you its assignee; or give your own ref.",
+    ),
+    (
+        "task_create",
+        "tasks/*/assignee",
+        "A word for yourself is no member ref (`@` and a handle). To make the new task yours, leave `assignee` out and claim it once made (task_set_claim with its number and `\"claimed\": true`); or give your own ref.",
+    ),
+];
+
 const CLOSED: &str = "`closed` is `done` if the work was finished, `canceled` if it was dropped.";
 const NO_ARCHIVE: &str = "there is no soft delete or archive: a deleted task is gone for good; to set one aside, task_update it to `\"status\": \"canceled\"`.";
 const RELEASE: &str = "to release, `\"claimed\": false`; `\"claimed\": true` claims.";

@@ -17,7 +17,9 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Number, Value};
 
 use crate::error::{Failure, MAX_FIELD_ERRORS};
-use crate::registry::synonyms::{BY_WORDS, ByWords, MISSING_BESIDE, PATTERN_FIXES, VALUE_WORDS};
+use crate::registry::synonyms::{
+    BY_WORDS, ByWords, MISSING_BESIDE, PATTERN_FIXES, SELF_WORDS, VALUE_WORDS,
+};
 use crate::registry::{Action, FieldErrors, schema};
 use crate::schemas;
 
@@ -665,7 +667,8 @@ fn record(
                 // A filter's word for its own default (`any`), or for the
                 // caller (`me`), which the filter has its own field for.
                 if let (Kind::Pattern(_), Some(word)) = (kind, given_str(input, path))
-                    && let Some(said) = filter_word(action, path, word)
+                    && let Some(said) =
+                        filter_word(action, path, word).or_else(|| self_word(action, path, word))
                 {
                     return said.to_string();
                 }
@@ -1359,6 +1362,33 @@ fn filter_word(action: &Action, path: &str, word: &str) -> Option<&'static str> 
     } else {
         None
     }
+}
+
+/// For a member field of a write (an assignee): what a word for the
+/// caller (`me`) is to be instead ([`SELF_WORDS`]).
+fn self_word(action: &Action, path: &str, word: &str) -> Option<&'static str> {
+    let word = word.trim().trim_start_matches('@').to_lowercase();
+    if !["me", "myself", "self", "mine", "i"].contains(&word.as_str()) {
+        return None;
+    }
+    let at = any_item(path);
+    SELF_WORDS
+        .iter()
+        .find(|(of, field, _)| *of == action.name() && *field == at)
+        .map(|(_, _, said)| *said)
+}
+
+/// `path` with each list index written `*` (`tasks/0/assignee` is
+/// `tasks/*/assignee`), as the registry's tables name a field of any item.
+fn any_item(path: &str) -> String {
+    let parts: Vec<&str> = path
+        .split('/')
+        .map(|part| match part.parse::<usize>() {
+            Ok(_) => "*",
+            Err(_) => part,
+        })
+        .collect();
+    parts.join("/")
 }
 
 /// Whether `word` is what people write for "nobody" or "nothing".

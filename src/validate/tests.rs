@@ -740,6 +740,43 @@ fn a_none_word_in_a_filter_is_told_to_leave_the_filter_out() {
     }
 }
 
+/// A word for oneself as a write's assignee (`me`) is told to claim: the
+/// CLI does not know the caller's handle, and `@me`, no member, would be
+/// refused next (docs/contract.md: no sentinel for "current").
+#[test]
+fn a_word_for_oneself_as_an_assignee_is_told_to_claim() {
+    for word in ["me", "Myself", " self"] {
+        let e = errors(
+            "task",
+            "update",
+            json!({"channel": "eng", "number": 3, "assignee": word}),
+        );
+        assert!(
+            e["assignee"].contains("To take the task yourself, claim it instead: task_set_claim"),
+            "{word}: {e:?}"
+        );
+        let e = errors(
+            "task",
+            "create",
+            json!({"channel": "eng", "tasks": [{"title": "u", "assignee": word}]}),
+        );
+        assert!(
+            e["tasks/0/assignee"].contains("leave `assignee` out and claim it once made"),
+            "{word}: {e:?}"
+        );
+    }
+    // A handle is still told its `@`.
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 3, "assignee": "mel"}),
+    );
+    assert_eq!(
+        e["assignee"],
+        "A member ref starts with `@`: write `@` before the handle."
+    );
+}
+
 /// `null` for an optional field that takes no null is told to leave the
 /// field out (`cursor: null` for the first page), not only its type.
 #[test]

@@ -312,16 +312,7 @@ fn explained(action: &Action, parent_path: &str, name: &str) -> Option<&'static 
     // (`tasks/*/subtasks`).
     let at = match parent_path {
         "" => lower,
-        parent => {
-            let parent: Vec<&str> = parent
-                .split('/')
-                .map(|part| match part.parse::<usize>() {
-                    Ok(_) => "*",
-                    Err(_) => part,
-                })
-                .collect();
-            format!("{}/{lower}", parent.join("/"))
-        }
+        parent => format!("{}/{lower}", super::any_item(parent)),
     };
     synonyms::EXPLAINED
         .iter()
