@@ -108,9 +108,10 @@ pub(super) async fn list<S: Store>(
 /// `filters.labels`) in its place, when that call finds a task
 /// (`filter_match`). A search matches words of titles and descriptions,
 /// so `query: "@bob"` answers an empty page an agent takes for "bob holds
-/// nothing". A filter the call already gives is not replaced. Read on
-/// such pages only: the board's labels when the query is one word, and
-/// the page of the call named.
+/// nothing". One member ref among words (`@bob login`) is that filter
+/// too, the other words still the query. A filter the call already gives
+/// is not replaced. Read on such pages only: the board's labels when the
+/// query is one word, and the page of the call named.
 async fn filter_match<S: Store>(
     store: &S,
     principal: &Principal,
@@ -123,9 +124,22 @@ async fn filter_match<S: Store>(
     };
     let filters = given.get("filters");
     let has = |key: &str| filters.and_then(|f| f.get(key)).is_some();
+    // One member ref among words (`@bob login`): the member as the filter,
+    // the other words still searched.
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut members = words.iter().filter(|word| is_member_ref(word));
+    let (member, rest) = match (members.next(), members.next()) {
+        (Some(member), None) if words.len() > 1 => {
+            let rest: Vec<&str> = words.iter().copied().filter(|w| w != member).collect();
+            (Some(*member), Some(rest.join(" ")))
+        }
+        _ => (is_member_ref(text).then_some(text), None),
+    };
     // The call as a browse: what only a search takes goes with the query.
     let mut arguments = given.clone();
-    if let Some(object) = arguments.as_object_mut() {
+    if let Some(rest) = rest {
+        arguments["query"] = json!(rest);
+    } else if let Some(object) = arguments.as_object_mut() {
         object.remove("query");
         if object.get("sort").and_then(Value::as_str) == Some("relevance") {
             object.remove("sort");
@@ -146,15 +160,15 @@ async fn filter_match<S: Store>(
     // the browse would leave them out (the subtasks a member holds alone
     // are its tasks as much as `assigned_to_me`'s are).
     let mut subtasks_too = false;
-    if is_member_ref(text) {
+    if let Some(member) = member {
         if has("assignee") || has("assigned_to_me") {
             return Ok(None);
         }
         arguments["filters"] = filters.cloned().unwrap_or_else(|| json!({}));
-        if refusals::is_self_ref(text) {
+        if refusals::is_self_ref(member) {
             arguments["filters"]["assigned_to_me"] = json!(true);
         } else {
-            arguments["filters"]["assignee"] = json!(text);
+            arguments["filters"]["assignee"] = json!(member);
             subtasks_too = given.get("include_subtasks").is_none();
         }
     } else if let Some(status) = STATUSES.iter().find(|s| **s == status) {

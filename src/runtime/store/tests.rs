@@ -1080,6 +1080,17 @@ fn an_empty_search_names_the_filter_its_query_names<E: Engine>() {
             json!({"channel": "eng", "filters": {"assignee": "@carol"}, "include_subtasks": true}),
             3,
         ),
+        // A member among words: the member filtered, the words searched.
+        (
+            json!({"channel": "eng", "query": "login @bob", "sort": "relevance"}),
+            json!({"channel": "eng", "query": "login", "sort": "relevance", "filters": {"assignee": "@bob"}}),
+            1,
+        ),
+        (
+            json!({"channel": "eng", "query": "Docs @alice", "status": "all"}),
+            json!({"channel": "eng", "query": "Docs", "status": "all", "filters": {"assignee": "@alice"}}),
+            2,
+        ),
     ] {
         w.names_call("filter_match", &input, meant, found);
     }
@@ -1098,6 +1109,9 @@ fn an_empty_search_names_the_filter_its_query_names<E: Engine>() {
             json!({"channel": "eng", "query": "canceled"}),
             json!({"channel": "eng", "query": "frontend bug"}),
             json!({"channel": "eng", "filters": {"labels": ["docs"]}}),
+            // Words the member's tasks do not have; two members.
+            json!({"channel": "eng", "query": "@bob docs"}),
+            json!({"channel": "eng", "query": "@bob @alice login"}),
         ],
     );
     // A member ref is no words: not searched for on another board, where
