@@ -912,6 +912,13 @@ mod tests {
         async fn usable_boards(&self, _: &Principal) -> Result<Vec<String>, Failure> {
             panic!("a bug in a read")
         }
+        async fn other_boards_with(
+            &self,
+            _: &Principal,
+            _: &ListQuery,
+        ) -> Result<Vec<String>, Failure> {
+            panic!("a bug in a read")
+        }
         async fn create(
             &self,
             _: &Principal,

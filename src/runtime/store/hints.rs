@@ -301,16 +301,18 @@ async fn spelling_match<S: Store>(
     call_if_found(store, principal, meant, arguments).await
 }
 
-/// The most other boards a search's empty first page is tried on, for
-/// `channel_match`.
-const BOARDS_TRIED: usize = 20;
+/// The most of the boards [`Store::other_boards_with`] names that
+/// `channel_match` reads a page of, for the call it names: the first
+/// unless a write came between the two reads.
+const BOARDS_TRIED: usize = 3;
 
 /// For an empty first page of a search: the same call on another board
 /// the caller may use, the first by name that has a match
 /// (`channel_match`), so a search on the wrong board is not read as "no
 /// such task" (and the task made again where it does not belong). Not for
-/// a browse, nor with `filters.parent`, a number of this board. At most
-/// [`BOARDS_TRIED`] reads and the boards' names, on such pages only.
+/// a browse, nor with `filters.parent`, a number of this board. One read
+/// asks every board at once, then the call named is read as any list is,
+/// on such pages only.
 async fn channel_match<S: Store>(
     store: &S,
     principal: &Principal,
@@ -320,10 +322,9 @@ async fn channel_match<S: Store>(
     if query.search.is_none() || query.parent.is_some() {
         return Ok(None);
     }
-    let boards = store.usable_boards(principal).await?;
+    let boards = store.other_boards_with(principal, query).await?;
     let tries: Vec<(ListQuery, Value)> = boards
         .into_iter()
-        .filter(|board| *board != query.channel)
         .take(BOARDS_TRIED)
         .map(|board| {
             let mut arguments = given.clone();

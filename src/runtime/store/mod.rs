@@ -325,6 +325,16 @@ pub trait Store: Send + Sync + 'static {
         &self,
         principal: &Principal,
     ) -> impl Future<Output = Result<Vec<String>, Failure>> + Send;
+    /// The names of the boards of the caller's workspace it may use, but
+    /// `query.channel`, on which search `query` finds a live task (its
+    /// board aside; no `parent`), in name order: one read for every board,
+    /// where an empty search looks next (`channel_match`). Empty for a
+    /// browse.
+    fn other_boards_with(
+        &self,
+        principal: &Principal,
+        query: &ListQuery,
+    ) -> impl Future<Output = Result<Vec<String>, Failure>> + Send;
     /// [`Store::find_token`] and, where the engine can read both at once
     /// (PostgreSQL), [`Store::get`] for the token's principal in the same
     /// read, so that a `task_get` costs one round trip, not two. `None`: no

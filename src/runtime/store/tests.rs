@@ -1274,6 +1274,39 @@ fn an_empty_search_names_the_board_that_has_it<E: Engine>() {
         "secret"
     );
     assert!(list(&w.bob, input).get("channel_match").is_none());
+    // One read asks every board, with the call's filters: a done task on
+    // `ops` is no match for the open ones, so `secret`'s is named; a label
+    // no task there has, nothing.
+    w.create(
+        &w.alice,
+        json!({"channel": "ops", "tasks": [{"title": "Archive old logs", "status": "done"}]}),
+    );
+    w.titles(&w.alice, "secret", &["Archive old builds"]);
+    let boards = |who: &Principal, input: Value| {
+        let query = ListQuery::from_input(who, input).unwrap();
+        block(w.store.other_boards_with(who, &query)).unwrap()
+    };
+    let archive = json!({"channel": "eng", "query": "archive old"});
+    assert_eq!(boards(&w.alice, archive.clone()), ["secret"]);
+    assert_eq!(
+        list(&w.alice, archive)["channel_match"]["arguments"]["channel"],
+        "secret"
+    );
+    let all = json!({"channel": "eng", "query": "archive", "status": "all"});
+    assert_eq!(boards(&w.alice, all), ["ops", "secret"]);
+    assert_eq!(
+        boards(&w.alice, json!({"channel": "eng", "query": "signing"})),
+        ["ops", "secret"]
+    );
+    assert_eq!(
+        boards(&w.bob, json!({"channel": "eng", "query": "signing"})),
+        ["ops"]
+    );
+    let labelled =
+        |label: &str| json!({"channel": "eng", "query": "signing", "filters": {"labels": [label]}});
+    assert_eq!(boards(&w.alice, labelled("INFRA")), ["ops"]);
+    assert!(boards(&w.alice, labelled("docs")).is_empty());
+    assert!(boards(&w.alice, json!({"channel": "ops", "query": "rotate"})).is_empty());
     // Nothing to say: a match here, none anywhere, a parent's subtasks (a
     // number of this board), a browse (another board's tasks are no match
     // for it), nor another workspace's board.

@@ -223,6 +223,15 @@ impl Store for PgStore {
         read!(self, |c| tasks::usable_boards(c, principal).await)
     }
 
+    async fn other_boards_with(
+        &self,
+        principal: &Principal,
+        query: &ListQuery,
+    ) -> Result<Vec<String>, Failure> {
+        read!(self, |c| tasks::other_boards_with(c, principal, query)
+            .await)
+    }
+
     async fn board_labels(
         &self,
         principal: &Principal,

@@ -1211,12 +1211,39 @@ fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Arg>)> {
         format!("${}", args.len())
     };
     let rows = q.rows_condition(board_id, |v| arg(Arg::Int(v)));
-    let mut conditions = vec!["t.deleted_at IS NULL".to_string(), rows];
-    let mut score = "0::float8".to_string();
+    let mut conditions = vec![rows];
+    conditions.extend(task_conditions(q, &mut arg)?);
+    let score = match &q.search {
+        Some(text) => relevance_sql(text, &mut arg),
+        None => "0::float8".to_string(),
+    };
+    if let Some(after) = q.after {
+        conditions.push(after.condition(&score, |key| {
+            arg(match key {
+                Key::Int(v) => Arg::Int(v),
+                Key::Real(v) => Arg::Real(v),
+            })
+        }));
+    }
+    let order = q.sort.order_by(&score);
+    let limit = arg(Arg::Int(q.limit + 1));
+    let sql = format!(
+        "SELECT {}, {score} {} WHERE {} ORDER BY {order} LIMIT {limit}",
+        task_columns!(),
+        task_from!(),
+        conditions.join(" AND "),
+    );
+    Some((sql, args))
+}
+
+/// What a task of list `q` must be, its board and page aside: live, of
+/// the search's words, its filters' status, member and labels; `None`
+/// when the search text has no words.
+fn task_conditions(q: &ListQuery, arg: &mut impl FnMut(Arg) -> String) -> Option<Vec<String>> {
+    let mut conditions = vec!["t.deleted_at IS NULL".to_string()];
     if let Some(text) = &q.search {
         let query = arg(Arg::Text(search_query(text)?));
         conditions.push(format!("t.search @@ {query}::text::tsquery"));
-        score = relevance_sql(text, &mut arg);
     }
     if !q.include_subtasks {
         conditions.push("t.parent_id IS NULL".into());
@@ -1238,23 +1265,42 @@ fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Arg>)> {
              WHERE lower(l.label COLLATE \"C\") = {label})"
         ));
     }
-    if let Some(after) = q.after {
-        conditions.push(after.condition(&score, |key| {
-            arg(match key {
-                Key::Int(v) => Arg::Int(v),
-                Key::Real(v) => Arg::Real(v),
-            })
-        }));
-    }
-    let order = q.sort.order_by(&score);
-    let limit = arg(Arg::Int(q.limit + 1));
+    Some(conditions)
+}
+
+/// [`Store::other_boards_with`](super::super::Store::other_boards_with):
+/// one statement for every board, read on an empty search's path only.
+pub(super) async fn other_boards_with<C: GenericClient>(
+    c: &C,
+    p: &Principal,
+    q: &ListQuery,
+) -> Result<Vec<String>> {
+    let mut args: Vec<Arg> = vec![
+        Arg::Text(p.workspace_id.clone()),
+        Arg::Text(p.agent_id.clone()),
+        Arg::Text(q.channel.clone()),
+    ];
+    let mut arg = |v: Arg| {
+        args.push(v);
+        format!("${}", args.len())
+    };
+    let Some(conditions) = task_conditions(q, &mut arg) else {
+        return Ok(Vec::new());
+    };
     let sql = format!(
-        "SELECT {}, {score} {} WHERE {} ORDER BY {order} LIMIT {limit}",
-        task_columns!(),
-        task_from!(),
-        conditions.join(" AND "),
+        "SELECT DISTINCT c.name COLLATE \"C\" FROM tasks t JOIN channels c ON c.id = t.channel_id \
+         LEFT JOIN agents a ON a.id = t.assignee_id \
+         WHERE c.workspace_id = $1 AND c.name <> $3 AND (NOT c.private OR EXISTS \
+         (SELECT 1 FROM channel_members m WHERE m.channel_id = c.id AND m.agent_id = $2)) \
+         AND {} ORDER BY 1",
+        conditions.join(" AND ")
     );
-    Some((sql, args))
+    let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(Arg::as_sql).collect();
+    Ok(all(c, &sql, &params)
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect())
 }
 
 /// PostgreSQL's plan of the page query of list `q` for `p`, made for its

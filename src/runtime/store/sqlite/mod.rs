@@ -223,6 +223,14 @@ impl Store for SqliteStore {
         self.read(|c| tasks::usable_boards(c, principal))
     }
 
+    async fn other_boards_with(
+        &self,
+        principal: &Principal,
+        query: &ListQuery,
+    ) -> Result<Vec<String>, Failure> {
+        self.read(|c| tasks::other_boards_with(c, principal, query))
+    }
+
     async fn board_labels(
         &self,
         principal: &Principal,

@@ -782,29 +782,8 @@ pub(super) fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Sql>
         ));
     }
     let rows = q.rows_condition(board_id, |v| arg(Sql::Integer(v)));
-    let mut conditions = vec!["t.deleted_at IS NULL".to_string(), rows];
-    if !q.include_subtasks {
-        conditions.push("t.parent_id IS NULL".into());
-    }
-    if let Some(statuses) = q.view.statuses() {
-        let list: Vec<String> = statuses
-            .iter()
-            .map(|s| arg(Sql::Text((*s).to_string())))
-            .collect();
-        conditions.push(format!("t.status IN ({})", list.join(", ")));
-    }
-    if let Some(member) = &q.assignee {
-        let handle = arg(Sql::Text(handle_of(member).to_string()));
-        conditions.push(format!("a.handle = {handle}"));
-    }
-    // `q.labels` are folded (ASCII lowercase); SQLite's `lower` folds ASCII
-    // alone, as PostgreSQL's in the "C" collation does.
-    for label in &q.labels {
-        let label = arg(Sql::Text(label.clone()));
-        conditions.push(format!(
-            "EXISTS (SELECT 1 FROM json_each(t.labels) WHERE lower(json_each.value) = {label})"
-        ));
-    }
+    let mut conditions = vec![rows];
+    conditions.extend(task_conditions(q, &mut arg));
     if let Some(after) = q.after {
         conditions.push(after.condition("hits.score", |key| {
             arg(match key {
@@ -850,6 +829,69 @@ pub(super) fn list_sql(board_id: i64, q: &ListQuery) -> Option<(String, Vec<Sql>
         ));
     }
     Some((sql, args))
+}
+
+/// What a task of list `q` must be, its board, its search's hits and its
+/// page aside: live, of its filters' status, member and labels.
+fn task_conditions(q: &ListQuery, arg: &mut impl FnMut(Sql) -> String) -> Vec<String> {
+    let mut conditions = vec!["t.deleted_at IS NULL".to_string()];
+    if !q.include_subtasks {
+        conditions.push("t.parent_id IS NULL".into());
+    }
+    if let Some(statuses) = q.view.statuses() {
+        let list: Vec<String> = statuses
+            .iter()
+            .map(|s| arg(Sql::Text((*s).to_string())))
+            .collect();
+        conditions.push(format!("t.status IN ({})", list.join(", ")));
+    }
+    if let Some(member) = &q.assignee {
+        let handle = arg(Sql::Text(handle_of(member).to_string()));
+        conditions.push(format!("a.handle = {handle}"));
+    }
+    // `q.labels` are folded (ASCII lowercase); SQLite's `lower` folds ASCII
+    // alone, as PostgreSQL's in the "C" collation does.
+    for label in &q.labels {
+        let label = arg(Sql::Text(label.clone()));
+        conditions.push(format!(
+            "EXISTS (SELECT 1 FROM json_each(t.labels) WHERE lower(json_each.value) = {label})"
+        ));
+    }
+    conditions
+}
+
+/// [`Store::other_boards_with`](super::super::Store::other_boards_with):
+/// one statement for every board, read on an empty search's path only.
+pub(super) fn other_boards_with(
+    c: &Connection,
+    p: &Principal,
+    q: &ListQuery,
+) -> Result<Vec<String>, Failure> {
+    let Some(fts) = q.search.as_deref().and_then(fts_query) else {
+        return Ok(Vec::new());
+    };
+    let mut args = vec![
+        Sql::Text(fts),
+        Sql::Text(p.workspace_id.clone()),
+        Sql::Text(p.agent_id.clone()),
+        Sql::Text(q.channel.clone()),
+    ];
+    let mut arg = |v: Sql| {
+        args.push(v);
+        format!("?{}", args.len())
+    };
+    let conditions = task_conditions(q, &mut arg).join(" AND ");
+    let sql = format!(
+        "WITH hits AS MATERIALIZED (SELECT rowid AS id FROM task_fts WHERE task_fts MATCH ?1) \
+         SELECT DISTINCT c.name FROM hits CROSS JOIN tasks t ON t.id = hits.id \
+         JOIN channels c ON c.id = t.channel_id LEFT JOIN agents a ON a.id = t.assignee_id \
+         WHERE c.workspace_id = ?2 AND c.name <> ?4 AND (NOT c.private OR EXISTS \
+         (SELECT 1 FROM channel_members m WHERE m.channel_id = c.id AND m.agent_id = ?3)) \
+         AND {conditions} ORDER BY c.name"
+    );
+    let mut stmt = c.prepare_cached(&sql)?;
+    let rows = stmt.query_map(rusqlite::params_from_iter(args.iter()), |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 // ---------------------------------------------------------------- get
