@@ -110,9 +110,18 @@ fn is_function_word(word: &str) -> bool {
 /// other (`the` still finds `The theme`); empty when the text has no word
 /// at all (only punctuation).
 pub fn query_words(text: &str) -> Vec<QueryWord> {
+    // A function word written as a member ref (`@me docs`) names someone:
+    // left out, the search would answer everyone's tasks as if they were
+    // the caller's. Kept, it finds what has the word, and an empty page
+    // names the member as a filter (`store::hints`).
+    let named: Vec<String> = text
+        .split_whitespace()
+        .filter(|token| token.starts_with('@'))
+        .flat_map(words)
+        .collect();
     let mut words = words(text);
     if words.iter().any(|w| !is_function_word(w)) {
-        words.retain(|w| !is_function_word(w));
+        words.retain(|w| !is_function_word(w) || named.contains(w));
     }
     words.truncate(MAX_QUERY_WORDS);
     words
@@ -158,6 +167,9 @@ mod tests {
             prefixes("Fix the login bug in Safari"),
             ["fix", "login", "bug", "safari"]
         );
+        // Written as a member ref, a function word is kept.
+        assert_eq!(prefixes("@me docs"), ["me", "docs"]);
+        assert_eq!(prefixes("docs for me"), ["docs"]);
         assert_eq!(prefixes("how to deploy"), ["deploy"]);
         assert_eq!(
             prefixes("does not start"),

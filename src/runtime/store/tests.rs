@@ -1086,6 +1086,12 @@ fn an_empty_search_names_the_filter_its_query_names<E: Engine>() {
             json!({"channel": "eng", "query": "login", "sort": "relevance", "filters": {"assignee": "@bob"}}),
             1,
         ),
+        // `me` is a word a search leaves out, but not written `@me`.
+        (
+            json!({"channel": "eng", "query": "@me docs"}),
+            json!({"channel": "eng", "query": "docs", "filters": {"assigned_to_me": true}}),
+            2,
+        ),
         (
             json!({"channel": "eng", "query": "Docs @alice", "status": "all"}),
             json!({"channel": "eng", "query": "Docs", "status": "all", "filters": {"assignee": "@alice"}}),
