@@ -12,6 +12,8 @@
 //! registry's synonyms, the nearest name), the `#` hint and the
 //! rewrite of integral numbers (`42.0` → `42`) are here, over the schema.
 
+use std::cell::Cell;
+
 use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Number, Value};
@@ -1086,13 +1088,46 @@ fn holds_at(action: &Action, input: &Value, path: &str, value: &Value) -> bool {
 
 /// What the validator says inside `path` once the list `shown` is put
 /// there: the first problem a retry that only wrapped the value would meet.
+/// The schema's problems there and the action's rules are judged at that
+/// path alone, and one level deep: inside, no field is judged wrapped
+/// again, or an input of many such fields would be judged once per
+/// ordering of them.
 fn wrong_once_listed(action: &Action, input: &Value, path: &str, shown: &str) -> Option<String> {
+    thread_local!(static LISTING: Cell<bool> = const { Cell::new(false) });
+    /// Unsets [`LISTING`] however the judging ends.
+    struct Listing;
+    impl Drop for Listing {
+        fn drop(&mut self) {
+            LISTING.set(false);
+        }
+    }
+    if LISTING.get() {
+        return None;
+    }
     let mut fixed = input.clone();
     *fixed.pointer_mut(&format!("/{path}"))? = serde_json::from_str(shown).ok()?;
-    let failure = validate(action, fixed).err()?;
+    LISTING.set(true);
+    let _listing = Listing;
     let inside = |at: &str| at == path || at.strip_prefix(path).is_some_and(|r| r.starts_with('/'));
-    failure
-        .field_errors
+    let mut errors = FieldErrors::new();
+    let (mut candidates, mut fixes) = (Vec::new(), Vec::new());
+    for violation in violations(action, &fixed)
+        .iter()
+        .filter(|v| inside(&v.path))
+    {
+        record(
+            violation,
+            action,
+            &fixed,
+            &mut errors,
+            &mut candidates,
+            &mut fixes,
+        );
+    }
+    if errors.is_empty() {
+        (action.check)(&fixed, &mut errors);
+    }
+    errors
         .into_iter()
         .find_map(|(at, message)| inside(&at).then_some(message))
 }

@@ -2447,6 +2447,17 @@ fn a_change_to_part_of_a_list_is_told_that_the_list_is_replaced_whole() {
         update(json!({"labels": "-backend"}))["labels"],
         "Must be of type array; put the value in a list, `[…]`, and: No `+` or `-` before a label: the list is the task's whole list, not changes to it; give every label it is to have, without signs (task_get shows those it has)."
     );
+    // Many such values at once are each judged wrapped once, not once per
+    // ordering of them (this input took minutes when each judging judged
+    // the others wrapped again).
+    let many: Vec<Value> = (0..50)
+        .map(|_| json!({"title": "t", "labels": "-x", "urls": "-y"}))
+        .collect();
+    let e = errors("task", "create", json!({"channel": "eng", "tasks": many}));
+    assert!(
+        e["tasks/0/labels"].starts_with("Only `title` is accepted in a batch"),
+        "{e:?}"
+    );
     for sign in ["+urgent", "-backend"] {
         let e = update(json!({"labels": ["auth", sign]}));
         assert!(
