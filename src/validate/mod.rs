@@ -779,9 +779,7 @@ fn unboxed(action: &Action, input: &Value, path: &str, names: &[&str]) -> Option
     if !(scalar && names.iter().any(|name| is_of_type(inner, name))) {
         return None;
     }
-    let mut fixed = input.clone();
-    *fixed.pointer_mut(&format!("/{path}"))? = inner.clone();
-    let (again, _, _) = judged(action, &fixed);
+    let again = judged_at(action, input, path, inner.clone()).unwrap_or_default();
     let said = format!("Must be of type {}", names.join(" or "));
     let key = crate::text::clip(&crate::credentials::redact_token_like(key), 64).into_owned();
     let shown = inner.to_string();
@@ -1088,26 +1086,41 @@ fn holds_at(action: &Action, input: &Value, path: &str, value: &Value) -> bool {
 
 /// What the validator says inside `path` once the list `shown` is put
 /// there: the first problem a retry that only wrapped the value would meet.
-/// The schema's problems there and the action's rules are judged at that
-/// path alone, and one level deep: inside, no field is judged wrapped
-/// again, or an input of many such fields would be judged once per
-/// ordering of them.
 fn wrong_once_listed(action: &Action, input: &Value, path: &str, shown: &str) -> Option<String> {
-    thread_local!(static LISTING: Cell<bool> = const { Cell::new(false) });
-    /// Unsets [`LISTING`] however the judging ends.
-    struct Listing;
-    impl Drop for Listing {
+    let list: Value = serde_json::from_str(shown).ok()?;
+    let mut errors = judged_at(action, input, path, list.clone())?;
+    if errors.is_empty() {
+        let mut fixed = input.clone();
+        *fixed.pointer_mut(&format!("/{path}"))? = list;
+        (action.check)(&fixed, &mut errors);
+    }
+    let inside = |at: &str| at == path || at.strip_prefix(path).is_some_and(|r| r.starts_with('/'));
+    errors
+        .into_iter()
+        .find_map(|(at, message)| inside(&at).then_some(message))
+}
+
+/// The schema's problems at and below `path` once `value` is put there,
+/// worded as any are: what a retry that made only that change would be
+/// told there. `None` inside another such judging: a message judged this
+/// way never judges another value so (one level deep), or an input of
+/// many such fields would be judged once per ordering of them.
+fn judged_at(action: &Action, input: &Value, path: &str, value: Value) -> Option<FieldErrors> {
+    thread_local!(static JUDGING: Cell<bool> = const { Cell::new(false) });
+    /// Unsets [`JUDGING`] however the judging ends.
+    struct Judging;
+    impl Drop for Judging {
         fn drop(&mut self) {
-            LISTING.set(false);
+            JUDGING.set(false);
         }
     }
-    if LISTING.get() {
+    if JUDGING.get() {
         return None;
     }
     let mut fixed = input.clone();
-    *fixed.pointer_mut(&format!("/{path}"))? = serde_json::from_str(shown).ok()?;
-    LISTING.set(true);
-    let _listing = Listing;
+    *fixed.pointer_mut(&format!("/{path}"))? = value;
+    JUDGING.set(true);
+    let _judging = Judging;
     let inside = |at: &str| at == path || at.strip_prefix(path).is_some_and(|r| r.starts_with('/'));
     let mut errors = FieldErrors::new();
     let (mut candidates, mut fixes) = (Vec::new(), Vec::new());
@@ -1124,12 +1137,7 @@ fn wrong_once_listed(action: &Action, input: &Value, path: &str, shown: &str) ->
             &mut fixes,
         );
     }
-    if errors.is_empty() {
-        (action.check)(&fixed, &mut errors);
-    }
-    errors
-        .into_iter()
-        .find_map(|(at, message)| inside(&at).then_some(message))
+    Some(errors)
 }
 
 /// Words a caller writes for every item of a list (`numbers: "all"`).

@@ -351,6 +351,34 @@ fn a_value_boxed_in_an_object_is_told_to_stand_alone() {
         json!({"channel": "eng", "number": 1, "labels": {"add": ["x"]}}),
     );
     assert!(!e["labels"].contains("value alone"), "{}", e["labels"]);
+    // Many boxed values at once: each is judged unboxed once, and what it
+    // would then be told is said (this 400-byte input took minutes when
+    // judging one unboxed judged every other unboxed again, on the CLI and
+    // on the runtime alike).
+    let boxed = |i: usize| {
+        json!({"title": {"text": format!("t{i}")}, "description": {"text": "d"},
+            "assignee": {"name": "bob"}, "status": {"name": "todo"},
+            "priority": {"name": "high"}, "blocker": {"text": "b"}})
+    };
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": (0..3).map(boxed).collect::<Vec<_>>()}),
+    );
+    assert_eq!(
+        e["tasks/2/title"],
+        "Must be of type string: write `\"t2\"`, the value alone, not an object (its `text`)."
+    );
+    let mut update = boxed(0);
+    update["channel"] = json!("eng");
+    update["number"] = json!(1);
+    update["parent"] = json!({"number": 2});
+    let e = errors("task", "update", update);
+    assert!(
+        e["assignee"]
+            .ends_with("so given: A member ref starts with `@`: write `@` before the handle."),
+        "{e:?}"
+    );
 }
 
 #[test]
