@@ -159,12 +159,20 @@ fn mutate_value(rng: &mut Rng, value: &mut Value) {
     match value {
         Value::Object(map) if !map.is_empty() && rng.chance(70) => {
             let key = map.keys().nth(rng.below(map.len())).cloned().unwrap();
-            match rng.below(4) {
+            match rng.below(5) {
                 0 => {
                     map.remove(&key);
                 }
                 1 => {
                     map.insert(key, random_value(rng, 0));
+                }
+                // Every scalar from here down boxed in an object of its own
+                // (`{"title": {"text": …}}`), as a tool that wraps each
+                // parameter writes them: each is judged unboxed.
+                2 => {
+                    for value in map.values_mut() {
+                        box_scalars(value);
+                    }
                 }
                 _ => mutate_value(rng, map.get_mut(&key).unwrap()),
             }
@@ -212,6 +220,15 @@ fn mutate_value(rng: &mut Rng, value: &mut Value) {
             );
         }
         other => *other = random_value(rng, 0),
+    }
+}
+
+/// Each scalar in `value`, at any depth, as `{"value": scalar}`.
+fn box_scalars(value: &mut Value) {
+    match value {
+        Value::Object(map) => map.values_mut().for_each(box_scalars),
+        Value::Array(items) => items.iter_mut().for_each(box_scalars),
+        scalar => *scalar = json!({"value": scalar.take()}),
     }
 }
 
