@@ -2337,6 +2337,10 @@ fn another_trackers_search_syntax_is_told_the_filter_it_means() {
             "timeout -login",
             "`-login` excludes nothing: there are no operators, and every word must match, so it asks for `login`",
         ),
+        // A word for the caller would be searched as `me`, which `merge`
+        // begins: others' tasks read as one's own.
+        ("@me", "`@me` names you"),
+        ("docs @Self", "set `filters.assigned_to_me` to true"),
     ] {
         let e = errors("task", "list", json!({"channel": "eng", "query": query}));
         assert!(
@@ -2352,6 +2356,8 @@ fn another_trackers_search_syntax_is_told_the_filter_it_means() {
         "--force flag",
         "-10 offset",
         "e-mail log-in",
+        "@bob",
+        "email me",
     ] {
         validate(
             find("task", "list").unwrap(),

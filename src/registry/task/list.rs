@@ -222,6 +222,16 @@ pub fn is_search(input: &Value) -> bool {
 /// empty page: what to give instead.
 fn foreign_syntax(query: &str) -> Option<String> {
     for word in query.split_whitespace() {
+        // A word for the caller (`@me`): a search would take it for the
+        // word `me`, a prefix of `merge` and `metrics`, and answer others'
+        // tasks as if they were the caller's.
+        if let Some(handle) = word.strip_prefix('@')
+            && ["me", "self", "myself"].contains(&handle.to_lowercase().as_str())
+        {
+            return Some(format!(
+                "`{word}` names you, and a query matches words of titles and descriptions: for your own tasks, set `filters.assigned_to_me` to true, with the other words, if any, as the query."
+            ));
+        }
         if word == "OR" {
             return Some("Every word must match; `OR` is no operator here: one search per alternative (one line each with `--batch`).".into());
         }

@@ -101,11 +101,11 @@ pub(super) async fn list<S: Store>(
 }
 
 /// For an empty first page of a search whose whole query names what a
-/// filter selects rather than words of a task: a member ref (`@bob`, or
-/// `@me` for the caller), a status (`done`, `in progress`) or a label of
-/// the board (`frontend`). The same call with the query given as that
-/// filter (`filters.assignee` or `filters.assigned_to_me`, `status`,
-/// `filters.labels`) in its place, when that call finds a task
+/// filter selects rather than words of a task: a member ref (`@bob`; a
+/// word for the caller, `@me`, is refused in a query by `list::check`), a
+/// status (`done`, `in progress`) or a label of the board (`frontend`).
+/// The same call with the query given as that filter (`filters.assignee`,
+/// `status`, `filters.labels`) in its place, when that call finds a task
 /// (`filter_match`). A search matches words of titles and descriptions,
 /// so `query: "@bob"` answers an empty page an agent takes for "bob holds
 /// nothing". One member ref among words (`@bob login`) is that filter
@@ -164,13 +164,11 @@ async fn filter_match<S: Store>(
         if has("assignee") || has("assigned_to_me") {
             return Ok(None);
         }
+        // A word for the caller (`@me`) never gets here: `list::check`
+        // refuses it in a query.
         arguments["filters"] = filters.cloned().unwrap_or_else(|| json!({}));
-        if refusals::is_self_ref(member) {
-            arguments["filters"]["assigned_to_me"] = json!(true);
-        } else {
-            arguments["filters"]["assignee"] = json!(member);
-            subtasks_too = given.get("include_subtasks").is_none();
-        }
+        arguments["filters"]["assignee"] = json!(member);
+        subtasks_too = given.get("include_subtasks").is_none();
     } else if let Some(status) = STATUSES.iter().find(|s| **s == status) {
         // A status the call gives is not replaced.
         if given.get("status").is_some_and(|s| s != "all") {
@@ -217,9 +215,9 @@ async fn filter_match<S: Store>(
     Ok(None)
 }
 
-/// Whether a query is one member ref (`@bob`, `@me`) and no words: what
-/// only [`filter_match`] reads, the words' hints leaving it alone (`@me`
-/// would be searched for as `me`, which `menu` matches).
+/// Whether a query is one member ref (`@bob`) and no words: what only
+/// [`filter_match`] reads, the words' hints leaving it alone (`@men`
+/// would be searched for as `men`, which `menu` begins).
 fn is_member_ref(text: &str) -> bool {
     text.starts_with('@') && !text.contains(char::is_whitespace)
 }
