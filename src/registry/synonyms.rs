@@ -349,12 +349,29 @@ pub static VALUE_WORDS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// What a word for oneself (`me`, `self`) in a member field of a write
+/// Handles a caller writes for itself (`@me`): no member's, and no value
+/// either (docs/contract.md: no sentinel for "current").
+const SELF_HANDLES: [&str; 3] = ["me", "self", "myself"];
+
+/// Whether `handle` (without `@`) is one a caller writes for itself.
+pub fn is_self_handle(handle: &str) -> bool {
+    SELF_HANDLES.iter().any(|h| handle.eq_ignore_ascii_case(h))
+}
+
+/// Whether `word`, where a member ref goes, is one a caller writes for
+/// itself: a [self handle](is_self_handle), with or without `@`, or
+/// `mine` or `i`.
+pub fn is_self_word(word: &str) -> bool {
+    let word = word.trim();
+    let word = word.strip_prefix('@').unwrap_or(word);
+    is_self_handle(word) || ["mine", "i"].iter().any(|w| word.eq_ignore_ascii_case(w))
+}
+
+/// What a [word for oneself](is_self_word) in a member field of a write
 /// is to be instead: `(action, field path, words)`, an item of a list as
-/// `*`. A word for "me" is no value (docs/contract.md: no sentinel for
-/// "current"), and the CLI does not know the caller's handle to show it:
-/// claiming is what makes the caller the assignee.
-pub static SELF_WORDS: &[(&str, &str, &str)] = &[
+/// `*`. The CLI does not know the caller's handle to show it: claiming is
+/// what makes the caller the assignee.
+pub static SELF_AS_ASSIGNEE: &[(&str, &str, &str)] = &[
     (
         "task_update",
         "assignee",

@@ -20,7 +20,7 @@ use serde_json::{Number, Value};
 
 use crate::error::{Failure, MAX_FIELD_ERRORS};
 use crate::registry::synonyms::{
-    BY_WORDS, ByWords, MISSING_BESIDE, PATTERN_FIXES, SELF_WORDS, VALUE_WORDS,
+    BY_WORDS, ByWords, MISSING_BESIDE, PATTERN_FIXES, SELF_AS_ASSIGNEE, VALUE_WORDS, is_self_word,
 };
 use crate::registry::{Action, FieldErrors, schema};
 use crate::schemas;
@@ -128,10 +128,7 @@ fn said_once_fixed(
         }
         let (again, _, next) = judged(action, &fixed);
         for (path, message) in &again {
-            let Some((_, how)) = moved
-                .iter()
-                .find(|(at, _)| path == at || path.starts_with(&format!("{at}/")))
-            else {
+            let Some((_, how)) = moved.iter().find(|(at, _)| within(path, at)) else {
                 continue;
             };
             // A camelCase key inside a renamed value is said with the
@@ -1075,36 +1072,38 @@ fn holds_at(action: &Action, input: &Value, path: &str, value: &Value) -> bool {
         return false;
     };
     *slot = value.clone();
-    let within = |at: &str| at == path || at.strip_prefix(path).is_some_and(|r| r.starts_with('/'));
-    if violations(action, &fixed).iter().any(|v| within(&v.path)) {
+    if violations(action, &fixed)
+        .iter()
+        .any(|v| within(&v.path, path))
+    {
         return false;
     }
     let mut rules = FieldErrors::new();
     (action.check)(&fixed, &mut rules);
-    !rules.keys().any(|at| within(at))
+    !rules.keys().any(|at| within(at, path))
+}
+
+/// Whether input path `at` is `path` or inside it.
+fn within(at: &str, path: &str) -> bool {
+    at == path
+        || at
+            .strip_prefix(path)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// What the validator says inside `path` once the list `shown` is put
 /// there: the first problem a retry that only wrapped the value would meet.
 fn wrong_once_listed(action: &Action, input: &Value, path: &str, shown: &str) -> Option<String> {
-    let list: Value = serde_json::from_str(shown).ok()?;
-    let mut errors = judged_at(action, input, path, list.clone())?;
-    if errors.is_empty() {
-        let mut fixed = input.clone();
-        *fixed.pointer_mut(&format!("/{path}"))? = list;
-        (action.check)(&fixed, &mut errors);
-    }
-    let inside = |at: &str| at == path || at.strip_prefix(path).is_some_and(|r| r.starts_with('/'));
-    errors
-        .into_iter()
-        .find_map(|(at, message)| inside(&at).then_some(message))
+    let list = serde_json::from_str(shown).ok()?;
+    judged_at(action, input, path, list)?.into_values().next()
 }
 
-/// The schema's problems at and below `path` once `value` is put there,
-/// worded as any are: what a retry that made only that change would be
-/// told there. `None` inside another such judging: a message judged this
-/// way never judges another value so (one level deep), or an input of
-/// many such fields would be judged once per ordering of them.
+/// What a retry that made only one change, `value` at `path`, would be
+/// told at and below `path`: the schema's problems there, worded as any
+/// are, or else the action's rules there. `None` inside another such
+/// judging: a message judged this way never judges another value so (one
+/// level deep), or an input of many such fields would be judged once per
+/// ordering of them.
 fn judged_at(action: &Action, input: &Value, path: &str, value: Value) -> Option<FieldErrors> {
     thread_local!(static JUDGING: Cell<bool> = const { Cell::new(false) });
     /// Unsets [`JUDGING`] however the judging ends.
@@ -1121,12 +1120,11 @@ fn judged_at(action: &Action, input: &Value, path: &str, value: Value) -> Option
     *fixed.pointer_mut(&format!("/{path}"))? = value;
     JUDGING.set(true);
     let _judging = Judging;
-    let inside = |at: &str| at == path || at.strip_prefix(path).is_some_and(|r| r.starts_with('/'));
     let mut errors = FieldErrors::new();
     let (mut candidates, mut fixes) = (Vec::new(), Vec::new());
     for violation in violations(action, &fixed)
         .iter()
-        .filter(|v| inside(&v.path))
+        .filter(|v| within(&v.path, path))
     {
         record(
             violation,
@@ -1136,6 +1134,10 @@ fn judged_at(action: &Action, input: &Value, path: &str, value: Value) -> Option
             &mut candidates,
             &mut fixes,
         );
+    }
+    if errors.is_empty() {
+        (action.check)(&fixed, &mut errors);
+        errors.retain(|at, _| within(at, path));
     }
     Some(errors)
 }
@@ -1398,7 +1400,7 @@ fn filter_word(action: &Action, path: &str, word: &str) -> Option<&'static str> 
     .contains(&word.as_str())
     {
         Some("A word for everyone is no member: leave the filter out, and it matches any.")
-    } else if ["me", "myself", "self", "mine", "i"].contains(&word.as_str())
+    } else if is_self_word(&word)
         && names_a_field(action, &path.replace("assignee", "assigned_to_me"))
     {
         Some("For your own tasks, set `assigned_to_me` to true instead (and leave this out).")
@@ -1408,14 +1410,13 @@ fn filter_word(action: &Action, path: &str, word: &str) -> Option<&'static str> 
 }
 
 /// For a member field of a write (an assignee): what a word for the
-/// caller (`me`) is to be instead ([`SELF_WORDS`]).
+/// caller (`me`) is to be instead ([`SELF_AS_ASSIGNEE`]).
 fn self_word(action: &Action, path: &str, word: &str) -> Option<&'static str> {
-    let word = word.trim().trim_start_matches('@').to_lowercase();
-    if !["me", "myself", "self", "mine", "i"].contains(&word.as_str()) {
+    if !is_self_word(word) {
         return None;
     }
     let at = any_item(path);
-    SELF_WORDS
+    SELF_AS_ASSIGNEE
         .iter()
         .find(|(of, field, _)| *of == action.name() && *field == at)
         .map(|(_, _, said)| *said)

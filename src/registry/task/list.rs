@@ -225,8 +225,9 @@ fn foreign_syntax(query: &str) -> Option<String> {
         // A word for the caller (`@me`): a search would take it for the
         // word `me`, a prefix of `merge` and `metrics`, and answer others'
         // tasks as if they were the caller's.
-        if let Some(handle) = word.strip_prefix('@')
-            && ["me", "self", "myself"].contains(&handle.to_lowercase().as_str())
+        if word
+            .strip_prefix('@')
+            .is_some_and(crate::registry::synonyms::is_self_handle)
         {
             return Some(format!(
                 "`{word}` names you, and a query matches words of titles and descriptions: for your own tasks, set `filters.assigned_to_me` to true, with the other words, if any, as the query."

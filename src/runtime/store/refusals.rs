@@ -364,9 +364,7 @@ pub fn assignee_not_a_member(
 /// Whether `member_ref` is a word a caller uses for itself (`@me`,
 /// `@self`, `@myself`), not a member's handle.
 pub fn is_self_ref(member_ref: &str) -> bool {
-    ["me", "self", "myself"]
-        .iter()
-        .any(|word| handle_of(member_ref).eq_ignore_ascii_case(word))
+    crate::registry::synonyms::is_self_handle(handle_of(member_ref))
 }
 
 /// Task `task` may not move under task `parent`, which is one of its

@@ -110,10 +110,11 @@ fn is_function_word(word: &str) -> bool {
 /// other (`the` still finds `The theme`); empty when the text has no word
 /// at all (only punctuation).
 pub fn query_words(text: &str) -> Vec<QueryWord> {
-    // A function word written as a member ref (`@me docs`) names someone:
-    // left out, the search would answer everyone's tasks as if they were
-    // the caller's. Kept, it finds what has the word, and an empty page
-    // names the member as a filter (`store::hints`).
+    // A function word written as a member ref (`@will login`, a member
+    // named `will`) names someone: left out, the search would answer
+    // everyone's `login`. Kept, it finds what has the word, and an empty
+    // page names the member as a filter (`store::hints`). (A word for the
+    // caller, `@me`, is refused before any search: `list::check`.)
     let named: Vec<String> = text
         .split_whitespace()
         .filter(|token| token.starts_with('@'))
@@ -168,8 +169,8 @@ mod tests {
             ["fix", "login", "bug", "safari"]
         );
         // Written as a member ref, a function word is kept.
-        assert_eq!(prefixes("@me docs"), ["me", "docs"]);
-        assert_eq!(prefixes("docs for me"), ["docs"]);
+        assert_eq!(prefixes("@will login"), ["will", "login"]);
+        assert_eq!(prefixes("login will fail"), ["login", "fail"]);
         assert_eq!(prefixes("how to deploy"), ["deploy"]);
         assert_eq!(
             prefixes("does not start"),
