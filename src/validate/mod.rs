@@ -25,6 +25,7 @@ use crate::registry::synonyms::{
 use crate::registry::{Action, FieldErrors, schema};
 use crate::schemas;
 
+mod again;
 mod oversize;
 mod unknown;
 
@@ -57,6 +58,7 @@ pub const KEYWORDS: &[&str] = &[
 /// Validates `input` for `action` and returns it canonicalised, or an
 /// `invalid_input` failure naming every bad field.
 pub fn validate(action: &Action, input: Value) -> Result<Value, Failure> {
+    let _budget = again::Budget::start();
     if !input.is_object() {
         return Err(Failure::new(
             crate::error::code::INVALID_JSON,
@@ -1067,6 +1069,9 @@ fn number_range(text: &str) -> Option<(u64, u64)> {
 /// A value an error shows to write must be one that then validates
 /// (`"0"` for a task number is not told to write `0`, below its minimum).
 fn holds_at(action: &Action, input: &Value, path: &str, value: &Value) -> bool {
+    if !again::may_judge(input) {
+        return false;
+    }
     let mut fixed = input.clone();
     let Some(slot) = fixed.pointer_mut(&format!("/{path}")) else {
         return false;
@@ -1113,7 +1118,7 @@ fn judged_at(action: &Action, input: &Value, path: &str, value: Value) -> Option
             JUDGING.set(false);
         }
     }
-    if JUDGING.get() {
+    if JUDGING.get() || !again::may_judge(input) {
         return None;
     }
     let mut fixed = input.clone();

@@ -2971,3 +2971,41 @@ fn a_parent_scope_given_by_number_is_told_the_number_locator() {
         assert!(!said.contains("task_update"), "{said}");
     }
 }
+
+#[test]
+fn a_large_input_is_judged_again_a_bounded_number_of_times() {
+    let action = find("task", "set_claim").unwrap();
+    let refs = |n: usize| -> Value {
+        let numbers: Vec<String> = (1..=n).map(|i| format!("#{i}")).collect();
+        json!({"channel": "eng", "numbers": numbers, "claimed": true})
+    };
+    let written = |e: &FieldErrors| {
+        e.values()
+            .filter(|m| m.contains(", the number alone"))
+            .count()
+    };
+    // A list of a few dozen refs: every one is told the number to write.
+    let before = again::made();
+    let e = validate(action, refs(50)).unwrap_err().field_errors;
+    assert_eq!(written(&e), 50, "{e:?}");
+    assert_eq!(
+        e["numbers/49"],
+        "Must be of type integer: write `50`, the number alone."
+    );
+    assert!(again::made() - before >= 50);
+    // A megabyte of them (judged again a hundred times, seconds of CPU,
+    // before the budget): a few are, and the rest are told their problem.
+    let input = refs(100_000);
+    let size = crate::budget::json_len(&input);
+    assert!(size > 800_000, "{size}");
+    let before = again::made();
+    let e = validate(action, input).unwrap_err().field_errors;
+    let made = again::made() - before;
+    assert!(made <= again::MIN_REJUDGINGS, "{made} judgings again");
+    assert!((1..=again::MIN_REJUDGINGS).contains(&written(&e)), "{e:?}");
+    let last = format!("numbers/{}", written(&e));
+    assert!(
+        e[&last].starts_with("Must be of type integer. Also at items"),
+        "{e:?}"
+    );
+}
