@@ -633,12 +633,34 @@ async fn run<S: Store>(
     let principal = admit(within(timeouts.store, store.find_token(&token_hash)).await?)?;
     let (input, workflow) = match (action.method, read_early) {
         (Method::Get, _) => (query(action, &parts)?, WorkflowContext::default()),
-        (Method::Post, Some(bytes)) => wire::read_body(action, &bytes)?,
-        (Method::Post, None) => wire::read_body(action, &body.whole().await?)?,
+        (Method::Post, Some(bytes)) => read_body(action, bytes).await?,
+        (Method::Post, None) => read_body(action, body.whole().await?).await?,
     };
     let call = store::dispatch(store.as_ref(), action, &principal, input, &workflow);
     let data = within(timeouts.store, call).await?;
     Ok((status(action, &data), data))
+}
+
+/// [`wire::read_body`] of a POST's whole body. One over [`SMALL_BODY_BYTES`]
+/// is decoded and validated on the blocking pool: a refusal of a body near
+/// the size limit is worded in up to about a tenth of a second of CPU
+/// (`validate::again`), which would otherwise hold one of the replica's few
+/// async workers, and every request queued on it, for as long.
+async fn read_body(
+    action: &'static Action,
+    bytes: Bytes,
+) -> Result<(Value, WorkflowContext), Failure> {
+    if bytes.len() as u64 <= SMALL_BODY_BYTES {
+        return wire::read_body(action, &bytes);
+    }
+    match tokio::task::spawn_blocking(move || wire::read_body(action, &bytes)).await {
+        Ok(read) => read,
+        // As if it had panicked here: `CatchPanicLayer` answers it.
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(_) => Err(Failure::unavailable(
+            "The server is shutting down; try again.",
+        )),
+    }
 }
 
 fn status(action: &Action, data: &Value) -> StatusCode {
@@ -888,6 +910,31 @@ mod tests {
         TokenRecord, UpdateInput,
     };
     use crate::wire::WorkflowContext;
+
+    /// A body near the size limit whose refusal takes its validation a
+    /// while to word (`validate::again`) is judged off the async worker:
+    /// on a runtime of one thread, a task spawned before it runs while it
+    /// is judged. Judged on the worker, it would run only after.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_large_body_is_judged_off_the_async_workers() {
+        let numbers: Vec<String> = (1..=100_000).map(|i| format!("#{i}")).collect();
+        let body = serde_json::json!({"channel": "eng", "numbers": numbers, "claimed": true});
+        let body = Bytes::from(body.to_string());
+        assert!(body.len() as u64 > SMALL_BODY_BYTES);
+        let ran = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let beside = tokio::spawn({
+            let ran = ran.clone();
+            async move { ran.store(true, std::sync::atomic::Ordering::SeqCst) }
+        });
+        let action = find("task", "set_claim").unwrap();
+        let refused = read_body(action, body).await.unwrap_err();
+        assert!(ran.load(std::sync::atomic::Ordering::SeqCst));
+        assert_eq!(refused.code, code::INVALID_INPUT.code);
+        beside.await.unwrap();
+        // A small body is judged in place, as before.
+        let small = Bytes::from(r##"{"channel": "eng", "numbers": ["#1"], "claimed": true}"##);
+        assert!(read_body(action, small).await.is_err());
+    }
 
     /// Knows every token as one agent's; every task operation panics.
     struct Panicking(Principal);
