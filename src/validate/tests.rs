@@ -2428,6 +2428,25 @@ fn a_label_with_spaces_around_it_is_refused() {
         e["labels/2"],
         "The same label as `labels/0` but for case: labels match in either case; give it once."
     );
+    // Each is told the first earlier label spelled otherwise, however many
+    // there are (one pass: 80,000 labels were seconds of pairs).
+    let twin_of = |first: usize| {
+        format!(
+            "The same label as `labels/{first}` but for case: labels match in either case; give it once."
+        )
+    };
+    let mut e = FieldErrors::new();
+    let labels = json!(["a", "A", "a", "Ops", "OPS", "A", "ops"]);
+    crate::registry::task::fields::check_written_labels(Some(&labels), "labels", &mut e);
+    let expected = [(1, 0), (2, 1), (4, 3), (5, 0), (6, 3)];
+    assert_eq!(e.len(), expected.len(), "{e:?}");
+    for (at, first) in expected {
+        assert_eq!(e[&format!("labels/{at}")], twin_of(first), "{e:?}");
+    }
+    let many: Vec<String> = (0..80_000).map(|i| format!("-bug{i}")).collect();
+    let mut e = FieldErrors::new();
+    crate::registry::task::fields::check_written_labels(Some(&json!(many)), "labels", &mut e);
+    assert_eq!(e.len(), 80_000);
     validate(
         find("task", "create").unwrap(),
         json!({"channel": "eng", "tasks": [{"title": "t", "labels": ["infra team", "x"]}]}),
