@@ -598,6 +598,10 @@ async fn run<S: Store>(
             .unwrap_or_default();
     let admit =
         |record: Option<TokenRecord>| admit(action, record, &token_hash, limiter.as_deref(), &path);
+    if let Some(refusal) = stray_query(action, &parts) {
+        admit(within(timeouts.store, store.find_token(&token_hash)).await?)?;
+        return Err(refusal);
+    }
     let mut body = BodyReader::new(body, timeouts.body_read);
     let mut read_early = None;
     if limiter.is_none() && store::reads_with_token(action) && small_body(&parts.headers) {
@@ -689,6 +693,41 @@ fn query(action: &Action, parts: &axum::http::request::Parts) -> Result<Value, F
         .map_err(|_| refused())?
         .0;
     wire::read_query(action, &pairs)
+}
+
+/// The refusal of a POST's query string, which no POST route reads: a
+/// caller that adds `?dryRun=true` (or any field) to a write believes in
+/// it, and is told so before anything changes rather than having it
+/// ignored. Each key is named (clipped, a token-like one redacted).
+fn stray_query(action: &Action, parts: &axum::http::request::Parts) -> Option<Failure> {
+    const NOT_READ: &str = "Not read: this route takes its input from its JSON body alone, not the query string; send a field there or leave it out.";
+    if action.method != Method::Post {
+        return None;
+    }
+    let raw = parts.uri.query().filter(|query| !query.is_empty())?;
+    // Keys that are not UTF-8 text once decoded are not shown as the
+    // decoder would read them (`%ff` as U+FFFD).
+    let utf8 = percent_encoding::percent_decode_str(raw)
+        .decode_utf8()
+        .is_ok();
+    let keys = Query::<Vec<(String, String)>>::try_from_uri(&parts.uri)
+        .ok()
+        .filter(|_| utf8)
+        .map(|pairs| pairs.0)
+        .unwrap_or_default();
+    let errors: BTreeMap<String, String> = keys
+        .iter()
+        .map(|(key, _)| {
+            crate::text::clip(&crate::credentials::redact_token_like(key), 64).into_owned()
+        })
+        .filter(|key| !key.is_empty())
+        .map(|key| (key, NOT_READ.to_string()))
+        .collect();
+    Some(if errors.is_empty() {
+        Failure::new(code::INVALID_INPUT, NOT_READ)
+    } else {
+        Failure::invalid_input(errors)
+    })
 }
 
 /// [`wire::read_body`] of a body that decodes and holds to its schema; `None`,

@@ -13,6 +13,7 @@ on_every_engine!(
     every_registry_route_is_served_and_the_session_validates_against_the_schemas,
     refusals_are_json_with_their_status,
     a_task_get_refuses_its_token_before_its_input,
+    a_query_string_on_a_write_is_refused_and_changes_nothing,
     a_mistyped_board_is_corrected_without_an_error_in_the_log,
     admin_commands_print_one_json_object,
     acknowledged_writes_survive_kill_9,
@@ -723,6 +724,79 @@ fn a_task_get_refuses_its_token_before_its_input(engine: Engine) {
         "{refusal}"
     );
     assert_error(&own(missing), 404, "task_not_found");
+}
+
+/// No POST route reads a query string: one given (`?dryRun=true` on a
+/// delete, which a caller believes in) is refused, after the token as any
+/// input is, and nothing changes; each key is named.
+fn a_query_string_on_a_write_is_refused_and_changes_nothing(engine: Engine) {
+    let Fixture {
+        rt, alice, xavier, ..
+    } = fixture(engine);
+    ok(
+        &rt,
+        &alice,
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "kept"}]}),
+    );
+    let delete = br#"{"channel": "eng", "number": 1}"#;
+    let create = br#"{"channel": "eng", "tasks": [{"title": "not made"}]}"#;
+    let tasks = alice.path("/tasks");
+    for (path, body) in [
+        (alice.path("/tasks/delete?dryRun=true"), &delete[..]),
+        (format!("{tasks}?channel=eng&dryRun=1"), &create[..]),
+        (alice.path("/tasks/get?number=1"), &delete[..]),
+    ] {
+        assert_error(
+            &rt.http("POST", &path, None, Some(body)),
+            401,
+            "unauthorized",
+        );
+        let elsewhere = path.replace(&alice.workspace_id, &xavier.workspace_id);
+        let reply = rt.http("POST", &elsewhere, Some(&alice.token), Some(body));
+        assert_error(&reply, 403, "forbidden");
+        let refusal = assert_error(
+            &rt.http("POST", &path, Some(&alice.token), Some(body)),
+            422,
+            "invalid_input",
+        );
+        let named = refusal["error"]["fieldErrors"].as_object().unwrap();
+        let query = path.split_once('?').unwrap().1;
+        let keys: Vec<&str> = query
+            .split('&')
+            .map(|p| p.split('=').next().unwrap())
+            .collect();
+        assert_eq!(named.keys().collect::<Vec<_>>(), keys, "{refusal}");
+        assert!(named[keys[0]].as_str().unwrap().starts_with("Not read: "));
+    }
+    // A key that is not UTF-8 text once decoded is not shown.
+    let reply = rt.http(
+        "POST",
+        &alice.path("/tasks/delete?%ff=1"),
+        Some(&alice.token),
+        Some(delete),
+    );
+    let refusal = assert_error(&reply, 422, "invalid_input");
+    assert!(refusal["error"].get("fieldErrors").is_none(), "{refusal}");
+    // Nothing was deleted or made; without the query, the same calls work.
+    let list = ok(&rt, &alice, "list", json!({"channel": "eng"}));
+    let titles: Vec<&str> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles, ["kept"]);
+    assert_eq!(
+        rt.http(
+            "POST",
+            &alice.path("/tasks/delete?"),
+            Some(&alice.token),
+            Some(delete)
+        )
+        .status,
+        200
+    );
 }
 
 fn admin_commands_print_one_json_object(engine: Engine) {
