@@ -288,7 +288,7 @@ fn shaped_as_profile(value: &serde_json::Value) -> bool {
 /// of the store (`{"default": {…}}`) where profiles go under `profiles`:
 /// the layout, so the file can be mended by hand.
 fn profile_out_of_place(name: &str, path: &Path) -> Failure {
-    let redacted = redact_token_like(name);
+    let redacted = crate::redact::tokens(name);
     let name = crate::text::clip(&redacted, crate::text::ECHO_LIMIT);
     invalid(format!(
         "The credential store {} has `{name}` at its top level, shaped as a profile; profiles go under `profiles`: `{{\"default_profile\": \"{name}\", \"profiles\": {{\"{name}\": {{\"api_url\": …, \"workspace_id\": …, \"agent_id\": …, \"token\": …}}}}}}`. Move it there, or make it with `agentteam {} auth login …`.",
@@ -320,7 +320,7 @@ fn field_words(error: &str) -> String {
         .iter()
         .any(|start| what.starts_with(start));
     if names_a_field {
-        crate::text::clip(&redact_secrets(what), 200).into_owned()
+        crate::text::clip(&crate::redact::secrets(what), 200).into_owned()
     } else {
         "malformed".to_string()
     }
@@ -702,7 +702,7 @@ fn missing_profile(name: &str, store: &StoreFile, path: &std::path::Path) -> Fai
     // and quoted for a shell. The nearest profiles are found by the name as
     // typed.
     let typed = name;
-    let redacted = redact_token_like(name);
+    let redacted = crate::redact::tokens(name);
     let shown = crate::text::clip(&redacted, crate::text::ECHO_LIMIT);
     let make = if redacted == typed && shown.as_ref() == typed {
         profile_flag(typed)
@@ -878,7 +878,7 @@ fn stop_group_on_signals() {
 /// Neither its stdout (the token) nor its stderr reaches ours: a process
 /// may print anything there, its token included. A failure quotes the last
 /// line of its stderr, with every word that could be a secret redacted
-/// (`redact_secrets`).
+/// (`redact::secrets`).
 ///
 /// `timeout` covers the whole run: the process's exit *and* the end of its
 /// stdout, which a background child it forked may hold open after it exits.
@@ -1038,155 +1038,12 @@ pub fn run_credential_process(
 }
 
 /// The last non-blank line of a process's stderr, its secrets redacted
-/// ([`redact_secrets`]) before it is cut to 200 characters, so that no cut
+/// ([`crate::redact::secrets`]) before it is cut to 200 characters, so that no cut
 /// leaves part of one.
 fn last_line(stderr: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(stderr);
     let line = text.lines().map(str::trim).rfind(|line| !line.is_empty())?;
-    Some(crate::text::clip(&redact_secrets(line), 200).into_owned())
-}
-
-/// Whether `word` (a run of ASCII letters, digits, `_` and `-`) is shaped
-/// like a token typed where it does not belong: 16 or more characters with
-/// a letter and a digit, not one of this runtime's ids (`tsk_…`, `ws_…`,
-/// …: names, not secrets), and one of: this runtime's `at_` prefix;
-/// letters of both cases mixed as random text mixes them
-/// ([`random_case`]: a key, a JWT's parts); no lowercase at all (an AWS
-/// key id, a base32 seed); or 32 or more characters (a hex key). A name
-/// (a dated file, a handle, `SprintPlanning2024`) shows.
-pub(crate) fn token_like(word: &str) -> bool {
-    let has = |test: fn(&char) -> bool| word.chars().any(|c| test(&c));
-    word.len() >= 16
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c))
-        && has(char::is_ascii_alphabetic)
-        && has(char::is_ascii_digit)
-        && !crate::ids::IdKind::ALL
-            .iter()
-            .any(|id| word.starts_with(id.prefix()))
-        && (word.starts_with(crate::ids::TOKEN_PREFIX)
-            || random_case(word)
-            || !has(char::is_ascii_lowercase)
-            || word.len() >= 32)
-}
-
-/// Whether the letters of `word` switch case as random text does: both
-/// cases at least twice, and a switch at three in ten neighbouring letters
-/// or more (random base64 switches at about half; `SprintPlanning` at one
-/// in six).
-fn random_case(word: &str) -> bool {
-    let letters: Vec<bool> = word
-        .chars()
-        .filter(char::is_ascii_alphabetic)
-        .map(|c| c.is_ascii_uppercase())
-        .collect();
-    let upper = letters.iter().filter(|u| **u).count();
-    let lower = letters.len() - upper;
-    let switches = letters.windows(2).filter(|pair| pair[0] != pair[1]).count();
-    upper >= 2 && lower >= 2 && switches * 10 >= 3 * (letters.len() - 1)
-}
-
-/// Whether `word` (a run of the standard base64 alphabet, `+/=` with
-/// letters and digits) is a secret written in it: 24 or more characters
-/// holding a `/` or `+`, not starting as an absolute path does, with a
-/// digit and letters switching case as random text does (an AWS secret
-/// key, an Azure key).
-fn base64_secret(word: &str) -> bool {
-    word.len() >= 24
-        && word.contains(['/', '+'])
-        && !word.starts_with('/')
-        && word.chars().any(|c| c.is_ascii_digit())
-        && random_case(word)
-}
-
-/// `text` with every [`token_like`] word, and every [`base64_secret`],
-/// replaced by `<redacted>`: what a usage error repeats of a command line,
-/// where a token may have been typed by mistake. Every run of letters,
-/// digits, `_` and `-` is judged, wherever it stands (beside a `/`, a `.`,
-/// each part of a JWT), so a token never shows; names show.
-pub(crate) fn redact_token_like(text: &str) -> String {
-    let text = redact_words(
-        text,
-        |c| c.is_ascii_alphanumeric() || "+/=_-".contains(c),
-        base64_secret,
-    );
-    redact_words(
-        &text,
-        |c| c.is_ascii_alphanumeric() || "_-".contains(c),
-        token_like,
-    )
-}
-
-/// `line` with every word that could be a secret replaced by `<redacted>`:
-/// a run of 16 or more letters (of any script), digits and `_-+=/.:`
-/// holding both a letter and a digit (a token, a key, a password),
-/// whatever it is a part of.
-pub(crate) fn redact_secrets(line: &str) -> String {
-    redact_words(
-        line,
-        |c| c.is_alphanumeric() || "_-+=/.:".contains(c),
-        |word| {
-            word.chars().count() >= 16
-                && word.chars().any(char::is_alphabetic)
-                && word.chars().any(|c| c.is_ascii_digit())
-                && !names_a_server(word)
-        },
-    )
-}
-
-/// Whether `word` is a server's address as messages name one:
-/// `HOST:PORT` or `HOST:PORT/DATABASE`, the host a dotted lowercase name or
-/// an IPv4 address (`127.0.0.1:5432/agentteam`, `db.internal:5432`). The
-/// one message that says which server failed keeps it.
-fn names_a_server(word: &str) -> bool {
-    let (address, database) = word.split_once('/').unwrap_or((word, ""));
-    let Some((host, port)) = address.split_once(':') else {
-        return false;
-    };
-    host.contains('.')
-        && host
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || ".-".contains(c))
-        && !port.is_empty()
-        && port.len() <= 5
-        && port.chars().all(|c| c.is_ascii_digit())
-        && database
-            .chars()
-            .all(|c| c.is_alphanumeric() || "_-.".contains(c))
-}
-
-/// `text` with every word (a run of characters `in_word` accepts) that
-/// `secret` judges replaced by `<redacted>`, the rest kept as it was. A
-/// word's trailing dots and colons are a sentence's, not the word's:
-/// judged without them, and kept (`at <redacted>: no such file`).
-fn redact_words(
-    text: &str,
-    in_word: impl Fn(char) -> bool,
-    secret: impl Fn(&str) -> bool,
-) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String| {
-        let core = word.trim_end_matches(['.', ':']);
-        if secret(core) {
-            out.push_str("<redacted>");
-            out.push_str(&word[core.len()..]);
-        } else {
-            out.push_str(word);
-        }
-        word.clear();
-    };
-    for c in text.chars() {
-        if in_word(c) {
-            word.push(c);
-        } else {
-            flush(&mut word, &mut out);
-            out.push(c);
-        }
-    }
-    flush(&mut word, &mut out);
-    out
+    Some(crate::text::clip(&crate::redact::secrets(line), 200).into_owned())
 }
 
 /// The failure a process that exited unsuccessfully describes on stdout as
@@ -1200,7 +1057,7 @@ fn process_error(status: std::process::ExitStatus, out: &[u8]) -> Option<Failure
         .and_then(serde_json::Value::as_str)
         // Redacted before it is cut, as the stderr line is: the message is
         // the process's own words, which may hold a token.
-        .map(|message| crate::text::clip(&redact_secrets(message), 300).into_owned());
+        .map(|message| crate::text::clip(&crate::redact::secrets(message), 300).into_owned());
     let said = said.map_or(String::new(), |message| {
         format!(": {}", message.trim_end().trim_end_matches('.'))
     });
@@ -1321,14 +1178,6 @@ mod tests {
             Some("second line")
         );
         assert_eq!(last_line(b" \n"), None);
-        assert_eq!(
-            redact_secrets("refused at_6aEU56b_EptJ67Q_LS32i4Yb (expired 2026-12-01)"),
-            "refused <redacted> (expired 2026-12-01)"
-        );
-        assert_eq!(
-            redact_secrets("password=hunter2hunter2hunter2 for /etc/agentteam/creds.json"),
-            "<redacted> for /etc/agentteam/creds.json"
-        );
         // Redacted before the cut: no part of a token survives it.
         let long = format!("{} at_SECRETabcdefghijk1234567890XYZ", "x".repeat(190));
         let quoted = last_line(long.as_bytes()).unwrap();
@@ -1336,86 +1185,6 @@ mod tests {
             !quoted.contains("SECRE") && !quoted.contains("at_"),
             "{quoted}"
         );
-        assert_eq!(redact_secrets("password:Секрет1234567890abc"), "<redacted>");
-        // A server's address is no secret: the message says which failed.
-        assert_eq!(
-            redact_secrets("PostgreSQL at at1@127.0.0.1:55499/at1 asks user `at1` for a password"),
-            "PostgreSQL at at1@127.0.0.1:55499/at1 asks user `at1` for a password"
-        );
-        assert_eq!(
-            redact_secrets("at db.internal:5432/agentteam."),
-            "at db.internal:5432/agentteam."
-        );
-        for secret in [
-            "hunter2hunter2:12345",
-            "Ab3.xYz9.Qq:5432/x",
-            "a.b:1/c/AbCdEf123456789",
-        ] {
-            assert!(redact_secrets(secret).contains("<redacted>"), "{secret}");
-        }
-        // A sentence's colon after a hidden word is kept, so it still reads.
-        assert_eq!(
-            redact_secrets("Cannot reach al@/tmp/pg:24531/agentteam: No such file"),
-            "Cannot reach al@<redacted>: No such file"
-        );
-    }
-
-    /// A usage error hides a token-shaped word wherever it stands, and
-    /// leaves paths, URLs, flags and short words as they were.
-    #[test]
-    fn a_usage_error_hides_token_shaped_words_only() {
-        let token = "at_6aEU56b_EptJ67Q_LS32i4Yb";
-        assert_eq!(
-            redact_token_like(&format!("unexpected value '{token}' for '--token-stdin'")),
-            "unexpected value '<redacted>' for '--token-stdin'"
-        );
-        assert_eq!(
-            redact_token_like(&format!("--token-stdin={token}")),
-            "--token-stdin=<redacted>"
-        );
-        assert_eq!(
-            redact_token_like(&format!("it is {token}.")),
-            "it is <redacted>."
-        );
-        // Beside path characters, and each part of a dotted token (a JWT).
-        for (given, shown) in [
-            (format!("'{token}/'"), "'<redacted>'"),
-            (format!("~/{token}.json"), "~/<redacted>.json"),
-            (
-                "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U".to_string(),
-                "<redacted>.<redacted>.<redacted>",
-            ),
-            ("ya29.a0AfH6SMBx3kP9vQ2zR7tY1uW4".to_string(), "ya29.<redacted>"),
-            (format!("key {}", "0123456789abcdef".repeat(2)), "key <redacted>"),
-            // An AWS key id and secret, a base32 seed, an Azure key.
-            ("AKIAIOSFODNN7EXAMPLE".to_string(), "<redacted>"),
-            ("JBSWY3DPEHPK3PXP".to_string(), "<redacted>"),
-            ("'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'".to_string(), "'<redacted>'"),
-            (
-                "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==".to_string(),
-                "<redacted>",
-            ),
-        ] {
-            assert_eq!(redact_token_like(&given), shown);
-        }
-        for kept in [
-            "Cannot open input file /home/me/tasks-2024.json",
-            "Cannot open input file /tmp/a/tasks-2024-release.json: No such file",
-            "Cannot open input file ./sprint-backlog-2024-q3",
-            "No store at /srv/missing-backup-2024-12.db yet",
-            "No agent `builder-2024-agent-x` in the workspace",
-            "Cannot read input file sprint-2024-backlog-dir",
-            "Cannot open input file tsk_9076f1cd8f25db179a79c5b1cf59824f",
-            "Cannot open input file ./SprintPlanning2024-Q3/task.json",
-            "No profile `Staging-Cluster2024`",
-            "Cannot open input file /home/JohnSmith/Projects2024/tasks.json",
-            "Cannot open input file src/runtime/store/postgres/target.rs",
-            "http://127.0.0.1:8787/api/v1",
-            "unexpected argument '--credential-process' found",
-            "at_short 3600 agent_mutation",
-        ] {
-            assert_eq!(redact_token_like(kept), kept);
-        }
     }
 
     /// A mistyped `--profile` is matched by the name as typed (shown, or

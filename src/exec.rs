@@ -903,7 +903,7 @@ fn unopenable(path: &std::path::Path, e: &std::io::Error, action: &Action) -> Fa
         code::USAGE_ERROR,
         format!(
             "Cannot open input file {}: {e}.",
-            crate::credentials::redact_token_like(&path.display().to_string())
+            crate::redact::tokens(&path.display().to_string())
         ),
     )
 }

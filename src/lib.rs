@@ -23,6 +23,7 @@ pub mod json;
 pub mod nearest;
 pub mod openapi;
 pub mod output;
+pub mod redact;
 pub mod registry;
 pub mod runtime;
 pub mod schemas;

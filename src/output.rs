@@ -292,7 +292,7 @@ fn with_profile(command: String, profile: Option<&str>) -> String {
         // fails rather than act as another agent.
         (Some(rest), Some(profile)) if !rest.contains("--profile") => format!(
             "agentteam {} {rest}",
-            crate::credentials::profile_flag(&crate::credentials::redact_token_like(profile))
+            crate::credentials::profile_flag(&crate::redact::tokens(profile))
         ),
         _ => command,
     }

@@ -301,7 +301,7 @@ pub fn decode_body(action: &Action, bytes: &[u8]) -> Result<Body, Failure> {
         .take(crate::error::MAX_FIELD_ERRORS + 1)
         .map(|(path, given)| {
             let message = no_wire_name(action, &path, &given);
-            (crate::credentials::redact_token_like(&path), message)
+            (crate::redact::tokens(&path), message)
         })
         .collect();
     Ok(Body {
@@ -318,7 +318,7 @@ fn no_wire_name(action: &Action, path: &str, given: &str) -> String {
     // The error's key is the field's wire path (fieldErrors keys are
     // camelCase), so the message names the key as it was sent, in plain
     // quotes (a name in backticks is respelled for the wire).
-    let redacted = crate::credentials::redact_token_like(given);
+    let redacted = crate::redact::tokens(given);
     let sent = crate::text::clip(&redacted, crate::text::ECHO_LIMIT);
     if crate::validate::names_a_field(action, path) {
         format!(

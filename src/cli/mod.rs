@@ -524,10 +524,7 @@ fn timeout(flag: Option<u64>) -> Result<Duration, Failure> {
                         "{} must be a whole number of seconds from 1 to {}; it is `{}`.",
                         env_vars::TIMEOUT.name,
                         TIMEOUT_RANGE.end(),
-                        text::clip(
-                            &crate::credentials::redact_token_like(&value.to_string_lossy()),
-                            40
-                        )
+                        text::clip(&crate::redact::tokens(&value.to_string_lossy()), 40)
                     ),
                 )
             })?,

@@ -170,7 +170,7 @@ impl<'a> Refused<'a> {
             .trim_start_matches("error: ");
         // clap repeats what was typed (a value, a word): a token typed by
         // mistake is not repeated back.
-        let mut message = crate::credentials::redact_token_like(first);
+        let mut message = crate::redact::tokens(first);
         // A word no command takes may be a token typed in argv (`auth login
         // at_…`): never repeated back. A stray word after an `auth` command
         // is always hidden (and what it likely was is said), any other word
@@ -181,7 +181,7 @@ impl<'a> Refused<'a> {
             && !arg.starts_with('-')
             && under_auth
         {
-            let shown = crate::credentials::redact_token_like(arg);
+            let shown = crate::redact::tokens(arg);
             message = message.replace(&format!("'{shown}'"), "'<redacted>'");
             auth_hint = Some("a token is never taken in argv (pipe it with --token-stdin)");
         }

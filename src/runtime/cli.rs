@@ -362,7 +362,7 @@ fn command_line_failure(e: &clap::Error) -> ExitCode {
     }
     // clap repeats what was typed: a token typed by mistake is not
     // repeated back, on stdout or stderr.
-    let rendered = crate::credentials::redact_token_like(&e.render().to_string());
+    let rendered = crate::redact::tokens(&e.render().to_string());
     if matches!(
         e.kind(),
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand

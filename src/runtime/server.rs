@@ -717,9 +717,7 @@ fn stray_query(action: &Action, parts: &axum::http::request::Parts) -> Option<Fa
         .unwrap_or_default();
     let errors: BTreeMap<String, String> = keys
         .iter()
-        .map(|(key, _)| {
-            crate::text::clip(&crate::credentials::redact_token_like(key), 64).into_owned()
-        })
+        .map(|(key, _)| crate::text::clip(&crate::redact::tokens(key), 64).into_owned())
         .filter(|key| !key.is_empty())
         .map(|key| (key, NOT_READ.to_string()))
         .collect();

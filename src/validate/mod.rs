@@ -577,7 +577,7 @@ fn record(
                 }
                 // The unknown key is repeated as the error's path and in
                 // its siblings' messages: a token pasted as a key is not.
-                let shown = crate::credentials::redact_token_like(name);
+                let shown = crate::redact::tokens(name);
                 if message.starts_with(FIELDS_HERE) {
                     match &listed {
                         Some(first) => {
@@ -780,9 +780,9 @@ fn unboxed(action: &Action, input: &Value, path: &str, names: &[&str]) -> Option
     }
     let again = judged_at(action, input, path, inner.clone()).unwrap_or_default();
     let said = format!("Must be of type {}", names.join(" or "));
-    let key = crate::text::clip(&crate::credentials::redact_token_like(key), 64).into_owned();
+    let key = crate::text::clip(&crate::redact::tokens(key), 64).into_owned();
     let shown = inner.to_string();
-    let showable = quotable(&shown) && crate::credentials::redact_token_like(&shown) == shown;
+    let showable = quotable(&shown) && crate::redact::tokens(&shown) == shown;
     Some(match again.get(path) {
         Some(then) => {
             format!("{said}: the value alone, not an object (its `{key}`); so given: {then}")

@@ -54,7 +54,7 @@ pub(super) fn unknown_field(
     // it, whatever the wrapper's name is near (`changes` is no `channel`,
     // `body` no `description`, when what it holds are this level's fields).
     if said != Said::Hidden && wraps_siblings(&siblings, parent, name) {
-        let shown = crate::credentials::redact_token_like(name);
+        let shown = crate::redact::tokens(name);
         return (
             format!(
                 "Unknown field; `{}` is no wrapper here: put the fields it holds beside the others, at this level.",

@@ -584,7 +584,7 @@ fn echo_ref(word: &str, handle_exists: bool) -> String {
     let shown = if handle_exists {
         word.to_string()
     } else {
-        crate::credentials::redact_token_like(word)
+        crate::redact::tokens(word)
     };
     text::clip(&shown, text::ECHO_LIMIT).into_owned()
 }
