@@ -598,7 +598,7 @@ async fn run<S: Store>(
             .unwrap_or_default();
     let admit =
         |record: Option<TokenRecord>| admit(action, record, &token_hash, limiter.as_deref(), &path);
-    if let Some(refusal) = stray_query(action, &parts) {
+    if let Some(refusal) = stray_input(action, &parts) {
         admit(within(timeouts.store, store.find_token(&token_hash)).await?)?;
         return Err(refusal);
     }
@@ -695,15 +695,27 @@ fn query(action: &Action, parts: &axum::http::request::Parts) -> Result<Value, F
     wire::read_query(action, &pairs)
 }
 
-/// The refusal of a POST's query string, which no POST route reads: a
-/// caller that adds `?dryRun=true` (or any field) to a write believes in
-/// it, and is told so before anything changes rather than having it
-/// ignored. Each key is named (clipped, a token-like one redacted).
-fn stray_query(action: &Action, parts: &axum::http::request::Parts) -> Option<Failure> {
-    const NOT_READ: &str = "Not read: this route takes its input from its JSON body alone, not the query string; send a field there or leave it out.";
-    if action.method != Method::Post {
-        return None;
+/// The refusal of input sent where its route does not read it: a POST's
+/// query string, a GET's body. A caller that adds `?dryRun=true` to a
+/// write, or sends a list's filters as a body, believes in them, and is
+/// told so before anything changes or is answered unfiltered, rather than
+/// having them ignored. A query string's keys are named (clipped, a
+/// token-like one redacted).
+fn stray_input(action: &Action, parts: &axum::http::request::Parts) -> Option<Failure> {
+    if action.method == Method::Get {
+        let declared = |name| parts.headers.get(name).is_some();
+        let sized = parts
+            .headers
+            .get(header::CONTENT_LENGTH)
+            .is_some_and(|length| length.as_bytes() != b"0");
+        return (sized || declared(header::TRANSFER_ENCODING)).then(|| {
+            Failure::new(
+                code::INVALID_INPUT,
+                "Not read: this route takes its input from its query string alone, not a body; send the fields there.",
+            )
+        });
     }
+    const NOT_READ: &str = "Not read: this route takes its input from its JSON body alone, not the query string; send a field there or leave it out.";
     let raw = parts.uri.query().filter(|query| !query.is_empty())?;
     // Keys that are not UTF-8 text once decoded are not shown as the
     // decoder would read them (`%ff` as U+FFFD).

@@ -13,7 +13,7 @@ on_every_engine!(
     every_registry_route_is_served_and_the_session_validates_against_the_schemas,
     refusals_are_json_with_their_status,
     a_task_get_refuses_its_token_before_its_input,
-    a_query_string_on_a_write_is_refused_and_changes_nothing,
+    input_a_route_does_not_read_is_refused_and_changes_nothing,
     a_mistyped_board_is_corrected_without_an_error_in_the_log,
     admin_commands_print_one_json_object,
     acknowledged_writes_survive_kill_9,
@@ -728,8 +728,9 @@ fn a_task_get_refuses_its_token_before_its_input(engine: Engine) {
 
 /// No POST route reads a query string: one given (`?dryRun=true` on a
 /// delete, which a caller believes in) is refused, after the token as any
-/// input is, and nothing changes; each key is named.
-fn a_query_string_on_a_write_is_refused_and_changes_nothing(engine: Engine) {
+/// input is, and nothing changes; each key is named. Nor does a GET read
+/// a body.
+fn input_a_route_does_not_read_is_refused_and_changes_nothing(engine: Engine) {
     let Fixture {
         rt, alice, xavier, ..
     } = fixture(engine);
@@ -796,6 +797,29 @@ fn a_query_string_on_a_write_is_refused_and_changes_nothing(engine: Engine) {
         )
         .status,
         200
+    );
+    // A list's input sent as a body is refused, not answered unfiltered;
+    // an empty body is no input.
+    let list = format!("{tasks}?channel=eng");
+    let filters = br#"{"filters": {"assignee": "@bob"}}"#;
+    assert_error(
+        &rt.http("GET", &list, None, Some(filters)),
+        401,
+        "unauthorized",
+    );
+    let refusal = assert_error(
+        &rt.http("GET", &list, Some(&alice.token), Some(filters)),
+        422,
+        "invalid_input",
+    );
+    let message = refusal["error"]["message"].as_str().unwrap();
+    assert!(message.contains("query string alone"), "{refusal}");
+    let reply = rt.http("GET", &list, Some(&alice.token), Some(b""));
+    assert_eq!(
+        reply.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
     );
 }
 
