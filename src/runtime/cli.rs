@@ -505,9 +505,10 @@ fn check_channel(name: &str) -> Result<(), Failure> {
 /// Threads tokio may start for blocking work. Store operations wait on
 /// their engine without a thread (SQLite's writer thread answers over a
 /// channel; PostgreSQL is network I/O), so this is only for the odd
-/// blocking call such as a host name lookup, and owes nothing to the size
-/// of a group commit: no mutation holds one of these threads while it
-/// waits for its group.
+/// blocking call such as a host name lookup, and for the validation of a
+/// large body (at most `server::LARGE_BODIES_AT_ONCE` of them), and owes
+/// nothing to the size of a group commit: no mutation holds one of these
+/// threads while it waits for its group.
 pub const MAX_BLOCKING_THREADS: usize = 8;
 
 /// On SQLite twice the CPUs: its reads run on the workers, so a worker

@@ -649,7 +649,9 @@ async fn run<S: Store>(
 /// is decoded and validated on the blocking pool: a refusal of a body near
 /// the size limit is worded in up to about a tenth of a second of CPU
 /// (`validate::again`), which would otherwise hold one of the replica's few
-/// async workers, and every request queued on it, for as long.
+/// async workers, and every request queued on it, for as long. At most
+/// [`LARGE_BODIES_AT_ONCE`] are judged at once; the others wait their turn
+/// without holding a thread.
 async fn read_body(
     action: &'static Action,
     bytes: Bytes,
@@ -657,8 +659,18 @@ async fn read_body(
     if bytes.len() as u64 <= SMALL_BODY_BYTES {
         return wire::read_body(action, &bytes);
     }
-    match tokio::task::spawn_blocking(move || wire::read_body(action, &bytes)).await {
-        Ok(read) => read,
+    in_turn_off_the_workers(&LARGE_BODIES, move || wire::read_body(action, &bytes)).await?
+}
+
+/// `work` on the blocking pool once one of `turns`' permits is free; a
+/// caller waits its turn without holding a thread.
+async fn in_turn_off_the_workers<T: Send + 'static>(
+    turns: &tokio::sync::Semaphore,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Failure> {
+    let _turn = turns.acquire().await;
+    match tokio::task::spawn_blocking(work).await {
+        Ok(done) => Ok(done),
         // As if it had panicked here: `CatchPanicLayer` answers it.
         Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
         Err(_) => Err(Failure::unavailable(
@@ -666,6 +678,17 @@ async fn read_body(
         )),
     }
 }
+
+/// How many bodies over [`SMALL_BODY_BYTES`] one replica decodes and
+/// validates at once. Judging a refused megabyte takes up to tens of
+/// megabytes while it runs, so a flood of them is bounded by this, not by
+/// the blocking pool (eight threads, which host name lookups need too):
+/// eight at once took a replica to 514 MB, two to about 200 MB, as when
+/// they were judged on its two async workers (docs/security.md).
+const LARGE_BODIES_AT_ONCE: usize = 2;
+
+static LARGE_BODIES: tokio::sync::Semaphore =
+    tokio::sync::Semaphore::const_new(LARGE_BODIES_AT_ONCE);
 
 fn status(action: &Action, data: &Value) -> StatusCode {
     StatusCode::from_u16(action.success.status(data)).unwrap_or(StatusCode::OK)
@@ -983,6 +1006,33 @@ mod tests {
         // A small body is judged in place, as before.
         let small = Bytes::from(r##"{"channel": "eng", "numbers": ["#1"], "claimed": true}"##);
         assert!(read_body(action, small).await.is_err());
+    }
+
+    /// Large bodies are judged at most [`LARGE_BODIES_AT_ONCE`] at once:
+    /// six that each take a while overlap two by two, never more. (Turns
+    /// of the test's own: the replica's are shared by every test here.)
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn large_bodies_are_judged_a_few_at_once() {
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        static TURNS: tokio::sync::Semaphore =
+            tokio::sync::Semaphore::const_new(LARGE_BODIES_AT_ONCE);
+        let running = Arc::new(AtomicUsize::new(0));
+        let most = Arc::new(AtomicUsize::new(0));
+        let judgings: Vec<_> = (0..6)
+            .map(|_| {
+                let (running, most) = (running.clone(), most.clone());
+                tokio::spawn(in_turn_off_the_workers(&TURNS, move || {
+                    let now = running.fetch_add(1, SeqCst) + 1;
+                    most.fetch_max(now, SeqCst);
+                    std::thread::sleep(Duration::from_millis(200));
+                    running.fetch_sub(1, SeqCst);
+                }))
+            })
+            .collect();
+        for judging in judgings {
+            judging.await.unwrap().unwrap();
+        }
+        assert_eq!(most.load(SeqCst), LARGE_BODIES_AT_ONCE);
     }
 
     /// Knows every token as one agent's; every task operation panics.
