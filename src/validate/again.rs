@@ -26,8 +26,18 @@ thread_local! {
     /// Whether a validation is under way on this thread, and how many
     /// judgings again it has left (`None` until its first asks).
     static BUDGET: Cell<Option<Option<usize>>> = const { Cell::new(None) };
-    /// Judgings again made on this thread, ever (for tests).
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Judgings again made on this thread, ever.
     static MADE: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Counts one judging again, for the tests.
+fn made_one() {
+    #[cfg(test)]
+    MADE.set(MADE.get() + 1);
 }
 
 /// One validation's budget, from its start to its end: a validation begun
@@ -59,7 +69,7 @@ impl Drop for Budget {
 pub(super) fn may_judge(input: &Value) -> bool {
     let left = match BUDGET.get() {
         None => {
-            MADE.set(MADE.get() + 1);
+            made_one();
             return true;
         }
         Some(Some(left)) => left,
@@ -71,7 +81,7 @@ pub(super) fn may_judge(input: &Value) -> bool {
     let may = left > 0;
     BUDGET.set(Some(Some(left.saturating_sub(1))));
     if may {
-        MADE.set(MADE.get() + 1);
+        made_one();
     }
     may
 }
