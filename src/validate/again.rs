@@ -19,7 +19,8 @@ use serde_json::Value;
 /// The bytes of input one validation may judge again, in all.
 pub(super) const REJUDGED_BYTES: usize = 4 << 20;
 
-/// The judgings again one validation may make, however large its input.
+/// The judgings again one validation may always make, however large its
+/// input.
 pub(super) const MIN_REJUDGINGS: usize = 4;
 
 thread_local! {
