@@ -730,7 +730,8 @@ fn stray_input(action: &Action, parts: &axum::http::request::Parts) -> Option<Fa
         let sized = parts
             .headers
             .get(header::CONTENT_LENGTH)
-            .is_some_and(|length| length.as_bytes() != b"0");
+            .and_then(|length| length.to_str().ok()?.parse::<u64>().ok())
+            .is_some_and(|length| length > 0);
         return (sized || declared(header::TRANSFER_ENCODING)).then(|| {
             Failure::new(
                 code::INVALID_INPUT,
