@@ -763,34 +763,35 @@ fn nulls_beside_refused_ones(action: &Action, input: &Value, errors: &mut FieldE
     }
 }
 
-/// One value given in an object of its own where the field takes the
-/// value (`assignee: {"handle": "@bob"}`, `parent: {"number": 5}`): the
-/// value alone, and what the input, so written, is still told of the field
-/// (`{"id": "ag_…"}` holds no member ref), so one retry fixes both.
+/// One value given in an object of its own, or in a list of one, where
+/// the field takes the value (`assignee: {"handle": "@bob"}`, `parent:
+/// {"number": 5}`, `channel: ["eng"]`): the value alone, and what the
+/// input, so written, is still told of the field (`{"id": "ag_…"}` holds
+/// no member ref), so one retry fixes both.
 fn unboxed(action: &Action, input: &Value, path: &str, names: &[&str]) -> Option<String> {
-    let Value::Object(object) = input_at(input, path)? else {
-        return None;
+    let (inner, boxed) = match input_at(input, path)? {
+        Value::Object(object) if object.len() == 1 => {
+            let (key, inner) = object.iter().next()?;
+            let key = crate::text::clip(&crate::redact::tokens(key), 64).into_owned();
+            (inner, format!("an object (its `{key}`)"))
+        }
+        Value::Array(items) if items.len() == 1 => (&items[0], "a list".to_string()),
+        _ => return None,
     };
-    let (key, inner) = object.iter().next().filter(|_| object.len() == 1)?;
-    // One value, of a type the field takes (an object never is: it was
-    // refused as one).
+    // One value, of a type the field takes (an object or a list never is:
+    // it was refused as one).
     let scalar = !inner.is_array() && !inner.is_object();
     if !(scalar && names.iter().any(|name| is_of_type(inner, name))) {
         return None;
     }
     let again = judged_at(action, input, path, inner.clone()).unwrap_or_default();
     let said = format!("Must be of type {}", names.join(" or "));
-    let key = crate::text::clip(&crate::redact::tokens(key), 64).into_owned();
     let shown = inner.to_string();
     let showable = quotable(&shown) && crate::redact::tokens(&shown) == shown;
     Some(match again.get(path) {
-        Some(then) => {
-            format!("{said}: the value alone, not an object (its `{key}`); so given: {then}")
-        }
-        None if showable => {
-            format!("{said}: write `{shown}`, the value alone, not an object (its `{key}`).")
-        }
-        None => format!("{said}: the value alone, not an object (its `{key}`)."),
+        Some(then) => format!("{said}: the value alone, not {boxed}; so given: {then}"),
+        None if showable => format!("{said}: write `{shown}`, the value alone, not {boxed}."),
+        None => format!("{said}: the value alone, not {boxed}."),
     })
 }
 

@@ -337,6 +337,26 @@ fn a_value_boxed_in_an_object_is_told_to_stand_alone() {
         e["assignee"],
         "Must be of type null or string: the value alone, not an object (its `name`); so given: A member ref starts with `@`: write `@` before the handle."
     );
+    // A list of one value, as a tool that takes every parameter as a list
+    // writes it: the value alone too.
+    let e = errors("task", "get", json!({"channel": ["eng"], "number": [5]}));
+    assert_eq!(
+        e["channel"],
+        "Must be of type string: write `\"eng\"`, the value alone, not a list."
+    );
+    assert_eq!(
+        e["number"],
+        "Must be of type integer: write `5`, the value alone, not a list."
+    );
+    let e = errors("task", "get", json!({"channel": ["Eng"], "number": [0]}));
+    assert_eq!(
+        e["channel"],
+        "Must be of type string: the value alone, not a list; so given: Must be lowercase."
+    );
+    assert_eq!(
+        e["number"],
+        "Must be of type integer: the value alone, not a list; so given: Must be at least 1."
+    );
     // Not an object of several values, nor a list in one (`labels: {"add":
     // […]}` is a change to a list an update replaces, said as such).
     let e = errors(
