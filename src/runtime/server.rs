@@ -697,25 +697,25 @@ fn status(action: &Action, data: &Value) -> StatusCode {
 /// A GET's input, decoded from its query string and validated exactly as
 /// the CLI validates it.
 fn query(action: &Action, parts: &axum::http::request::Parts) -> Result<Value, Failure> {
-    let refused = || {
+    let pairs = query_pairs(parts).ok_or_else(|| {
         Failure::new(
             code::INVALID_JSON,
             "The query string is not valid URL encoding of UTF-8 text.",
         )
-    };
-    // The decoder would read bytes that are not UTF-8 (`%ff`) as U+FFFD and
-    // answer for text the caller never sent; they are refused, as in a body.
-    let raw = parts.uri.query().unwrap_or_default();
-    if percent_encoding::percent_decode_str(raw)
-        .decode_utf8()
-        .is_err()
-    {
-        return Err(refused());
-    }
-    let pairs = Query::<Vec<(String, String)>>::try_from_uri(&parts.uri)
-        .map_err(|_| refused())?
-        .0;
+    })?;
     wire::read_query(action, &pairs)
+}
+
+/// The request's query string as its pairs, decoded; `None` when it is
+/// not URL encoding of UTF-8 text. The decoder alone would read bytes that
+/// are not UTF-8 (`%ff`) as U+FFFD, and answer for, or repeat, text the
+/// caller never sent.
+fn query_pairs(parts: &axum::http::request::Parts) -> Option<Vec<(String, String)>> {
+    let raw = parts.uri.query().unwrap_or_default();
+    percent_encoding::percent_decode_str(raw)
+        .decode_utf8()
+        .ok()?;
+    Some(Query::try_from_uri(&parts.uri).ok()?.0)
 }
 
 /// The refusal of input sent where its route does not read it: a POST's
@@ -740,17 +740,9 @@ fn stray_input(action: &Action, parts: &axum::http::request::Parts) -> Option<Fa
         });
     }
     const NOT_READ: &str = "Not read: this route takes its input from its JSON body alone, not the query string; send a field there or leave it out.";
-    let raw = parts.uri.query().filter(|query| !query.is_empty())?;
-    // Keys that are not UTF-8 text once decoded are not shown as the
-    // decoder would read them (`%ff` as U+FFFD).
-    let utf8 = percent_encoding::percent_decode_str(raw)
-        .decode_utf8()
-        .is_ok();
-    let keys = Query::<Vec<(String, String)>>::try_from_uri(&parts.uri)
-        .ok()
-        .filter(|_| utf8)
-        .map(|pairs| pairs.0)
-        .unwrap_or_default();
+    parts.uri.query().filter(|query| !query.is_empty())?;
+    // Keys that are not UTF-8 text once decoded are not shown.
+    let keys = query_pairs(parts).unwrap_or_default();
     let errors: BTreeMap<String, String> = keys
         .iter()
         .map(|(key, _)| crate::text::clip(&crate::redact::tokens(key), 64).into_owned())
