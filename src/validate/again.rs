@@ -1,4 +1,5 @@
-//! How often one validation may judge its whole input again.
+//! How often one validation may judge its whole input again, and how
+//! deep: a judging's own messages judge nothing again ([`judging`]).
 //!
 //! A refused field's message may offer the value to write only once that
 //! value is known to hold (`holds_at`), or say what a retry that changed
@@ -27,6 +28,8 @@ thread_local! {
     /// Whether a validation is under way on this thread, and how many
     /// judgings again it has left (`None` until its first asks).
     static BUDGET: Cell<Option<Option<usize>>> = const { Cell::new(None) };
+    /// Whether a [`judging`] is under way on this thread.
+    static JUDGING: Cell<bool> = const { Cell::new(false) };
 }
 
 #[cfg(test)]
@@ -85,6 +88,27 @@ pub(super) fn may_judge(input: &Value) -> bool {
         made_one();
     }
     may
+}
+
+/// A judging again whose messages may judge nothing again themselves
+/// (`judged_at`), from its start to its end: one level deep, or an input
+/// of many such fields would be judged once per ordering of them.
+pub(super) struct Judging;
+
+impl Drop for Judging {
+    fn drop(&mut self) {
+        JUDGING.set(false);
+    }
+}
+
+/// A [`Judging`] of `input`, spent from the budget as [`may_judge`] is;
+/// `None` inside another, or with the budget spent.
+pub(super) fn judging(input: &Value) -> Option<Judging> {
+    if JUDGING.get() || !may_judge(input) {
+        return None;
+    }
+    JUDGING.set(true);
+    Some(Judging)
 }
 
 /// The judgings again made on this thread so far.

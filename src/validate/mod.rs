@@ -12,8 +12,6 @@
 //! registry's synonyms, the nearest name), the `#` hint and the
 //! rewrite of integral numbers (`42.0` → `42`) are here, over the schema.
 
-use std::cell::Cell;
-
 use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Number, Value};
@@ -1107,25 +1105,11 @@ fn wrong_once_listed(action: &Action, input: &Value, path: &str, shown: &str) ->
 /// What a retry that made only one change, `value` at `path`, would be
 /// told at and below `path`: the schema's problems there, worded as any
 /// are, or else the action's rules there. `None` inside another such
-/// judging: a message judged this way never judges another value so (one
-/// level deep), or an input of many such fields would be judged once per
-/// ordering of them.
+/// judging, or with the validation's budget spent ([`again::judging`]).
 fn judged_at(action: &Action, input: &Value, path: &str, value: Value) -> Option<FieldErrors> {
-    thread_local!(static JUDGING: Cell<bool> = const { Cell::new(false) });
-    /// Unsets [`JUDGING`] however the judging ends.
-    struct Judging;
-    impl Drop for Judging {
-        fn drop(&mut self) {
-            JUDGING.set(false);
-        }
-    }
-    if JUDGING.get() || !again::may_judge(input) {
-        return None;
-    }
+    let _judging = again::judging(input)?;
     let mut fixed = input.clone();
     *fixed.pointer_mut(&format!("/{path}"))? = value;
-    JUDGING.set(true);
-    let _judging = Judging;
     let mut errors = FieldErrors::new();
     let (mut candidates, mut fixes) = (Vec::new(), Vec::new());
     for violation in violations(action, &fixed)
