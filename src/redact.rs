@@ -1,6 +1,6 @@
 //! Secrets kept out of what is shown: a word of a command line, an input
-//! key or a path that is shaped like a token ([`tokens`]), and every word
-//! of another program's message that could be a secret ([`secrets`]),
+//! key or a path that is shaped like a token (`tokens`), and every word
+//! of another program's message that could be a secret (`secrets`),
 //! replaced by `<redacted>` wherever it stands. Both surfaces use it: the
 //! CLI for what it repeats of a command line, a profile or another
 //! process's stderr; the runtime for what it repeats of a request.
@@ -64,7 +64,7 @@ fn base64_secret(word: &str) -> bool {
 /// where a token may have been typed by mistake. Every run of letters,
 /// digits, `_` and `-` is judged, wherever it stands (beside a `/`, a `.`,
 /// each part of a JWT), so a token never shows; names show.
-pub fn tokens(text: &str) -> String {
+pub(crate) fn tokens(text: &str) -> String {
     let text = redact_words(
         text,
         |c| c.is_ascii_alphanumeric() || "+/=_-".contains(c),
@@ -81,7 +81,7 @@ pub fn tokens(text: &str) -> String {
 /// a run of 16 or more letters (of any script), digits and `_-+=/.:`
 /// holding both a letter and a digit (a token, a key, a password),
 /// whatever it is a part of.
-pub fn secrets(line: &str) -> String {
+pub(crate) fn secrets(line: &str) -> String {
     redact_words(
         line,
         |c| c.is_alphanumeric() || "_-+=/.:".contains(c),
