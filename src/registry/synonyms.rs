@@ -367,6 +367,11 @@ pub fn is_self_word(word: &str) -> bool {
     is_self_handle(word) || ["mine", "i"].iter().any(|w| word.eq_ignore_ascii_case(w))
 }
 
+/// What a [word for oneself](is_self_word) in a list's `filters.assignee`
+/// is to be instead.
+pub const SELF_AS_FILTER: &str =
+    "For your own tasks, set `assigned_to_me` to true instead (and leave this out).";
+
 /// What a [word for oneself](is_self_word) in a member field of a write
 /// is to be instead: `(action, field path, words)`, an item of a list as
 /// `*`. The CLI does not know the caller's handle to show it: claiming is

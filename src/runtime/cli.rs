@@ -484,6 +484,16 @@ fn check_field(key: &str, field: &Value, text: &str, subject: &str) -> Result<()
 /// A handle, given without its `@`: the member ref `@handle` must fit the
 /// registry's field, so the handle is one character shorter than its bound.
 fn check_handle(handle: &str) -> Result<(), Failure> {
+    // A caller writes `@me` for itself (docs/agents.md): no member is
+    // named so, so the word is never taken for another's ref.
+    if crate::registry::synonyms::is_self_handle(handle) {
+        return Err(usage(
+            "handle",
+            &format!(
+                "`{handle}` is kept for a caller naming itself (`@{handle}`); choose another handle."
+            ),
+        ));
+    }
     let field = fields::member_ref("");
     check_field("handle", &field, &format!("@{handle}"), "").map_err(|_| {
         let max = field["maxLength"].as_u64().unwrap_or(1);

@@ -18,7 +18,8 @@ use serde_json::{Number, Value};
 
 use crate::error::{Failure, MAX_FIELD_ERRORS};
 use crate::registry::synonyms::{
-    BY_WORDS, ByWords, MISSING_BESIDE, PATTERN_FIXES, SELF_AS_ASSIGNEE, VALUE_WORDS, is_self_word,
+    BY_WORDS, ByWords, MISSING_BESIDE, PATTERN_FIXES, SELF_AS_ASSIGNEE, SELF_AS_FILTER,
+    VALUE_WORDS, is_self_word,
 };
 use crate::registry::{Action, FieldErrors, schema};
 use crate::schemas;
@@ -144,10 +145,18 @@ fn said_once_fixed(
         return None;
     }
     for (at, _) in &moved {
-        // A place the fixes fill is not missing once they are made: what
-        // the fixed input says of it (if anything) stands instead.
-        if errors.get(at).is_some_and(|m| m.starts_with("Required")) {
-            errors.remove(at);
+        // A place the fixes fill is not missing once they are made, nor is
+        // what holds it (`tasks`, for a `title` moved into it): what the
+        // fixed input says of it (if anything) stands instead.
+        let mut place = at.as_str();
+        loop {
+            if errors.get(place).is_some_and(|m| m.starts_with("Required")) {
+                errors.remove(place);
+            }
+            match place.rsplit_once('/') {
+                Some((holder, _)) => place = holder,
+                None => break,
+            }
         }
         if said.get(at).is_some_and(|m| m.contains(": Required")) && !last.contains_key(at) {
             said.remove(at);
@@ -212,8 +221,82 @@ fn apply_fixes(
                     moved.push((at, "Once rewritten"));
                 }
             }
+            Fix::Move(home, field, instead) => {
+                let Some(value) = object.remove(key) else {
+                    continue;
+                };
+                match moved_to(fixed, home, field) {
+                    Some((holder, at)) => {
+                        holder.insert(field.clone(), instead.clone().unwrap_or(value));
+                        moved.push((at, "Once moved"));
+                    }
+                    // Nowhere to put it (a list of several tasks): as it was.
+                    None => put_back(fixed, parent, key, value),
+                }
+            }
             Fix::Rename(_) | Fix::Reshape(..) => {}
         }
+    }
+}
+
+/// The object at `home` (a path of fields, an item of a list as `*`) that
+/// a field moved there goes in, made where it is missing, with the path
+/// the field then has: `None` where `home` holds something else, a `*`
+/// a list of other than one object, or the field already.
+fn moved_to<'a>(
+    fixed: &'a mut Value,
+    home: &str,
+    field: &str,
+) -> Option<(&'a mut serde_json::Map<String, Value>, String)> {
+    let mut at = fixed;
+    let mut path = Vec::new();
+    for segment in home.split('/').filter(|s| !s.is_empty()) {
+        at = if segment == "*" {
+            let Value::Array(items) = at else {
+                return None;
+            };
+            if items.is_empty() {
+                items.push(Value::Object(Default::default()));
+            }
+            path.push("0".to_string());
+            match items.as_mut_slice() {
+                [one] => one,
+                _ => return None,
+            }
+        } else {
+            let Value::Object(object) = at else {
+                return None;
+            };
+            path.push(segment.to_string());
+            // A list where the next segment is an item of it.
+            let next_is_item = home.split('/').skip_while(|s| *s != segment).nth(1) == Some("*");
+            let empty = if next_is_item {
+                Value::Array(Vec::new())
+            } else {
+                Value::Object(Default::default())
+            };
+            object.entry(segment).or_insert(empty)
+        };
+    }
+    let Value::Object(holder) = at else {
+        return None;
+    };
+    if holder.contains_key(field) {
+        return None;
+    }
+    path.push(field.to_string());
+    Some((holder, path.join("/")))
+}
+
+/// Puts `value` back as `key` of the object at `parent` in `fixed`.
+fn put_back(fixed: &mut Value, parent: &str, key: &str, value: Value) {
+    let at = if parent.is_empty() {
+        Some(fixed)
+    } else {
+        fixed.pointer_mut(&format!("/{}", parent.replace('~', "~0")))
+    };
+    if let Some(Value::Object(object)) = at {
+        object.insert(key.to_string(), value);
     }
 }
 
@@ -1393,7 +1476,7 @@ fn filter_word(action: &Action, path: &str, word: &str) -> Option<&'static str> 
     } else if is_self_word(&word)
         && names_a_field(action, &path.replace("assignee", "assigned_to_me"))
     {
-        Some("For your own tasks, set `assigned_to_me` to true instead (and leave this out).")
+        Some(SELF_AS_FILTER)
     } else {
         None
     }

@@ -3048,3 +3048,49 @@ fn a_large_input_is_judged_again_a_bounded_number_of_times() {
         "{e:?}"
     );
 }
+
+#[test]
+fn a_field_at_the_wrong_level_is_judged_where_it_goes() {
+    let e = |verb: &str, input: Value| errors("task", verb, input);
+    // Its value is told now what it would be told once moved.
+    let f = e("list", json!({"channel": "demo", "labels": "backend"}));
+    assert!(f["labels"].contains("belongs in `filters`"), "{f:?}");
+    assert_eq!(
+        f["filters/labels"],
+        "Once moved: Must be of type array: write `[\"backend\"]`."
+    );
+    let f = e("list", json!({"channel": "demo", "mine": "true"}));
+    assert_eq!(
+        f["filters/assigned_to_me"],
+        "Once moved: Must be of type boolean: write `true` without quotes."
+    );
+    // A word for oneself is told of the caller's own filter, whole.
+    for word in ["@me", "me"] {
+        let f = e("list", json!({"channel": "demo", "assignee": word}));
+        assert_eq!(
+            f,
+            FieldErrors::from([(
+                "assignee".to_string(),
+                r#"Unknown field here; for your own tasks write `{"filters": {"assigned_to_me": true}}` (an `assignee` filter is another member's ref)."#.to_string()
+            )])
+        );
+    }
+    // Several fields of one new task: `tasks` is not missing once they go in it.
+    let f = e(
+        "create",
+        json!({"channel": "demo", "title": "Ship it", "assignee": "demo-peer",
+               "priority": "High", "labels": "release"}),
+    );
+    assert!(!f.contains_key("tasks"), "{f:?}");
+    assert!(f["tasks/0/assignee"].starts_with("Once moved: A member ref starts with `@`"));
+    assert!(f["tasks/0/labels"].starts_with("Once moved: Must be of type array"));
+    assert!(f["tasks/0/priority"].starts_with("Once moved: Must be one of"));
+    let f = e("create", json!({"channel": "demo", "title": "Ship it"}));
+    assert_eq!(f.keys().collect::<Vec<_>>(), ["title"]);
+    // Where it would go is not one place (a list of two tasks): said alone.
+    let f = e(
+        "create",
+        json!({"channel": "demo", "tasks": [{"title": "a"}, {"title": "b"}], "priority": "High"}),
+    );
+    assert_eq!(f.keys().collect::<Vec<_>>(), ["priority"]);
+}

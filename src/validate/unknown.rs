@@ -30,6 +30,12 @@ pub(super) enum Fix {
     /// Rename the key to this field, with its value in the shape the
     /// field takes (`"numbers": [2]` → `"number": 2`).
     Reshape(String, Value),
+    /// Move the key, as this field, to where the action has it: the path
+    /// of the object that holds it (a [`home_elsewhere`] path, `filters`,
+    /// `tasks/*`: an item of a list the one item there is), with the value
+    /// it is to have there when not the one given (`"@me"` as a filter of
+    /// the caller's own tasks is `assigned_to_me: true`).
+    Move(String, String, Option<Value>),
 }
 
 /// The message for an unknown field and the known names it may have meant,
@@ -82,7 +88,11 @@ pub(super) fn unknown_field(
     let snake = crate::case::camel_to_snake(name);
     // The name the message proposes comes first, then the nearest others.
     let proposed = match &said {
-        Said::Here(field) | Said::Elsewhere(Some(field)) => Some(field.as_str()),
+        Said::Here(field)
+        | Said::Elsewhere {
+            holder: Some(field),
+            ..
+        } => Some(field.as_str()),
         _ => None,
     };
     let lower = snake.to_ascii_lowercase();
@@ -97,7 +107,14 @@ pub(super) fn unknown_field(
     // noise beside a confident fix; and its value is shown in the shape
     // the name takes, when the one given does not fit it (`numbers: [2]`
     // for `number`).
-    let mut fix = None;
+    // A field at the wrong level is moved where it goes, and what its
+    // value would then be told is said now ("Once moved: …").
+    let mut fix = match &said {
+        Said::Elsewhere {
+            home, field, value, ..
+        } => Some(Fix::Move(home.clone(), field.clone(), value.clone())),
+        _ => None,
+    };
     let names = match proposed {
         Some(field) => {
             // Only for a rename here (a field the input gives already was
@@ -128,7 +145,7 @@ pub(super) fn unknown_field(
         }
         // A field at the wrong level: the message says where it goes; no
         // name here would do.
-        None if matches!(said, Said::Elsewhere(_)) => Vec::new(),
+        None if matches!(said, Said::Elsewhere { .. }) => Vec::new(),
         // Nothing near: the fields there are, and no candidate that would
         // only fail in its turn (`force` is no misspelt `number`).
         None if said == Said::Nothing => {
@@ -428,9 +445,16 @@ enum Said {
     NoNameHere,
     /// This field here, which the message proposes.
     Here(String),
-    /// A field of this action at another level; the field here that holds
-    /// it, when there is one (`tasks` for a task's `description`).
-    Elsewhere(Option<String>),
+    /// A field of this action at another level: the field here that holds
+    /// it, when there is one (`tasks` for a task's `description`), and
+    /// where it goes (its [`home_elsewhere`] path and its name there).
+    Elsewhere {
+        holder: Option<String>,
+        home: String,
+        field: String,
+        /// The value it is to have there, when not the one given.
+        value: Option<Value>,
+    },
     /// Nothing near.
     Nothing,
 }
@@ -560,6 +584,27 @@ fn unknown_field_message(
     };
     if let Some(home) = home_elsewhere(action, parent_path, wanted) {
         let container = home.trim_end_matches("/*");
+        // A word for oneself as a filter of members (`assignee: "@me"` at
+        // the top of a list): the caller's own tasks have a filter of
+        // their own, which an `assignee` of `@me` would only be sent to.
+        let given = parent.and_then(|p| p.get(name)).and_then(Value::as_str);
+        let own = join(&home, "assigned_to_me");
+        if given.is_some_and(synonyms::is_self_word)
+            && wanted == "assignee"
+            && names_a_field(action, &own)
+        {
+            let message = format!(
+                "Unknown field here; for your own tasks write `{}` (an `assignee` filter is another member's ref).",
+                shape(&home, "assigned_to_me").replace('…', "true")
+            );
+            let said = Said::Elsewhere {
+                holder: None,
+                home,
+                field: "assigned_to_me".into(),
+                value: Some(Value::Bool(true)),
+            };
+            return (said, message);
+        }
         let message = format!(
             "Unknown field here; `{wanted}` belongs {}: `{}`.",
             match container {
@@ -573,7 +618,13 @@ fn unknown_field_message(
             .iter()
             .find(|s| container == s.as_str() || container.starts_with(&format!("{s}/")))
             .cloned();
-        return (Said::Elsewhere(holder), message);
+        let said = Said::Elsewhere {
+            holder,
+            home,
+            field: wanted.to_string(),
+            value: None,
+        };
+        return (said, message);
     }
     // A field another action sets (`status` on a checkpoint).
     if let Some(other) = crate::registry::ACTIONS.iter().find(|a| {

@@ -937,6 +937,12 @@ fn a_member_without_its_at_is_told_to_add_it() {
         ]))
     };
     agent("alice");
+    // The words a caller writes for itself (`@me`) name no member.
+    for word in ["me", "self", "myself"] {
+        let out = run(&["agent", "create", "--workspace", &ws, "--handle", word]);
+        let problem = field_problem(&out, "handle");
+        assert!(problem.contains("choose another handle"), "{problem}");
+    }
     let create = |members: &str| {
         let out = run(&[
             "channel",
