@@ -108,9 +108,16 @@ pub static VERBS: &[Verb] = &[
 ];
 
 /// A word that means a field only where that field is a sibling: `(word,
-/// field)`. A checklist item's words (its `text`); elsewhere `title` is a
+/// field)`. A checklist item's words (its `text`, its `done`); elsewhere `title` is a
 /// task's own field and `name` a task's `title`.
-pub static HERE_ONLY: &[(&str, &str)] = &[("title", "text"), ("name", "text")];
+pub static HERE_ONLY: &[(&str, &str)] = &[
+    ("title", "text"),
+    ("name", "text"),
+    ("completed", "done"),
+    ("complete", "done"),
+    ("checked", "done"),
+    ("is_done", "done"),
+];
 
 /// A field name that means another field: `(word, field, action)`. The hint
 /// applies where `field` is a sibling of the unknown word; when it is not
@@ -228,11 +235,15 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
         "filters/unassigned",
         "no filter matches unassigned tasks: leave it out, and each answer shows `assignee`, `null` where there is none.",
     ),
-    (
-        "task_update",
-        "claimed",
-        "a claim is task_set_claim (`agentteam exec task set_claim -`): `{\"channel\": …, \"numbers\": [the task's number], \"claimed\": true}`; task_update's `assignee` gives a task to a member.",
-    ),
+    ("task_update", "claimed", CLAIM_IS_SET_CLAIM),
+    ("task_update", "claim", CLAIM_IS_SET_CLAIM),
+    ("task_update", "deleted", DELETE_IS_ITS_OWN),
+    ("task_update", "delete", DELETE_IS_ITS_OWN),
+    ("task_update", "archived", DELETE_IS_ITS_OWN),
+    ("task_update", "archive", DELETE_IS_ITS_OWN),
+    ("task_update", "removed", DELETE_IS_ITS_OWN),
+    ("task_delete", "status", DELETE_IS_FOR_GOOD),
+    ("task_delete", "state", DELETE_IS_FOR_GOOD),
     ("task_update", "blocked_by", BLOCKER_IS_TEXT),
     ("task_create", "tasks/*/blocked_by", BLOCKER_IS_TEXT),
     ("task_update", "depends_on", BLOCKER_IS_TEXT),
@@ -311,6 +322,10 @@ pub static PATTERN_FIXES: &[(&str, &str)] = &[
         "Must be a task's scope_id (`tsk_…`) as task_list and task_get answer it: copy it from there, or give `channel` with `parent` (the task's number) instead.",
     ),
     (
+        "cursor",
+        "Must be the `next_cursor` a page answered, as it was given: pages are read by cursor, not by number; leave it out for the first page.",
+    ),
+    (
         "checkpoints_before",
         "Must be a checkpoint's id, as the checkpoints section's `next` gives it (not a time): copy it from there.",
     ),
@@ -342,6 +357,9 @@ pub static VALUE_WORDS: &[(&str, &str, &str)] = &[
         "blocked",
         "A blocked task keeps its status and says what blocks it in `blocker`.",
     ),
+    ("status", "deleted", DELETED_IS_NO_STATUS),
+    ("status", "removed", DELETED_IS_NO_STATUS),
+    ("status", "archived", DELETED_IS_NO_STATUS),
     (
         "sort",
         "priority",
@@ -390,6 +408,11 @@ pub static SELF_AS_ASSIGNEE: &[(&str, &str, &str)] = &[
 ];
 
 const CLOSED: &str = "`closed` is `done` if the work was finished, `canceled` if it was dropped.";
+const CLAIM_IS_SET_CLAIM: &str = "a claim is task_set_claim (`agentteam exec task set_claim -`): `{\"channel\": …, \"numbers\": [the task's number], \"claimed\": true}`; task_update's `assignee` gives a task to a member.";
+const DELETE_IS_ITS_OWN: &str = "deleting is task_delete (`agentteam exec task delete -`, `{\"channel\": …, \"number\": …}`), for good; `\"status\": \"canceled\"` sets a task aside and keeps it.";
+const DELETE_IS_FOR_GOOD: &str = "this call deletes the task for good and takes no status: to set it aside instead, task_update it to `\"status\": \"canceled\"` (`agentteam exec task update -`).";
+const DELETED_IS_NO_STATUS: &str =
+    "Deleting is task_delete, for good; `canceled` sets a task aside and keeps it.";
 const NO_ARCHIVE: &str = "there is no soft delete or archive: a deleted task is gone for good; to set one aside, task_update it to `\"status\": \"canceled\"`.";
 const RELEASE: &str = "to release, `\"claimed\": false`; `\"claimed\": true` claims.";
 

@@ -3094,3 +3094,52 @@ fn a_field_at_the_wrong_level_is_judged_where_it_goes() {
     );
     assert_eq!(f.keys().collect::<Vec<_>>(), ["priority"]);
 }
+
+#[test]
+fn a_call_meant_for_another_action_is_told_that_action() {
+    let e = |verb: &str, input: Value| errors("task", verb, input);
+    // A delete given a status meant to set the task aside: for good, it
+    // would not (dropping `status` as told would delete it).
+    let f = e(
+        "delete",
+        json!({"channel": "demo", "number": 10, "status": "canceled"}),
+    );
+    assert!(
+        f["status"].contains("deletes the task for good") && f["status"].contains("task_update"),
+        "{f:?}"
+    );
+    // A claim or a delete sent as an update: that action, and nothing of
+    // "give a field to change" beside it.
+    for (key, action) in [
+        ("claim", "task_set_claim"),
+        ("deleted", "task_delete"),
+        ("archived", "task_delete"),
+    ] {
+        let f = e("update", json!({"channel": "demo", "number": 3, key: true}));
+        assert_eq!(f.keys().collect::<Vec<_>>(), [key], "{f:?}");
+        assert!(f[key].contains(action), "{f:?}");
+    }
+    let f = e(
+        "update",
+        json!({"channel": "demo", "number": 3, "status": "deleted"}),
+    );
+    assert!(
+        f["status"].ends_with(
+            "Deleting is task_delete, for good; `canceled` sets a task aside and keeps it."
+        ),
+        "{f:?}"
+    );
+    // A checklist item's state by another name, judged once renamed.
+    let f = e(
+        "update",
+        json!({"channel": "demo", "number": 3, "checklist": [{"text": "repro", "completed": "yes"}]}),
+    );
+    assert_eq!(f["checklist/0/completed"], "Unknown field; use `done`.");
+    assert!(f["checklist/0/done"].starts_with("Once renamed: Must be of type boolean"));
+    // A page number for a cursor.
+    let f = e("list", json!({"channel": "demo", "cursor": 2}));
+    assert!(
+        f["cursor"].contains("pages are read by cursor, not by number"),
+        "{f:?}"
+    );
+}

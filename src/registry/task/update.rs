@@ -153,8 +153,32 @@ fn input_schema() -> Value {
     )
 }
 
+/// Fields an update is sent with that another action does (a claim, a
+/// delete, a checkpoint): their refusal names that action, and "give a
+/// field to change" beside it would only send the caller looking for one.
+const ANOTHER_ACTIONS: [&str; 9] = [
+    "claim",
+    "claimed",
+    "delete",
+    "deleted",
+    "archive",
+    "archived",
+    "removed",
+    "checkpoint",
+    "summary",
+];
+
 fn check(input: &Value, errors: &mut FieldErrors) {
-    if !Field::ALL.iter().any(|f| input.get(f.name()).is_some()) {
+    let another_action = input.as_object().is_some_and(|object| {
+        object.keys().any(|key| {
+            ANOTHER_ACTIONS.contains(
+                &crate::case::camel_to_snake(key)
+                    .to_ascii_lowercase()
+                    .as_str(),
+            )
+        })
+    });
+    if !another_action && !Field::ALL.iter().any(|f| input.get(f.name()).is_some()) {
         let names: Vec<&str> = Field::ALL.map(Field::name).to_vec();
         // Keyed on the input root (the `""` path): no one field is wrong.
         errors.insert(
