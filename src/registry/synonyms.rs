@@ -197,6 +197,21 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
         "task_get reads a task by `channel` and `number`: to find one by its title, task_list with `query`; to change its title, task_update.",
     ),
     (
+        "task_checkpoint",
+        "title",
+        "task_checkpoint finds its task by `channel` and `number`: to find the number by the title's words, task_list with `query`.",
+    ),
+    (
+        "task_delete",
+        "title",
+        "task_delete deletes the task `number` names, for good: find the number by the title's words with task_list `query`, and check it is the task meant.",
+    ),
+    (
+        "task_list",
+        "number",
+        "one task by its number is task_get (`{\"channel\": …, \"number\": …}`); a list takes no number.",
+    ),
+    (
         "task_create",
         "tasks/*/summary",
         "a task's name is `title`; `summary` is a checkpoint's text (task_checkpoint).",
@@ -420,12 +435,20 @@ const RELEASE: &str = "to release, `\"claimed\": false`; `\"claimed\": true` cla
 /// in (an update's `parent: 2` meant as the task to change): `(action,
 /// missing field, field present, what the missing one is)`, both at the
 /// top of the input.
-pub static MISSING_BESIDE: &[(&str, &str, &str, &str)] = &[(
-    "task_update",
-    "number",
-    "parent",
-    "the number of the task to change; `parent` is where it moves (its new parent's number).",
-)];
+pub static MISSING_BESIDE: &[(&str, &str, &str, &str)] = &[
+    (
+        "task_update",
+        "number",
+        "parent",
+        "the number of the task to change; `parent` is where it moves (its new parent's number).",
+    ),
+    (
+        "task_update",
+        "number",
+        "title",
+        "the number of the task to change; `title` gives it a new title. To find the number by its title's words, task_list with `query`.",
+    ),
+];
 
 /// A field that takes an item's number, given words instead (`number:
 /// "login bug"`, a title; or `tsk_…`, the item's id): what to say, and for

@@ -409,7 +409,7 @@ fn checked(
         {
             failure = failure.suggest(&called.name(), input["arguments"].clone());
         }
-        return Err(found_by_words(failure, &input));
+        return Err(found_by_title(found_by_words(failure, &input), &input));
     }
     integers(action.cached_input_schema(), &mut input);
     (action.canonicalize)(&mut input);
@@ -958,6 +958,11 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
                 "{said}: write `{number}`, the number alone, if it is task {number} of this input's board; a parent is on its subtask's own board, and no task moves to another (`{board}` is another board)."
             );
         }
+        // A tracker's word for its items (`TASK-3`, `ISSUE-3`) names no
+        // board.
+        if GENERIC_KEYS.contains(&board.as_str()) {
+            return format!("{said}: write `{number}`, the number alone.");
+        }
         return format!(
             "{said}: write `{number}`, the number alone; the board, `{board}`, goes in `channel`."
         );
@@ -1112,6 +1117,10 @@ fn board_and_number(text: &str) -> Option<(String, u64)> {
     Some((board.to_ascii_lowercase(), digits.parse().ok()?))
 }
 
+/// The words a tracker's keys start with for any item (`TASK-3`), which
+/// name no board.
+const GENERIC_KEYS: [&str; 6] = ["task", "issue", "ticket", "bug", "story", "item"];
+
 /// A task's number followed by words (`#25 Note target`, `25: Note
 /// target`): the number.
 fn number_then_words(text: &str) -> Option<u64> {
@@ -1121,7 +1130,7 @@ fn number_then_words(text: &str) -> Option<u64> {
     let (digits, after) = text.split_at(end);
     // The words begin after a space or a sign (`25 Note`, `25: Note`),
     // never straight after the digits (`2fa login` is a title).
-    let words = after.trim_start_matches(|c: char| c.is_whitespace() || ":-–—.)".contains(c));
+    let words = after.trim_start_matches(|c: char| c.is_whitespace() || ":-–—.)([".contains(c));
     let parted = words.len() < after.len();
     (!digits.is_empty() && parted && words.starts_with(char::is_alphabetic))
         .then(|| digits.parse().ok())
@@ -1237,9 +1246,21 @@ fn number_of_url(text: &str) -> Option<u64> {
     digits_only.then(|| last.parse().ok()).flatten()
 }
 
-/// A task reference written for a number (`#5`, `#t5`, `t5`): its number.
+/// A task reference written for a number (`#5`, `#t5`, `t5`, `Task 5`,
+/// `task #5`, `No. 5`): its number.
 fn number_of_ref(text: &str) -> Option<u64> {
     let text = text.trim();
+    // With the word a person puts before it (`Task 3`, `task #3`, `No. 3`).
+    let lower = text.to_ascii_lowercase();
+    let text = ["task", "issue", "ticket", "number", "no.", "nr.", "no", "#"]
+        .iter()
+        .find_map(|word| {
+            let rest = lower.strip_prefix(word)?;
+            let trimmed = rest.trim_start();
+            (trimmed.len() < rest.len() || *word == "#" || word.ends_with('.'))
+                .then(|| &text[text.len() - trimmed.len()..])
+        })
+        .unwrap_or(text);
     let text = text.strip_prefix('#').unwrap_or(text);
     let digits = text.strip_prefix(['t', 'T']).unwrap_or(text);
     let digits_only = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
@@ -1376,6 +1397,33 @@ fn found_by_words(failure: Failure, input: &Value) -> Failure {
     match suggestion {
         Some((tool, arguments)) if failure.suggested_action.is_none() => {
             failure.suggest(tool, arguments)
+        }
+        _ => failure,
+    }
+}
+
+/// A call that names its task by `title` alone (no `number`): the search
+/// of its board for the title's words, suggested, where the refusal of the
+/// missing `number` is said (an update's `title` is a new title, so the
+/// task to change is still to be found).
+fn found_by_title(failure: Failure, input: &Value) -> Failure {
+    let missing = failure
+        .field_errors
+        .get("number")
+        .is_some_and(|said| said.starts_with("Required"));
+    let title = input.get("title").and_then(Value::as_str).map(str::trim);
+    let (true, Some(title), None) = (missing, title, &failure.suggested_action) else {
+        return failure;
+    };
+    let Some(row) = BY_WORDS.iter().find(|row| row.field == "number") else {
+        return failure;
+    };
+    let Some(arguments) = (row.arguments)(input, title) else {
+        return failure;
+    };
+    match crate::registry::find_by_name(row.tool) {
+        Some(tool) if validate(tool, arguments.clone()).is_ok() => {
+            failure.suggest(row.tool, arguments)
         }
         _ => failure,
     }
@@ -1539,6 +1587,11 @@ fn pattern_fix(pattern: &str, input: &Value, path: &str) -> Option<String> {
     // A time, an opaque id: what it must be in words, not the regex.
     if let Some(fix) = value_fix(path) {
         return Some(fix.into());
+    }
+    // A board alone as the target (`#eng`): a target is the thread a task
+    // came from, never where it goes, and a made-up thread id is no fix.
+    if pattern == crate::registry::task::fields::TARGET_PATTERN && !given.contains(':') {
+        return Some("Must be a thread as `#board:thread_id`, where the task came from: a board alone is no target; the board the task goes on is `channel`, and `target` is left out where there is no thread.".into());
     }
     let re = regex::Regex::new(pattern).ok()?;
     // Spaces around a name (`"eng "`), as a copy from a table leaves them.

@@ -3143,3 +3143,76 @@ fn a_call_meant_for_another_action_is_told_that_action() {
         "{f:?}"
     );
 }
+
+#[test]
+fn a_task_named_otherwise_than_by_its_number_is_told_how_to_find_it() {
+    let refused =
+        |verb: &str, input: Value| validate(find("task", verb).unwrap(), input).unwrap_err();
+    // By its title, on any action that takes a number: the search for it.
+    for verb in ["get", "update", "checkpoint", "delete"] {
+        let f = refused(
+            verb,
+            json!({"channel": "demo", "title": "Fix login timeout", "status": "done", "summary": "x"}),
+        );
+        let call = f.suggested_action.as_ref().expect(verb);
+        assert_eq!(call.tool, "task_list");
+        assert_eq!(
+            call.arguments,
+            json!({"channel": "demo", "query": "Fix login timeout", "status": "all"})
+        );
+    }
+    // An update's title is a new one: the task to change is still to be found.
+    let f = refused(
+        "update",
+        json!({"channel": "demo", "title": "Fix login", "status": "done"}),
+    );
+    assert!(
+        f.field_errors["number"].contains("`title` gives it a new title"),
+        "{f:?}"
+    );
+    let e = |input: Value| refused("get", input).field_errors["number"].clone();
+    // A number with a word before it, or its title after it in brackets.
+    for given in ["Task 3", "task #3", "No. 3", "number 3"] {
+        assert_eq!(
+            e(json!({"channel": "demo", "number": given})),
+            "Must be of type integer: write `3`, the number alone.",
+            "{given}"
+        );
+    }
+    assert!(e(json!({"channel": "demo", "number": "3 (Migrate database)"})).contains("write `3`"));
+    // A tracker's key: its word for an item is no board.
+    for given in ["TASK-3", "issue-3", "Ticket#3"] {
+        assert_eq!(
+            e(json!({"channel": "demo", "number": given})),
+            "Must be of type integer: write `3`, the number alone."
+        );
+    }
+    assert!(
+        e(json!({"channel": "demo", "number": "OPS-3"}))
+            .ends_with("the board, `ops`, goes in `channel`.")
+    );
+    // A number on a list is a get.
+    let f = refused("list", json!({"channel": "demo", "number": 3}));
+    assert!(f.field_errors["number"].contains("task_get"), "{f:?}");
+}
+
+#[test]
+fn a_board_as_a_target_and_two_names_of_one_field_are_told_what_to_do() {
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "demo", "target": "#demo", "tasks": [{"title": "x"}]}),
+    );
+    assert!(e["target"].contains("a board alone is no target"), "{e:?}");
+    // Both renamed as told, the field would be given twice: join them.
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "demo", "tasks": [{"title": "Ship", "body": "details", "notes": "more"}]}),
+    );
+    assert_eq!(
+        e["tasks/0/body"],
+        "Unknown field; it means `description`, as `notes` does too: join the two into one `description`."
+    );
+    assert!(e["tasks/0/notes"].contains("as `body` does too"));
+}

@@ -85,6 +85,30 @@ pub(super) fn unknown_field(
         );
         return (message, Vec::new(), None);
     }
+    // Another unknown key means the same field (`body` and `notes`, both
+    // `description`): renamed as each is told, the field would be given
+    // twice, so the two are to be joined into it.
+    if let Said::Here(field) = &said
+        && let Some(other) = parent
+            .and_then(Value::as_object)
+            // Each key judged again for each: a few, as a call has.
+            .filter(|object| object.len() <= MAX_KEYS_COMPARED)
+            .and_then(|object| {
+                object.keys().find(|key| {
+                    key.as_str() != name
+                        && !siblings.contains(key)
+                        && unknown_field_message(key, parent_path, action, parent).0
+                            == Said::Here(field.clone())
+                })
+            })
+    {
+        let shown = crate::redact::tokens(other);
+        let other = crate::text::clip(&shown, 64);
+        let message = format!(
+            "Unknown field; it means `{field}`, as `{other}` does too: join the two into one `{field}`."
+        );
+        return (message, vec![field.clone()], None);
+    }
     let snake = crate::case::camel_to_snake(name);
     // The name the message proposes comes first, then the nearest others.
     let proposed = match &said {
@@ -164,6 +188,10 @@ pub(super) fn unknown_field(
     };
     (message, names, fix)
 }
+
+/// The most keys of one object whose unknown ones are compared with each
+/// other (two that mean one field): an input's object has a few.
+const MAX_KEYS_COMPARED: usize = 32;
 
 /// The field a key names in any case (`Status`, `assignedToMe`,
 /// `assigned_to_me` alike).
