@@ -175,28 +175,27 @@ fn action_command(action: &'static registry::Action, long_help: bool) -> Command
             Arg::new("input_schema")
                 .long("input-schema")
                 .action(ArgAction::SetTrue)
-                .conflicts_with_all(["input", "output_schema"])
-                .help("Print the input JSON Schema and exit"),
+                .conflicts_with("output_schema")
+                .help("Print the input JSON Schema and exit (INPUT, if given, is not read)"),
         )
         .arg(
             Arg::new("output_schema")
                 .long("output-schema")
                 .action(ArgAction::SetTrue)
-                .conflicts_with("input")
-                .help("Print the JSON Schema of the success document and exit"),
+                .help("Print the JSON Schema of the success document and exit (INPUT is not read)"),
         )
         .arg(
             Arg::new("example")
                 .long("example")
                 .action(ArgAction::SetTrue)
-                .conflicts_with_all(["input", "input_schema", "output_schema"])
-                .help("Print a valid example input (the first) and exit"),
+                .conflicts_with_all(["input_schema", "output_schema"])
+                .help("Print a valid example input (the first) and exit (INPUT is not read)"),
         )
         .arg(
             Arg::new("examples")
                 .long("examples")
                 .action(ArgAction::SetTrue)
-                .conflicts_with_all(["input", "input_schema", "output_schema", "example"])
+                .conflicts_with_all(["input_schema", "output_schema", "example"])
                 .help("Print every example as a JSON array of {description, input, command} and exit"),
         )
         .arg(

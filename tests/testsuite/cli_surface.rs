@@ -625,6 +625,26 @@ fn every_route_has_help_and_schemas() {
             None,
         );
         assert_eq!(output.json(), action.output_schema());
+        // On the route as it is written with its input (`… list -`), before
+        // or after it, the flags print and exit, and the input is not read.
+        for args in [
+            vec![action.verb, "-", "--input-schema"],
+            vec![action.verb, "--input-schema", "-"],
+            vec![action.verb, "-", "--output-schema"],
+            vec![action.verb, "-", "--help"],
+            vec![action.verb, "-", "--examples"],
+        ] {
+            let run = cli.run(
+                &[&["exec", action.domain][..], &args].concat(),
+                Some("not JSON"),
+            );
+            assert_eq!(run.code, 0, "{args:?}: {}", run.stdout);
+        }
+        let input = cli.run(
+            &["exec", action.domain, action.verb, "-", "--input-schema"],
+            Some("not JSON"),
+        );
+        assert_eq!(input.json(), (action.input_schema)());
     }
     let exec_help = cli.run(&["exec", "--help"], None).stdout;
     assert!(exec_help.contains("task"));
@@ -830,7 +850,7 @@ fn usage_errors_are_json_with_exit_2() {
         &["exec", "task", "frobnicate", "-"][..],
         &["exec", "nodomain", "list"],
         &["exec", "task", "list", "-", "--nope"],
-        &["exec", "task", "list", "--input-schema", "-"],
+        &["exec", "task", "list", "--input-schema", "--output-schema"],
     ] {
         let run = cli.run(args, None);
         assert_eq!(
