@@ -126,12 +126,14 @@ fn halve(slot: &mut Value) -> bool {
 /// then, once, cuts every string that takes more than [`WORDY`] bytes as
 /// JSON to its first 40 characters, so that a receipt of many items (a
 /// create's fifty tasks with long, escape-heavy titles) keeps every item
-/// rather than lose some; then drops the last element of the largest array
-/// that has more than one, else halves any string past 40 characters, until
-/// it fits or nothing is left to cut.
+/// rather than lose some; then drops the last half of the largest array
+/// of several that holds no such array itself (lists inside items before
+/// the items: every item of a batch's answer is the result of one), else
+/// halves any string past 40 characters, until it fits or nothing is left
+/// to cut.
 fn shrink(value: &mut Value, room: usize) {
     let long_text = |v: &Value| v.as_str().is_some_and(|s| s.len() > 1024);
-    let many = |v: &Value| v.as_array().is_some_and(|a| a.len() > 1);
+
     // Text still longer than a cut leaves it (40 characters and the marker).
     let text = |v: &Value| {
         v.as_str()
@@ -145,9 +147,11 @@ fn shrink(value: &mut Value, room: usize) {
             // One pass over the whole value: linear however many strings.
             wordy_cut = true;
             cut_wordy(value);
-        } else if let Some(Value::Array(items)) = largest(value, &many) {
-            // Half at a time: a hostile answer may hold millions.
-            items.truncate(items.len() / 2);
+        } else if halve_innermost(value) {
+            // The innermost lists first, so a list inside each item (a
+            // refused claim's `candidates`, advice) is cut before any of
+            // the items, each the result of one; all of them in one pass,
+            // and half at a time: a hostile answer may hold millions.
         } else if let Some(slot) = largest(value, &text)
             && halve(slot)
         {
@@ -157,6 +161,36 @@ fn shrink(value: &mut Value, room: usize) {
             break;
         }
     }
+}
+
+/// Drops the last half of every list of several items inside `value`
+/// (itself included) that holds no such list; false when there is none.
+fn halve_innermost(value: &mut Value) -> bool {
+    /// Whether `value` is or holds a list of several, cutting the
+    /// innermost ones as it goes (so a list whose lists were cut is not).
+    fn walk(value: &mut Value) -> (bool, bool) {
+        match value {
+            Value::Array(items) => {
+                let (mut inner, mut cut) = (false, false);
+                for item in items.iter_mut() {
+                    let (many, did) = walk(item);
+                    inner |= many;
+                    cut |= did;
+                }
+                if !inner && items.len() > 1 {
+                    items.truncate(items.len() / 2);
+                    return (true, true);
+                }
+                (inner || items.len() > 1, cut)
+            }
+            Value::Object(map) => map.values_mut().fold((false, false), |(m, c), v| {
+                let (many, did) = walk(v);
+                (m || many, c || did)
+            }),
+            _ => (false, false),
+        }
+    }
+    walk(value).1
 }
 
 /// The JSON size past which a string is cut by [`cut_wordy`].
@@ -340,6 +374,36 @@ mod tests {
         assert_eq!(kept.len(), 50);
         assert_eq!(kept[49]["number"], 50);
         assert!(kept[0]["title"].as_str().unwrap().ends_with(CUT_MARKER));
+        assert!(json_len(&data) + json_len(&Value::Object(meta)) <= budget);
+    }
+
+    /// A set_claim's failures, each with candidates whose titles escape to
+    /// more than the budget: every failure is kept (the result of a number
+    /// the caller sent), their candidates cut first.
+    #[test]
+    fn every_item_of_a_batch_is_kept_before_its_advice() {
+        let title = "\u{1}".repeat(200);
+        let failures: Vec<Value> = (1000..1050)
+            .map(|n| {
+                let candidates: Vec<Value> = (1..=5)
+                    .map(|c| json!({"field": "numbers", "value": c, "title": title}))
+                    .collect();
+                json!({"number": n, "code": "task_not_found",
+                       "message": format!("No live task #{n} on board `big`."),
+                       "candidates": candidates})
+            })
+            .collect();
+        let mut data =
+            json!({"claimed": true, "updated_count": 0, "tasks": [], "failures": failures});
+        let mut meta = Map::new();
+        let budget = 64 * 1024;
+        assert!(json_len(&data) > budget);
+        fit_answer(&mut data, &mut meta, budget, None);
+        assert_eq!(meta.get("truncated"), Some(&json!(true)));
+        let kept = data["failures"].as_array().unwrap();
+        assert_eq!(kept.len(), 50);
+        assert_eq!(kept[49]["number"], 1049);
+        assert!(!kept[49]["candidates"].as_array().unwrap().is_empty());
         assert!(json_len(&data) + json_len(&Value::Object(meta)) <= budget);
     }
 
