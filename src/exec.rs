@@ -1046,6 +1046,37 @@ fn comment_at(raw: &[u8], line: usize, column: usize) -> bool {
         .is_some_and(|rest| rest.starts_with(b"//") || rest.starts_with(b"/*"))
 }
 
+/// What a syntax error at `line`:`column` (1-based) is when it is another
+/// language's spelling that a model writes for JSON: a Markdown code fence
+/// around the document, Python's `True`/`False`/`None`, or single quotes.
+/// Said for every place at once, so one retry mends them all.
+fn slip_at(raw: &[u8], line: usize, column: usize) -> Option<&'static str> {
+    if raw.trim_ascii_start().starts_with(b"```") {
+        return Some(
+            "a Markdown code fence is no JSON: send the JSON object alone, without the ``` lines around it",
+        );
+    }
+    let text = raw.split(|&b| b == b'\n').nth(line.saturating_sub(1))?;
+    let rest = text.get(column.saturating_sub(1)..)?;
+    let word = |w: &[u8]| {
+        rest.starts_with(w)
+            && !rest
+                .get(w.len())
+                .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+    };
+    if word(b"True") || word(b"False") || word(b"None") {
+        Some(
+            "`True`, `False` and `None` are Python's: JSON writes every one of them `true`, `false` and `null`",
+        )
+    } else if word(b"undefined") {
+        Some("JSON has no `undefined`: leave the field out, or write `null`")
+    } else if rest.starts_with(b"'") {
+        Some("JSON quotes every key and string with double quotes (`\"`), not single ones")
+    } else {
+        None
+    }
+}
+
 /// Exactly one JSON object; `line_no` is the batch line `raw` came from,
 /// which a syntax error names instead of the document's own line.
 fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
@@ -1071,6 +1102,12 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
             let line = line_no.unwrap_or(e.line() as u64);
             format!(
                 "The input is not valid JSON (line {line}, column {}): JSON has no comments; remove it.",
+                e.column()
+            )
+        } else if let Some(slip) = slip_at(raw, e.line(), e.column()) {
+            let line = line_no.unwrap_or(e.line() as u64);
+            format!(
+                "The input is not valid JSON (line {line}, column {}): {slip}.",
                 e.column()
             )
         } else if line_no.is_none()
@@ -1194,6 +1231,34 @@ mod tests {
         // A slash inside a string is no comment; another error is said as it is.
         let failure = parse_input(b"{\"url\": \"https://x\", }").unwrap_err();
         assert!(!failure.message.contains("comments"), "{failure:?}");
+    }
+
+    #[test]
+    fn another_languages_spelling_of_json_is_named_for_every_place_at_once() {
+        for (raw, says) in [
+            (
+                "```json\n{\"channel\": \"eng\"}\n```",
+                "without the ``` lines around it",
+            ),
+            (
+                "{\"channel\": \"eng\", \"claimed\": True}",
+                "JSON writes every one of them `true`, `false` and `null`",
+            ),
+            (
+                "{\"channel\": \"eng\", \"assignee\": None}",
+                "`None` are Python's",
+            ),
+            ("{'channel': 'eng', 'claimed': True}", "double quotes"),
+            ("{\"channel\": 'eng'}", "double quotes"),
+            ("{\"a\": undefined}", "no `undefined`"),
+        ] {
+            let failure = parse_input(raw.as_bytes()).unwrap_err();
+            assert_eq!(failure.code, code::INVALID_JSON.code);
+            assert!(failure.message.contains(says), "{raw}: {failure:?}");
+        }
+        // A word that only begins so is said as it is.
+        let failure = parse_input(b"{\"a\": Trueish}").unwrap_err();
+        assert!(!failure.message.contains("Python"), "{failure:?}");
     }
 
     /// `--paginate` says only what a data schema declares as a call at its
