@@ -565,7 +565,9 @@ pub async fn get_for_token<S: Store>(
 /// is never filled in: the task it names is read on the board meant. A
 /// board or member that is no typo gets no call (`candidates` lists the
 /// boards or members): a call on the nearest would be a guess, and a task
-/// by its number on another board another task. Other failures pass
+/// by its number on another board another task; but a task_get of a task
+/// only one other board has is that read, there (it changes nothing, and
+/// the candidate's title says which task it is). Other failures pass
 /// unchanged.
 fn corrected_call(
     action: &Action,
@@ -592,6 +594,25 @@ fn corrected_call(
         arguments.remove("parent_task_scope");
         arguments.insert("channel".into(), read.arguments["channel"].clone());
         arguments.insert("parent".into(), read.arguments["number"].clone());
+        return failure.suggest(&action.name(), Value::Object(arguments));
+    }
+    // A read of a task one other board has, and this one has not: that
+    // read, there (a read changes nothing, and the candidate's title says
+    // whether it is the task meant). A write is never moved to another
+    // board: there it would change another task.
+    if is(code::TASK_NOT_FOUND)
+        && action.read_only()
+        && let [elsewhere] = failure
+            .candidate_list()
+            .iter()
+            .filter(|c| c.field == "channel")
+            .collect::<Vec<_>>()[..]
+        && let Some(fields) = input.as_object()
+    {
+        let mut arguments = fields.clone();
+        arguments.insert("channel".into(), elsewhere.value.clone());
+        // A checkpoint's id is of this task's checkpoints, not that one's.
+        arguments.remove("checkpoints_before");
         return failure.suggest(&action.name(), Value::Object(arguments));
     }
     if !(is(code::CHANNEL_NOT_FOUND) || is(code::ASSIGNEE_NOT_FOUND)) {

@@ -1934,6 +1934,23 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
             f.message
         );
     }
+    // Only one other board has it: a read is suggested there (its title
+    // says which task it is); with two, or for a write, the board's list.
+    let f = w.err(&w.bob, "get", json!({"channel": "eng", "number": 5}));
+    let call = World::<E>::suggestion(&f);
+    assert_eq!(
+        (call["tool"].as_str(), &call["arguments"]),
+        (Some("task_get"), &json!({"channel": "ops", "number": 5}))
+    );
+    assert_eq!(w.follow(&w.bob, &call).unwrap()["title"], "o5");
+    let f = w.err(&w.alice, "get", json!({"channel": "eng", "number": 5}));
+    assert_eq!(World::<E>::suggestion(&f)["tool"], "task_list");
+    let f = w.err(
+        &w.bob,
+        "checkpoint",
+        json!({"channel": "eng", "number": 5, "summary": "s"}),
+    );
+    assert_eq!(World::<E>::suggestion(&f)["tool"], "task_list");
     // So for a parent, where the input's board is where the subtask goes
     // (a create) or the list looks: the boards that have it first, as
     // `channel`. Not for an update, whose board names the task to change.
