@@ -199,7 +199,8 @@ impl<'de> Deserialize<'de> for StoreFile {
                     store.profiles.insert(name, read);
                 }
                 Err(e) => {
-                    let problem = field_words(&e.to_string());
+                    let problem =
+                        wrong_field(&profile).unwrap_or_else(|| field_words(&e.to_string()));
                     store.unreadable.insert(
                         name,
                         Unreadable {
@@ -306,6 +307,27 @@ fn unreadable_profile(name: &str, unreadable: &Unreadable, path: &Path) -> Failu
         path.display(),
         unreadable.problem
     ))
+}
+
+/// The first field of a profile written with a value of another type
+/// (`"credential_process": "/usr/bin/helper"`), and what it takes: each
+/// field is read alone, since serde_json's words for a type name no field
+/// and may quote the value (a token put in the wrong place).
+fn wrong_field(profile: &serde_json::Value) -> Option<String> {
+    let object = profile.as_object()?;
+    let (key, _) = object.iter().find(|(key, value)| {
+        let alone =
+            serde_json::Value::Object([((*key).clone(), (*value).clone())].into_iter().collect());
+        Profile::deserialize(&alone).is_err_and(|e| !e.to_string().starts_with("unknown field"))
+    })?;
+    let takes = match key.as_str() {
+        "credential_process" => {
+            "an argv list of strings (`[\"agentteam-runtime\", \"token\", \"issue\", …]`)"
+        }
+        "max_permission" => "one of `read_only`, `agent_mutation`, `destructive`",
+        _ => "a string",
+    };
+    Some(format!("`{key}` must be {takes}"))
 }
 
 /// serde_json's words for a store problem when they name a field
@@ -784,7 +806,15 @@ pub fn check_api_url(text: &str) -> Result<String, Failure> {
     {
         return Err(bad("must not carry credentials, a query or a fragment"));
     }
-    Ok(url.as_str().trim_end_matches('/').to_string())
+    let base = url.as_str().trim_end_matches('/');
+    // The API's own prefix, which every request adds (`/api/v1/workspaces/…`):
+    // kept, every call would go to `…/api/v1/api/v1/…` and be answered 404.
+    if let Some(root) = base.strip_suffix("/api/v1") {
+        return Err(bad(&format!(
+            "is the runtime's base URL, without `/api/v1` (agentteam adds it): `{root}`"
+        )));
+    }
+    Ok(base.to_string())
 }
 
 /// Whether `url` names this machine's loopback: `localhost`, or a loopback
@@ -1148,6 +1178,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_api_url_is_the_runtimes_base_without_the_apis_prefix() {
+        assert_eq!(
+            check_api_url("https://tasks.example.com/team/").unwrap(),
+            "https://tasks.example.com/team"
+        );
+        for given in [
+            "http://127.0.0.1:8787/api/v1",
+            "http://127.0.0.1:8787/api/v1/",
+        ] {
+            let failure = check_api_url(given).unwrap_err();
+            assert_eq!(
+                failure.field_errors["api_url"],
+                "is the runtime's base URL, without `/api/v1` (agentteam adds it): `http://127.0.0.1:8787`",
+                "{given}"
+            );
+        }
+    }
+
+    #[test]
     fn plain_http_to_another_host_is_warned_about() {
         for url in [
             "http://10.0.0.5:8787",
@@ -1376,6 +1425,39 @@ mod tests {
             "{}",
             failure.message
         );
+        // A field of another type is named, with what it takes, and its
+        // value is never repeated.
+        for (field, written, takes) in [
+            (
+                "credential_process",
+                r#""/usr/bin/secret-helper""#,
+                "an argv list of strings",
+            ),
+            ("token", "12345678901234567890", "a string"),
+            ("max_permission", r#""root""#, "one of `read_only`"),
+        ] {
+            write(&format!(
+                r#"{{"profiles": {{"p": {{"api_url": "http://127.0.0.1:1", "workspace_id": "ws",
+                    "agent_id": "ag1", "{field}": {written}}}}}}}"#
+            ));
+            let failure = store
+                .load()
+                .unwrap()
+                .selected("p", &store.path())
+                .unwrap_err();
+            assert!(
+                failure
+                    .message
+                    .contains(&format!("(`{field}` must be {takes}")),
+                "{}",
+                failure.message
+            );
+            assert!(
+                !failure.message.contains(written.trim_matches('"')),
+                "{}",
+                failure.message
+            );
+        }
         // Not an object: malformed, never an empty store to overwrite.
         for text in ["[]", "[1]", "null", "42"] {
             write(text);
