@@ -307,6 +307,14 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
         "notes",
         "`description` replaces the task's description (give it whole: task_get shows it); a note on progress is a checkpoint, task_checkpoint's `summary`.",
     ),
+    ("task_list", "since", NO_DATE_FILTER),
+    ("task_list", "updated_since", NO_DATE_FILTER),
+    ("task_list", "updated_after", NO_DATE_FILTER),
+    ("task_list", "created_after", NO_DATE_FILTER),
+    ("task_list", "filters/since", NO_DATE_FILTER),
+    ("task_list", "filters/updated_since", NO_DATE_FILTER),
+    ("task_list", "filters/updated_after", NO_DATE_FILTER),
+    ("task_list", "filters/created_after", NO_DATE_FILTER),
     ("task_list", "title", SEARCH_IS_QUERY),
     ("task_list", "text", SEARCH_IS_QUERY),
     ("task_list", "filters/title", SEARCH_IS_QUERY),
@@ -428,6 +436,7 @@ const DELETE_IS_ITS_OWN: &str = "deleting is task_delete (`agentteam exec task d
 const DELETE_IS_FOR_GOOD: &str = "this call deletes the task for good and takes no status: to set it aside instead, task_update it to `\"status\": \"canceled\"` (`agentteam exec task update -`).";
 const DELETED_IS_NO_STATUS: &str =
     "Deleting is task_delete, for good; `canceled` sets a task aside and keeps it.";
+const NO_DATE_FILTER: &str = "there is no filter by time: the default `sort`, `updated_desc`, lists the tasks changed last first, so stop reading at the first whose `updated_at` is older.";
 const NO_ARCHIVE: &str = "there is no soft delete or archive: a deleted task is gone for good; to set one aside, task_update it to `\"status\": \"canceled\"`.";
 const RELEASE: &str = "to release, `\"claimed\": false`; `\"claimed\": true` claims.";
 

@@ -764,6 +764,14 @@ fn record(
                     Kind::Minimum(_) | Kind::Maximum(_) => {
                         range(action, path).unwrap_or_else(|| describe(kind))
                     }
+                    // How long it is, so a retry knows how much to cut.
+                    Kind::MaxLength(limit) => match given_str(input, path) {
+                        Some(text) => format!(
+                            "Must be at most {limit} characters; this one has {}.",
+                            text.chars().count()
+                        ),
+                        None => describe(kind),
+                    },
                     _ => describe(kind),
                 };
                 // An empty or blank value given to clear a field: say how.
@@ -1000,6 +1008,11 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
                 && serde_json::from_str(shown)
                     .is_ok_and(|list| holds_at(action, input, path, &list))
         }) {
+            // On an update, the list replaces the task's: said, so the
+            // retry keeps the items it means to keep.
+            Some(shown) if schema_at(action, path).is_some_and(replaced_list) => format!(
+                "{said}: write `{shown}`, with every item the task is to keep too: the list replaces its current one."
+            ),
             Some(shown) => format!("{said}: write `{shown}`."),
             // An object of changes (`{"add": […]}`) to a list an update
             // replaces: put in a list, it would replace the items kept.

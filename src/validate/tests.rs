@@ -221,7 +221,7 @@ fn a_value_of_another_shape_is_told_the_one_meant() {
     );
     assert_eq!(
         e["checklist"],
-        "Must be of type array: write `[{\"text\":\"a\",\"done\":true}]`."
+        "Must be of type array: write `[{\"text\":\"a\",\"done\":true}]`, with every item the task is to keep too: the list replaces its current one."
     );
     // A value shown to write is one that then validates: not `0` for a
     // task number (below its minimum), nor a checklist item without its
@@ -3215,4 +3215,44 @@ fn a_board_as_a_target_and_two_names_of_one_field_are_told_what_to_do() {
         "Unknown field; it means `description`, as `notes` does too: join the two into one `description`."
     );
     assert!(e["tasks/0/notes"].contains("as `body` does too"));
+}
+
+#[test]
+fn a_refusal_says_how_long_and_what_a_list_replaces() {
+    let e = |verb: &str, input: Value| errors("task", verb, input);
+    let f = e(
+        "update",
+        json!({"channel": "demo", "number": 3, "labels": "db"}),
+    );
+    assert!(
+        f["labels"].ends_with("the list replaces its current one."),
+        "{f:?}"
+    );
+    // A create's list replaces nothing.
+    let f = e(
+        "create",
+        json!({"channel": "demo", "tasks": [{"title": "a", "labels": "db"}]}),
+    );
+    assert_eq!(
+        f["tasks/0/labels"],
+        "Must be of type array: write `[\"db\"]`."
+    );
+    let f = e(
+        "update",
+        json!({"channel": "demo", "number": 3, "title": "é".repeat(250)}),
+    );
+    assert_eq!(
+        f["title"],
+        "Must be at most 200 characters; this one has 250."
+    );
+    for input in [
+        json!({"channel": "demo", "since": "2026-01-01"}),
+        json!({"channel": "demo", "filters": {"updated_since": "2026-01-01"}}),
+    ] {
+        let f = e("list", input);
+        assert!(
+            f.values().any(|m| m.contains("there is no filter by time")),
+            "{f:?}"
+        );
+    }
 }
