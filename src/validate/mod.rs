@@ -979,6 +979,13 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
     if names.contains(&"integer")
         && let Some((row, is_id)) = given.and_then(|given| by_words(path, given))
     {
+        // A create's parent by its scope_id has a locator of its own.
+        if is_id && path == "parent" && names_a_field(action, "parent_task_scope") {
+            return format!(
+                "{said}: {} Or, in place of `channel` and `parent`, the scope_id as `\"parent_task_scope\": {{\"kind\": \"task\", \"scope_id\": …}}`.",
+                row.said_of_id
+            );
+        }
         return format!("{said}: {}", if is_id { row.said_of_id } else { row.said });
     }
     // A time or an id given in another type (`expected_updated_at` as a

@@ -3256,3 +3256,24 @@ fn a_refusal_says_how_long_and_what_a_list_replaces() {
         );
     }
 }
+
+#[test]
+fn a_parent_by_its_scope_id_is_told_of_the_scope_locator_where_there_is_one() {
+    let id = "tsk_0123456789abcdef0123456789abcdef";
+    let f = errors(
+        "task",
+        "create",
+        json!({"channel": "demo", "parent": id, "tasks": [{"title": "a"}]}),
+    );
+    assert!(
+        f["parent"].ends_with("`\"parent_task_scope\": {\"kind\": \"task\", \"scope_id\": …}`."),
+        "{f:?}"
+    );
+    // An update has no such locator: its number alone.
+    let f = errors(
+        "task",
+        "update",
+        json!({"channel": "demo", "number": 2, "parent": id}),
+    );
+    assert!(!f["parent"].contains("parent_task_scope"), "{f:?}");
+}
