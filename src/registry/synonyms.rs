@@ -539,6 +539,11 @@ pub struct RouteHint {
 }
 
 impl RouteHint {
+    /// The action, found by its own name or verb rather than a synonym.
+    fn of(action: &'static Action) -> Self {
+        RouteHint { action, verb: None }
+    }
+
     /// How to use the action for what was asked; may be empty.
     pub fn how(&self) -> String {
         self.verb.map(Verb::how).unwrap_or_default()
@@ -551,14 +556,13 @@ impl RouteHint {
 /// after another tool's words for calling one (`mcp task_list`, `tools
 /// call task.list`).
 pub fn route(words: &[&str]) -> Option<RouteHint> {
-    let hint = |action| RouteHint { action, verb: None };
     route_of(words).or_else(|| {
         words
             .iter()
             .skip(1)
             .take(3)
             .find_map(|w| named(w))
-            .map(hint)
+            .map(RouteHint::of)
     })
 }
 
@@ -573,17 +577,16 @@ fn named(word: &str) -> Option<&'static Action> {
 }
 
 fn route_of(words: &[&str]) -> Option<RouteHint> {
-    let hint = |action| RouteHint { action, verb: None };
     let first = *words.first()?;
     if let Some(action) = named(first) {
-        return Some(hint(action));
+        return Some(RouteHint::of(action));
     }
     let joined = first.replace('-', "_");
     // A verb without its domain (`exec list`): the one domain it is a verb
     // of, when only one is.
     let mut owners = ACTIONS.iter().copied().filter(|a| a.verb == joined);
     if let (Some(action), None) = (owners.next(), owners.next()) {
-        return Some(hint(action));
+        return Some(RouteHint::of(action));
     }
     let word = words.get(1)?.replace('-', "_");
     // The domain written twice (`task task_update`, `task task.update`).
@@ -595,7 +598,7 @@ fn route_of(words: &[&str]) -> Option<RouteHint> {
         None => word,
     };
     if let Some(action) = find(first, &word) {
-        return Some(hint(action));
+        return Some(RouteHint::of(action));
     }
     let verb = VERBS.iter().find(|v| v.domain == first && v.word == word)?;
     find(verb.domain, verb.meant).map(|action| RouteHint {
