@@ -194,13 +194,28 @@ impl<'de> Deserialize<'de> for StoreFile {
             ..StoreFile::default()
         };
         for (name, profile) in written.profiles {
-            match Profile::deserialize(&profile) {
+            let read = Profile::deserialize(&profile)
+                .map_err(|e| wrong_field(&profile).unwrap_or_else(|| field_words(&e.to_string())));
+            // An API URL as `auth login` takes it: one with a password or a
+            // query would be sent so (and shown by `auth status` and `-v`).
+            let read = read.and_then(|read| match read.api_url.as_str() {
+                "" => Ok(read),
+                url => match check_api_url(url) {
+                    Ok(_) => Ok(read),
+                    Err(refused) => Err(format!(
+                        "`api_url` {}",
+                        refused
+                            .field_errors
+                            .get("api_url")
+                            .map_or("is not valid", String::as_str)
+                    )),
+                },
+            });
+            match read {
                 Ok(read) => {
                     store.profiles.insert(name, read);
                 }
-                Err(e) => {
-                    let problem =
-                        wrong_field(&profile).unwrap_or_else(|| field_words(&e.to_string()));
+                Err(problem) => {
                     store.unreadable.insert(
                         name,
                         Unreadable {
@@ -1457,6 +1472,34 @@ mod tests {
                 "{}",
                 failure.message
             );
+        }
+        // An API URL `auth login` would refuse (a password, a query) is
+        // refused when read, and not repeated.
+        for (url, says) in [
+            (
+                "http://admin:Sup3rS3cretPw@127.0.0.1:8658",
+                "must not carry credentials",
+            ),
+            (
+                "http://127.0.0.1:8658/?k=QuerySecret",
+                "must not carry credentials, a query",
+            ),
+            ("http://127.0.0.1:8658/api/v1", "without `/api/v1`"),
+        ] {
+            write(&format!(
+                r#"{{"profiles": {{"p": {{"api_url": "{url}", "workspace_id": "ws",
+                    "agent_id": "ag1", "token": "secret-token"}}}}}}"#
+            ));
+            let failure = store
+                .load()
+                .unwrap()
+                .selected("p", &store.path())
+                .unwrap_err();
+            assert_eq!(failure.code, "credential_store_invalid");
+            assert!(failure.message.contains(says), "{}", failure.message);
+            for secret in ["Sup3rS3cretPw", "QuerySecret"] {
+                assert!(!failure.message.contains(secret), "{}", failure.message);
+            }
         }
         // Not an object: malformed, never an empty store to overwrite.
         for text in ["[]", "[1]", "null", "42"] {
