@@ -1630,3 +1630,51 @@ fn a_private_board_without_members_is_refused() {
         ],
     ));
 }
+
+/// A store others may change is refused before it is opened: one group or
+/// others can write (anyone who can write it can add a token), or one
+/// another user owns (put where the store was to be made, it is theirs to
+/// rewrite); one they can only read is used, as its owner may intend.
+#[test]
+fn a_store_others_may_change_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let run = on_db(dir.path(), db.to_str().unwrap());
+    succeeded(&run(&["workspace", "create", "--name", "w"]));
+    let mode = |m: u32| std::fs::set_permissions(&db, std::fs::Permissions::from_mode(m)).unwrap();
+    mode(0o666);
+    let before = std::fs::read(&db).unwrap();
+    let problem = field_problem(&run(&["workspace", "list"]), "db");
+    assert_eq!(problem, "Others may change this file.");
+    let out = run(&["workspace", "list"]);
+    let doc = refused(&out, 2, "no secret here");
+    assert!(
+        doc["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("writable by group or others"),
+        "{doc}"
+    );
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "the refused store was changed"
+    );
+    mode(0o644);
+    succeeded(&run(&["workspace", "list"]));
+    // SAFETY: geteuid(2) has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        mode(0o600);
+        std::os::unix::fs::chown(&db, Some(65534), None).unwrap();
+        let out = run(&["workspace", "list"]);
+        let doc = refused(&out, 2, "no secret here");
+        assert!(
+            doc["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("belongs to uid 65534"),
+            "{doc}"
+        );
+    }
+}

@@ -81,6 +81,11 @@ fn create_private(path: &Path) -> Result<(), Failure> {
             }
             if let Ok(meta) = std::fs::metadata(path)
                 && meta.is_file()
+            {
+                refuse_if_others_may_change(path, &meta)?;
+            }
+            if let Ok(meta) = std::fs::metadata(path)
+                && meta.is_file()
                 && meta.mode() & 0o077 != 0
             {
                 tracing::warn!(
@@ -93,6 +98,35 @@ fn create_private(path: &Path) -> Result<(), Failure> {
         }
         Err(e) => Err(store_file_failure(path, e)),
     }
+}
+
+/// An existing store another user owns, or group or others may write, is
+/// refused: whoever can write it can add a token of any agent (a row of
+/// hashes) and change any board, and a file another user put where the
+/// store was to be made is theirs to rewrite. Reading it stays the
+/// owner's choice (logged, not refused).
+fn refuse_if_others_may_change(path: &Path, meta: &std::fs::Metadata) -> Result<(), Failure> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid(2) has no preconditions and touches no memory.
+    let me = unsafe { libc::geteuid() };
+    let why = if meta.uid() != me {
+        format!(
+            "belongs to uid {}, not to this user (uid {me}): its owner could rewrite its tokens and boards; run the runtime as that user, or `chown` the file (and its -wal and -shm files) to this one",
+            meta.uid()
+        )
+    } else if meta.mode() & 0o022 != 0 {
+        format!(
+            "has mode {:o}, writable by group or others, who could add a token of any agent; `chmod 600` it (and its -wal and -shm files)",
+            meta.mode() & 0o777
+        )
+    } else {
+        return Ok(());
+    };
+    Err(Failure::new(
+        crate::error::code::USAGE_ERROR,
+        format!("The store {} {why}.", path.display()),
+    )
+    .field("db", "Others may change this file."))
 }
 
 fn store_file_failure(path: &Path, e: std::io::Error) -> Failure {
