@@ -86,6 +86,13 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = server::DEFAULT_MAX_CONNECTIONS,
               value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65_536))]
         max_connections: usize,
+        /// Connections served at once from one client address (one more
+        /// is refused as above), so one host that reconnects as fast as it
+        /// is cut cannot hold every slot. Off unless set: behind a load
+        /// balancer every connection comes from its address.
+        #[arg(long, value_name = "N",
+              value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65_536))]
+        max_connections_per_address: Option<usize>,
         /// Requests each token may make, as N/s, N/m or N/h (e.g. 200/s; a
         /// burst of N, then refilled at that rate); beyond it, 429
         /// `rate_limited` with Retry-After. Off unless set.
@@ -712,6 +719,7 @@ async fn run_command<S: Admin>(
         Command::Serve {
             listen,
             max_connections,
+            max_connections_per_address,
             rate_limit,
             write_timeout,
             store_timeout,
@@ -729,6 +737,7 @@ async fn run_command<S: Admin>(
             };
             let limits = server::Limits {
                 max_connections,
+                per_address: max_connections_per_address,
                 rate_limit,
             };
             bound.serve(Arc::new(store), timeouts, limits).await;

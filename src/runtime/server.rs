@@ -400,7 +400,7 @@ impl Bound {
             self.listener,
             app,
             timeouts,
-            limits.max_connections,
+            limits,
             self.signals.received(),
         )
         .await;
@@ -413,6 +413,10 @@ impl Bound {
 pub struct Limits {
     /// Connections served at once; more are answered 503 and closed.
     pub max_connections: usize,
+    /// Connections served at once from one client address; `None`:
+    /// unlimited (the default: behind a load balancer every connection
+    /// comes from its address).
+    pub per_address: Option<usize>,
     /// Requests per token; `None`: unlimited (the default).
     pub rate_limit: Option<RateLimit>,
 }
@@ -421,7 +425,47 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            per_address: None,
             rate_limit: None,
+        }
+    }
+}
+
+/// The connections each client address holds, where they are capped: a
+/// slot is taken at accept and given back when its connection ends.
+#[derive(Clone, Default)]
+struct AddressSlots(Arc<std::sync::Mutex<HashMap<std::net::IpAddr, usize>>>);
+
+/// One connection's place in [`AddressSlots`], given back on drop.
+struct AddressSlot {
+    slots: AddressSlots,
+    address: std::net::IpAddr,
+}
+
+impl AddressSlots {
+    /// A slot for `address`, unless it holds `cap` already.
+    fn take(&self, address: std::net::IpAddr, cap: usize) -> Option<AddressSlot> {
+        let mut held = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let count = held.entry(address).or_default();
+        if *count >= cap {
+            return None;
+        }
+        *count += 1;
+        Some(AddressSlot {
+            slots: self.clone(),
+            address,
+        })
+    }
+}
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        let mut held = self.slots.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = held.get_mut(&self.address) {
+            *count -= 1;
+            if *count == 0 {
+                held.remove(&self.address);
+            }
         }
     }
 }
@@ -433,19 +477,20 @@ pub async fn serve_on(
     timeouts: Timeouts,
     shutdown: impl std::future::Future<Output = ()>,
 ) {
-    serve_limited(listener, app, timeouts, DEFAULT_MAX_CONNECTIONS, shutdown).await;
+    serve_limited(listener, app, timeouts, Limits::default(), shutdown).await;
 }
 
 /// Accepts HTTP/1.1 connections on `listener` until `shutdown` resolves,
 /// then stops accepting and waits (at most `timeouts.shutdown_grace`) for
 /// the connections in flight to finish their current request. At most
-/// `max_connections` are served at once: one more is answered 503 with a
-/// single non-blocking write and closed at once.
+/// `limits.max_connections` are served at once, and `limits.per_address`
+/// from one client address: one more is answered 503 with a single
+/// non-blocking write and closed at once.
 pub async fn serve_limited(
     listener: TcpListener,
     app: Router,
     timeouts: Timeouts,
-    max_connections: usize,
+    limits: Limits,
     shutdown: impl std::future::Future<Output = ()>,
 ) {
     use hyper_util::rt::{TokioIo, TokioTimer};
@@ -454,12 +499,13 @@ pub async fn serve_limited(
 
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
-    let slots = Arc::new(tokio::sync::Semaphore::new(max_connections));
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    let by_address = AddressSlots::default();
     let over_capacity = shed::over_capacity_answer();
     loop {
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(e) => {
                     // Out of file descriptors and the like: back off, keep serving.
                     tracing::warn!(error = %e, "accept failed");
@@ -469,10 +515,29 @@ pub async fn serve_limited(
             },
             () = &mut shutdown => break,
         };
+        // One client that reconnects as fast as it is cut cannot hold every
+        // slot, where a cap per address is set.
+        let address_slot = match limits.per_address {
+            None => None,
+            Some(cap) => match by_address.take(peer.ip(), cap) {
+                Some(slot) => Some(slot),
+                None => {
+                    let _ = stream.try_write(&over_capacity);
+                    log_refusal!(
+                        max_connections_per_address = cap,
+                        "connection refused: at --max-connections-per-address"
+                    );
+                    continue;
+                }
+            },
+        };
         let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
             // No task, no parsing, no waiting: what the socket takes now.
             let _ = stream.try_write(&over_capacity);
-            log_refusal!(max_connections, "connection refused: at --max-connections");
+            log_refusal!(
+                max_connections = limits.max_connections,
+                "connection refused: at --max-connections"
+            );
             continue;
         };
         let _ = stream.set_nodelay(true);
@@ -488,7 +553,7 @@ pub async fn serve_limited(
         tokio::spawn(async move {
             // A client that stalls or hangs up ends only its own connection.
             let _ = connection.await;
-            drop(slot);
+            drop((slot, address_slot));
         });
     }
     drop(listener);

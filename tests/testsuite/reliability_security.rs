@@ -541,6 +541,50 @@ fn connections_beyond_the_cap_are_refused_at_once() {
     );
 }
 
+/// `--max-connections-per-address 2`: a third connection from the same
+/// address is refused as one beyond `--max-connections` is, though the
+/// server has slots to spare, and is served again once one of the two
+/// ends; so one host cannot hold every slot.
+#[test]
+fn connections_beyond_the_cap_of_one_address_are_refused() {
+    let store = Runtime::start();
+    let rt = Runtime::serve(
+        Engine::Sqlite,
+        &store.db,
+        &[
+            "--max-connections",
+            "8",
+            "--max-connections-per-address",
+            "2",
+        ],
+    );
+    let healthz = b"GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n";
+    let mut held: Vec<TcpStream> = (0..2)
+        .map(|_| {
+            let mut stream = TcpStream::connect(rt.addr).unwrap();
+            stream.write_all(healthz).unwrap();
+            assert!(read_head(&mut stream).starts_with("HTTP/1.1 200"));
+            stream
+        })
+        .collect();
+    let reply = crate::support::runtime::raw_http(rt.addr, "GET", "/healthz", &[], b"");
+    assert_eq!(reply.status, 503);
+    rt.log_containing("connection refused: at --max-connections-per-address");
+    for stream in &mut held {
+        stream.write_all(healthz).unwrap();
+        assert!(read_head(stream).starts_with("HTTP/1.1 200"));
+    }
+    held.pop();
+    let freed = Instant::now();
+    while crate::support::runtime::raw_http(rt.addr, "GET", "/healthz", &[], b"").status != 200 {
+        assert!(
+            freed.elapsed() < Duration::from_secs(30),
+            "the address's slot never came back"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// `--rate-limit 3/m`: a token's fourth request within the minute is 429
 /// `rate_limited` with Retry-After; another token has its own allowance;
 /// without the flag nothing is limited.
