@@ -1663,6 +1663,40 @@ fn a_store_others_may_change_is_refused() {
     );
     mode(0o644);
     succeeded(&run(&["workspace", "list"]));
+    // In a directory anyone may write (not /tmp's sticky 1777): anyone
+    // could put their own file in its place; refused before it is made.
+    let open_dir = dir.path().join("open");
+    std::fs::create_dir(&open_dir).unwrap();
+    std::fs::set_permissions(&open_dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let there = open_dir.join("s.db");
+    let problem = field_problem(
+        &runtime_in(
+            dir.path(),
+            &[
+                "--db",
+                there.to_str().unwrap(),
+                "workspace",
+                "create",
+                "--name",
+                "w",
+            ],
+        ),
+        "db",
+    );
+    assert_eq!(problem, "In a directory anyone may write.");
+    assert!(!there.exists(), "the refused store was made");
+    std::fs::set_permissions(&open_dir, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    succeeded(&runtime_in(
+        dir.path(),
+        &[
+            "--db",
+            there.to_str().unwrap(),
+            "workspace",
+            "create",
+            "--name",
+            "w",
+        ],
+    ));
     // SAFETY: geteuid(2) has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
         mode(0o600);

@@ -42,6 +42,7 @@ use migrations::{MIGRATIONS, apply_pending};
 /// mode, readable by others, where the link's maker chose.
 fn create_private(path: &Path) -> Result<(), Failure> {
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+    refuse_a_directory_anyone_may_change(path)?;
     let created = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -127,6 +128,32 @@ fn refuse_if_others_may_change(path: &Path, meta: &std::fs::Metadata) -> Result<
         format!("The store {} {why}.", path.display()),
     )
     .field("db", "Others may change this file."))
+}
+
+/// A store in a directory anyone may write without the sticky bit (0777,
+/// not /tmp's 1777) is refused: anyone could put their own file in its
+/// place, or its `-wal` beside it.
+fn refuse_a_directory_anyone_may_change(path: &Path) -> Result<(), Failure> {
+    use std::os::unix::fs::MetadataExt;
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let Ok(meta) = std::fs::metadata(dir) else {
+        return Ok(());
+    };
+    if meta.mode() & 0o002 == 0 || meta.mode() & 0o1000 != 0 {
+        return Ok(());
+    }
+    Err(Failure::new(
+        crate::error::code::USAGE_ERROR,
+        format!(
+            "The store's directory {} has mode {:o}: anyone may write it, so anyone could put their own file in the store's place; give --db a directory only this user may write (or one with the sticky bit, as /tmp has).",
+            dir.display(),
+            meta.mode() & 0o7777
+        ),
+    )
+    .field("db", "In a directory anyone may write."))
 }
 
 fn store_file_failure(path: &Path, e: std::io::Error) -> Failure {
