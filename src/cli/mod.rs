@@ -102,7 +102,9 @@ fn build(long_help: bool) -> Command {
                 .long("verbose")
                 .alias("debug")
                 .global(true)
-                .action(ArgAction::SetTrue)
+                // `-vv`, as kubectl and ssh users write it, is `-v`: there
+                // is one level of diagnostics.
+                .action(ArgAction::Count)
                 .help("Diagnostics on stderr (requests, statuses, retries); tokens are always redacted"),
         )
         .subcommand(exec_command(long_help))
@@ -373,7 +375,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     let profile = matches.get_one::<String>("profile").cloned();
     let printer = Printer::new(
         matches.get_one::<Format>("format").copied(),
-        matches.get_flag("verbose"),
+        matches.get_count("verbose") > 0,
     )
     .with_profile(profile.clone());
     let class = match matches.subcommand() {

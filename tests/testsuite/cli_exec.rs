@@ -703,11 +703,15 @@ fn redirects_are_not_followed_and_name_their_location_with_v() {
         );
         assert!(!run.stdout.contains(&elsewhere.url) && !run.stderr.contains(&elsewhere.url));
         assert_eq!(server.requests().len(), 1, "not retried");
+        // `-vv`, as kubectl and ssh users stack it, is the one level.
+        for verbose in ["-v", "-vv"] {
+            let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[verbose]);
+            assert!(
+                run.stderr.contains(&format!("< location: {target}")),
+                "{run:?}"
+            );
+        }
         let run = cli.exec("task", "list", r#"{"channel":"eng"}"#, &["-v"]);
-        assert!(
-            run.stderr.contains(&format!("< location: {target}")),
-            "{run:?}"
-        );
         assert!(!run.stdout.contains(&elsewhere.url), "{run:?}");
     }
     let long = format!("http://x/{}", "a".repeat(100_000));
