@@ -1418,17 +1418,21 @@ mod tests {
     fn an_unknown_field_or_a_non_object_is_refused_by_name() {
         let (_dir, store) = private_store();
         let write = |text: &str| hand_written(&store, text);
+        // Why profile `p` is refused when selected.
+        let refusal = || {
+            store
+                .load()
+                .unwrap()
+                .selected("p", &store.path())
+                .unwrap_err()
+        };
         // A misspelt cap would leave the profile uncapped if it were ignored.
         write(
             r#"{"profiles": {"p": {"api_url": "http://127.0.0.1:1", "workspace_id": "ws",
                 "agent_id": "ag1", "token": "secret-token", "max_permision": "read_only"}}}"#,
         );
         // Refused when selected, by name; the store itself still loads.
-        let failure = store
-            .load()
-            .unwrap()
-            .selected("p", &store.path())
-            .unwrap_err();
+        let failure = refusal();
         assert_eq!(failure.code, "credential_store_invalid");
         assert!(
             failure.message.contains("unknown field `max_permision`"),
@@ -1455,11 +1459,7 @@ mod tests {
                 r#"{{"profiles": {{"p": {{"api_url": "http://127.0.0.1:1", "workspace_id": "ws",
                     "agent_id": "ag1", "{field}": {written}}}}}}}"#
             ));
-            let failure = store
-                .load()
-                .unwrap()
-                .selected("p", &store.path())
-                .unwrap_err();
+            let failure = refusal();
             assert!(
                 failure
                     .message
@@ -1490,11 +1490,7 @@ mod tests {
                 r#"{{"profiles": {{"p": {{"api_url": "{url}", "workspace_id": "ws",
                     "agent_id": "ag1", "token": "secret-token"}}}}}}"#
             ));
-            let failure = store
-                .load()
-                .unwrap()
-                .selected("p", &store.path())
-                .unwrap_err();
+            let failure = refusal();
             assert_eq!(failure.code, "credential_store_invalid");
             assert!(failure.message.contains(says), "{}", failure.message);
             for secret in ["Sup3rS3cretPw", "QuerySecret"] {

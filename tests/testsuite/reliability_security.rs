@@ -483,15 +483,8 @@ fn read_head(stream: &mut TcpStream) -> String {
 fn connections_beyond_the_cap_are_refused_at_once() {
     let store = Runtime::start();
     let rt = Runtime::serve(Engine::Sqlite, &store.db, &["--max-connections", "2"]);
-    let healthz = b"GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n";
-    let mut held: Vec<TcpStream> = (0..2)
-        .map(|_| {
-            let mut stream = TcpStream::connect(rt.addr).unwrap();
-            stream.write_all(healthz).unwrap();
-            assert!(read_head(&mut stream).starts_with("HTTP/1.1 200"));
-            stream
-        })
-        .collect();
+    let healthz = HEALTHZ;
+    let mut held = hold_connections(rt.addr, 2);
     let started = Instant::now();
     let mut third = TcpStream::connect(rt.addr).unwrap();
     third
@@ -541,6 +534,21 @@ fn connections_beyond_the_cap_are_refused_at_once() {
     );
 }
 
+/// A bare health check, one request on a kept-alive connection.
+const HEALTHZ: &[u8] = b"GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n";
+
+/// `n` connections to `addr`, each served one health check and held open.
+fn hold_connections(addr: std::net::SocketAddr, n: usize) -> Vec<TcpStream> {
+    (0..n)
+        .map(|_| {
+            let mut stream = TcpStream::connect(addr).unwrap();
+            stream.write_all(HEALTHZ).unwrap();
+            assert!(read_head(&mut stream).starts_with("HTTP/1.1 200"));
+            stream
+        })
+        .collect()
+}
+
 /// `--max-connections-per-address 2`: a third connection from the same
 /// address is refused as one beyond `--max-connections` is, though the
 /// server has slots to spare, and is served again once one of the two
@@ -558,15 +566,8 @@ fn connections_beyond_the_cap_of_one_address_are_refused() {
             "2",
         ],
     );
-    let healthz = b"GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n";
-    let mut held: Vec<TcpStream> = (0..2)
-        .map(|_| {
-            let mut stream = TcpStream::connect(rt.addr).unwrap();
-            stream.write_all(healthz).unwrap();
-            assert!(read_head(&mut stream).starts_with("HTTP/1.1 200"));
-            stream
-        })
-        .collect();
+    let healthz = HEALTHZ;
+    let mut held = hold_connections(rt.addr, 2);
     let reply = crate::support::runtime::raw_http(rt.addr, "GET", "/healthz", &[], b"");
     assert_eq!(reply.status, 503);
     rt.log_containing("connection refused: at --max-connections-per-address");

@@ -1669,34 +1669,18 @@ fn a_store_others_may_change_is_refused() {
     std::fs::create_dir(&open_dir).unwrap();
     std::fs::set_permissions(&open_dir, std::fs::Permissions::from_mode(0o777)).unwrap();
     let there = open_dir.join("s.db");
-    let problem = field_problem(
-        &runtime_in(
+    let create_there = || {
+        let db = there.to_str().unwrap();
+        runtime_in(
             dir.path(),
-            &[
-                "--db",
-                there.to_str().unwrap(),
-                "workspace",
-                "create",
-                "--name",
-                "w",
-            ],
-        ),
-        "db",
-    );
+            &["--db", db, "workspace", "create", "--name", "w"],
+        )
+    };
+    let problem = field_problem(&create_there(), "db");
     assert_eq!(problem, "In a directory anyone may write.");
     assert!(!there.exists(), "the refused store was made");
     std::fs::set_permissions(&open_dir, std::fs::Permissions::from_mode(0o1777)).unwrap();
-    succeeded(&runtime_in(
-        dir.path(),
-        &[
-            "--db",
-            there.to_str().unwrap(),
-            "workspace",
-            "create",
-            "--name",
-            "w",
-        ],
-    ));
+    succeeded(&create_there());
     // SAFETY: geteuid(2) has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
         mode(0o600);
