@@ -184,12 +184,7 @@ fn apply_fixes(
     moved: &mut Vec<(String, &'static str)>,
 ) {
     for (parent, key, fix) in fixes {
-        let at = if parent.is_empty() {
-            Some(&mut *fixed)
-        } else {
-            fixed.pointer_mut(&format!("/{}", parent.replace('~', "~0")))
-        };
-        let Some(Value::Object(object)) = at else {
+        let Some(object) = object_at(fixed, parent) else {
             continue;
         };
         match fix {
@@ -222,21 +217,35 @@ fn apply_fixes(
                 }
             }
             Fix::Move(home, field, instead) => {
-                let Some(value) = object.remove(key) else {
+                let Some(value) = object.get(key).cloned() else {
                     continue;
                 };
-                match moved_to(fixed, home, field) {
-                    Some((holder, at)) => {
-                        holder.insert(field.clone(), instead.clone().unwrap_or(value));
-                        moved.push((at, "Once moved"));
-                    }
-                    // Nowhere to put it (a list of several tasks): as it was.
-                    None => put_back(fixed, parent, key, value),
+                // Nowhere to put it (a list of several tasks): left as it is.
+                let Some((holder, at)) = moved_to(fixed, home, field) else {
+                    continue;
+                };
+                holder.insert(field.clone(), instead.clone().unwrap_or(value));
+                moved.push((at, "Once moved"));
+                if let Some(object) = object_at(fixed, parent) {
+                    object.remove(key);
                 }
             }
             Fix::Rename(_) | Fix::Reshape(..) => {}
         }
     }
+}
+
+/// The object at input `path` of `fixed` (`""`: the input itself).
+fn object_at<'a>(
+    fixed: &'a mut Value,
+    path: &str,
+) -> Option<&'a mut serde_json::Map<String, Value>> {
+    let at = if path.is_empty() {
+        Some(fixed)
+    } else {
+        fixed.pointer_mut(&format!("/{}", path.replace('~', "~0")))
+    };
+    at.and_then(Value::as_object_mut)
 }
 
 /// The object at `home` (a path of fields, an item of a list as `*`) that
@@ -250,7 +259,8 @@ fn moved_to<'a>(
 ) -> Option<(&'a mut serde_json::Map<String, Value>, String)> {
     let mut at = fixed;
     let mut path = Vec::new();
-    for segment in home.split('/').filter(|s| !s.is_empty()) {
+    let mut segments = home.split('/').filter(|s| !s.is_empty()).peekable();
+    while let Some(segment) = segments.next() {
         at = if segment == "*" {
             let Value::Array(items) = at else {
                 return None;
@@ -269,8 +279,7 @@ fn moved_to<'a>(
             };
             path.push(segment.to_string());
             // A list where the next segment is an item of it.
-            let next_is_item = home.split('/').skip_while(|s| *s != segment).nth(1) == Some("*");
-            let empty = if next_is_item {
+            let empty = if segments.peek() == Some(&"*") {
                 Value::Array(Vec::new())
             } else {
                 Value::Object(Default::default())
@@ -278,26 +287,12 @@ fn moved_to<'a>(
             object.entry(segment).or_insert(empty)
         };
     }
-    let Value::Object(holder) = at else {
-        return None;
-    };
+    let holder = at.as_object_mut()?;
     if holder.contains_key(field) {
         return None;
     }
     path.push(field.to_string());
     Some((holder, path.join("/")))
-}
-
-/// Puts `value` back as `key` of the object at `parent` in `fixed`.
-fn put_back(fixed: &mut Value, parent: &str, key: &str, value: Value) {
-    let at = if parent.is_empty() {
-        Some(fixed)
-    } else {
-        fixed.pointer_mut(&format!("/{}", parent.replace('~', "~0")))
-    };
-    if let Some(Value::Object(object)) = at {
-        object.insert(key.to_string(), value);
-    }
 }
 
 /// Renames, within `value` at input `path`, each camelCase key whose
@@ -1270,18 +1265,18 @@ fn number_of_url(text: &str) -> Option<u64> {
 /// `task #5`, `No. 5`): its number.
 fn number_of_ref(text: &str) -> Option<u64> {
     let text = text.trim();
-    // With the word a person puts before it (`Task 3`, `task #3`, `No. 3`).
+    // With the word a person puts before it (`Task 3`, `task #3`, `No. 3`),
+    // which a `#` or the digits follow.
     let lower = text.to_ascii_lowercase();
-    let text = ["task", "issue", "ticket", "number", "no.", "nr.", "no", "#"]
+    let text = ["task", "issue", "ticket", "number", "no.", "nr.", "no"]
         .iter()
         .find_map(|word| {
-            let rest = lower.strip_prefix(word)?;
-            let trimmed = rest.trim_start();
-            (trimmed.len() < rest.len() || *word == "#" || word.ends_with('.'))
-                .then(|| &text[text.len() - trimmed.len()..])
+            let rest = lower.strip_prefix(word)?.trim_start();
+            rest.starts_with(|c: char| c == '#' || c.is_ascii_digit())
+                .then(|| &text[text.len() - rest.len()..])
         })
         .unwrap_or(text);
-    let text = text.strip_prefix('#').unwrap_or(text);
+    let text = text.strip_prefix('#').map_or(text, str::trim_start);
     let digits = text.strip_prefix(['t', 'T']).unwrap_or(text);
     let digits_only = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
     digits_only.then(|| digits.parse().ok()).flatten()
