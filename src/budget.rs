@@ -126,14 +126,13 @@ fn halve(slot: &mut Value) -> bool {
 /// then, once, cuts every string that takes more than [`WORDY`] bytes as
 /// JSON to its first 40 characters, so that a receipt of many items (a
 /// create's fifty tasks with long, escape-heavy titles) keeps every item
-/// rather than lose some; then drops the last half of the largest array
-/// of several that holds no such array itself (lists inside items before
-/// the items: every item of a batch's answer is the result of one), else
-/// halves any string past 40 characters, until it fits or nothing is left
-/// to cut.
+/// rather than lose some; then drops the last half of every list of
+/// several that holds no such list itself, all in one pass (lists inside
+/// items before the items: every item of a batch's answer is the result of
+/// one), else halves any string past 40 characters, until it fits or
+/// nothing is left to cut.
 fn shrink(value: &mut Value, room: usize) {
     let long_text = |v: &Value| v.as_str().is_some_and(|s| s.len() > 1024);
-
     // Text still longer than a cut leaves it (40 characters and the marker).
     let text = |v: &Value| {
         v.as_str()
