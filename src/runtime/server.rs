@@ -431,46 +431,7 @@ impl Default for Limits {
     }
 }
 
-/// The connections each client address holds, where they are capped: a
-/// slot is taken at accept and given back when its connection ends.
-#[derive(Clone, Default)]
-struct AddressSlots(Arc<std::sync::Mutex<HashMap<std::net::IpAddr, usize>>>);
-
-/// One connection's place in [`AddressSlots`], given back on drop.
-struct AddressSlot {
-    slots: AddressSlots,
-    address: std::net::IpAddr,
-}
-
-impl AddressSlots {
-    /// A slot for `address`, unless it holds `cap` already.
-    fn take(&self, address: std::net::IpAddr, cap: usize) -> Option<AddressSlot> {
-        let mut held = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let count = held.entry(address).or_default();
-        if *count >= cap {
-            return None;
-        }
-        *count += 1;
-        Some(AddressSlot {
-            slots: self.clone(),
-            address,
-        })
-    }
-}
-
-impl Drop for AddressSlot {
-    fn drop(&mut self) {
-        let mut held = self.slots.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(count) = held.get_mut(&self.address) {
-            *count -= 1;
-            if *count == 0 {
-                held.remove(&self.address);
-            }
-        }
-    }
-}
-
-/// [`serve_limited`] with [`DEFAULT_MAX_CONNECTIONS`].
+/// [`serve_limited`] with the default [`Limits`].
 pub async fn serve_on(
     listener: TcpListener,
     app: Router,
@@ -500,7 +461,7 @@ pub async fn serve_limited(
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
-    let by_address = AddressSlots::default();
+    let by_address = shed::AddressSlots::default();
     let over_capacity = shed::over_capacity_answer();
     loop {
         let (stream, peer) = tokio::select! {

@@ -6,9 +6,10 @@
 
 use std::collections::HashMap;
 use std::io;
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::str::FromStr;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -120,6 +121,45 @@ pub fn over_capacity_answer() -> Vec<u8> {
     .into_bytes()
 }
 
+/// The connections each client address holds, where they are capped: a
+/// slot is taken at accept and given back when its connection ends.
+#[derive(Clone, Default)]
+pub struct AddressSlots(Arc<Mutex<HashMap<IpAddr, usize>>>);
+
+/// One connection's place in [`AddressSlots`], given back on drop.
+pub struct AddressSlot {
+    slots: AddressSlots,
+    address: IpAddr,
+}
+
+impl AddressSlots {
+    /// A slot for `address`, unless it holds `cap` already.
+    pub fn take(&self, address: IpAddr, cap: usize) -> Option<AddressSlot> {
+        let mut held = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let count = held.entry(address).or_default();
+        if *count >= cap {
+            return None;
+        }
+        *count += 1;
+        Some(AddressSlot {
+            slots: self.clone(),
+            address,
+        })
+    }
+}
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        let mut held = self.slots.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = held.get_mut(&self.address) {
+            *count -= 1;
+            if *count == 0 {
+                held.remove(&self.address);
+            }
+        }
+    }
+}
+
 /// A request rate: `N/s`, `N/m` or `N/h` (`--rate-limit 200/s`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RateLimit {
@@ -209,6 +249,25 @@ impl Limiter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_address_holds_at_most_its_cap_and_leaves_nothing_behind() {
+        let slots = AddressSlots::default();
+        let (one, other): (IpAddr, IpAddr) = ([127, 0, 0, 1].into(), [10, 0, 0, 2].into());
+        let mut held: Vec<AddressSlot> = (0..2).map(|_| slots.take(one, 2).unwrap()).collect();
+        assert!(slots.take(one, 2).is_none());
+        let theirs = slots.take(other, 2).expect("another address has its own");
+        held.pop();
+        held.push(
+            slots
+                .take(one, 2)
+                .expect("a slot given back is taken again"),
+        );
+        drop((held, theirs));
+        // Every address gone once its connections end: no entry per
+        // client ever seen.
+        assert!(slots.0.lock().unwrap().is_empty());
+    }
 
     #[test]
     fn rates_parse_and_bad_ones_say_how_to_write_them() {
