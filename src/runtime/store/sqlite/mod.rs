@@ -53,24 +53,24 @@ fn create_private(path: &Path) -> Result<(), Failure> {
             .set_permissions(std::fs::Permissions::from_mode(0o600))
             .map_err(|e| store_file_failure(path, e)),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            if let Err(e) = std::fs::metadata(path)
-                && e.kind() == std::io::ErrorKind::NotFound
-            {
-                return Err(Failure::new(
-                    crate::error::code::USAGE_ERROR,
-                    format!(
-                        "The store {} is a symbolic link to a file that does not exist; give the link's target as --db to create the store there, or remove the link.",
-                        path.display()
-                    ),
-                )
-                .field("db", "A symbolic link to nothing."));
-            }
+            let meta = match std::fs::metadata(path) {
+                Ok(meta) => meta,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(Failure::new(
+                        crate::error::code::USAGE_ERROR,
+                        format!(
+                            "The store {} is a symbolic link to a file that does not exist; give the link's target as --db to create the store there, or remove the link.",
+                            path.display()
+                        ),
+                    )
+                    .field("db", "A symbolic link to nothing."));
+                }
+                // What stops it being read SQLite says when it opens it.
+                Err(_) => return Ok(()),
+            };
             // A directory fails to open with its own words; a device or a
             // pipe would open, and be read and written as if a store.
-            if let Ok(meta) = std::fs::metadata(path)
-                && !meta.is_file()
-                && !meta.is_dir()
-            {
+            if !meta.is_file() && !meta.is_dir() {
                 return Err(Failure::new(
                     crate::error::code::USAGE_ERROR,
                     format!(
@@ -80,20 +80,15 @@ fn create_private(path: &Path) -> Result<(), Failure> {
                 )
                 .field("db", "Not a regular file."));
             }
-            if let Ok(meta) = std::fs::metadata(path)
-                && meta.is_file()
-            {
+            if meta.is_file() {
                 refuse_if_others_may_change(path, &meta)?;
-            }
-            if let Ok(meta) = std::fs::metadata(path)
-                && meta.is_file()
-                && meta.mode() & 0o077 != 0
-            {
-                tracing::warn!(
-                    path = %path.display(),
-                    mode = format!("{:o}", meta.mode() & 0o777),
-                    "the store file is readable by group or others; `chmod 600` it (and its -wal and -shm files) unless that is intended"
-                );
+                if meta.mode() & 0o077 != 0 {
+                    tracing::warn!(
+                        path = %path.display(),
+                        mode = format!("{:o}", meta.mode() & 0o777),
+                        "the store file is readable by group or others; `chmod 600` it (and its -wal and -shm files) unless that is intended"
+                    );
+                }
             }
             Ok(())
         }
