@@ -3119,6 +3119,17 @@ fn a_call_meant_for_another_action_is_told_that_action() {
         assert_eq!(f.keys().collect::<Vec<_>>(), [key], "{f:?}");
         assert!(f[key].contains(action), "{f:?}");
     }
+    // Every word the update keeps "give a field to change" from is told
+    // the action it belongs to, or the caller would be told nothing to do.
+    for key in crate::registry::task::update::ANOTHER_ACTIONS {
+        let f = e("update", json!({"channel": "demo", "number": 3, key: true}));
+        assert!(
+            ["task_set_claim", "task_delete", "task_checkpoint"]
+                .iter()
+                .any(|action| f[key].contains(action)),
+            "{key}: {f:?}"
+        );
+    }
     let f = e(
         "update",
         json!({"channel": "demo", "number": 3, "status": "deleted"}),

@@ -156,7 +156,7 @@ fn input_schema() -> Value {
 /// Fields an update is sent with that another action does (a claim, a
 /// delete, a checkpoint): their refusal names that action, and "give a
 /// field to change" beside it would only send the caller looking for one.
-const ANOTHER_ACTIONS: [&str; 9] = [
+pub(crate) const ANOTHER_ACTIONS: [&str; 9] = [
     "claim",
     "claimed",
     "delete",
