@@ -56,14 +56,13 @@ fn create_private(path: &Path) -> Result<(), Failure> {
             let meta = match std::fs::metadata(path) {
                 Ok(meta) => meta,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return Err(Failure::new(
-                        crate::error::code::USAGE_ERROR,
+                    return Err(refused_db(
                         format!(
                             "The store {} is a symbolic link to a file that does not exist; give the link's target as --db to create the store there, or remove the link.",
                             path.display()
                         ),
-                    )
-                    .field("db", "A symbolic link to nothing."));
+                        "A symbolic link to nothing.",
+                    ));
                 }
                 // What stops it being read SQLite says when it opens it.
                 Err(_) => return Ok(()),
@@ -71,14 +70,13 @@ fn create_private(path: &Path) -> Result<(), Failure> {
             // A directory fails to open with its own words; a device or a
             // pipe would open, and be read and written as if a store.
             if !meta.is_file() && !meta.is_dir() {
-                return Err(Failure::new(
-                    crate::error::code::USAGE_ERROR,
+                return Err(refused_db(
                     format!(
                         "The store {} is not a regular file (a device or a pipe); --db must name an SQLite file, or a path that does not exist yet to create one.",
                         path.display()
                     ),
-                )
-                .field("db", "Not a regular file."));
+                    "Not a regular file.",
+                ));
             }
             if meta.is_file() {
                 refuse_if_others_may_change(path, &meta)?;
@@ -118,11 +116,10 @@ fn refuse_if_others_may_change(path: &Path, meta: &std::fs::Metadata) -> Result<
     } else {
         return Ok(());
     };
-    Err(Failure::new(
-        crate::error::code::USAGE_ERROR,
+    Err(refused_db(
         format!("The store {} {why}.", path.display()),
-    )
-    .field("db", "Others may change this file."))
+        "Others may change this file.",
+    ))
 }
 
 /// A store in a directory anyone may write without the sticky bit (0777,
@@ -140,15 +137,20 @@ fn refuse_a_directory_anyone_may_change(path: &Path) -> Result<(), Failure> {
     if meta.mode() & 0o002 == 0 || meta.mode() & 0o1000 != 0 {
         return Ok(());
     }
-    Err(Failure::new(
-        crate::error::code::USAGE_ERROR,
+    Err(refused_db(
         format!(
             "The store's directory {} has mode {:o}: anyone may write it, so anyone could put their own file in the store's place; give --db a directory only this user may write (or one with the sticky bit, as /tmp has).",
             dir.display(),
             meta.mode() & 0o7777
         ),
-    )
-    .field("db", "In a directory anyone may write."))
+        "In a directory anyone may write.",
+    ))
+}
+
+/// A `--db` refused as a usage error: `message` says why, `problem` in
+/// the field's words.
+fn refused_db(message: String, problem: &str) -> Failure {
+    Failure::new(crate::error::code::USAGE_ERROR, message).field("db", problem)
 }
 
 fn store_file_failure(path: &Path, e: std::io::Error) -> Failure {
@@ -194,14 +196,13 @@ impl SqliteStore {
         // every write would then fail later, as a retryable store error. A
         // command that writes is refused here (`migrate --status` reads).
         if on_open == OnOpen::Migrate && writer.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
-            return Err(Failure::new(
-                code::USAGE_ERROR,
+            return Err(refused_db(
                 format!(
                     "Cannot write the store {}: this user may only read it. --db must name a file this user may read and write, in a directory it may write.",
                     path.display()
                 ),
-            )
-            .field("db", "Not a usable store."));
+                "Not a usable store.",
+            ));
         }
         if on_open == OnOpen::Migrate && !mode.eq_ignore_ascii_case("wal") {
             tracing::warn!(mode, "the store is not in WAL mode");
@@ -259,7 +260,7 @@ fn open_failure(path: &Path, e: rusqlite::Error) -> Failure {
         _ => return e.into(),
     };
     tracing::error!(error = %e, path = %shown, "the store did not open");
-    Failure::new(code::USAGE_ERROR, problem).field("db", "Not a usable store.")
+    refused_db(problem, "Not a usable store.")
 }
 
 impl Store for SqliteStore {
