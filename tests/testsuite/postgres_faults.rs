@@ -429,16 +429,27 @@ fn a_deadlock_is_retried_inside_the_runtime() {
             .unwrap()
     };
     let before = deadlocks();
-    // A session that locks task 2, then (while the runtime holds task 1 and
-    // waits for task 2) asks for task 1: a deadlock. Its own deadlock check
-    // waits 10 s, so the runtime's (after 1 s) finds it and is the victim.
+    // A session that locks task 2 and then, once the runtime holds task 1
+    // and waits for task 2 (a lock not granted), asks for task 1: a
+    // deadlock, whatever the load. Its own deadlock check waits 10 s, so
+    // the runtime's (after 1 s) finds it and is the victim.
     let mut other = session(
         &cluster,
         &db,
-        "SET deadlock_timeout = '10s';\nBEGIN;\nSELECT 1 FROM tasks WHERE number = 2 FOR UPDATE;\n\
-         SELECT pg_sleep(0.8);\nSELECT 1 FROM tasks WHERE number = 1 FOR UPDATE;\nCOMMIT;\n",
+        "SET deadlock_timeout = '10s';\nSET application_name = 'deadlock-peer';\nBEGIN;\n\
+         SELECT 1 FROM tasks WHERE number = 2 FOR UPDATE;\n\
+         DO $$ BEGIN FOR i IN 1..1000 LOOP \
+         EXIT WHEN EXISTS (SELECT 1 FROM pg_locks WHERE NOT granted); \
+         PERFORM pg_sleep(0.01); END LOOP; END $$;\n\
+         SELECT 1 FROM tasks WHERE number = 1 FOR UPDATE;\nCOMMIT;\n",
     );
-    thread::sleep(Duration::from_millis(300));
+    until(
+        &cluster,
+        &db,
+        "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'deadlock-peer' AND query LIKE 'DO%'",
+        ("1", Duration::from_secs(10)),
+        "the other session never locked task 2",
+    );
     let started = Instant::now();
     let reply = rt.call(
         &agent,
