@@ -197,9 +197,10 @@ fn a_client_certificate_logs_in_without_a_password() {
         &format!("{base}&sslcert={cert}&sslkey={key}"),
         &["migrate"],
     ));
+    // Every migration, from the first to the version it reached.
     assert_eq!(
         status["applied"].as_array().map(Vec::len),
-        Some(5),
+        status["version"].as_u64().map(|v| v as usize),
         "{status}"
     );
 

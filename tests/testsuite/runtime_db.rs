@@ -1405,9 +1405,10 @@ fn what_the_uri_leaves_out_comes_from_libpqs_variables() {
         &["--db", "postgres://", "migrate"],
         &env,
     ));
+    // Every migration, from the first to the version it reached.
     assert_eq!(
         status["applied"].as_array().map(Vec::len),
-        Some(5),
+        status["version"].as_u64().map(|v| v as usize),
         "{status}"
     );
     // PGPORT also where the URI names a host but no port, as libpq takes

@@ -45,6 +45,9 @@ trait Engine: Admin + Sized {
     /// rolling upgrade replaces it: PostgreSQL, the words without their
     /// stems; SQLite, no terms (the triggers that fed its index are gone).
     fn terms_of_a_replica_before_word_forms(place: &Self::Place);
+    /// The store as it was before checkpoints were numbered within their
+    /// task: their ids the table's one counter, the number column gone.
+    fn before_checkpoint_numbers(place: &Self::Place);
     /// Activity rows of one kind, for tests of "replay records nothing".
     fn events(&self, kind: &str) -> i64;
 }
@@ -69,6 +72,7 @@ impl Engine for SqliteStore {
     /// checkpoints without keys, and `user_version` 2: the schema before
     /// word forms.
     fn before_word_forms(dir: &tempfile::TempDir) {
+        Self::before_checkpoint_numbers(dir);
         let schema = include_str!("sqlite/migrations/0001_schema.sql");
         let old_index = &schema[schema.find("CREATE VIRTUAL TABLE task_fts").unwrap()..];
         let c = rusqlite::Connection::open(dir.path().join("rt.db")).unwrap();
@@ -88,6 +92,17 @@ impl Engine for SqliteStore {
     fn terms_of_a_replica_before_word_forms(dir: &tempfile::TempDir) {
         let c = rusqlite::Connection::open(dir.path().join("rt.db")).unwrap();
         c.execute("DELETE FROM task_fts", []).unwrap();
+    }
+
+    fn before_checkpoint_numbers(dir: &tempfile::TempDir) {
+        let c = rusqlite::Connection::open(dir.path().join("rt.db")).unwrap();
+        c.execute_batch(
+            "BEGIN; DROP INDEX checkpoints_by_task; \
+             ALTER TABLE checkpoints DROP COLUMN number; \
+             CREATE INDEX checkpoints_by_task ON checkpoints(task_id, id); \
+             PRAGMA user_version = 6; COMMIT;",
+        )
+        .unwrap();
     }
 
     fn events(&self, kind: &str) -> i64 {
@@ -126,6 +141,7 @@ impl Engine for PgStore {
     /// Title and description words without stems (weights A and B), the
     /// later migrations' columns dropped, and their records removed.
     fn before_word_forms(uri: &String) {
+        Self::before_checkpoint_numbers(uri);
         let store = Self::inspect(uri);
         block(store.run_sql(
             "UPDATE tasks SET search = setweight(to_tsvector('simple', title), 'A') \
@@ -142,6 +158,17 @@ impl Engine for PgStore {
         block(Self::inspect(uri).run_sql(
             "UPDATE tasks SET search = setweight(to_tsvector('simple', title), 'A') \
                  || setweight(to_tsvector('simple', coalesce(description, '')), 'B')",
+        ))
+        .unwrap();
+    }
+
+    fn before_checkpoint_numbers(uri: &String) {
+        block(Self::inspect(uri).run_sql(
+            "DROP TRIGGER checkpoints_number ON checkpoints; \
+             DROP FUNCTION checkpoints_number(); \
+             ALTER TABLE checkpoints DROP COLUMN number; \
+             CREATE INDEX checkpoints_by_task ON checkpoints (task_id, id); \
+             DELETE FROM agentteam_schema WHERE version >= 6",
         ))
         .unwrap();
     }
@@ -171,6 +198,8 @@ on_every_engine!(
     idempotency_receipts,
     an_idempotency_conflict_names_only_the_live_tasks_its_key_made,
     checkpoint_keys_replay_per_agent_and_task,
+    checkpoints_are_numbered_within_their_task,
+    an_upgrade_numbers_stored_checkpoints_within_their_task,
     list_browses_searches_filters_sorts_and_pages,
     an_empty_page_names_the_subtasks_it_left_out,
     an_empty_search_names_the_done_tasks_it_left_out,
@@ -866,6 +895,83 @@ fn checkpoint_keys_replay_per_agent_and_task<E: Engine>() {
     assert_eq!(w.store.events("checkpointed"), 5);
     let detail = w.ok(&w.alice, "get", json!({"channel": "eng", "number": 1}));
     assert_eq!(detail["checkpoints"]["total"], 4);
+}
+
+/// The ids of a task's checkpoints, newest first, as its get shows them.
+fn checkpoint_ids<E: Engine>(w: &World<E>, who: &Principal, number: i64) -> Vec<i64> {
+    let detail = w.ok(who, "get", json!({"channel": "eng", "number": number}));
+    detail["checkpoints"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_i64().unwrap())
+        .collect()
+}
+
+/// A checkpoint's id is its number within its task, as a task's is within
+/// its board: what other tasks and other workspaces append never shows in
+/// it, so no caller can count them.
+fn checkpoints_are_numbered_within_their_task<E: Engine>() {
+    let w = world::<E>();
+    w.titles(&w.alice, "eng", &["a", "b"]);
+    w.titles(&w.mallory, "eng", &["theirs"]);
+    let append = |who: &Principal, number: i64| {
+        let input = json!({"channel": "eng", "number": number, "summary": "step"});
+        w.ok(who, "checkpoint", input)["checkpoint"]["id"]
+            .as_i64()
+            .unwrap()
+    };
+    assert_eq!(append(&w.alice, 1), 1);
+    for _ in 0..3 {
+        append(&w.mallory, 1);
+    }
+    assert_eq!(append(&w.bob, 2), 1);
+    assert_eq!(
+        append(&w.bob, 1),
+        2,
+        "another workspace's and task's unseen"
+    );
+    assert_eq!(append(&w.mallory, 1), 4);
+    assert_eq!(checkpoint_ids(&w, &w.alice, 1), [2, 1]);
+    assert_eq!(checkpoint_ids(&w, &w.alice, 2), [1]);
+    // A keyed replay answers the number it was given.
+    let keyed = json!({"channel": "eng", "number": 2, "summary": "k", "idempotency_key": "k"});
+    let first = w.ok(&w.alice, "checkpoint", keyed.clone());
+    assert_eq!(first["checkpoint"]["id"], 2);
+    assert_eq!(w.ok(&w.alice, "checkpoint", keyed)["checkpoint"]["id"], 2);
+    // `checkpoints_before` pages by these numbers.
+    for _ in 0..6 {
+        append(&w.alice, 1);
+    }
+    assert_eq!(checkpoint_ids(&w, &w.alice, 1), [8, 7, 6, 5, 4]);
+    let older = w.ok(
+        &w.alice,
+        "get",
+        json!({"channel": "eng", "number": 1, "checkpoints_before": 4}),
+    );
+    assert_eq!(older["checkpoints"]["items"][0]["id"], 3);
+    assert_eq!(older["checkpoints"]["total"], 3);
+}
+
+/// An upgraded store numbers the checkpoints it holds within their task,
+/// in the order they were appended, and goes on from there.
+fn an_upgrade_numbers_stored_checkpoints_within_their_task<E: Engine>() {
+    let w = world::<E>();
+    w.titles(&w.alice, "eng", &["a", "b"]);
+    for number in [1, 2, 1, 2, 1] {
+        let input = json!({"channel": "eng", "number": number, "summary": "step"});
+        w.ok(&w.alice, "checkpoint", input);
+    }
+    let w = w.reopen(|place| {
+        E::before_checkpoint_numbers(place);
+        E::open(place)
+    });
+    let status = block(w.store.schema_status()).unwrap();
+    assert_eq!(status.version, status.latest);
+    assert_eq!(checkpoint_ids(&w, &w.alice, 1), [3, 2, 1]);
+    assert_eq!(checkpoint_ids(&w, &w.alice, 2), [2, 1]);
+    let input = json!({"channel": "eng", "number": 2, "summary": "after"});
+    assert_eq!(w.ok(&w.bob, "checkpoint", input)["checkpoint"]["id"], 3);
 }
 
 fn an_empty_page_names_the_subtasks_it_left_out<E: Engine>() {
@@ -3223,6 +3329,25 @@ fn reindexing_restores_the_terms_an_older_replica_left<E: Engine>() {
     assert_eq!(search_numbers(&w, "walked"), [1003], "the last batch too");
     assert_eq!(block(w.store.reindex_search()).unwrap(), 1003);
     assert_eq!(search_numbers(&w, "releases"), [1]);
+}
+
+/// A checkpoint a replica of the previous version appends during a rolling
+/// upgrade (an insert without a number) is numbered after its task's last.
+#[test]
+fn postgres_numbers_a_previous_replicas_checkpoint() {
+    let w = world::<PgStore>();
+    w.titles(&w.alice, "eng", &["a"]);
+    let input = json!({"channel": "eng", "number": 1, "summary": "new replica"});
+    w.ok(&w.alice, "checkpoint", input.clone());
+    block(w.store.run_sql(&format!(
+        "INSERT INTO checkpoints (task_id, summary, created_by, created_at) \
+         SELECT id, 'old replica', created_by, created_at FROM tasks WHERE number = 1 \
+         AND created_by = '{}'",
+        w.alice.agent_id
+    )))
+    .unwrap();
+    assert_eq!(checkpoint_ids(&w, &w.alice, 1), [2, 1]);
+    assert_eq!(w.ok(&w.alice, "checkpoint", input)["checkpoint"]["id"], 3);
 }
 
 /// A task retitled while `reindex` runs keeps the terms of its new title:

@@ -135,11 +135,11 @@ macro_rules! get_one {
               FROM tasks s \
               JOIN agents scb ON scb.id = s.created_by LEFT JOIN agents sa ON sa.id = s.assignee_id \
               WHERE s.parent_id = t.id AND s.deleted_at IS NULL ORDER BY s.number LIMIT $1) page), \
-             (SELECT count(*) FROM checkpoints k WHERE k.task_id = t.id AND k.id < q.before), \
-             (SELECT json_agg(page.item ORDER BY page.id DESC) FROM (SELECT k.id, \
-                json_build_array(k.id, k.summary, ka.handle, k.created_at) AS item \
+             (SELECT count(*) FROM checkpoints k WHERE k.task_id = t.id AND k.number < q.before), \
+             (SELECT json_agg(page.item ORDER BY page.number DESC) FROM (SELECT k.number, \
+                json_build_array(k.number, k.summary, ka.handle, k.created_at) AS item \
               FROM checkpoints k JOIN agents ka ON ka.id = k.created_by \
-              WHERE k.task_id = t.id AND k.id < q.before ORDER BY k.id DESC LIMIT $2) page) ",
+              WHERE k.task_id = t.id AND k.number < q.before ORDER BY k.number DESC LIMIT $2) page) ",
             task_from!(),
             " WHERE c.workspace_id = ",
             $ws,

@@ -41,6 +41,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0005_checkpoint_keys.sql"),
         reindex_search: false,
     },
+    Migration {
+        version: 6,
+        name: "checkpoint_numbers",
+        sql: include_str!("migrations/0006_checkpoint_numbers.sql"),
+        reindex_search: false,
+    },
 ];
 
 /// Where applied migrations are recorded; created by the first migration run.

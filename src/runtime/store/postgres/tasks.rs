@@ -1574,12 +1574,15 @@ pub(super) async fn checkpoint(
     p: &Principal,
     input: &CheckpointInput,
 ) -> Result<Value> {
+    // Numbered within its task; the task's row lock (require_task) makes
+    // appends to one task wait for each other, so none races for a number.
     const SQL: &str = "INSERT INTO checkpoints \
-         (task_id, summary, created_by, created_at, idempotency_key) \
-         VALUES ($1, $2, $3, $4, $5) RETURNING id";
+         (task_id, number, summary, created_by, created_at, idempotency_key) \
+         VALUES ($1, (SELECT coalesce(max(number), 0) + 1 FROM checkpoints WHERE task_id = $1), \
+         $2, $3, $4, $5) RETURNING number";
     // The task's row lock (require_task) orders appends with one key: a
     // concurrent first use waits for it and then finds the checkpoint.
-    const KEYED: &str = "SELECT id, summary, created_at FROM checkpoints \
+    const KEYED: &str = "SELECT number, summary, created_at FROM checkpoints \
          WHERE task_id = $1 AND created_by = $2 AND idempotency_key = $3";
     let board = board(tx, p, &input.channel).await?;
     let task = require_task(tx, p, &board, input.number).await?;

@@ -47,6 +47,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0006_search_relevance.sql"),
         reindex_search: true,
     },
+    Migration {
+        version: 7,
+        name: "checkpoint_numbers",
+        sql: include_str!("migrations/0007_checkpoint_numbers.sql"),
+        reindex_search: false,
+    },
 ];
 
 /// A migration SQLite refused: a database that already holds tables of the

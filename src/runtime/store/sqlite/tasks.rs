@@ -918,9 +918,9 @@ pub(super) fn get_task(
     )?;
     let before = input.checkpoints_before.unwrap_or(i64::MAX);
     let mut stmt = c.prepare_cached(
-        "SELECT k.id, k.summary, a.handle, k.created_at FROM checkpoints k \
-         JOIN agents a ON a.id = k.created_by WHERE k.task_id = ?1 AND k.id < ?3 \
-         ORDER BY k.id DESC LIMIT ?2",
+        "SELECT k.number, k.summary, a.handle, k.created_at FROM checkpoints k \
+         JOIN agents a ON a.id = k.created_by WHERE k.task_id = ?1 AND k.number < ?3 \
+         ORDER BY k.number DESC LIMIT ?2",
     )?;
     let checkpoints = stmt
         .query_map(params![id, MAX_CHECKPOINTS as i64, before], |r| {
@@ -933,7 +933,7 @@ pub(super) fn get_task(
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     let checkpoint_total: i64 = c.row_cached(
-        "SELECT count(*) FROM checkpoints WHERE task_id = ?1 AND id < ?2",
+        "SELECT count(*) FROM checkpoints WHERE task_id = ?1 AND number < ?2",
         params![id, before],
         |r| r.get(0),
     )?;
@@ -1149,7 +1149,7 @@ pub(super) fn checkpoint(
     if let Some(key) = &input.idempotency_key {
         let stored: Option<(i64, String, i64)> = c
             .row_cached(
-                "SELECT id, summary, created_at FROM checkpoints \
+                "SELECT number, summary, created_at FROM checkpoints \
                  WHERE task_id = ?1 AND created_by = ?2 AND idempotency_key = ?3",
                 params![id, p.agent_id, key],
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
@@ -1168,12 +1168,16 @@ pub(super) fn checkpoint(
         }
     }
     let now = clock::now();
-    c.exec_cached(
-        "INSERT INTO checkpoints (task_id, summary, created_by, created_at, idempotency_key) \
-         VALUES (?1, ?2, ?3, ?4, ?5)",
+    // Numbered within its task: the one writer connection appends one at
+    // a time.
+    let checkpoint_id: i64 = c.row_cached(
+        "INSERT INTO checkpoints \
+         (task_id, number, summary, created_by, created_at, idempotency_key) \
+         VALUES (?1, (SELECT coalesce(max(number), 0) + 1 FROM checkpoints WHERE task_id = ?1), \
+         ?2, ?3, ?4, ?5) RETURNING number",
         params![id, input.summary, p.agent_id, now, input.idempotency_key],
+        |r| r.get(0),
     )?;
-    let checkpoint_id = c.last_insert_rowid();
     event(
         c,
         id,
