@@ -983,6 +983,24 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
         }
         return format!("{said}: {}", if is_id { row.said_of_id } else { row.said });
     }
+    // A number with a fraction (`2.1`, as an outline numbers the first
+    // subtask of task 2): a task's number is whole, and a subtask has one
+    // of its own on the board, which its parent's get lists.
+    if names.contains(&"integer")
+        && let Some(whole) = given.and_then(whole_part)
+    {
+        let task_number = matches!(
+            path.rsplit('/').find(|part| part.parse::<usize>().is_err()),
+            Some("number" | "numbers" | "parent")
+        );
+        return if task_number && whole >= 1 {
+            format!(
+                "{said}: a whole number. A subtask has a number of its own on the board: `task_get` of task {whole} lists its subtasks (`subtasks`) with theirs."
+            )
+        } else {
+            format!("{said}: a whole number.")
+        };
+    }
     // A time or an id given in another type (`expected_updated_at` as a
     // Unix time): what the value must be, in words.
     if let Some(fix) = value_fix(path) {
@@ -1135,6 +1153,18 @@ fn board_and_number(text: &str) -> Option<(String, u64)> {
 /// The words a tracker's keys start with for any item (`TASK-3`), which
 /// name no board.
 const GENERIC_KEYS: [&str; 6] = ["task", "issue", "ticket", "bug", "story", "item"];
+
+/// The whole part of a number with a fraction, or of a string that is one
+/// (`2.1`, `"2.1"`): 2. None for a whole number or anything else.
+fn whole_part(value: &Value) -> Option<i64> {
+    let number = match value {
+        Value::Number(n) => n.as_f64()?,
+        Value::String(text) if text.contains('.') => text.trim().parse::<f64>().ok()?,
+        _ => return None,
+    };
+    (number.is_finite() && number.fract() != 0.0 && number.abs() < 1e15)
+        .then(|| number.trunc() as i64)
+}
 
 /// A task's number followed by words (`#25 Note target`, `25: Note
 /// target`): the number.

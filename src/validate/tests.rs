@@ -1722,7 +1722,7 @@ fn a_quoted_value_of_the_wanted_type_is_shown_without_its_quotes() {
             "get",
             json!({"channel": "eng", "number": "4.5"}),
             "number",
-            "Must be of type integer.".into(),
+            "Must be of type integer: a whole number. A subtask has a number of its own on the board: `task_get` of task 4 lists its subtasks (`subtasks`) with theirs.".into(),
         ),
         // Too long to repeat, or holding a backtick, which would end the
         // quote early.
@@ -1751,7 +1751,10 @@ fn an_integral_number_is_an_integer_and_arrives_as_one() {
     assert!(ok["number"].is_i64(), "{ok}");
     assert_eq!(ok["number"], 42);
     let e = errors("task", "get", json!({"channel": "eng", "number": 4.5}));
-    assert_eq!(e["number"], "Must be of type integer.");
+    assert_eq!(
+        e["number"],
+        "Must be of type integer: a whole number. A subtask has a number of its own on the board: `task_get` of task 4 lists its subtasks (`subtasks`) with theirs."
+    );
 }
 
 #[test]
@@ -3205,6 +3208,29 @@ fn a_task_named_otherwise_than_by_its_number_is_told_how_to_find_it() {
     // A number on a list is a get.
     let f = refused("list", json!({"channel": "demo", "number": 3}));
     assert!(f.field_errors["number"].contains("task_get"), "{f:?}");
+    // An outline's number for a subtask (`2.1`): whole numbers, and the
+    // get that lists task 2's subtasks with their own.
+    for given in [json!(2.1), json!("2.1"), json!(" 2.10 ")] {
+        assert_eq!(
+            e(json!({"channel": "demo", "number": given})),
+            "Must be of type integer: a whole number. A subtask has a number of its own on the board: `task_get` of task 2 lists its subtasks (`subtasks`) with theirs.",
+            "{given}"
+        );
+    }
+    let f = refused(
+        "set_claim",
+        json!({"channel": "demo", "numbers": [1, 3.2], "claimed": true}),
+    );
+    assert!(
+        f.field_errors["numbers/1"].contains("`task_get` of task 3"),
+        "{f:?}"
+    );
+    // Elsewhere, only that it is whole.
+    let f = refused("list", json!({"channel": "demo", "limit": 2.5}));
+    assert_eq!(
+        f.field_errors["limit"],
+        "Must be of type integer: a whole number."
+    );
 }
 
 #[test]
