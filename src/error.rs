@@ -603,6 +603,7 @@ pub const MAX_FIELD_ERRORS: usize = 100;
 /// Every name a failure's `details` may carry: the wire respells them in
 /// a message's text as it does field names (`wire::respell_fields`).
 pub const DETAIL_NAMES: &[&str] = &[
+    "checkpoint_id",
     "current_updated_at",
     "line",
     "made_numbers",

@@ -439,6 +439,14 @@ async fn labels_match<S: Store>(
         return Ok(None);
     };
     let board = store.board_labels(principal, &query.channel).await?;
+    // A filter matches a label whatever its case, so the board's labels
+    // are compared once per spelling folded (`bug` and `Bug` are one
+    // label to it, not two as near as each other to `bugs`).
+    let mut seen = std::collections::HashSet::new();
+    let board: Vec<String> = board
+        .into_iter()
+        .filter(|label| seen.insert(label.to_lowercase()))
+        .collect();
     let mut changed = false;
     let mut labels = Vec::with_capacity(wanted.len());
     for label in wanted {

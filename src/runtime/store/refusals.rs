@@ -459,6 +459,21 @@ pub fn idempotency_conflict(callback_completed: bool, made: &[i64]) -> Failure {
     }
 }
 
+/// A checkpoint's key used before with another summary: what it recorded,
+/// so that a retry reworded after a lost answer is known for the
+/// checkpoint already appended, not appended again under a new key.
+pub fn checkpoint_key_conflict(id: i64, summary: &str) -> Failure {
+    let shown = crate::text::clip(&crate::redact::tokens(summary), 80).into_owned();
+    idempotency_conflict(false, &[])
+        .field(
+            "idempotency_key",
+            format!(
+                "Used before with another summary: it recorded checkpoint {id} of this task ({shown:?}). If this call is that checkpoint again, it is already recorded and nothing is left to do; a new key appends another checkpoint."
+            ),
+        )
+        .detail("checkpoint_id", json!(id))
+}
+
 /// `expected_updated_at` was an earlier `updated_at` of the task: it changed since.
 pub fn update_conflict(board: &str, number: i64, current: &str) -> Failure {
     Failure::new(

@@ -880,6 +880,13 @@ fn checkpoint_keys_replay_per_agent_and_task<E: Engine>() {
         (f.code.as_str(), f.http_status),
         ("idempotency_conflict", 409)
     );
+    // What the key recorded, so a reworded retry is known for it.
+    assert_eq!(f.details["checkpoint_id"], first["checkpoint"]["id"]);
+    assert!(
+        f.field_errors["idempotency_key"].contains("\"handed off\"")
+            && f.field_errors["idempotency_key"].contains("already recorded"),
+        "{f:?}"
+    );
     // The same key on another task, or by another agent, is its own.
     let mut on_two = input.clone();
     on_two["number"] = json!(2);
@@ -1136,6 +1143,16 @@ fn an_empty_page_names_the_label_a_filter_mistyped<E: Engine>() {
         let page = list(input.clone());
         assert!(page.get("labels_match").is_none(), "{input}: {page}");
     }
+    // A label the board has in two cases (`Bug`, `bug`) is one label to a
+    // filter, so a slip of it is still told, and the call finds both.
+    w.create(
+        &w.alice,
+        json!({"channel": "eng", "tasks": [{"title": "Triage", "labels": ["bug"]}]}),
+    );
+    let page = list(json!({"channel": "eng", "filters": {"labels": ["bugs"]}}));
+    let mut found = items_of(&w.follow(&w.alice, &page["labels_match"]).unwrap());
+    found.sort_unstable();
+    assert_eq!(found, [1, 3], "{page}");
 }
 
 fn an_empty_search_names_the_filter_its_query_names<E: Engine>() {

@@ -1594,7 +1594,7 @@ pub(super) async fn checkpoint(
     {
         let summary: String = row.get(1);
         if summary != input.summary {
-            return Err(refusals::idempotency_conflict(false, &[]).into());
+            return Err(refusals::checkpoint_key_conflict(row.get(0), &summary).into());
         }
         // Replay: the original checkpoint; nothing appended or recorded.
         return Ok(checkpoint_answer(

@@ -1157,7 +1157,7 @@ pub(super) fn checkpoint(
             .optional()?;
         if let Some((checkpoint_id, summary, created_at)) = stored {
             if summary != input.summary {
-                return Err(refusals::idempotency_conflict(false, &[]));
+                return Err(refusals::checkpoint_key_conflict(checkpoint_id, &summary));
             }
             // Replay: the original checkpoint; nothing appended or recorded.
             return Ok(checkpoint_answer(
