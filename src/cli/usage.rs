@@ -304,7 +304,7 @@ impl<'a> Refused<'a> {
             // The input on stdin, as it was meant for the action (recast
             // when the route was a synonym: `close` sets a status).
             let arguments = match route.verb {
-                Some(_) => recast_stdin(route, self.args),
+                Some(_) => recast(route, stdin_object(self.args), self.args),
                 None => (!action.destructive())
                     .then(|| stdin_object(self.args))
                     .flatten()
@@ -317,9 +317,25 @@ impl<'a> Refused<'a> {
                 suggested.command = Some(command);
             }
         } else if let Some(hint) = hint {
-            let how = match hint.how() {
-                how if how.is_empty() => how,
-                how => format!(", and {how}"),
+            // Never read for a delete, which is never filled in.
+            let given = (!hint.action.destructive())
+                .then(|| stdin_object(self.args))
+                .flatten();
+            // The input's own word against the route's (`claim` with
+            // `"claimed": false`): the input is what the call keeps, so the
+            // route's reading is not said as what to pass.
+            let contradicted = hint.verb.and_then(|verb| {
+                let (name, value) = verb.sets?;
+                let said = given.as_ref()?.get(name)?;
+                let value: serde_json::Value = serde_json::from_str(value).ok()?;
+                (value != *said).then(|| (verb.word, name, said.clone()))
+            });
+            let how = match (contradicted, hint.how()) {
+                (Some((word, name, said)), _) => format!(
+                    ", keeping `\"{name}\": {said}` if that is what you mean (the word `{word}` reads as the opposite)"
+                ),
+                (None, how) if how.is_empty() => how,
+                (None, how) => format!(", and {how}"),
             };
             failure.message = format!(
                 "{}. The route is `{}`{how}.",
@@ -331,7 +347,7 @@ impl<'a> Refused<'a> {
                     " No input is filled in for a destructive action: send the same input to that route once you have checked it names what you mean to delete.",
                 );
             }
-            let arguments = recast_stdin(hint, self.args).unwrap_or_else(|| json!({}));
+            let arguments = recast(hint, given, self.args).unwrap_or_else(|| json!({}));
             failure = failure.suggest(&hint.action.name(), arguments);
         } else if let Some(action) = route
             .filter(|_| self.kind == ErrorKind::UnknownArgument && self.output_flag.is_none())
@@ -445,10 +461,10 @@ fn flag_fields(
 }
 
 /// How long a wrong route's usage error waits for its input on stdin to
-/// end, to recast it for the suggestion ([`recast_stdin`]).
+/// end, to recast it for the suggestion ([`recast`]).
 const STDIN_WAIT: Duration = Duration::from_millis(500);
 
-/// The input on stdin (`-`), recast for the action a wrong route meant,
+/// The input read from stdin (`given`), recast for the action a wrong route meant,
 /// when it can be read and the result is valid input: the fields the
 /// action has are kept, a synonym's value moves to its field (`note` to
 /// `summary`), one value given for a list field of the plural
@@ -456,8 +472,9 @@ const STDIN_WAIT: Duration = Duration::from_millis(500);
 /// hint names is added (`"claimed": true`). So the suggested action runs
 /// as given. `None` (the suggestion's arguments then empty) otherwise, and
 /// for a destructive action.
-fn recast_stdin(
+fn recast(
     hint: registry::synonyms::RouteHint,
+    given: Option<serde_json::Map<String, serde_json::Value>>,
     args: &[OsString],
 ) -> Option<serde_json::Value> {
     // Never a filled-in delete: an agent that follows suggestions must not
@@ -465,7 +482,7 @@ fn recast_stdin(
     if hint.action.destructive() {
         return None;
     }
-    let given = stdin_object(args).unwrap_or_default();
+    let given = given.unwrap_or_default();
     let action = hint.action;
     let mut recast = serde_json::Map::new();
     // Fields of one list item given at the top (`title` for `tasks`): the

@@ -445,6 +445,15 @@ fn a_wrong_routes_suggestion_carries_the_input_recast() {
         let suggested = run.json()["error"]["suggested_action"].clone();
         assert_eq!(suggested["arguments"], arguments, "{route:?} {input}");
     }
+    // Nor is the route's reading then said as what to pass: a release
+    // would be made a claim.
+    let run = cli.run(
+        &["exec", "task", "claim", "-"],
+        Some(r#"{"channel": "eng", "numbers": [2], "claimed": false}"#),
+    );
+    let said = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(!said.contains("pass `\"claimed\": true`"), "{said}");
+    assert!(said.contains("keeping `\"claimed\": false`"), "{said}");
     // A route merely like `delete` is not taken for it; a slip of it is,
     // with nothing filled in.
     let complete = cli.run(&["exec", "task", "complete", "-"], Some("{}"));
