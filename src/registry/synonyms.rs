@@ -155,6 +155,32 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("issue_number", "number", None),
     ("claim", "claimed", None),
     ("state", "status", None),
+    // Other trackers' names for a task's status (a board's column).
+    ("column", "status", None),
+    ("stage", "status", None),
+    ("lane", "status", None),
+    ("phase", "status", None),
+    ("workflow_state", "status", None),
+    // Other APIs' names for a page's cursor.
+    ("after", "cursor", None),
+    ("page_token", "cursor", None),
+    ("next_page_token", "cursor", None),
+    ("starting_after", "cursor", None),
+    // Other trackers' names for a board.
+    ("team", "channel", None),
+    ("team_id", "channel", None),
+    ("team_key", "channel", None),
+    ("project_key", "channel", None),
+    ("project_id", "channel", None),
+    ("board_id", "channel", None),
+    ("board_name", "channel", None),
+    ("channel_name", "channel", None),
+    ("channel_id", "channel", None),
+    ("id_board", "channel", None),
+    // A task's links.
+    ("links", "urls", None),
+    ("link", "urls", None),
+    ("url", "urls", None),
     ("page_size", "limit", None),
     // Other APIs' names for a list's order (`orderBy` is read as `order_by`).
     ("order_by", "sort", None),
@@ -267,6 +293,8 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
     ("task_create", "tasks/*/type", NO_TYPE),
     ("task_update", "issue_type", NO_TYPE),
     ("task_create", "tasks/*/issue_type", NO_TYPE),
+    ("task_create", "tasks/*/issuetype", NO_TYPE),
+    ("task_update", "issuetype", NO_TYPE),
     ("task_update", "reporter", CREATOR_IS_THE_CALLER),
     ("task_create", "tasks/*/reporter", CREATOR_IS_THE_CALLER),
     ("task_create", "tasks/*/created_by", CREATOR_IS_THE_CALLER),
@@ -307,6 +335,40 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
         "notes",
         "`description` replaces the task's description (give it whole: task_get shows it); a note on progress is a checkpoint, task_checkpoint's `summary`.",
     ),
+    (
+        "task_update",
+        "unassign",
+        "to unassign the task, write `\"assignee\": null`.",
+    ),
+    (
+        "task_update",
+        "unassigned",
+        "to unassign the task, write `\"assignee\": null`.",
+    ),
+    ("task_update", "assigned_to_me", SELF_CLAIM),
+    ("task_update", "assign_to_me", SELF_CLAIM),
+    ("task_update", "self_assign", SELF_CLAIM),
+    ("task_update", "assign_self", SELF_CLAIM),
+    ("task_create", "tasks/*/assigned_to_me", SELF_CLAIM_NEW),
+    ("task_create", "tasks/*/assign_to_me", SELF_CLAIM_NEW),
+    ("task_create", "tasks/*/self_assign", SELF_CLAIM_NEW),
+    ("task_create", "tasks/*/assign_self", SELF_CLAIM_NEW),
+    ("task_list", "priority", NO_PRIORITY_FILTER),
+    ("task_list", "filters/priority", NO_PRIORITY_FILTER),
+    (
+        "task_list",
+        "meta",
+        "the next page is read by giving the last page's `next_cursor` as `cursor`, at the top level (`\"cursor\": \"…\"`); `meta` is only in answers.",
+    ),
+    (
+        "task_get",
+        "include_subtasks",
+        "task_get always shows the task's subtasks (its `subtasks` section, with `next` for the rest): drop it.",
+    ),
+    ("task_get", "url", ADDRESS_IS_CHANNEL_AND_NUMBER),
+    ("task_get", "link", ADDRESS_IS_CHANNEL_AND_NUMBER),
+    ("task_checkpoint", "url", ADDRESS_IS_CHANNEL_AND_NUMBER),
+    ("task_delete", "url", ADDRESS_IS_CHANNEL_AND_NUMBER),
     ("task_list", "since", NO_DATE_FILTER),
     ("task_list", "updated_since", NO_DATE_FILTER),
     ("task_list", "updated_after", NO_DATE_FILTER),
@@ -390,6 +452,50 @@ pub static VALUE_WORDS: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// Another tracker's word for a value of an enum field: `(field name, word,
+/// value)`, the word in lowercase with `_` between its parts (`Won't do`
+/// is read `won't_do`); a value written in another case or with spaces or
+/// dashes (`In Review`) is found without a row.
+pub static VALUES_MEANT: &[(&str, &str, &str)] = &[
+    ("status", "completed", "done"),
+    ("status", "complete", "done"),
+    ("status", "finished", "done"),
+    ("status", "resolved", "done"),
+    ("status", "fixed", "done"),
+    ("status", "cancelled", "canceled"),
+    ("status", "cancel", "canceled"),
+    ("status", "dropped", "canceled"),
+    ("status", "wontfix", "canceled"),
+    ("status", "won't_do", "canceled"),
+    ("status", "wont_do", "canceled"),
+    ("status", "wip", "in_progress"),
+    ("status", "doing", "in_progress"),
+    ("status", "started", "in_progress"),
+    ("status", "inprogress", "in_progress"),
+    ("status", "review", "in_review"),
+    ("status", "reviewing", "in_review"),
+    ("status", "in_qa", "in_review"),
+    ("status", "qa", "in_review"),
+    ("status", "inreview", "in_review"),
+    ("status", "to_do", "todo"),
+    ("status", "backlog", "todo"),
+    ("status", "new", "todo"),
+    ("status", "pending", "todo"),
+    ("status", "not_started", "todo"),
+    ("priority", "critical", "urgent"),
+    ("priority", "highest", "urgent"),
+    ("priority", "p0", "urgent"),
+    ("priority", "p1", "high"),
+    ("priority", "p2", "medium"),
+    ("priority", "normal", "medium"),
+    ("priority", "med", "medium"),
+    ("priority", "p3", "low"),
+    ("priority", "p4", "low"),
+    ("priority", "lowest", "low"),
+    ("priority", "minor", "low"),
+    ("priority", "no_priority", "none"),
+];
+
 /// Handles a caller writes for itself (`@me`): no member's, and no value
 /// either (docs/contract.md: no sentinel for "current").
 const SELF_HANDLES: [&str; 3] = ["me", "self", "myself"];
@@ -437,6 +543,11 @@ const DELETE_IS_FOR_GOOD: &str = "this call deletes the task for good and takes 
 const DELETED_IS_NO_STATUS: &str =
     "Deleting is task_delete, for good; `canceled` sets a task aside and keeps it.";
 const NO_DATE_FILTER: &str = "there is no filter by time: the default `sort`, `updated_desc`, lists the tasks changed last first, so stop reading at the first whose `updated_at` is older.";
+const SELF_CLAIM: &str = "to take the task yourself, claim it: task_set_claim with its number in `numbers` and `\"claimed\": true` makes you its assignee.";
+const SELF_CLAIM_NEW: &str = "to make the new task yours, leave this out and claim it once made (task_set_claim with its number and `\"claimed\": true`).";
+const NO_PRIORITY_FILTER: &str =
+    "there is no filter by priority: each item shows its `priority`, so read it there.";
+const ADDRESS_IS_CHANNEL_AND_NUMBER: &str = "a task is named by `channel` and `number`, which its address holds (`…/demo/tasks/12` is `{\"channel\": \"demo\", \"number\": 12}`): give those instead.";
 const NO_ARCHIVE: &str = "there is no soft delete or archive: a deleted task is gone for good; to set one aside, task_update it to `\"status\": \"canceled\"`.";
 const RELEASE: &str = "to release, `\"claimed\": false`; `\"claimed\": true` claims.";
 

@@ -19,7 +19,7 @@ use serde_json::{Number, Value};
 use crate::error::{Failure, MAX_FIELD_ERRORS};
 use crate::registry::synonyms::{
     BY_WORDS, ByWords, MISSING_BESIDE, PATTERN_FIXES, SELF_AS_ASSIGNEE, SELF_AS_FILTER,
-    VALUE_WORDS, is_self_word,
+    VALUE_WORDS, VALUES_MEANT, is_self_word,
 };
 use crate::registry::{Action, FieldErrors, schema};
 use crate::schemas;
@@ -56,7 +56,7 @@ pub const KEYWORDS: &[&str] = &[
 
 /// Validates `input` for `action` and returns it canonicalised, or an
 /// `invalid_input` failure naming every bad field.
-pub fn validate(action: &Action, input: Value) -> Result<Value, Failure> {
+pub fn validate(action: &Action, mut input: Value) -> Result<Value, Failure> {
     let _budget = again::Budget::start();
     if !input.is_object() {
         return Err(Failure::new(
@@ -64,6 +64,7 @@ pub fn validate(action: &Action, input: Value) -> Result<Value, Failure> {
             "Input must be one JSON object.",
         ));
     }
+    decode_call_arguments(&mut input);
     let (mut errors, candidates, fixes) = judged(action, &input);
     // An input with more problems than an answer carries is said as found
     // (the answer says it was cut); fixes are worked through for the rest.
@@ -73,6 +74,28 @@ pub fn validate(action: &Action, input: Value) -> Result<Value, Failure> {
         said_once_fixed(action, &input, &fixes, &mut errors)
     };
     checked(action, input, errors, candidates, fixed.as_ref())
+}
+
+/// A call sent whole whose `arguments` is the JSON text of an object (as
+/// OpenAI's tool calls carry it, `{"name", "arguments": "{…}"}`): judged
+/// as the call with that object, so it is said and suggested as one. Such
+/// an input is never valid (`name` and `arguments` are no fields).
+fn decode_call_arguments(input: &mut Value) {
+    let names_an_action = ["tool", "name"].iter().any(|key| {
+        input
+            .get(key)
+            .and_then(Value::as_str)
+            .and_then(crate::registry::find_by_name)
+            .is_some()
+    });
+    let decoded = input
+        .get("arguments")
+        .and_then(Value::as_str)
+        .and_then(|text| serde_json::from_str::<Value>(text).ok())
+        .filter(Value::is_object);
+    if let (true, Some(arguments)) = (names_an_action, decoded) {
+        input["arguments"] = arguments;
+    }
 }
 
 /// The schema's problems with `input`, worded (at most one more than an
@@ -755,7 +778,9 @@ fn record(
                     }
                     Kind::Type(names) => unboxed(action, input, path, names)
                         .unwrap_or_else(|| wrong_type(action, input, path, names)),
-                    Kind::Enum(_) => with_value_word(describe(kind), path, input_at(input, path)),
+                    Kind::Enum(_) => {
+                        with_value_word(action, describe(kind), path, input_at(input, path))
+                    }
                     Kind::Minimum(_) | Kind::Maximum(_) => {
                         range(action, path).unwrap_or_else(|| describe(kind))
                     }
@@ -860,6 +885,18 @@ fn unboxed(action: &Action, input: &Value, path: &str, names: &[&str]) -> Option
             (inner, format!("an object (its `{key}`)"))
         }
         Value::Array(items) if items.len() == 1 => (&items[0], "a list".to_string()),
+        // An item of another tool's shape (`{"url": …, "title": …}` for a
+        // link, `{"name": …, "color": …}` for a label): the key that holds
+        // the value, named as the list's item (`url` of `urls`) or so.
+        Value::Object(object) => {
+            let list = path.rsplit('/').nth(1).unwrap_or_default();
+            let item = list.strip_suffix('s').unwrap_or(list);
+            let (key, inner) = [item, "url", "href", "name", "value", "text"]
+                .iter()
+                .find_map(|key| object.get_key_value(*key))?;
+            let key = crate::text::clip(&crate::redact::tokens(key), 64).into_owned();
+            (inner, format!("an object (its `{key}`)"))
+        }
         _ => return None,
     };
     // One value, of a type the field takes (an object or a list never is:
@@ -1080,6 +1117,7 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
         _ => match listed("enum", |v| format!("`{v}`")) {
             values if values.is_empty() => format!("{said}."),
             values => with_value_word(
+                action,
                 format!("{said}: one of {}.", values.join(", ")),
                 path,
                 given,
@@ -1116,7 +1154,7 @@ fn range(action: &Action, path: &str) -> Option<String> {
 
 /// An enum's message with what the registry says of the value given
 /// ([`VALUE_WORDS`]): `closed` is two statuses.
-fn with_value_word(said: String, path: &str, given: Option<&Value>) -> String {
+fn with_value_word(action: &Action, said: String, path: &str, given: Option<&Value>) -> String {
     let name = path.rsplit('/').next().unwrap_or(path);
     let word = given
         .and_then(Value::as_str)
@@ -1124,10 +1162,54 @@ fn with_value_word(said: String, path: &str, given: Option<&Value>) -> String {
     let hint = VALUE_WORDS
         .iter()
         .find(|(field, of, _)| *field == name && word.as_deref() == Some(*of));
-    match hint {
-        Some((_, _, hint)) => format!("{} {hint}", said.trim_end()),
-        None => said,
+    let meant = given
+        .and_then(Value::as_str)
+        .and_then(|text| value_meant(action, path, text).map(|value| (text, value)));
+    match (hint, meant) {
+        (Some((_, _, hint)), _) => format!("{} {hint}", said.trim_end()),
+        // Only its spelling differs: the value is sure, the list is noise.
+        (None, Some((text, value))) if spelled_alike(text, &value) => {
+            format!("Must be written `{value}`.")
+        }
+        (None, Some((_, value))) => format!("{} Write `{value}`.", said.trim_end()),
+        (None, None) => said,
     }
+}
+
+/// Whether `text` is `value` but for case, spaces, dashes and underscores.
+fn spelled_alike(text: &str, value: &str) -> bool {
+    let letters = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !matches!(c, ' ' | '-' | '_'))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    letters(text) == letters(value)
+}
+
+/// The value of the enum field at input `path` that `text` means: one
+/// written in another case or with spaces or dashes (`In Review`,
+/// `in-progress`), or another tracker's word for it ([`VALUES_MEANT`]:
+/// `completed`, `wip`, `P1`).
+pub(crate) fn value_meant(action: &Action, path: &str, text: &str) -> Option<String> {
+    let values = schema_at(action, path)?["enum"].as_array()?;
+    let normal: String = text
+        .trim()
+        .to_lowercase()
+        .split([' ', '-', '_'])
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join("_");
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let meant = VALUES_MEANT
+        .iter()
+        .find(|(field, word, _)| *field == name && *word == normal)
+        .map(|(_, _, value)| *value);
+    values
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|value| *value == normal || Some(*value) == meant)
+        .map(str::to_string)
 }
 
 /// A board and a number written as one (`ops#5`, `OPS-5`): the board's
@@ -1635,6 +1717,15 @@ fn pattern_fix(pattern: &str, input: &Value, path: &str) -> Option<String> {
     }
     // A board alone as the target (`#eng`): a target is the thread a task
     // came from, never where it goes, and a made-up thread id is no fix.
+    // A link as the target (an issue's or a message's address): a link is
+    // one of the task's `urls`, and inventing a thread for it is no fix.
+    if pattern == crate::registry::task::fields::TARGET_PATTERN
+        && ["http://", "https://"]
+            .iter()
+            .any(|scheme| given.trim().to_ascii_lowercase().starts_with(scheme))
+    {
+        return Some("Must be a thread as `#board:thread_id`, where the task came from, never a link: a link goes in the task's `urls` (`\"urls\": [\"https://…\"]` in each task), and `target` is left out where there is no thread.".into());
+    }
     if pattern == crate::registry::task::fields::TARGET_PATTERN && !given.contains(':') {
         return Some("Must be a thread as `#board:thread_id`, where the task came from: a board alone is no target; the board the task goes on is `channel`, and `target` is left out where there is no thread.".into());
     }

@@ -3087,7 +3087,7 @@ fn a_field_at_the_wrong_level_is_judged_where_it_goes() {
     assert!(!f.contains_key("tasks"), "{f:?}");
     assert!(f["tasks/0/assignee"].starts_with("Once moved: A member ref starts with `@`"));
     assert!(f["tasks/0/labels"].starts_with("Once moved: Must be of type array"));
-    assert!(f["tasks/0/priority"].starts_with("Once moved: Must be one of"));
+    assert_eq!(f["tasks/0/priority"], "Once moved: Must be written `high`.");
     let f = e("create", json!({"channel": "demo", "title": "Ship it"}));
     assert_eq!(f.keys().collect::<Vec<_>>(), ["title"]);
     // Where it would go is not one place (a list of two tasks): said alone.
@@ -3313,4 +3313,142 @@ fn a_parent_by_its_scope_id_is_told_of_the_scope_locator_where_there_is_one() {
         json!({"channel": "demo", "number": 2, "parent": id}),
     );
     assert!(!f["parent"].contains("parent_task_scope"), "{f:?}");
+}
+
+/// Another tracker's words (a status or priority as it names them, a
+/// board's column, a link object, a label object), a call whose arguments
+/// are JSON text, and fields that belong to another way of working, are
+/// each told what to write in one retry (the second recovery audit).
+#[test]
+fn another_trackers_words_are_told_what_to_write() {
+    let update = |fields: Value| {
+        let mut input = json!({"channel": "eng", "number": 2});
+        input
+            .as_object_mut()
+            .unwrap()
+            .extend(fields.as_object().unwrap().clone());
+        errors("task", "update", input)
+    };
+    // Only its spelling differs: the value alone.
+    for (given, meant) in [
+        ("In Review", "in_review"),
+        ("in-progress", "in_progress"),
+        ("To Do", "todo"),
+        ("DONE", "done"),
+    ] {
+        let e = update(json!({"status": given}));
+        assert_eq!(
+            e["status"],
+            format!("Must be written `{meant}`."),
+            "{given}"
+        );
+    }
+    // Another word for it: the values, and the one meant.
+    for (given, meant) in [
+        ("completed", "done"),
+        ("Cancelled", "canceled"),
+        ("WIP", "in_progress"),
+    ] {
+        let e = update(json!({"status": given}));
+        assert!(
+            e["status"].starts_with("Must be one of `todo`")
+                && e["status"].ends_with(&format!("Write `{meant}`.")),
+            "{given}: {e:?}"
+        );
+    }
+    assert!(update(json!({"priority": "P1"}))["priority"].ends_with("Write `high`."));
+    // A word with a hint of its own keeps it (`closed` is two statuses).
+    assert!(!update(json!({"status": "closed"}))["status"].contains("Write `"));
+    // A status under another name: `status`, judged once renamed.
+    let e = update(json!({"progress": "In Review"}));
+    assert_eq!(e["progress"], "Unknown field; use `status`.");
+    assert_eq!(e["status"], "Once renamed: Must be written `in_review`.");
+    assert_eq!(
+        update(json!({"column": "done"}))["column"],
+        "Unknown field; use `status`."
+    );
+    // Words of progress are still a checkpoint's.
+    assert!(update(json!({"progress": "Wrote the tests"}))["progress"].contains("task_checkpoint"));
+    // Claiming oneself is a claim; no "give a field" beside it.
+    let e = update(json!({"assigned_to_me": true}));
+    assert!(e["assigned_to_me"].contains("task_set_claim"), "{e:?}");
+    assert!(!e.contains_key(""), "{e:?}");
+    assert!(update(json!({"unassign": true}))["unassign"].contains("`\"assignee\": null`"));
+    // A link and a label as other tools write them.
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "Docs",
+            "links": [{"url": "https://example.com/spec", "title": "Spec"}],
+            "labels": [{"name": "bug", "color": "red"}]}]}),
+    );
+    assert_eq!(e["tasks/0/links"], "Unknown field; use `urls`.");
+    assert!(
+        e["tasks/0/urls/0"].contains("write `\"https://example.com/spec\"`"),
+        "{e:?}"
+    );
+    assert!(e["tasks/0/labels/0"].contains("write `\"bug\"`"), "{e:?}");
+    // A link as the target is one of the task's urls.
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "target": "https://github.com/acme/app/issues/42", "tasks": [{"title": "Port"}]}),
+    );
+    assert!(
+        e["target"].contains("a link goes in the task's `urls`"),
+        "{e:?}"
+    );
+    // A list's page, filter and a get's options.
+    let list = |input: Value| errors("task", "list", input);
+    assert_eq!(
+        list(json!({"channel": "eng", "after": "x"}))["after"],
+        "Unknown field; use `cursor`."
+    );
+    assert!(
+        list(json!({"channel": "eng", "meta": {"next_cursor": "x"}}))["meta"]
+            .contains("as `cursor`")
+    );
+    assert!(
+        list(json!({"channel": "eng", "filters": {"priority": "high"}}))["filters/priority"]
+            .contains("no filter by priority")
+    );
+    let get = |input: Value| errors("task", "get", input);
+    assert!(
+        get(json!({"channel": "eng", "number": 1, "include_subtasks": true}))["include_subtasks"]
+            .contains("always shows")
+    );
+    assert!(get(json!({"url": "https://x/eng/tasks/1"}))["url"].contains("`channel` and `number`"));
+    // A call whose arguments are the JSON text of an object.
+    let f = validate(
+        find("task", "list").unwrap(),
+        json!({"name": "task_list", "arguments": "{\"channel\": \"eng\"}"}),
+    )
+    .unwrap_err();
+    let call = f.suggested_action.expect("the call, decoded");
+    assert_eq!(
+        (call.tool.as_str(), &call.arguments),
+        ("task_list", &json!({"channel": "eng"}))
+    );
+    // Jira's `fields` wrapper of a new task: one task of `tasks`, its
+    // fields judged there in the same answer.
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "fields": {"summary": "Add SSO", "issuetype": {"name": "Story"}, "description": "SAML"}}),
+    );
+    assert!(e["fields"].contains("`{\"tasks\": [{…}]}`"), "{e:?}");
+    assert!(e["tasks/0/summary"].contains("`title`"), "{e:?}");
+    assert!(e["tasks/0/issuetype"].contains("label"), "{e:?}");
+    assert!(!e.contains_key("tasks"), "{e:?}");
+    // A parent scope as a string beside `channel`: both ways, each whole.
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "parent_task_scope": "tsk_0123456789abcdef01234567", "tasks": [{"title": "x"}]}),
+    );
+    assert!(
+        e["parent_task_scope"].contains("`{\"kind\": \"task\", \"scope_id\": \"tsk_…\"}`")
+            && e["parent_task_scope"].contains("`parent` beside `channel`"),
+        "{e:?}"
+    );
 }

@@ -70,6 +70,24 @@ pub(super) fn unknown_field(
             Some(Fix::Unwrap),
         );
     }
+    // An object of the fields of one item of a list here, wrapped (Jira's
+    // `fields: {summary, description}` for a new task): the list of that
+    // one item, its fields judged there.
+    // Not a name of a field here (`task` for `tasks`), said so below.
+    if !matches!(said, Said::Hidden | Said::Here(_))
+        && let Some((list, inner)) = wraps_an_item(action, parent_path, &siblings, parent, name)
+    {
+        let shown = crate::redact::tokens(name);
+        return (
+            format!(
+                "Unknown field; `{}` is no wrapper here: what it holds are the fields of one item of `{list}`, which go in it: `{}`.",
+                crate::text::clip(&shown, 64),
+                shape(&format!("{list}/*"), "…").replace("{\"…\": …}", "{…}"),
+            ),
+            vec![list.clone()],
+            Some(Fix::Reshape(list, Value::Array(vec![inner]))),
+        );
+    }
     // Hidden context cannot be set, and a field of another action is
     // fixed by that action: no name here would do.
     if matches!(said, Said::Hidden | Said::NoNameHere) {
@@ -232,6 +250,37 @@ fn wraps_siblings(siblings: &[String], parent: Option<&Value>, name: &str) -> bo
         && inner
             .keys()
             .all(|key| siblings.contains(&field_spelling(key)))
+}
+
+/// The list field beside `parent_path` (not given) whose items have the
+/// fields the object `name` holds (one at least, as written), and that
+/// object: a wrapper of one item (`fields: {summary, description}` at the
+/// top of a create is one of `tasks`).
+fn wraps_an_item(
+    action: &Action,
+    parent_path: &str,
+    siblings: &[String],
+    parent: Option<&Value>,
+    name: &str,
+) -> Option<(String, Value)> {
+    // At the top only: below it, an object of one key is often a value
+    // of another tool's shape (`issuetype: {name}`), no wrapper.
+    let parent = parent.filter(|_| parent_path.is_empty())?;
+    let inner = parent
+        .get(name)?
+        .as_object()
+        .filter(|inner| !inner.is_empty())?;
+    siblings
+        .iter()
+        .filter(|list| parent.get(list.as_str()).is_none())
+        .find(|list| {
+            let item = format!("{}/0", join(parent_path, list));
+            super::schema_at(action, &item).is_some_and(|schema| schema["type"] == "object")
+                && inner
+                    .keys()
+                    .any(|key| names_a_field(action, &join(&item, &field_spelling(key))))
+        })
+        .map(|list| (list.clone(), Value::Object(inner.clone())))
 }
 
 /// The object a wrapper holds: itself, or the one object of a list of one
@@ -440,6 +489,24 @@ pub(super) fn called(input: &Value) -> Option<(&'static str, &'static Action)> {
     })
 }
 
+/// The one enum field among `siblings` that `text` is a value of, as
+/// [`super::value_meant`] reads it (`In Review` of `status`); none when no
+/// field or several would take it.
+fn field_of_value(
+    action: &Action,
+    parent_path: &str,
+    siblings: &[String],
+    text: &str,
+) -> Option<String> {
+    let mut fields = siblings
+        .iter()
+        .filter(|field| super::value_meant(action, &join(parent_path, field), text).is_some());
+    match (fields.next(), fields.next()) {
+        (Some(field), None) => Some(field.clone()),
+        _ => None,
+    }
+}
+
 /// The list field beside `parent_path` that an unknown name means to change
 /// in part (`labels_add`, `add_urls`, `remove_attachment`), where that field
 /// replaces the whole list: a rename to it alone would drop the items kept.
@@ -601,6 +668,18 @@ fn unknown_field_message(
         .filter(|s| s.contains('_') && s.split('_').any(|word| word == lower));
     if let (Some(field), None) = (holding.next(), holding.next()) {
         return did_you_mean(field);
+    }
+    // A value of one field here under another name (`progress: "In
+    // Review"`, a tracker's `column: "Done"`): that field, unless the input
+    // gives it too.
+    if let Some(field) = parent
+        .and_then(|p| p.get(name))
+        .and_then(Value::as_str)
+        .and_then(|text| field_of_value(action, parent_path, &siblings, text))
+        && parent.is_some_and(|p| p.get(&field).is_none())
+    {
+        let message = format!("Unknown field; use `{field}`.");
+        return (Said::Here(field), message);
     }
     // A field of this action given at the wrong level (a list filter at the
     // top, a task's title beside `tasks`): where it goes, and its shape.

@@ -205,9 +205,17 @@ fn check(input: &Value, errors: &mut FieldErrors) {
     }
     match (has_channel, has_scope) {
         (true, true) => {
+            // Both ways to a parent, each told whole: dropping either alone
+            // as "one locator" says would leave a scope in the wrong shape,
+            // or make a top-level task where a subtask was meant.
+            let shape = if input["parent_task_scope"].is_object() {
+                ""
+            } else {
+                ", written `{\"kind\": \"task\", \"scope_id\": \"tsk_…\"}`"
+            };
             errors.insert(
                 "parent_task_scope".into(),
-                "Exclusive with `channel`: give exactly one locator.".into(),
+                format!("Exclusive with `channel`: give exactly one locator. Either drop `channel` and keep this scope{shape} (it names the board), or drop this and give the parent's number as `parent` beside `channel`."),
             );
         }
         (false, false) => {

@@ -156,9 +156,13 @@ fn input_schema() -> Value {
 /// Fields an update is sent with that another action does (a claim, a
 /// delete, a checkpoint): their refusal names that action, and "give a
 /// field to change" beside it would only send the caller looking for one.
-pub(crate) const ANOTHER_ACTIONS: [&str; 9] = [
+pub(crate) const ANOTHER_ACTIONS: [&str; 13] = [
     "claim",
     "claimed",
+    "assigned_to_me",
+    "assign_to_me",
+    "self_assign",
+    "assign_self",
     "delete",
     "deleted",
     "archive",
