@@ -1135,9 +1135,17 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
         Failure::new(code::INVALID_JSON, message)
     })?;
     if !value.is_object() {
+        // A JSON string whose text is an object: encoded twice.
+        let encoded_twice = value
+            .as_str()
+            .and_then(|text| serde_json::from_str::<Value>(text).ok())
+            .is_some_and(|inner| inner.is_object());
         return Err(Failure::new(
             code::INVALID_JSON,
             match (line_no, value.is_array()) {
+                _ if encoded_twice => {
+                    "The input must be one JSON object, not a JSON string that holds one: it was encoded twice; send the object itself (decoded once, `jq -r .` of it)."
+                }
                 (Some(_), true) => {
                     "The input must be one JSON object per line, not an array: its items go one per line (`jq -c '.[]'` writes them so)."
                 }
@@ -1189,6 +1197,9 @@ mod tests {
         }
         let failure = parse_json(b"[{\"channel\": \"eng\"}]", Some(1)).unwrap_err();
         assert!(failure.message.contains("jq -c '.[]'"), "{failure:?}");
+        // An object encoded twice (a JSON string of its text).
+        let failure = parse_input(br#""{\"channel\": \"eng\"}""#).unwrap_err();
+        assert!(failure.message.contains("encoded twice"), "{failure:?}");
         // Trailing text after something that is no object is said as such.
         for raw in [&b"5 x"[..], b"[1] ]", b"\"abc\" x"] {
             let failure = parse_input(raw).unwrap_err();

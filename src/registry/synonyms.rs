@@ -411,6 +411,10 @@ pub static PATTERN_FIXES: &[(&str, &str)] = &[
         "Must be the `next_cursor` a page answered, as it was given: pages are read by cursor, not by number; leave it out for the first page.",
     ),
     (
+        "query",
+        "Must be one text: join the words into it (`\"login timeout\"`); a task must match every word.",
+    ),
+    (
         "checkpoints_before",
         "Must be a checkpoint's id, as the checkpoints section's `next` gives it (not a time): copy it from there.",
     ),

@@ -752,7 +752,9 @@ fn record(
                 // another way: say that way, not the value's format
                 // (`@none` is a member never found).
                 let none_word = given_str(input, path).is_some_and(means_none);
-                let null = input_at(input, path).is_some_and(Value::is_null);
+                // `false` for "none" (`blocker: false`), where no boolean goes.
+                let null =
+                    input_at(input, path).is_some_and(|v| v.is_null() || *v == Value::Bool(false));
                 if matches!(kind, Kind::Pattern(_) | Kind::Type(_))
                     && (none_word || null)
                     && let Some(way) = how_to_clear(action, path)
@@ -1588,6 +1590,13 @@ fn how_to_clear(action: &Action, path: &str) -> Option<&'static str> {
     }
     let schema = schema_at(action, path)?;
     let description = schema["description"].as_str().unwrap_or_default();
+    // A value that means none (`priority: "none"`), the way to have none.
+    if schema["enum"]
+        .as_array()
+        .is_some_and(|values| values.iter().any(|v| v == "none"))
+    {
+        return Some("write `\"none\"` (a string) for none.");
+    }
     if replaced_list(schema) {
         Some("`[]` clears the list; left out, it is unchanged.")
     } else if description.contains("Default: none") || description.contains("Default: unassigned") {

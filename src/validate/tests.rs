@@ -3429,6 +3429,20 @@ fn another_trackers_words_are_told_what_to_write() {
         (call.tool.as_str(), &call.arguments),
         ("task_list", &json!({"channel": "eng"}))
     );
+    // Ways to say none: a value that means none, `false` for a text that
+    // `null` clears; a search's words as a list are one query.
+    assert!(update(json!({"priority": null}))["priority"].contains("`\"none\"`"));
+    assert!(
+        update(json!({"blocker": false}))["blocker"].contains("`null` (without quotes) clears it")
+    );
+    assert!(
+        errors(
+            "task",
+            "list",
+            json!({"channel": "eng", "query": ["login", "timeout"]})
+        )["query"]
+            .contains("`\"login timeout\"`")
+    );
     // Jira's `fields` wrapper of a new task: one task of `tasks`, its
     // fields judged there in the same answer.
     let e = errors(
