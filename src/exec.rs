@@ -241,16 +241,40 @@ fn checked(action: &Action, input: Value) -> Result<Value, Failure> {
                     && other.idempotency != crate::registry::Idempotency::None
             }
         };
+        // A change pointed at a read (`query` on an update: the task is
+        // to be found first) reads without the fields the change would
+        // set: as the read's filters they would look for the new values
+        // (an update's new `status`), not the task.
+        let read_of_change = |other: &Action| {
+            let mut read = input.clone();
+            if other.read_only()
+                && !action.read_only()
+                && let Some(fields) = read.as_object_mut()
+            {
+                fields.retain(|name, _| {
+                    known.get(name).is_none()
+                        || crate::registry::synonyms::LOCATORS.contains(&name.as_str())
+                });
+            }
+            read
+        };
         let mut others = crate::registry::ACTIONS.iter().filter(|other| {
             other.domain == action.domain
                 && other.name() != action.name()
                 && no_riskier(other)
-                && validate(other, input.clone()).is_ok()
+                && validate(other, read_of_change(other)).is_ok()
         });
         match (others.next(), others.next()) {
             (Some(other), None) => {
+                let read = read_of_change(other);
+                let first = if read == input {
+                    ""
+                } else {
+                    " first, without the fields it would change"
+                };
+                let input = read;
                 let message = format!(
-                    "{} The input is one for {}: `{}`.",
+                    "{} The input is one for {}{first}: `{}`.",
                     failure.message,
                     other.name(),
                     other.cli_command()
@@ -659,6 +683,8 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
         // The failed lines, and the code of the first of the worst class.
         let mut failed = 0u64;
         let mut worst_code = String::new();
+        // The first failed lines' numbers, for the summary.
+        let mut failed_lines: Vec<u64> = Vec::new();
         // The first line whose answer stdout's reader did not take.
         let mut cut = None;
         while let Some((line_no, result)) = results.next().await {
@@ -677,6 +703,9 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
                     let failure = failure.detail(crate::registry::BATCH_LINE, json!(line_no));
                     printer.line(&printer.error_document(&failure));
                     failed += 1;
+                    if failed_lines.len() < MAX_LINES_NAMED {
+                        failed_lines.push(line_no);
+                    }
                     if failure.class.severity() > worst.severity() {
                         worst_code = failure.code.clone();
                     }
@@ -703,8 +732,17 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
             // The one short line an error has on stderr; each line's own
             // error is on stdout.
             printer.progress_done();
+            // Which, so a retry resends those alone: the other lines took
+            // effect, and sent again they would act twice (README).
+            failed_lines.sort_unstable();
+            let mut named: Vec<String> = failed_lines.iter().map(u64::to_string).collect();
+            if failed > failed_lines.len() as u64 {
+                named.push("…".into());
+            }
+            let lines = if failed == 1 { "line" } else { "lines" };
             printer.stderr(&crate::output::stderr_line(&format!(
-                "error: {worst_code} ({failed} of {done} lines failed)"
+                "error: {worst_code} ({failed} of {done} lines failed: {lines} {})",
+                named.join(", ")
             )));
         }
         (worst, cut)
@@ -786,6 +824,9 @@ async fn interruption(caught: &std::sync::atomic::AtomicI32) {
 
 /// The exit status of a change, or a batch of changes, whose answer its
 /// closed stdout lost: a process ended by SIGPIPE's (128 + 13).
+/// The failed lines a batch's summary names at most (then `…`).
+const MAX_LINES_NAMED: usize = 20;
+
 const CLOSED_STDOUT_STATUS: i32 = 141;
 
 /// Sends `(line number, bytes)` for each non-blank line; an over-long line
@@ -1072,9 +1113,65 @@ fn slip_at(raw: &[u8], line: usize, column: usize) -> Option<&'static str> {
         Some("JSON has no `undefined`: leave the field out, or write `null`")
     } else if rest.starts_with(b"'") {
         Some("JSON quotes every key and string with double quotes (`\"`), not single ones")
+    } else if ["\u{201c}", "\u{201d}", "\u{2018}", "\u{2019}"]
+        .iter()
+        .any(|quote| rest.starts_with(quote.as_bytes()))
+    {
+        Some("curly quotes (`“`, `”`) are no JSON quotes: write every one of them `\"`")
+    } else if unquoted_key(rest) {
+        Some("JSON quotes every key with double quotes (`\"channel\": …`), not one alone")
+    } else if trailing_comma_before(text, column) && trailing_commas(raw) > 1 {
+        // One alone is said by the parser; several, each mended in turn,
+        // would take a retry apiece.
+        Some("trailing commas: JSON has none; remove every one")
     } else {
         None
     }
+}
+
+/// Whether `rest` starts with a bare word and a colon (`channel: …`), a
+/// key written without its quotes.
+fn unquoted_key(rest: &[u8]) -> bool {
+    let word = rest
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+        .count();
+    word > 0
+        && rest[..1].iter().all(u8::is_ascii_alphabetic)
+        && rest[word..].trim_ascii_start().starts_with(b":")
+}
+
+/// How many commas of `raw` stand before a `}` or `]` (blanks aside),
+/// outside strings.
+fn trailing_commas(raw: &[u8]) -> usize {
+    let (mut count, mut in_string, mut escaped, mut comma) = (0, false, false, false);
+    for &b in raw {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => (in_string, comma) = (true, false),
+            b',' => comma = true,
+            b'}' | b']' if comma => (count, comma) = (count + 1, false),
+            b if b.is_ascii_whitespace() => {}
+            _ => comma = false,
+        }
+    }
+    count
+}
+
+/// Whether the `}` or `]` at `column` of `text` follows a comma (blanks
+/// aside): a trailing comma, as JavaScript allows.
+fn trailing_comma_before(text: &[u8], column: usize) -> bool {
+    let at = column.saturating_sub(1);
+    text.get(at).is_some_and(|b| matches!(b, b'}' | b']'))
+        && text[..at].trim_ascii_end().ends_with(b",")
 }
 
 /// Exactly one JSON object; `line_no` is the batch line `raw` came from,
@@ -1183,6 +1280,25 @@ mod tests {
             Some("task_set_claim"),
             "{failure:?}"
         );
+        // A change that names its task by words is pointed at the read
+        // that finds it, without the fields it would change (as filters
+        // they would look for the new status, not the task).
+        let failure = checked(
+            update,
+            json!({"channel": "eng", "query": "login timeout", "status": "in_progress"}),
+        )
+        .unwrap_err();
+        let suggested = failure.suggested_action.expect("the read");
+        assert_eq!(suggested.tool, "task_list");
+        assert_eq!(
+            suggested.arguments,
+            json!({"channel": "eng", "query": "login timeout"})
+        );
+        assert!(
+            failure
+                .message
+                .contains("without the fields it would change")
+        );
     }
 
     #[test]
@@ -1262,11 +1378,22 @@ mod tests {
             ("{'channel': 'eng', 'claimed': True}", "double quotes"),
             ("{\"channel\": 'eng'}", "double quotes"),
             ("{\"a\": undefined}", "no `undefined`"),
+            ("{\"tasks\": [{\"title\": \"A\",},],}", "remove every one"),
+            (
+                "{\"channel\": [1, 2,], \"b\": {\"c\": 1,},}",
+                "remove every one",
+            ),
+            ("{channel: \"eng\"}", "quotes every key"),
+            ("{\u{201c}channel\u{201d}: \"eng\"}", "curly quotes"),
         ] {
             let failure = parse_input(raw.as_bytes()).unwrap_err();
             assert_eq!(failure.code, code::INVALID_JSON.code);
             assert!(failure.message.contains(says), "{raw}: {failure:?}");
         }
+        // One trailing comma alone is said as the parser says it (a comma
+        // inside a string is none).
+        let failure = parse_input(b"{\"a\": \",}\", \"b\": [1,]}").unwrap_err();
+        assert!(failure.message.ends_with("trailing comma."), "{failure:?}");
         // A word that only begins so is said as it is.
         let failure = parse_input(b"{\"a\": Trueish}").unwrap_err();
         assert!(!failure.message.contains("Python"), "{failure:?}");

@@ -212,6 +212,27 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
         "dry_run",
         "a preview is the CLI's `--dry-run` flag, which sends nothing; without it this call deletes the task for good.",
     ),
+    ("task_delete", "preview", DELETE_PREVIEW),
+    ("task_delete", "validate_only", DELETE_PREVIEW),
+    ("task_delete", "simulate", DELETE_PREVIEW),
+    ("task_delete", "confirm", NO_CONFIRMATION),
+    ("task_delete", "confirmed", NO_CONFIRMATION),
+    ("task_update", "dry_run", PREVIEW),
+    ("task_update", "preview", PREVIEW),
+    ("task_update", "validate_only", PREVIEW),
+    ("task_update", "simulate", PREVIEW),
+    ("task_create", "dry_run", PREVIEW),
+    ("task_create", "preview", PREVIEW),
+    ("task_create", "validate_only", PREVIEW),
+    ("task_create", "simulate", PREVIEW),
+    ("task_set_claim", "dry_run", PREVIEW),
+    ("task_set_claim", "preview", PREVIEW),
+    ("task_set_claim", "validate_only", PREVIEW),
+    ("task_set_claim", "simulate", PREVIEW),
+    ("task_checkpoint", "dry_run", PREVIEW),
+    ("task_checkpoint", "preview", PREVIEW),
+    ("task_checkpoint", "validate_only", PREVIEW),
+    ("task_checkpoint", "simulate", PREVIEW),
     ("task_delete", "soft", NO_ARCHIVE),
     ("task_delete", "archive", NO_ARCHIVE),
     ("task_set_claim", "release", RELEASE),
@@ -552,6 +573,9 @@ const SELF_CLAIM_NEW: &str = "to make the new task yours, leave this out and cla
 const NO_PRIORITY_FILTER: &str =
     "there is no filter by priority: each item shows its `priority`, so read it there.";
 const ADDRESS_IS_CHANNEL_AND_NUMBER: &str = "a task is named by `channel` and `number`, which its address holds (`…/demo/tasks/12` is `{\"channel\": \"demo\", \"number\": 12}`): give those instead.";
+const PREVIEW: &str = "a preview is the CLI's `--dry-run` flag, which sends nothing; without it this call makes the change.";
+const DELETE_PREVIEW: &str = "a preview is the CLI's `--dry-run` flag, which sends nothing; without it this call deletes the task for good.";
+const NO_CONFIRMATION: &str = "there is no confirmation field: this call deletes the task for good as it is sent; to check first, task_get it, or preview with the CLI's `--dry-run` flag, which sends nothing.";
 const NO_ARCHIVE: &str = "there is no soft delete or archive: a deleted task is gone for good; to set one aside, task_update it to `\"status\": \"canceled\"`.";
 const RELEASE: &str = "to release, `\"claimed\": false`; `\"claimed\": true` claims.";
 

@@ -81,7 +81,20 @@ pub fn validate(action: &Action, mut input: Value) -> Result<Value, Failure> {
 /// as the call with that object, so it is said and suggested as one. Such
 /// an input is never valid (`name` and `arguments` are no fields).
 fn decode_call_arguments(input: &mut Value) {
-    let names_an_action = ["tool", "name"].iter().any(|key| {
+    // OpenAI's whole tool call (`{"type": "function", "function": {"name",
+    // "arguments"}}`, or one in `tool_calls`): the call it holds.
+    let held = input
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .filter(|calls| calls.len() == 1)
+        .map_or(&*input, |calls| &calls[0])
+        .get("function")
+        .filter(|function| function.get("name").is_some())
+        .cloned();
+    if let Some(function) = held {
+        *input = function;
+    }
+    let names_an_action = ["tool", "name", "tool_name"].iter().any(|key| {
         input
             .get(key)
             .and_then(Value::as_str)
@@ -403,10 +416,10 @@ fn checked(
         // action's fields because it is no input of this action: said of
         // the call alone, so no one adds `channel` beside `arguments`.
         let call = unknown::called(&input);
-        if let Some((key, called)) = call
-            && called.name() != action.name()
+        if let Some(called) = &call
+            && called.action.name() != action.name()
         {
-            errors.retain(|path, _| path == "arguments" || path == key);
+            errors.retain(|path, _| path == called.arguments || path == called.name);
         }
         // A path's list items, by the schema: a field named `7` is none.
         let is_list =
@@ -421,11 +434,11 @@ fn checked(
         // The call itself, to run as it is meant, when its `arguments`
         // hold for the action it names: not a destructive one, which is
         // run only as its own route's input.
-        if let Some((_, called)) = call
-            && !called.destructive()
-            && validate(called, input["arguments"].clone()).is_ok()
+        if let Some(called) = call
+            && !called.action.destructive()
+            && validate(called.action, input[called.arguments].clone()).is_ok()
         {
-            failure = failure.suggest(&called.name(), input["arguments"].clone());
+            failure = failure.suggest(&called.action.name(), input[called.arguments].clone());
         }
         return Err(found_by_title(found_by_words(failure, &input), &input));
     }
@@ -988,6 +1001,18 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
             )
         };
     }
+    // A parent as an object of a board and a number (`{"channel": "ops",
+    // "number": 1}`): said as `ops#1` is, since the number alone names
+    // that task of this input's board.
+    if path.rsplit('/').next() == Some("parent")
+        && let Some(Value::Object(parent)) = given
+        && let Some(number) = parent.get("number").and_then(Value::as_u64)
+        && holds_at(action, input, path, &Value::from(number))
+    {
+        return format!(
+            "{said}: write `{number}`, the number alone, if it is task {number} of this input's board; a parent is on its subtask's own board, and no task moves to another."
+        );
+    }
     // A board and a number in one (`ops#5`, a tracker's key `OPS-5`).
     if names.contains(&"integer")
         && let Some((board, number)) = given.and_then(Value::as_str).and_then(board_and_number)
@@ -1054,6 +1079,13 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
         && !names.contains(&"array")
         && !names.contains(&"object")
     {
+        // Several people for a task's one assignee: a call per person
+        // (`--batch`) would leave the last one, or make a task for each.
+        if path.rsplit('/').next() == Some("assignee") {
+            return format!(
+                "{said}: a task has one assignee; choose one (name the others in `description` if they matter)."
+            );
+        }
         if items.iter().all(Value::is_string) && schema_at(action, path).is_some_and(is_prose) {
             return format!("{said}: one text; join the items into it, a line each.");
         }
@@ -1571,7 +1603,7 @@ fn value_fix(path: &str) -> Option<&'static str> {
 
 /// Whether `schema` is of a list an update replaces whole (left out, it
 /// is unchanged).
-fn replaced_list(schema: &Value) -> bool {
+pub(super) fn replaced_list(schema: &Value) -> bool {
     schema["type"] == "array"
         && schema["description"]
             .as_str()

@@ -2364,6 +2364,16 @@ fn another_trackers_search_syntax_is_told_the_filter_it_means() {
         // begins: others' tasks read as one's own.
         ("@me", "`@me` names you"),
         ("docs @Self", "set `filters.assigned_to_me` to true"),
+        // A field's prefix on a word; GitHub's `in:`; no priority filter;
+        // a number is a get.
+        ("title:login", "write the words alone (`login`)"),
+        (
+            "description:dashboard",
+            "write the words alone (`dashboard`)",
+        ),
+        ("login in:title", "leave that word out"),
+        ("priority:high", "no filter by priority"),
+        ("number:1", "task_get"),
     ] {
         let e = errors("task", "list", json!({"channel": "eng", "query": query}));
         assert!(
@@ -2512,10 +2522,11 @@ fn a_change_to_part_of_a_list_is_told_that_the_list_is_replaced_whole() {
         // The rename it proposes gives a field: no "give at least one".
         assert!(!e.contains_key(""), "{e:?}");
     }
-    // A word of a list's name without a change is not this (`label`).
+    // A word of a list's name without a change is not this (`label`),
+    // but a rename to a list an update replaces, which is said.
     assert_eq!(
         update(json!({"label": ["x"]}))["label"],
-        "Unknown field; use `labels`."
+        "Unknown field; use `labels`. It replaces the task's whole list: give every item it is to keep too (task_get shows them)."
     );
     // One label given bare and signed: told both at once, so one retry
     // writes `["backend"]`.
@@ -3454,6 +3465,75 @@ fn another_trackers_words_are_told_what_to_write() {
     assert!(e["tasks/0/summary"].contains("`title`"), "{e:?}");
     assert!(e["tasks/0/issuetype"].contains("label"), "{e:?}");
     assert!(!e.contains_key("tasks"), "{e:?}");
+    // Calls as other model APIs write them: Anthropic's tool_use block,
+    // OpenAI's whole tool call, a call's input without its name.
+    let f = validate(
+        find("task", "update").unwrap(),
+        json!({"type": "tool_use", "id": "toolu_1", "name": "task_update",
+               "input": {"channel": "eng", "number": 11, "priority": "high"}}),
+    )
+    .unwrap_err();
+    assert!(
+        !f.field_errors.values().any(|said| said.contains("`title`")),
+        "{f:?}"
+    );
+    assert_eq!(
+        f.field_errors["id"],
+        "Unknown field; part of the call: see `input`."
+    );
+    let call = f.suggested_action.expect("the call");
+    assert_eq!(
+        call.arguments,
+        json!({"channel": "eng", "number": 11, "priority": "high"})
+    );
+    let f = validate(
+        find("task", "list").unwrap(),
+        json!({"tool_calls": [{"id": "c1", "type": "function",
+               "function": {"name": "task_list", "arguments": "{\"channel\": \"eng\"}"}}]}),
+    )
+    .unwrap_err();
+    assert_eq!(
+        f.suggested_action.expect("the call").arguments,
+        json!({"channel": "eng"})
+    );
+    let e = errors(
+        "task",
+        "update",
+        json!({"arguments": {"channel": "eng", "number": 1, "taskStatus": "done"}}),
+    );
+    assert!(e["arguments"].contains("send what it holds alone"), "{e:?}");
+    // A preview or a confirmation asked of a change: the flag, and what
+    // the call does without it.
+    for verb in ["update", "create", "set_claim", "checkpoint"] {
+        let mut input = json!({"channel": "eng", "number": 1});
+        input["preview"] = json!(true);
+        assert!(
+            errors("task", verb, input)["preview"].contains("`--dry-run`"),
+            "{verb}"
+        );
+    }
+    let e = errors(
+        "task",
+        "delete",
+        json!({"channel": "eng", "number": 4, "confirm": false}),
+    );
+    assert!(e["confirm"].contains("deletes the task for good"), "{e:?}");
+    // Several people for one assignee: one, not a batch.
+    let e = update(json!({"assignee": ["@bob", "@carol"]}));
+    assert!(e["assignee"].contains("a task has one assignee"), "{e:?}");
+    // A list under another name on an update: split, and said to replace.
+    let e = update(json!({"tags": "ops, docs"}));
+    assert!(
+        e["tags"].contains("`\"labels\": [\"ops\",\"docs\"]`"),
+        "{e:?}"
+    );
+    assert!(
+        e["tags"].contains("replaces the task's whole list"),
+        "{e:?}"
+    );
+    // A parent as a board and a number.
+    let e = update(json!({"parent": {"channel": "ops", "number": 1}}));
+    assert!(e["parent"].contains("no task moves to another"), "{e:?}");
     // A parent scope as a string beside `channel`: both ways, each whole.
     let e = errors(
         "task",

@@ -173,6 +173,17 @@ pub(super) fn unknown_field(
             } else if renamed {
                 fix = Some(Fix::Rename(field.to_string()));
             }
+            // A list an update replaces whole (`tag: "urgent"` for
+            // `labels`): said as it is for the field by its own name, or
+            // the rename drops the items the task keeps.
+            if renamed
+                && !message.contains("whole list")
+                && schema_at(action, &join(parent_path, field)).is_some_and(super::replaced_list)
+            {
+                message.push_str(
+                    " It replaces the task's whole list: give every item it is to keep too (task_get shows them).",
+                );
+            }
             // The same slip inside the value (`parentTaskScope: {scopeId}`)
             // is said now, so one retry fixes both levels.
             let inner = parent
@@ -341,8 +352,23 @@ fn reshaped(action: &Action, parent_path: &str, field: &str, value: &Value) -> O
         Value::Array(items) if items.len() == 1 => Some(items[0].clone()),
         _ => None,
     };
-    let fitted = unwrapped
+    // A comma-separated text for a list of texts (`tags: "ops, docs"`):
+    // its parts, as the field by its own name reads them.
+    let parts = value
+        .as_str()
+        .filter(|text| text.contains(',') && schema["items"]["type"] == "string")
+        .map(|text| {
+            Value::Array(
+                text.split(',')
+                    .map(str::trim)
+                    .filter(|part| !part.is_empty())
+                    .map(Value::from)
+                    .collect(),
+            )
+        });
+    let fitted = parts
         .into_iter()
+        .chain(unwrapped)
         .chain(std::iter::once(Value::Array(vec![value.clone()])))
         .find(|candidate| of_type(schema, candidate))?;
     // Shown whole or not at all: an elided value does not run as written.
@@ -453,41 +479,81 @@ fn envelope(parent_path: &str, parent: Option<&Value>, name: &str) -> Option<Str
 
 /// What an unknown top-level field of a call sent whole as the input is:
 /// `{tool, arguments}` (an answer's `suggested_action` or a section's
-/// `next`, piped as it is) or `{name, arguments}` (MCP's `tools/call`
-/// params), naming an action: the input is `arguments` alone.
-/// With the message, the fix: `arguments` unwrapped, when the call is of
-/// the action it was sent to.
+/// `next`, piped as it is), `{name, arguments}` (MCP's `tools/call`
+/// params) or `{type: "tool_use", id, name, input}` (Anthropic's), naming
+/// an action: the input is `arguments` (or `input`) alone.
+/// With the message, the fix: that unwrapped, when the call is of the
+/// action it was sent to.
 fn call(action: &Action, input: &Value, name: &str) -> Option<(String, Option<Fix>)> {
-    let (key, called) = called(input)?;
-    match name {
-        "arguments" => Some((
+    // A call's input without its name (`{"arguments": {…}}`): the input,
+    // whatever its fields are (judged once unwrapped).
+    if ARGUMENT_KEYS.contains(&name)
+        && input.get(name).is_some_and(Value::is_object)
+        && !NAME_KEYS.iter().any(|key| input.get(key).is_some())
+    {
+        return Some((
             format!(
-                "Unknown field; this is a call, not an input: send its `arguments` alone, as the input of `{}` (`{}`).",
-                called.name(),
-                called.cli_command()
+                "Unknown field; `{name}` is no wrapper here: send what it holds alone, as the input."
             ),
-            (called.name() == action.name()).then_some(Fix::Unwrap),
-        )),
-        _ if name == key => Some((
-            "Unknown field; part of the call: see `arguments`.".into(),
+            Some(Fix::Unwrap),
+        ));
+    }
+    let called = called(input)?;
+    let arguments = called.arguments;
+    if name == arguments {
+        return Some((
+            format!(
+                "Unknown field; this is a call, not an input: send its `{arguments}` alone, as the input of `{}` (`{}`).",
+                called.action.name(),
+                called.action.cli_command()
+            ),
+            (called.action.name() == action.name()).then_some(Fix::Unwrap),
+        ));
+    }
+    (name == called.name || ENVELOPE_KEYS.contains(&name)).then(|| {
+        (
+            format!("Unknown field; part of the call: see `{arguments}`."),
             None,
-        )),
-        _ => None,
-    }
-}
-
-/// The action a call sent whole as the input names, and the key that names
-/// it (`tool` or `name`): an object with `arguments`, an object, beside
-/// the name of an action.
-pub(super) fn called(input: &Value) -> Option<(&'static str, &'static Action)> {
-    if !input.get("arguments").is_some_and(Value::is_object) {
-        return None;
-    }
-    ["tool", "name"].into_iter().find_map(|key| {
-        let called = input.get(key)?.as_str().and_then(find_by_name)?;
-        Some((key, called))
+        )
     })
 }
+
+/// The action a call sent whole as the input names, with the keys that
+/// name it and hold its input: an object under one of [`ARGUMENT_KEYS`],
+/// beside
+/// the name of an action.
+pub(super) fn called(input: &Value) -> Option<Called> {
+    let arguments = ARGUMENT_KEYS
+        .into_iter()
+        .find(|key| input.get(key).is_some_and(Value::is_object))?;
+    NAME_KEYS.into_iter().find_map(|key| {
+        let action = input.get(key)?.as_str().and_then(find_by_name)?;
+        Some(Called {
+            name: key,
+            arguments,
+            action,
+        })
+    })
+}
+
+/// A call sent whole as the input ([`called`]).
+pub(super) struct Called {
+    /// The key that names the action (`tool`, `name`, `tool_name`).
+    pub name: &'static str,
+    /// The key that holds its input ([`ARGUMENT_KEYS`]).
+    pub arguments: &'static str,
+    pub action: &'static Action,
+}
+
+/// The keys a call's input is held under: MCP's and OpenAI's `arguments`,
+/// Anthropic's `input` (a `tool_use` block), others' `tool_input` and
+/// `parameters`.
+const ARGUMENT_KEYS: [&str; 4] = ["arguments", "input", "tool_input", "parameters"];
+/// The keys that name the action called.
+const NAME_KEYS: [&str; 3] = ["tool", "name", "tool_name"];
+/// The other keys a call's envelope carries (a `tool_use` block's `type`
+/// and `id`, OpenAI's `call_id`), no fields of any input.
+const ENVELOPE_KEYS: [&str; 4] = ["type", "id", "call_id", "tool_call_id"];
 
 /// The one enum field among `siblings` that `text` is a value of, as
 /// [`super::value_meant`] reads it (`In Review` of `status`); none when no

@@ -359,7 +359,11 @@ fn batch_answers_each_line_in_order_and_a_bad_line_fails_alone() {
     assert!(lines[3]["data"].is_object());
     assert_eq!(server.requests().len(), 2);
     // One short line on stderr says so, naming the worst line's code.
-    assert_eq!(run.stderr, "error: invalid_input (2 of 4 lines failed)\n");
+    // and which, so a retry resends those alone.
+    assert_eq!(
+        run.stderr,
+        "error: invalid_input (2 of 4 lines failed: lines 3, 4)\n"
+    );
 }
 
 #[test]

@@ -247,10 +247,37 @@ fn foreign_syntax(query: &str) -> Option<String> {
                 "`{word}` excludes nothing: there are no operators, and every word must match, so it asks for `{excluded}`; leave it out, or write `{excluded}` to search for it."
             ));
         }
-        let Some((key, _)) = word.split_once(':').filter(|(_, value)| !value.is_empty()) else {
+        let Some((key, value)) = word.split_once(':').filter(|(_, value)| !value.is_empty()) else {
             continue;
         };
+        // A field's prefix on a word of it (`title:login`): the word alone
+        // is searched in titles and descriptions both.
+        if matches!(
+            key.to_ascii_lowercase().as_str(),
+            "title" | "description" | "desc" | "text" | "summary"
+        ) && value.chars().all(char::is_alphanumeric)
+        {
+            return Some(format!(
+                "`{key}:` is another tracker's search syntax; a query matches words of titles and descriptions both: write the words alone (`{value}`)."
+            ));
+        }
         let instead = match key.to_ascii_lowercase().as_str() {
+            // GitHub's `in:title`: where to look, which a query does anyway.
+            "in" => {
+                return Some(format!(
+                    "`{key}:` is another tracker's search syntax; a query matches words of titles and descriptions both: leave that word out."
+                ));
+            }
+            "priority" => {
+                return Some(format!(
+                    "`{key}:` is another tracker's search syntax, and there is no filter by priority: leave it out (each item shows its `priority`)."
+                ));
+            }
+            "number" | "id" | "task" if value.bytes().all(|b| b.is_ascii_digit()) => {
+                return Some(format!(
+                    "`{key}:` is another tracker's search syntax: one task by its number is task_get (`{{\"channel\": …, \"number\": {value}}}`)."
+                ));
+            }
             "label" | "labels" | "tag" | "tags" => "`filters.labels`",
             "assignee" | "assigned" | "owner" => {
                 "`filters.assignee` (yourself: `filters.assigned_to_me`)"
