@@ -2492,19 +2492,23 @@ fn a_label_with_spaces_around_it_is_refused() {
     .unwrap();
 }
 
+/// The field errors of an update of task `number` on board `eng` with
+/// `fields` beside its locators.
+fn update_errors(number: i64, fields: Value) -> FieldErrors {
+    let mut input = json!({"channel": "eng", "number": number});
+    input
+        .as_object_mut()
+        .unwrap()
+        .extend(fields.as_object().unwrap().clone());
+    errors("task", "update", input)
+}
+
 /// A change to part of a list an update replaces whole, by a name of its
 /// own or a sign, and other names whose nearest field would replace what
 /// the caller meant to keep: told what replaces what.
 #[test]
 fn a_change_to_part_of_a_list_is_told_that_the_list_is_replaced_whole() {
-    let update = |extra: Value| {
-        let mut input = json!({"channel": "eng", "number": 1});
-        input
-            .as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
-        errors("task", "update", input)
-    };
+    let update = |extra: Value| update_errors(1, extra);
     for (given, list) in [
         ("labels_add", "labels"),
         ("add_urls", "urls"),
@@ -3332,14 +3336,7 @@ fn a_parent_by_its_scope_id_is_told_of_the_scope_locator_where_there_is_one() {
 /// each told what to write in one retry (the second recovery audit).
 #[test]
 fn another_trackers_words_are_told_what_to_write() {
-    let update = |fields: Value| {
-        let mut input = json!({"channel": "eng", "number": 2});
-        input
-            .as_object_mut()
-            .unwrap()
-            .extend(fields.as_object().unwrap().clone());
-        errors("task", "update", input)
-    };
+    let update = |fields: Value| update_errors(2, fields);
     // Only its spelling differs: the value alone.
     for (given, meant) in [
         ("In Review", "in_review"),
