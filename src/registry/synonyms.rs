@@ -519,6 +519,24 @@ pub static VALUES_MEANT: &[(&str, &str, &str)] = &[
     ("priority", "lowest", "low"),
     ("priority", "minor", "low"),
     ("priority", "no_priority", "none"),
+    // Other APIs' orders (`updated_at desc`, `-created_at`, `number`).
+    ("sort", "updated_at_desc", "updated_desc"),
+    ("sort", "updated", "updated_desc"),
+    ("sort", "recent", "updated_desc"),
+    ("sort", "newest", "created_desc"),
+    ("sort", "created_at_desc", "created_desc"),
+    ("sort", "created", "created_desc"),
+    ("sort", "number", "number_asc"),
+    ("sort", "updated_at", "updated_desc"),
+    ("sort", "created_at", "created_desc"),
+    ("sort", "id", "number_asc"),
+    // A delete's words for what becomes of the subtasks.
+    ("subtask_mode", "cascade", "delete"),
+    ("subtask_mode", "recursive", "delete"),
+    ("subtask_mode", "all", "delete"),
+    ("subtask_mode", "keep", "promote"),
+    ("subtask_mode", "detach", "promote"),
+    ("subtask_mode", "orphan", "promote"),
 ];
 
 /// Handles a caller writes for itself (`@me`): no member's, and no value

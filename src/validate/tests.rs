@@ -3365,6 +3365,28 @@ fn another_trackers_words_are_told_what_to_write() {
         );
     }
     assert!(update(json!({"priority": "P1"}))["priority"].ends_with("Write `high`."));
+    // Other APIs' orders, and a delete's words for its subtasks.
+    for (given, meant) in [
+        ("updated_at desc", "updated_desc"),
+        ("newest", "created_desc"),
+    ] {
+        let e = errors("task", "list", json!({"channel": "eng", "sort": given}));
+        assert!(
+            e["sort"].ends_with(&format!("Write `{meant}`.")),
+            "{given}: {e:?}"
+        );
+    }
+    for (given, meant) in [("cascade", "delete"), ("keep", "promote")] {
+        let e = errors(
+            "task",
+            "delete",
+            json!({"channel": "eng", "number": 1, "subtask_mode": given}),
+        );
+        assert!(
+            e["subtask_mode"].ends_with(&format!("Write `{meant}`.")),
+            "{given}: {e:?}"
+        );
+    }
     // A word with a hint of its own keeps it (`closed` is two statuses).
     assert!(!update(json!({"status": "closed"}))["status"].contains("Write `"));
     // A status under another name: `status`, judged once renamed.
