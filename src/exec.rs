@@ -258,21 +258,25 @@ fn checked(action: &Action, input: Value) -> Result<Value, Failure> {
             }
             read
         };
-        let mut others = crate::registry::ACTIONS.iter().filter(|other| {
-            other.domain == action.domain
-                && other.name() != action.name()
-                && no_riskier(other)
-                && validate(other, read_of_change(other)).is_ok()
-        });
+        let mut others = crate::registry::ACTIONS
+            .iter()
+            .filter(|other| {
+                other.domain == action.domain && other.name() != action.name() && no_riskier(other)
+            })
+            .filter_map(|other| {
+                let sent = read_of_change(other);
+                validate(other, sent.clone())
+                    .is_ok()
+                    .then_some((other, sent))
+            });
         match (others.next(), others.next()) {
-            (Some(other), None) => {
-                let read = read_of_change(other);
-                let first = if read == input {
+            (Some((other, sent)), None) => {
+                let first = if sent == input {
                     ""
                 } else {
                     " first, without the fields it would change"
                 };
-                let input = read;
+                let input = sent;
                 let message = format!(
                     "{} The input is one for {}{first}: `{}`.",
                     failure.message,

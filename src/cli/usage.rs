@@ -325,10 +325,8 @@ impl<'a> Refused<'a> {
             // `"claimed": false`): the input is what the call keeps, so the
             // route's reading is not said as what to pass.
             let contradicted = hint.verb.and_then(|verb| {
-                let (name, value) = verb.sets?;
-                let said = given.as_ref()?.get(name)?;
-                let value: serde_json::Value = serde_json::from_str(value).ok()?;
-                (value != *said).then(|| (verb.word, name, said.clone()))
+                let (name, said) = verb.contradicted_by(given.as_ref()?)?;
+                Some((verb.word, name, said))
             });
             let how = match (contradicted, hint.how()) {
                 (Some((word, name, said)), _) => format!(
@@ -517,14 +515,15 @@ fn recast(
         }
         recast.insert(list, json!([item]));
     }
-    if let Some((name, value)) = hint.verb.and_then(|verb| verb.sets) {
-        let value: serde_json::Value = serde_json::from_str(value).ok()?;
+    if let Some(verb) = hint.verb
+        && let Some((name, value)) = verb.sets
+    {
         // The input's own word wins over the route's reading of it:
         // `claim` with `"claimed": false` is no call to fill in.
-        match recast.get(name) {
-            Some(given) if *given != value => return None,
-            _ => recast.insert(name.to_string(), value),
-        };
+        if verb.contradicted_by(&recast).is_some() {
+            return None;
+        }
+        recast.insert(name.to_string(), serde_json::from_str(value).ok()?);
     }
     // Fields given as flags too (`exec list - --limit 5`).
     flag_fields(action, args, &mut recast)?;

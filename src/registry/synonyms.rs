@@ -20,6 +20,19 @@ pub struct Verb {
 }
 
 impl Verb {
+    /// The field the word sets and the value `fields` give it, when they
+    /// give another (`claim` with `"claimed": false`): the input's own
+    /// word, which the route's reading of it must not overrule.
+    pub fn contradicted_by(
+        &self,
+        fields: &serde_json::Map<String, serde_json::Value>,
+    ) -> Option<(&'static str, serde_json::Value)> {
+        let (name, value) = self.sets?;
+        let value: serde_json::Value = serde_json::from_str(value).ok()?;
+        let given = fields.get(name)?;
+        (*given != value).then(|| (name, given.clone()))
+    }
+
     /// How to use the action for what was asked: the field the word sets,
     /// then the note; empty when neither.
     pub fn how(&self) -> String {
@@ -202,37 +215,25 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("cascade", "subtask_mode", Some("task_delete")),
 ];
 
+/// Words for a preview of a call (`dry_run: true`), at the top of any
+/// change's input: the CLI's `--dry-run` flag is the preview, and dropping
+/// the word as unknown would make the change ([`PREVIEW`]).
+pub static PREVIEW_WORDS: &[&str] = &["dry_run", "preview", "validate_only", "simulate"];
+
+/// What a [preview word](PREVIEW_WORDS) is told: `(any change, a
+/// destructive one)`.
+pub const PREVIEW: (&str, &str) = (
+    "a preview is the CLI's `--dry-run` flag, which sends nothing; without it this call makes the change.",
+    "a preview is the CLI's `--dry-run` flag, which sends nothing; without it this call deletes for good.",
+);
+
 /// A field an action does not take, where dropping it or renaming it to
 /// the nearest name would do something else than the caller meant:
 /// `(action, word, what to do instead)`, the word at the top of the input,
 /// or its path below it, an item of a list as `*` (`tasks/*/subtasks`).
 pub static EXPLAINED: &[(&str, &str, &str)] = &[
-    (
-        "task_delete",
-        "dry_run",
-        "a preview is the CLI's `--dry-run` flag, which sends nothing; without it this call deletes the task for good.",
-    ),
-    ("task_delete", "preview", DELETE_PREVIEW),
-    ("task_delete", "validate_only", DELETE_PREVIEW),
-    ("task_delete", "simulate", DELETE_PREVIEW),
     ("task_delete", "confirm", NO_CONFIRMATION),
     ("task_delete", "confirmed", NO_CONFIRMATION),
-    ("task_update", "dry_run", PREVIEW),
-    ("task_update", "preview", PREVIEW),
-    ("task_update", "validate_only", PREVIEW),
-    ("task_update", "simulate", PREVIEW),
-    ("task_create", "dry_run", PREVIEW),
-    ("task_create", "preview", PREVIEW),
-    ("task_create", "validate_only", PREVIEW),
-    ("task_create", "simulate", PREVIEW),
-    ("task_set_claim", "dry_run", PREVIEW),
-    ("task_set_claim", "preview", PREVIEW),
-    ("task_set_claim", "validate_only", PREVIEW),
-    ("task_set_claim", "simulate", PREVIEW),
-    ("task_checkpoint", "dry_run", PREVIEW),
-    ("task_checkpoint", "preview", PREVIEW),
-    ("task_checkpoint", "validate_only", PREVIEW),
-    ("task_checkpoint", "simulate", PREVIEW),
     ("task_delete", "soft", NO_ARCHIVE),
     ("task_delete", "archive", NO_ARCHIVE),
     ("task_set_claim", "release", RELEASE),
@@ -496,13 +497,10 @@ pub static VALUES_MEANT: &[(&str, &str, &str)] = &[
     ("status", "wip", "in_progress"),
     ("status", "doing", "in_progress"),
     ("status", "started", "in_progress"),
-    ("status", "inprogress", "in_progress"),
     ("status", "review", "in_review"),
     ("status", "reviewing", "in_review"),
     ("status", "in_qa", "in_review"),
     ("status", "qa", "in_review"),
-    ("status", "inreview", "in_review"),
-    ("status", "to_do", "todo"),
     ("status", "backlog", "todo"),
     ("status", "new", "todo"),
     ("status", "pending", "todo"),
@@ -591,8 +589,6 @@ const SELF_CLAIM_NEW: &str = "to make the new task yours, leave this out and cla
 const NO_PRIORITY_FILTER: &str =
     "there is no filter by priority: each item shows its `priority`, so read it there.";
 const ADDRESS_IS_CHANNEL_AND_NUMBER: &str = "a task is named by `channel` and `number`, which its address holds (`…/demo/tasks/12` is `{\"channel\": \"demo\", \"number\": 12}`): give those instead.";
-const PREVIEW: &str = "a preview is the CLI's `--dry-run` flag, which sends nothing; without it this call makes the change.";
-const DELETE_PREVIEW: &str = "a preview is the CLI's `--dry-run` flag, which sends nothing; without it this call deletes the task for good.";
 const NO_CONFIRMATION: &str = "there is no confirmation field: this call deletes the task for good as it is sent; to check first, task_get it, or preview with the CLI's `--dry-run` flag, which sends nothing.";
 const NO_ARCHIVE: &str = "there is no soft delete or archive: a deleted task is gone for good; to set one aside, task_update it to `\"status\": \"canceled\"`.";
 const RELEASE: &str = "to release, `\"claimed\": false`; `\"claimed\": true` claims.";

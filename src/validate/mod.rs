@@ -1198,52 +1198,53 @@ fn with_value_word(action: &Action, said: String, path: &str, given: Option<&Val
         .find(|(field, of, _)| *field == name && word.as_deref() == Some(*of));
     let meant = given
         .and_then(Value::as_str)
-        .and_then(|text| value_meant(action, path, text).map(|value| (text, value)));
+        .and_then(|text| value_meant(action, path, text));
     match (hint, meant) {
         (Some((_, _, hint)), _) => format!("{} {hint}", said.trim_end()),
         // Only its spelling differs: the value is sure, the list is noise.
-        (None, Some((text, value))) if spelled_alike(text, &value) => {
-            format!("Must be written `{value}`.")
-        }
-        (None, Some((_, value))) => format!("{} Write `{value}`.", said.trim_end()),
+        (None, Some(Meant::Spelled(value))) => format!("Must be written `{value}`."),
+        (None, Some(Meant::Word(value))) => format!("{} Write `{value}`.", said.trim_end()),
         (None, None) => said,
     }
 }
 
-/// Whether `text` is `value` but for case, spaces, dashes and underscores.
-fn spelled_alike(text: &str, value: &str) -> bool {
-    let letters = |s: &str| -> String {
-        s.chars()
-            .filter(|c| !matches!(c, ' ' | '-' | '_'))
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
-    letters(text) == letters(value)
+/// A value of an enum field that a text given for it means.
+pub(crate) enum Meant {
+    /// The value, but for case, spaces, dashes and underscores.
+    Spelled(String),
+    /// The value another tracker's word ([`VALUES_MEANT`]) stands for.
+    Word(String),
 }
 
 /// The value of the enum field at input `path` that `text` means: one
 /// written in another case or with spaces or dashes (`In Review`,
 /// `in-progress`), or another tracker's word for it ([`VALUES_MEANT`]:
 /// `completed`, `wip`, `P1`).
-pub(crate) fn value_meant(action: &Action, path: &str, text: &str) -> Option<String> {
-    let values = schema_at(action, path)?["enum"].as_array()?;
-    let normal: String = text
+pub(crate) fn value_meant(action: &Action, path: &str, text: &str) -> Option<Meant> {
+    let values: Vec<&str> = schema_at(action, path)?["enum"]
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    // The words, lowercase, one `_` between them (`In Review`: `in_review`).
+    let words: Vec<String> = text
         .trim()
         .to_lowercase()
         .split([' ', '-', '_'])
         .filter(|part| !part.is_empty())
-        .collect::<Vec<_>>()
-        .join("_");
-    let name = path.rsplit('/').next().unwrap_or(path);
-    let meant = VALUES_MEANT
-        .iter()
-        .find(|(field, word, _)| *field == name && *word == normal)
-        .map(|(_, _, value)| *value);
-    values
-        .iter()
-        .filter_map(Value::as_str)
-        .find(|value| *value == normal || Some(*value) == meant)
         .map(str::to_string)
+        .collect();
+    let (joined, letters) = (words.join("_"), words.concat());
+    if let Some(value) = values.iter().find(|v| v.replace('_', "") == letters) {
+        return Some(Meant::Spelled(value.to_string()));
+    }
+    let name = path.rsplit('/').next().unwrap_or(path);
+    VALUES_MEANT
+        .iter()
+        .find(|(field, word, _)| *field == name && *word == joined)
+        .map(|(_, _, value)| *value)
+        .filter(|value| values.contains(value))
+        .map(|value| Meant::Word(value.to_string()))
 }
 
 /// A board and a number written as one (`ops#5`, `OPS-5`): the board's

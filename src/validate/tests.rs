@@ -3343,6 +3343,7 @@ fn another_trackers_words_are_told_what_to_write() {
         ("in-progress", "in_progress"),
         ("To Do", "todo"),
         ("DONE", "done"),
+        ("InProgress", "in_progress"),
     ] {
         let e = update(json!({"status": given}));
         assert_eq!(
@@ -3537,6 +3538,12 @@ fn another_trackers_words_are_told_what_to_write() {
         json!({"channel": "eng", "number": 4, "confirm": false}),
     );
     assert!(e["confirm"].contains("deletes the task for good"), "{e:?}");
+    let e = errors(
+        "task",
+        "delete",
+        json!({"channel": "eng", "number": 4, "previewOnly": true, "simulate": true}),
+    );
+    assert!(e["simulate"].contains("`--dry-run`") && e["simulate"].contains("deletes for good"));
     // Several people for one assignee: one, not a batch.
     let e = update(json!({"assignee": ["@bob", "@carol"]}));
     assert!(e["assignee"].contains("a task has one assignee"), "{e:?}");

@@ -425,9 +425,21 @@ fn sibling_fields(action: &Action, parent_path: &str) -> Vec<String> {
 
 /// What a field `name` at the top of `action`'s input would have done,
 /// where dropping it or renaming it to the nearest name would do something
-/// else than the caller meant ([`synonyms::EXPLAINED`]).
+/// else than the caller meant ([`synonyms::EXPLAINED`], and a
+/// [preview word](synonyms::PREVIEW_WORDS) on any change).
 fn explained(action: &Action, parent_path: &str, name: &str) -> Option<&'static str> {
     let lower = crate::case::camel_to_snake(name).to_ascii_lowercase();
+    if parent_path.is_empty()
+        && !action.read_only()
+        && synonyms::PREVIEW_WORDS.contains(&lower.as_str())
+    {
+        let (change, destructive) = synonyms::PREVIEW;
+        return Some(if action.destructive() {
+            destructive
+        } else {
+            change
+        });
+    }
     // Below the top, the entry names the path, an item of a list as `*`
     // (`tasks/*/subtasks`).
     let at = match parent_path {
