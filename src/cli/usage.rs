@@ -304,7 +304,7 @@ impl<'a> Refused<'a> {
             // The input on stdin, as it was meant for the action (recast
             // when the route was a synonym: `close` sets a status).
             let arguments = match route.verb {
-                Some(_) => recast(route, stdin_object(self.args), self.args),
+                Some(_) => recast(route, stdin_object(self.args), self.args, &mut Vec::new()),
                 None => (!action.destructive())
                     .then(|| stdin_object(self.args))
                     .flatten()
@@ -345,7 +345,12 @@ impl<'a> Refused<'a> {
                     " No input is filled in for a destructive action: send the same input to that route once you have checked it names what you mean to delete.",
                 );
             }
-            let arguments = recast(hint, given, self.args).unwrap_or_else(|| json!({}));
+            let mut elsewhere = Vec::new();
+            let arguments = recast(hint, given, self.args, &mut elsewhere);
+            if !elsewhere.is_empty() {
+                failure.message = format!("{} {}.", failure.message, elsewhere.join("; "));
+            }
+            let arguments = arguments.unwrap_or_else(|| json!({}));
             failure = failure.suggest(&hint.action.name(), arguments);
         } else if let Some(action) = route
             .filter(|_| self.kind == ErrorKind::UnknownArgument && self.output_flag.is_none())
@@ -474,6 +479,7 @@ fn recast(
     hint: registry::synonyms::RouteHint,
     given: Option<serde_json::Map<String, serde_json::Value>>,
     args: &[OsString],
+    elsewhere: &mut Vec<String>,
 ) -> Option<serde_json::Value> {
     // Never a filled-in delete: an agent that follows suggestions must not
     // delete from a mistyped route.
@@ -491,12 +497,45 @@ fn recast(
         let synonym = registry::synonyms::FIELDS.iter().find(|(word, field, _)| {
             *word == name && crate::validate::names_a_field(action, field)
         });
+        // Words for another action's field (a close's `reason` is a
+        // checkpoint's `summary`): that call's, said beside this one.
+        let another = registry::synonyms::FIELDS
+            .iter()
+            .find_map(|(word, field, other)| {
+                (*word == name).then_some((*field, registry::find_by_name((*other)?)?))
+            })
+            .filter(|(_, other)| other.name() != action.name() && !other.destructive());
+        let single = name
+            .strip_suffix('s')
+            .filter(|single| crate::validate::names_a_field(action, single) && value.is_array());
         if crate::validate::names_a_field(action, &name) {
             recast.insert(name, value);
         } else if let Some((_, field, _)) = synonym {
             recast.entry(field.to_string()).or_insert(value);
+        } else if let Some((field, other)) = another {
+            elsewhere.push(format!(
+                "`{name}` is no field of {}: it is {}'s `{field}`, a call of its own (`{}`)",
+                action.name(),
+                other.name(),
+                other.cli_command()
+            ));
         } else if crate::validate::names_a_field(action, &plural) && !value.is_array() {
             recast.entry(plural).or_insert(json!([value]));
+        } else if let Some(single) = single {
+            // One number in a list (`numbers: [2]`) where one is taken;
+            // several are several calls.
+            match value.as_array().map(Vec::as_slice) {
+                Some([one]) => {
+                    recast.entry(single.to_string()).or_insert(one.clone());
+                }
+                _ => {
+                    elsewhere.push(format!(
+                        "{} takes one `{single}`: for several, one input per line with `--batch`",
+                        action.name()
+                    ));
+                    return None;
+                }
+            }
         } else if let Some(list) = list_holding(action, &name) {
             let (held, item) = one_item.get_or_insert_with(|| (list.clone(), Default::default()));
             if *held != list {

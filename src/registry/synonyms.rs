@@ -142,6 +142,7 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("comment", "summary", Some("task_checkpoint")),
     ("note", "summary", Some("task_checkpoint")),
     ("message", "summary", Some("task_checkpoint")),
+    ("reason", "summary", Some("task_checkpoint")),
     ("body", "description", None),
     ("body", "summary", None),
     ("content", "description", None),
@@ -195,6 +196,9 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("link", "urls", None),
     ("url", "urls", None),
     ("page_size", "limit", None),
+    ("per_page", "limit", None),
+    ("max_items", "limit", None),
+    ("max_results", "limit", None),
     // Other APIs' names for a list's order (`orderBy` is read as `order_by`).
     ("order_by", "sort", None),
     ("sort_by", "sort", None),
@@ -341,11 +345,9 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
         "reviewer",
         "there is no reviewer: `\"status\": \"in_review\"` asks for a review; `assignee` is who works on the task, so it is no rename of this.",
     ),
-    (
-        "task_update",
-        "tasks",
-        "task_update changes one task, its fields at the top level (`number`, `status`, …): take them out of the list; for several tasks, one input per line with `--batch`.",
-    ),
+    ("task_update", "tasks", ONE_TASK_PER_UPDATE),
+    ("task_update", "updates", ONE_TASK_PER_UPDATE),
+    ("task_update", "changes", ONE_TASK_PER_UPDATE),
     ("task_update", "add_labels", LABELS_REPLACED),
     ("task_update", "add_label", LABELS_REPLACED),
     ("task_update", "remove_labels", LABELS_REPLACED),
@@ -391,6 +393,18 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
     ("task_get", "link", ADDRESS_IS_CHANNEL_AND_NUMBER),
     ("task_checkpoint", "url", ADDRESS_IS_CHANNEL_AND_NUMBER),
     ("task_delete", "url", ADDRESS_IS_CHANNEL_AND_NUMBER),
+    ("task_list", "paginate", ONE_PAGE_A_CALL),
+    ("task_list", "all_pages", ONE_PAGE_A_CALL),
+    ("task_list", "fetch_all", ONE_PAGE_A_CALL),
+    ("task_checkpoint", "done", CHECKPOINT_CHANGES_NO_STATUS),
+    ("task_checkpoint", "completed", CHECKPOINT_CHANGES_NO_STATUS),
+    ("task_checkpoint", "close", CHECKPOINT_CHANGES_NO_STATUS),
+    ("task_create", "tasks/*/estimate", NO_ESTIMATE),
+    ("task_create", "tasks/*/story_points", NO_ESTIMATE),
+    ("task_create", "tasks/*/points", NO_ESTIMATE),
+    ("task_update", "estimate", NO_ESTIMATE),
+    ("task_update", "story_points", NO_ESTIMATE),
+    ("task_update", "points", NO_ESTIMATE),
     ("task_list", "since", NO_DATE_FILTER),
     ("task_list", "updated_since", NO_DATE_FILTER),
     ("task_list", "updated_after", NO_DATE_FILTER),
@@ -517,6 +531,14 @@ pub static VALUES_MEANT: &[(&str, &str, &str)] = &[
     ("priority", "lowest", "low"),
     ("priority", "minor", "low"),
     ("priority", "no_priority", "none"),
+    // A priority as a number (`"priority": 1`): Linear's and Jira's
+    // numbering, where 1 is the highest and Linear's 0 is none.
+    ("priority", "0", "none"),
+    ("priority", "1", "urgent"),
+    ("priority", "2", "high"),
+    ("priority", "3", "medium"),
+    ("priority", "4", "low"),
+    ("priority", "5", "low"),
     // Other APIs' orders (`updated_at desc`, `-created_at`, `number`).
     ("sort", "updated_at_desc", "updated_desc"),
     ("sort", "updated", "updated_desc"),
@@ -681,6 +703,10 @@ const NO_DUE_DATE: &str =
 const LABELS_REPLACED: &str = "labels replaces the whole list: give every label the task is to have, the ones it keeps too (task_get shows them).";
 const CHECKPOINT_IS_ITS_OWN: &str = "a checkpoint is appended by task_checkpoint (`agentteam exec task checkpoint -`, its text as `summary`), not by an update; `checklist` is the task's list of items to check, which an update replaces whole.";
 const SEARCH_IS_QUERY: &str = "task_list finds tasks by words of their titles and descriptions with `query`, at the top level of the input: write `\"query\": \"…\"`.";
+const ONE_TASK_PER_UPDATE: &str = "task_update changes one task, its fields at the top level (`number`, `status`, …): take them out of the list; for several tasks, one input per line with `--batch`.";
+const ONE_PAGE_A_CALL: &str = "each call answers one page, at most `limit` (100) tasks: drop it, and read the next page by giving the answer's `meta.next_cursor` as `cursor`.";
+const CHECKPOINT_CHANGES_NO_STATUS: &str = "a checkpoint changes no status: drop it, and set the task done with task_update (`agentteam exec task update -`, `\"status\": \"done\"`) as well.";
+const NO_ESTIMATE: &str = "tasks have no estimate: say it in `description` or as a label (`\"labels\": [\"estimate:3\"]`), or drop it.";
 const CHECKLIST_REPLACED: &str = "checklist replaces the whole list: give every item the task is to have, the ones it keeps too (task_get shows them).";
 
 /// A route the CLI could not parse, resolved to the action it meant.

@@ -1145,6 +1145,13 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
             format!("{said}: `true` or `false`, without quotes.")
         }
         ["object"] => match listed("required", |n| format!("\"{n}\": …")) {
+            // A search box's filters (`"label:bug"`): the object they mean.
+            _ if let Some(meant) = given
+                .and_then(|given| object_of_pairs(action, path, given))
+                .filter(|meant| holds_at(action, input, path, meant)) =>
+            {
+                format!("{said}: write `{meant}`.")
+            }
             required if required.is_empty() => format!("{said}."),
             required => format!("{said}: `{{{}}}`.", required.join(", ")),
         },
@@ -1158,6 +1165,61 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
             ),
         },
     }
+}
+
+/// The object a text of `key:value` pairs means where an object goes
+/// (`"label:bug assignee:@bob"`, or a list of such texts, as a search
+/// box's filters are written): each key a field of that object, by its
+/// name or a synonym ([`FIELDS`](crate::registry::synonyms::FIELDS)),
+/// each value of the field's type, a list's values gathered. None unless
+/// every pair is one.
+fn object_of_pairs(action: &Action, path: &str, given: &Value) -> Option<Value> {
+    let texts: Vec<&str> = match given {
+        Value::String(text) => vec![text.as_str()],
+        Value::Array(items) => items.iter().map(Value::as_str).collect::<Option<_>>()?,
+        _ => return None,
+    };
+    let properties = schema_at(action, path)?["properties"].as_object()?;
+    let mut meant = serde_json::Map::new();
+    let pairs = texts
+        .iter()
+        .flat_map(|text| text.split(|c: char| c.is_whitespace() || c == ','))
+        .filter(|pair| !pair.is_empty());
+    for pair in pairs {
+        let (key, value) = pair.split_once([':', '='])?;
+        let key = crate::case::camel_to_snake(key.trim()).to_ascii_lowercase();
+        let field = if properties.contains_key(&key) {
+            key
+        } else {
+            crate::registry::synonyms::FIELDS
+                .iter()
+                .find(|(word, field, _)| *word == key && properties.contains_key(*field))
+                .map(|(_, field, _)| field.to_string())?
+        };
+        let schema = &properties[&field];
+        let item = if schema["type"] == "array" {
+            &schema["items"]
+        } else {
+            schema
+        };
+        let value = match item["type"].as_str()? {
+            "string" if !value.is_empty() => Value::String(value.to_string()),
+            "integer" => Value::from(value.parse::<i64>().ok()?),
+            "boolean" => Value::Bool(value.parse().ok()?),
+            _ => return None,
+        };
+        match (schema["type"] == "array", meant.get_mut(&field)) {
+            (true, Some(Value::Array(values))) => values.push(value),
+            (true, None) => {
+                meant.insert(field, Value::Array(vec![value]));
+            }
+            (false, None) => {
+                meant.insert(field, value);
+            }
+            _ => return None,
+        }
+    }
+    (!meant.is_empty()).then_some(Value::Object(meant))
 }
 
 /// Whether `schema` is free text of some length (a description, a
@@ -1190,15 +1252,17 @@ fn range(action: &Action, path: &str) -> Option<String> {
 /// ([`VALUE_WORDS`]): `closed` is two statuses.
 fn with_value_word(action: &Action, said: String, path: &str, given: Option<&Value>) -> String {
     let name = path.rsplit('/').next().unwrap_or(path);
-    let word = given
-        .and_then(Value::as_str)
-        .map(|w| w.trim().to_ascii_lowercase());
+    // A number is read as its digits (`"priority": 1`).
+    let text = given.and_then(|given| match given {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    });
+    let word = text.as_deref().map(|w| w.trim().to_ascii_lowercase());
     let hint = VALUE_WORDS
         .iter()
         .find(|(field, of, _)| *field == name && word.as_deref() == Some(*of));
-    let meant = given
-        .and_then(Value::as_str)
-        .and_then(|text| value_meant(action, path, text));
+    let meant = text.and_then(|text| value_meant(action, path, &text));
     match (hint, meant) {
         (Some((_, _, hint)), _) => format!("{} {hint}", said.trim_end()),
         // Only its spelling differs: the value is sure, the list is noise.

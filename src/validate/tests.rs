@@ -453,7 +453,7 @@ fn an_unknown_field_is_a_slip_first_then_another_actions_then_read_only() {
     );
     assert_eq!(
         e["number"],
-        "Unknown field; it means `numbers`, which the input gives too: say it once, in `numbers`."
+        "Unknown field; it means `numbers`, which the input gives too, with another value: keep one, in `numbers`, the value meant."
     );
     // A checkpoint's `id` beside `number` is no second task number.
     let e = errors(
@@ -463,7 +463,7 @@ fn an_unknown_field_is_a_slip_first_then_another_actions_then_read_only() {
     );
     assert_eq!(
         e["id"],
-        "Unknown field; it means `number`, which the input gives too: say it once, in `number`."
+        "Unknown field; it means `number`, which the input gives too, with another value: keep one, in `number`, the value meant."
     );
     let e = errors(
         "task",
@@ -2017,7 +2017,7 @@ fn a_field_whose_fix_would_mislead_says_what_to_do_instead() {
         json!({"channel": "eng", "number": 1, "checklist_item": "x"}),
     );
     assert!(
-        e["checklist_item"].contains("checklist replaces the whole list"),
+        e["checklist_item"].contains("`checklist`, which replaces the whole list"),
         "{e:?}"
     );
 }
@@ -2103,16 +2103,22 @@ fn a_slip_whose_literal_fix_would_mislead_is_told_what_it_means() {
         assert_eq!(e[given], format!("Unknown field; use `{meant}`."), "{e:?}");
     }
     // Beside the field it means (the update's `number` and `channel`), a
-    // rename would give that field twice: one value, in that field.
+    // rename would give that field twice: the same value is dropped; of
+    // two, the one meant is kept (a `board` beside `channel` is no move).
     for (given, meant) in [("issue_id", "number"), ("project", "channel")] {
         assert_eq!(
             e[given],
             format!(
-                "Unknown field; it means `{meant}`, which the input gives too: say it once, in `{meant}`."
+                "Unknown field; it means `{meant}`, which the input gives too, the same: drop it."
             ),
             "{e:?}"
         );
     }
+    let e = update(json!({"board": "ops", "status": "done"}));
+    assert_eq!(
+        e["board"],
+        "Unknown field; it means `channel`, which the input gives too, with another value: keep one, in `channel`, the value meant."
+    );
     let e = errors("task", "get", json!({"channel": "eng", "issue_id": 3}));
     assert_eq!(e["issue_id"], "Unknown field; use `number`.", "{e:?}");
     // A value that means two of the enum's.
@@ -3138,13 +3144,20 @@ fn a_call_meant_for_another_action_is_told_that_action() {
         assert!(f[key].contains(action), "{f:?}");
     }
     // Every word the update keeps "give a field to change" from is told
-    // the action it belongs to, or the caller would be told nothing to do.
+    // the action it belongs to or the call to make, or the caller would be
+    // told nothing to do.
     for key in crate::registry::task::update::ANOTHER_ACTIONS {
         let f = e("update", json!({"channel": "demo", "number": 3, key: true}));
         assert!(
-            ["task_set_claim", "task_delete", "task_checkpoint"]
-                .iter()
-                .any(|action| f[key].contains(action)),
+            [
+                "task_set_claim",
+                "task_delete",
+                "task_checkpoint",
+                "`--batch`",
+                "checklist"
+            ]
+            .iter()
+            .any(|action| f[key].contains(action)),
             "{key}: {f:?}"
         );
     }
@@ -3571,4 +3584,145 @@ fn another_trackers_words_are_told_what_to_write() {
             && e["parent_task_scope"].contains("`parent` beside `channel`"),
         "{e:?}"
     );
+}
+
+#[test]
+fn other_trackers_numbers_and_fields_are_told_what_they_stand_for() {
+    // A priority as Linear and Jira number it: 1 is the highest.
+    for (given, meant) in [
+        (json!(1), "urgent"),
+        (json!(3), "medium"),
+        (json!("0"), "none"),
+    ] {
+        let e = update_errors(2, json!({"priority": given}));
+        assert!(
+            e["priority"].ends_with(&format!("Write `{meant}`.")),
+            "{given}: {e:?}"
+        );
+    }
+    // A number no tracker gives a priority is told the values alone.
+    let e = update_errors(2, json!({"priority": 9}));
+    assert!(!e["priority"].contains("Write"), "{e:?}");
+    // A checkpoint changes no status: the update that does, not a drop
+    // alone (the work would stay open).
+    let e = errors(
+        "task",
+        "checkpoint",
+        json!({"channel": "eng", "number": 2, "summary": "shipped", "done": true}),
+    );
+    assert!(e["done"].contains("`\"status\": \"done\"`"), "{e:?}");
+    assert!(e["done"].contains("task_update"), "{e:?}");
+    // An estimate has no field: where it can be said.
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "t", "story_points": 3}]}),
+    );
+    assert!(e["tasks/0/story_points"].contains("no estimate"), "{e:?}");
+    assert!(update_errors(2, json!({"estimate": "2d"}))["estimate"].contains("no estimate"));
+    // A list's size and its pages by other APIs' names.
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "max_items": 50, "paginate": true}),
+    );
+    assert_eq!(e["max_items"], "Unknown field; use `limit`.", "{e:?}");
+    assert!(
+        e["paginate"].contains("`meta.next_cursor` as `cursor`"),
+        "{e:?}"
+    );
+    // Several updates in one input: one per line with `--batch`.
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "updates": [{"number": 3, "status": "done"}, {"number": 4, "status": "done"}]}),
+    );
+    assert!(e["updates"].contains("`--batch`"), "{e:?}");
+}
+
+#[test]
+fn one_checklist_item_by_itself_is_shown_in_the_list_that_holds_it() {
+    let e = update_errors(2, json!({"checklist_item": "write docs", "done": true}));
+    assert_eq!(e.len(), 2, "no field to change is missing: {e:?}");
+    assert!(
+        e["checklist_item"].contains(r#"`"checklist": [{"text":"write docs","done":true}, …]`"#),
+        "{e:?}"
+    );
+    assert!(
+        e["checklist_item"].contains("every item the task keeps"),
+        "{e:?}"
+    );
+    // Its `done` is the item's, not the task's status.
+    assert!(e["done"].contains("that item's `done`"), "{e:?}");
+    assert!(!e["done"].contains("status"), "{e:?}");
+    // Alone, `done` is still the task's state.
+    assert!(update_errors(2, json!({"done": true}))["done"].contains("`status`"));
+}
+
+#[test]
+fn a_scope_id_under_a_name_of_its_own_is_told_the_locator_that_takes_it() {
+    let id = "tsk_0123456789abcdef0123456789abcdef";
+    // A create's parent by its id: the scope, written out.
+    let e = errors(
+        "task",
+        "create",
+        json!({"task": id, "tasks": [{"title": "t"}]}),
+    );
+    assert!(
+        e["task"].contains(&format!(
+            r#"`"parent_task_scope": {{"kind":"task","scope_id":"{id}"}}`"#
+        )),
+        "{e:?}"
+    );
+    // Elsewhere a task is named by its number, which the id's answer gives.
+    for (verb, field) in [("update", "number"), ("set_claim", "numbers")] {
+        let e = errors(
+            "task",
+            verb,
+            json!({"channel": "eng", "task": id, "claimed": true, "status": "done"}),
+        );
+        assert!(
+            e["task"].starts_with(&format!("Unknown field; `{field}` takes the task's number")),
+            "{verb}: {e:?}"
+        );
+    }
+    // Words under that name are no id: the nearest field, as before.
+    let e = errors("task", "create", json!({"task": "write docs"}));
+    assert!(e["task"].contains("`tasks`"), "{e:?}");
+}
+
+#[test]
+fn filters_written_as_a_search_box_writes_them_are_shown_as_the_object() {
+    let list = |filters: Value| {
+        errors(
+            "task",
+            "list",
+            json!({"channel": "eng", "filters": filters}),
+        )
+    };
+    for (given, meant) in [
+        (
+            json!("label:bug assignee:@bob"),
+            r#"{"labels":["bug"],"assignee":"@bob"}"#,
+        ),
+        (
+            json!(["label:bug", "label:ui"]),
+            r#"{"labels":["bug","ui"]}"#,
+        ),
+        (json!("parent=3"), r#"{"parent":3}"#),
+    ] {
+        assert_eq!(
+            list(given.clone())["filters"],
+            format!("Must be of type object: write `{meant}`."),
+            "{given}"
+        );
+    }
+    // A pair that names no filter, or a value no filter takes: the type.
+    for given in [json!("status:open"), json!("parent:three"), json!("bug")] {
+        assert_eq!(
+            list(given.clone())["filters"],
+            "Must be of type object.",
+            "{given}"
+        );
+    }
 }

@@ -94,13 +94,21 @@ pub(super) fn unknown_field(
         return (message, Vec::new(), None);
     }
     // The field it means is given too (`id` beside `number`): a rename
-    // would give that field twice, so the one to keep is the one named.
+    // would give that field twice. With the same value it says nothing
+    // more; with another, which of the two is meant only the caller knows
+    // (`board` beside an update's `channel` is no move).
     if let Said::Here(field) = &said
-        && parent.is_some_and(|p| p.get(field).is_some())
+        && let Some(kept) = parent.and_then(|p| p.get(field))
     {
-        let message = format!(
-            "Unknown field; it means `{field}`, which the input gives too: say it once, in `{field}`."
-        );
+        let message = if parent.and_then(|p| p.get(name)) == Some(kept) {
+            format!(
+                "Unknown field; it means `{field}`, which the input gives too, the same: drop it."
+            )
+        } else {
+            format!(
+                "Unknown field; it means `{field}`, which the input gives too, with another value: keep one, in `{field}`, the value meant."
+            )
+        };
         return (message, Vec::new(), None);
     }
     // Another unknown key means the same field (`body` and `notes`, both
@@ -423,6 +431,93 @@ fn sibling_fields(action: &Action, parent_path: &str) -> Vec<String> {
         .collect()
 }
 
+/// An item's id under a name of its own (`"task": "tsk_…"`), where
+/// fields name items by number ([`synonyms::BY_WORDS`]): a create's
+/// parent scope takes the id as it is; elsewhere the number is what the
+/// answer that gave the id gives beside it. None where the input names
+/// the item already (an answer's `scope_id` given back beside `number`).
+fn an_items_id(
+    action: &Action,
+    parent_path: &str,
+    parent: Option<&Value>,
+    name: &str,
+) -> Option<String> {
+    const SCOPE: &str = "parent_task_scope";
+    let parent = parent?;
+    let text = parent.get(name)?.as_str()?.trim();
+    let siblings = sibling_fields(action, parent_path);
+    let row = synonyms::BY_WORDS
+        .iter()
+        .find(|row| (row.is_id)(text) && siblings.iter().any(|s| s == row.field))
+        .filter(|row| {
+            [row.field, SCOPE]
+                .iter()
+                .all(|named| parent.get(named).is_none())
+        })?;
+    if parent_path.is_empty() && siblings.iter().any(|s| s == SCOPE) {
+        let scope = serde_json::json!({"kind": "task", "scope_id": crate::text::clip(text, 64)});
+        return Some(format!(
+            "Unknown field; a parent task given by its scope_id is `{SCOPE}`, in place of `channel` and `parent`: `\"{SCOPE}\": {scope}`."
+        ));
+    }
+    Some(format!(
+        "Unknown field; `{}` takes {}",
+        row.field, row.said_of_id
+    ))
+}
+
+/// One item of a list that an update replaces whole, given by itself
+/// (`"checklist_item": "write docs"`, with its `done` beside it): the list
+/// that holds it, with that item in it written out, and the item's other
+/// fields beside it said to be the item's (not the task's `done`).
+fn one_item_of_a_list(
+    action: &Action,
+    parent_path: &str,
+    parent: Option<&Value>,
+    name: &str,
+) -> Option<String> {
+    let object = parent?.as_object()?;
+    let item_key = |key: &str| -> Option<(String, &Value)> {
+        let lower = crate::case::camel_to_snake(key).to_ascii_lowercase();
+        let list = lower.strip_suffix("_item")?;
+        let list = sibling_fields(action, parent_path)
+            .into_iter()
+            .find(|field| field == list || field.strip_suffix('s') == Some(list))?;
+        let schema = super::schema_at(action, &join(parent_path, &list))?;
+        super::replaced_list(schema).then_some(())?;
+        Some((list, &schema["items"]))
+    };
+    let (key, (list, item)) = object
+        .keys()
+        .find_map(|key| item_key(key).map(|found| (key, found)))?;
+    let named = item["required"].as_array()?.first()?.as_str()?;
+    let text = object.get(key)?.as_str()?;
+    let item_fields = item["properties"].as_object()?;
+    let own = |key: &str| {
+        let lower = crate::case::camel_to_snake(key).to_ascii_lowercase();
+        item_fields.contains_key(&lower).then_some(lower)
+    };
+    if name != key {
+        return own(name).map(|field| {
+            format!("Unknown field; beside `{key}` it is that item's `{field}`: it goes in `{list}`, as `{key}` says.")
+        });
+    }
+    let mut written = serde_json::Map::new();
+    written.insert(
+        named.to_string(),
+        Value::String(crate::text::clip(text, 64).into_owned()),
+    );
+    for (key, value) in object {
+        if let Some(field) = own(key).filter(|field| field != named) {
+            written.insert(field, value.clone());
+        }
+    }
+    Some(format!(
+        "Unknown field; an item is changed in `{list}`, which replaces the whole list: write `\"{list}\": [{}, …]`, with every item the task keeps too (task_get shows them).",
+        Value::Object(written)
+    ))
+}
+
 /// What a field `name` at the top of `action`'s input would have done,
 /// where dropping it or renaming it to the nearest name would do something
 /// else than the caller meant ([`synonyms::EXPLAINED`], and a
@@ -648,10 +743,16 @@ fn unknown_field_message(
             "Unknown field: hidden context (workspace, agent, workflow run, callback effect, token) is injected by agentteam; it cannot be set in input.".into(),
         );
     }
+    if let Some(said) = one_item_of_a_list(action, parent_path, parent, name) {
+        return (Said::NoNameHere, said);
+    }
     if let Some(said) = explained(action, parent_path, name) {
         return (Said::NoNameHere, format!("Unknown field; {said}"));
     }
     if let Some(said) = envelope(parent_path, parent, name) {
+        return (Said::NoNameHere, said);
+    }
+    if let Some(said) = an_items_id(action, parent_path, parent, name) {
         return (Said::NoNameHere, said);
     }
     if let Some(list) = partial_list_change(action, parent_path, name) {

@@ -439,6 +439,18 @@ fn a_wrong_routes_suggestion_carries_the_input_recast() {
             r#"{"channel": "eng", "numbers": [2], "claimed": false}"#,
             json!({}),
         ),
+        // One number in a list where one is taken; another action's
+        // field (a close's reason, a checkpoint's summary) said beside.
+        (
+            &["exec", "task", "close", "-"],
+            r#"{"channel": "eng", "numbers": [2], "reason": "duplicate of 3"}"#,
+            json!({"channel": "eng", "number": 2, "status": "done"}),
+        ),
+        (
+            &["exec", "task", "close", "-"],
+            r#"{"channel": "eng", "numbers": [2, 3]}"#,
+            json!({}),
+        ),
     ] {
         let run = cli.run(route, Some(input));
         assert_eq!(run.code, 2, "{route:?}");
@@ -454,6 +466,22 @@ fn a_wrong_routes_suggestion_carries_the_input_recast() {
     let said = run.json()["error"]["message"].as_str().unwrap().to_string();
     assert!(!said.contains("pass `\"claimed\": true`"), "{said}");
     assert!(said.contains("keeping `\"claimed\": false`"), "{said}");
+    let said = |input: &str| {
+        let run = cli.run(&["exec", "task", "close", "-"], Some(input));
+        run.json()["error"]["message"].as_str().unwrap().to_string()
+    };
+    let reason = said(r#"{"channel": "eng", "number": 2, "reason": "duplicate of 3"}"#);
+    assert!(
+        reason.contains("`reason` is no field of task_update: it is task_checkpoint's `summary`"),
+        "{reason}"
+    );
+    let several = said(r#"{"channel": "eng", "numbers": [2, 3]}"#);
+    assert!(
+        several.contains(
+            "task_update takes one `number`: for several, one input per line with `--batch`"
+        ),
+        "{several}"
+    );
     // A route merely like `delete` is not taken for it; a slip of it is,
     // with nothing filled in.
     let complete = cli.run(&["exec", "task", "complete", "-"], Some("{}"));

@@ -154,9 +154,10 @@ fn input_schema() -> Value {
 }
 
 /// Fields an update is sent with that another action does (a claim, a
-/// delete, a checkpoint): their refusal names that action, and "give a
+/// delete, a checkpoint), or another shape of call (several updates, one
+/// checklist item): their refusal names what to send instead, and "give a
 /// field to change" beside it would only send the caller looking for one.
-pub(crate) const ANOTHER_ACTIONS: [&str; 13] = [
+pub(crate) const ANOTHER_ACTIONS: [&str; 18] = [
     "claim",
     "claimed",
     "assigned_to_me",
@@ -170,6 +171,13 @@ pub(crate) const ANOTHER_ACTIONS: [&str; 13] = [
     "removed",
     "checkpoint",
     "summary",
+    // Several updates in one input: `--batch`, one per line.
+    "tasks",
+    "updates",
+    "changes",
+    // One checklist item by itself: told the whole `checklist` to write.
+    "checklist_item",
+    "check_item",
 ];
 
 fn check(input: &Value, errors: &mut FieldErrors) {
