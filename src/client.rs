@@ -202,11 +202,17 @@ struct Answer {
     body: Vec<u8>,
 }
 
+/// The `user-agent` every request carries.
+pub const USER_AGENT: &str = concat!("agentteam/", env!("CARGO_PKG_VERSION"));
+
+/// The `accept` every request carries: reqwest's own, as sent.
+pub const ACCEPT: &str = "*/*";
+
 impl Client {
     pub fn new(api_url: &str, settings: ClientSettings) -> Result<Client, Failure> {
         let base = api_url.trim_end_matches('/').to_string();
         let mut builder = reqwest::Client::builder()
-            .user_agent(concat!("agentteam/", env!("CARGO_PKG_VERSION")))
+            .user_agent(USER_AGENT)
             // Shorter than the whole attempt's bound, so a connection that is
             // never made fails as one (nothing was sent) rather than as the
             // attempt's timeout (after which the server may have the request).

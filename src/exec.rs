@@ -24,7 +24,12 @@ use crate::wire::{self, MAX_BODY_BYTES, Success, WireRequest, WorkflowContext};
 /// Where the JSON input comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InputSource {
+    /// `-`: stdin, read from a terminal too (until end of input, Ctrl-D),
+    /// as `cat -` reads it: the caller named it.
     Stdin,
+    /// No input argument: stdin, unless it is a terminal, where a caller
+    /// who meant no input would wait on a prompt that never says so.
+    Unnamed,
     File(PathBuf),
 }
 
@@ -388,6 +393,8 @@ fn dry_run(settings: &ExecSettings, printer: &Printer) -> Result<ExitClass, Fail
         }
         _ => Value::Null,
     };
+    headers.insert("accept".into(), json!(crate::client::ACCEPT));
+    headers.insert("user-agent".into(), json!(crate::client::USER_AGENT));
     let doc = json!({
         "dry_run": true,
         "action": action.id(),
@@ -616,7 +623,7 @@ fn resume_from(mut failure: Failure, input: &Value, emitted: u64) -> Failure {
 fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> ExitClass {
     let action = settings.action;
     let reader: Box<dyn BufRead + Send> = match &settings.input {
-        InputSource::Stdin => Box::new(BufReader::new(std::io::stdin())),
+        InputSource::Stdin | InputSource::Unnamed => Box::new(BufReader::new(std::io::stdin())),
         InputSource::File(path) => match std::fs::File::open(path) {
             Ok(file) => Box::new(BufReader::new(file)),
             Err(e) => return printer.failure(&unopenable(path, &e, action)),
@@ -959,12 +966,16 @@ fn read_input(source: &InputSource, action: &Action) -> Result<Vec<u8>, Failure>
     let limit = MAX_BODY_BYTES as u64 + 1;
     let mut buf = Vec::new();
     match source {
-        InputSource::Stdin => {
-            if std::io::stdin().is_terminal() {
+        InputSource::Stdin | InputSource::Unnamed => {
+            let terminal = std::io::stdin().is_terminal();
+            if terminal && *source == InputSource::Unnamed {
                 return Err(Failure::new(
                     code::USAGE_ERROR,
-                    "No input: pipe one JSON object to stdin (`echo '{…}' | agentteam exec …`), or pass a file path. See --help, --example and --input-schema.",
+                    "No input: pipe one JSON object to stdin (`echo '{…}' | agentteam exec …`), give `-` to type it here, or pass a file path. See --help, --example and --input-schema.",
                 ));
+            }
+            if terminal && std::io::stderr().is_terminal() {
+                eprintln!("Reading one JSON object from the terminal; end it with Ctrl-D.");
             }
             std::io::stdin()
                 .lock()

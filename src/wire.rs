@@ -486,35 +486,53 @@ fn property_names(schema: &Value, names: &mut BTreeSet<String>) {
 /// other spelling; values stay as written. A mention is a whole word (a run
 /// of ASCII letters, digits and `_`) in prose, or a quoted `` `name` `` that
 /// is the name alone. A value is anything else a message quotes, a quote
-/// that follows a word introducing one (`board `eng``, `agent `@bob``), and
+/// that follows a word introducing one (`board `eng``, `agent `@bob``), a
+/// text in double quotes (a summary quoted whole, backticks and all), and
 /// any word of a token with `@`, `#` or `:` (a member ref, a target).
 fn respell_words(text: &str, names: &HashMap<String, String>) -> String {
     let mut out = String::with_capacity(text.len() + 16);
-    let mut parts = text.split('`');
-    let mut quoted = false;
-    let mut before = "";
-    while let Some(part) = parts.next() {
-        if quoted {
-            let introduced = DATA_INTRODUCERS.contains(&last_word(before));
-            match names.get(part) {
-                Some(other) if !introduced => out.push_str(other),
-                _ if !introduced && part.starts_with(['{', '[']) => {
-                    out.push_str(&respell_shape(part, names))
-                }
-                _ => out.push_str(part),
-            }
-        } else {
-            out.push_str(&respell_prose(part, names));
-            before = part;
+    let mut rest = text;
+    while let Some(at) = rest.find(['`', '"']) {
+        let (prose, from) = rest.split_at(at);
+        out.push_str(&respell_prose(prose, names));
+        let (mark, inner) = from.split_at(1);
+        out.push_str(mark);
+        // An unmatched mark quotes the rest: left as written.
+        let end = match mark {
+            "`" => inner.find('`'),
+            _ => closing_quote(inner),
+        };
+        let Some(end) = end else {
+            out.push_str(inner);
+            return out;
+        };
+        let (quoted, after) = (&inner[..end], &inner[end + 1..]);
+        let introduced = DATA_INTRODUCERS.contains(&last_word(prose));
+        match names.get(quoted) {
+            _ if mark == "\"" || introduced => out.push_str(quoted),
+            Some(other) => out.push_str(other),
+            None if quoted.starts_with(['{', '[']) => out.push_str(&respell_shape(quoted, names)),
+            None => out.push_str(quoted),
         }
-        quoted = !quoted;
-        // Between the parts, the backtick split removed (an unmatched last
-        // one included).
-        if parts.clone().next().is_some() {
-            out.push('`');
+        out.push_str(mark);
+        rest = after;
+    }
+    out.push_str(&respell_prose(rest, names));
+    out
+}
+
+/// Where a double-quoted text that `inner` follows ends: its first `"`
+/// that no `\` escapes (a quote written as Rust's `{:?}` writes it).
+fn closing_quote(inner: &str) -> Option<usize> {
+    let mut escaped = false;
+    for (at, c) in inner.char_indices() {
+        match c {
+            '"' if !escaped => return Some(at),
+            '\\' => escaped = !escaped,
+            _ => escaped = false,
         }
     }
-    out
+    None
 }
 
 /// `text`, written with the model's field names (`expected_updated_at`),
@@ -1068,7 +1086,16 @@ mod tests {
             assert_eq!(wire["error"]["message"], failure.message.as_str(), "{wire}");
             let back = decode_error(failure.http_status, wire.to_string().as_bytes(), None);
             assert_eq!(back.message, failure.message);
+            assert_eq!(back.field_errors, failure.field_errors);
         }
+        // A summary quoted whole, backticks and all, as written both ways.
+        let summary = "set includeSubtasks, `scope_id` and \"updated_at\"";
+        let failure = crate::runtime::store::refusals::checkpoint_key_conflict(3, summary);
+        let wire: Value = serde_json::from_str(&error_json(&failure)).unwrap();
+        let said = wire["error"]["fieldErrors"]["idempotencyKey"].as_str().unwrap();
+        assert!(said.contains(&format!("{summary:?}")), "{said}");
+        let back = decode_error(failure.http_status, wire.to_string().as_bytes(), None);
+        assert_eq!(back.field_errors, failure.field_errors);
         // Words that are not field names stay, in both directions.
         let names = field_names(Direction::ToWire);
         assert_eq!(

@@ -486,7 +486,7 @@ fn run_exec(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
     let input = match am.get_one::<PathBuf>("input") {
         Some(path) if path.as_os_str() == "-" => InputSource::Stdin,
         Some(path) => InputSource::File(path.clone()),
-        None => InputSource::Stdin,
+        None => InputSource::Unnamed,
     };
     let timeout = match timeout(m.get_one::<u64>("timeout").copied()) {
         Ok(timeout) => timeout,

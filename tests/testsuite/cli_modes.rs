@@ -99,7 +99,9 @@ fn dry_run_text_shows_method_url_headers_and_body() {
         [
             format!("POST {url}").as_str(),
             "authorization: Bearer <redacted>",
-            "content-type: application/json"
+            "content-type: application/json",
+            "accept: */*",
+            &format!("user-agent: agentteam/{}", env!("CARGO_PKG_VERSION")),
         ],
         "{}",
         run.stdout
@@ -117,8 +119,39 @@ fn dry_run_text_shows_method_url_headers_and_body() {
     );
     assert_eq!(
         run.stdout,
-        format!("GET {url}?channel=eng\nauthorization: Bearer <redacted>\n")
+        format!(
+            "GET {url}?channel=eng\nauthorization: Bearer <redacted>\naccept: */*\nuser-agent: agentteam/{}\n",
+            env!("CARGO_PKG_VERSION")
+        )
     );
+}
+
+/// README "Dry runs": the exact request. Its headers are the ones sent,
+/// but for what the connection adds (`host`, `content-length`).
+#[test]
+fn a_dry_runs_headers_are_the_ones_sent() {
+    let answer = json!({"tasks": [], "reused": false});
+    let (cli, server) = Recorder::start(vec![Reply::json(201, answer)]).logged_in(TOKEN);
+    let input = r#"{"channel":"eng","tasks":[{"title":"x"}]}"#;
+    let dry = cli.exec("task", "create", input, &["--dry-run"]);
+    let shown = dry.json()["data"]["headers"].clone();
+    assert_eq!(cli.exec("task", "create", input, &[]).code, 0);
+    let sent = &server.requests()[0];
+    let sent: serde_json::Map<String, Value> = sent
+        .headers
+        .iter()
+        .filter(|(name, _)| !["host", "content-length"].contains(&name.as_str()))
+        .map(|(name, value)| match name.as_str() {
+            "authorization" => (name.clone(), json!("Bearer <redacted>")),
+            _ => (name.clone(), json!(value)),
+        })
+        .collect();
+    let sorted = |headers: &serde_json::Map<String, Value>| {
+        let mut pairs: Vec<String> = headers.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+        pairs.sort();
+        pairs
+    };
+    assert_eq!(sorted(shown.as_object().unwrap()), sorted(&sent));
 }
 
 #[test]

@@ -4,8 +4,9 @@
 //! `script` these tests fail, saying how to install it.
 
 use std::ffi::OsStr;
+use std::io::Write;
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use serde_json::json;
 
@@ -29,6 +30,17 @@ fn find_script(path: &OsStr) -> Result<PathBuf, String> {
 /// Runs `agentteam args…` on a pseudo-terminal: its exit status and what
 /// the terminal showed (stdout and stderr together).
 fn on_terminal(cli: &Cli, args: &str, extra_env: &[(&str, &str)]) -> (i32, String) {
+    typed_on_terminal(cli, args, extra_env, "")
+}
+
+/// [`on_terminal`], with `typed` typed at the terminal and then its end
+/// (script(1) passes the end of its own input on as Ctrl-D).
+fn typed_on_terminal(
+    cli: &Cli,
+    args: &str,
+    extra_env: &[(&str, &str)],
+    typed: &str,
+) -> (i32, String) {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let script = find_script(&path).unwrap_or_else(|why| panic!("{why}"));
     let line = format!("{} {args}", env!("CARGO_BIN_EXE_agentteam"));
@@ -44,7 +56,19 @@ fn on_terminal(cli: &Cli, args: &str, extra_env: &[(&str, &str)]) -> (i32, Strin
     for (k, v) in extra_env {
         cmd.env(k, v);
     }
-    let out = cmd.output().unwrap();
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(typed.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n"),
@@ -68,6 +92,32 @@ fn no_input_on_a_terminal_says_how_to_give_one() {
     assert!(
         out.contains("usage_error") && out.contains("pipe one JSON object"),
         "{out}"
+    );
+}
+
+/// `-` names stdin: what is typed at the terminal is read, to its end, as
+/// `cat -` reads it, with a word on how to end it.
+#[test]
+fn dash_on_a_terminal_reads_what_is_typed() {
+    let page = json!({"items": []});
+    let server = Recorder::start(vec![Reply::json(200, page)]);
+    let cli = Cli::new();
+    cli.login(&server.url, "at_tty_token", None);
+    let (code, out) = typed_on_terminal(
+        &cli,
+        "--format json exec task list -",
+        &[],
+        "{\"channel\": \"eng\", \"limit\": 3}\n",
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("end it with Ctrl-D"), "{out}");
+    assert!(out.contains("\"items\": []"), "{out}");
+    let sent = server.requests();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert!(
+        sent[0].query.contains(&("limit".into(), "3".into())),
+        "{:?}",
+        sent[0].query
     );
 }
 
