@@ -1092,7 +1092,9 @@ mod tests {
         let summary = "set includeSubtasks, `scope_id` and \"updated_at\"";
         let failure = crate::runtime::store::refusals::checkpoint_key_conflict(3, summary);
         let wire: Value = serde_json::from_str(&error_json(&failure)).unwrap();
-        let said = wire["error"]["fieldErrors"]["idempotencyKey"].as_str().unwrap();
+        let said = wire["error"]["fieldErrors"]["idempotencyKey"]
+            .as_str()
+            .unwrap();
         assert!(said.contains(&format!("{summary:?}")), "{said}");
         let back = decode_error(failure.http_status, wire.to_string().as_bytes(), None);
         assert_eq!(back.field_errors, failure.field_errors);

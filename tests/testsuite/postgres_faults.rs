@@ -684,3 +684,55 @@ fn a_login_refused_under_a_serving_replica_is_a_503_until_it_works_again() {
     // No task 1 on this board: the store answers again.
     assert_eq!(status, 404, "{body}");
 }
+
+/// A database that takes no writes (a standby a failover left a replica's
+/// connections on; `default_transaction_read_only` for maintenance):
+/// each write is the prompt, retryable 503 of an unavailable store, reads
+/// go on, and writes work again once the database takes them.
+#[test]
+fn a_read_only_database_refuses_writes_with_a_503_and_serves_reads() {
+    let cluster = Cluster::shared();
+    let db = cluster.new_database();
+    let (rt, agent) = runtime_on_db(&cluster.socket_uri(&db), &[]);
+    let terminate = format!(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '{db}' AND pid <> pg_backend_pid()"
+    );
+    let create = json!({"channel": "eng", "tasks": [{"title": "three"}]});
+    cluster.psql(
+        "postgres",
+        &format!("ALTER DATABASE {db} SET default_transaction_read_only = on"),
+    );
+    cluster.psql("postgres", &terminate);
+    // The first write may meet a terminated connection (a 503 too); the
+    // read-only refusal is the one the log names.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let refused = rt.post(&agent, "/tasks", &create);
+        assert_opaque_503(refused.status, &refused.json());
+        assert_eq!(refused.header("retry-after"), Some("1"));
+        let log = std::fs::read_to_string(rt.dir.path().join("runtime.log")).unwrap_or_default();
+        if log.contains("(25006)") || Instant::now() > deadline {
+            break;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+    rt.log_containing("(25006)");
+    let (status, body) = get_task(rt.addr, &agent, 1);
+    assert_eq!(status, 200, "{body}");
+
+    cluster.psql(
+        "postgres",
+        &format!("ALTER DATABASE {db} RESET default_transaction_read_only"),
+    );
+    cluster.psql("postgres", &terminate);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let created = rt.post(&agent, "/tasks", &create);
+        if created.status == 201 {
+            assert_eq!(created.json()["tasks"][0]["number"], 3);
+            break;
+        }
+        assert!(Instant::now() < deadline, "writes never came back");
+        thread::sleep(Duration::from_millis(100));
+    }
+}

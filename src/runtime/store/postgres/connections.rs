@@ -249,7 +249,7 @@ fn pool_failure(e: PoolError) -> Failure {
 /// Why the first connection failed, naming the server and the problem
 /// (never the password).
 fn open_failure(target: &Target, e: PoolError) -> Failure {
-    let server = target.server();
+    let server = target.refused_by();
     let db_error = match &e {
         PoolError::Backend(e) => e.as_db_error(),
         _ => None,
@@ -482,7 +482,11 @@ fn fault_of_state(state: &SqlState) -> Option<Fault> {
         | SqlState::TOO_MANY_CONNECTIONS
         | SqlState::QUERY_CANCELED
         | SqlState::LOCK_NOT_AVAILABLE
-        | SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT => Some(Fault::Unavailable),
+        | SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT
+        // A server that takes no writes: a standby a failover left this
+        // replica's connections on, or a database set read-only for
+        // maintenance. Writes wait for a primary; reads go on.
+        | SqlState::READ_ONLY_SQL_TRANSACTION => Some(Fault::Unavailable),
         ref other if other.code().starts_with("08") => Some(Fault::Unavailable),
         _ => None,
     }

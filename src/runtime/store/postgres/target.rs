@@ -108,17 +108,55 @@ impl Target {
                 unusable(&why)
             }
         })?;
+        // A NUL, which libpq refuses in any value: tokio-postgres would send
+        // it, and the server's refusal would read as a server unreachable.
+        let nul = [
+            ("user", config.get_user().map(str::as_bytes)),
+            ("database name", config.get_dbname().map(str::as_bytes)),
+            ("password", config.get_password()),
+        ]
+        .into_iter()
+        .find(|(_, value)| value.is_some_and(|value| value.contains(&0)));
+        if let Some((what, _)) = nul {
+            return Err(unusable(&format_args!(
+                "its {what} holds %00, a NUL, which no PostgreSQL name or password can"
+            )));
+        }
         // The user info ends at the first `@`: what follows a second one (a
         // user or password with an `@` left as it is, or `user@server` in
         // the query) was read as the host.
-        if config
-            .get_hosts()
-            .iter()
-            .any(|host| matches!(host, Host::Tcp(name) if !is_plain_host(name)))
-        {
-            return Err(unusable(
-                &"its host is not a host name; an `@` in a user or password is written %40 (and `:`, `/`, `?`, `#` as %3A, %2F, %3F, %23)",
-            ));
+        // Other hosts that are none are said by what they are instead.
+        let odd = config.get_hosts().iter().find_map(|host| match host {
+            Host::Tcp(name) if !is_plain_host(name) => Some(name.as_str()),
+            _ => None,
+        });
+        match odd {
+            Some("") => {
+                return Err(unusable(
+                    &"its host is empty (`@:PORT`, or `?host=` with no value): name the server, or leave the host out for the local socket",
+                ));
+            }
+            Some(name) if name.contains('@') => {
+                return Err(unusable(
+                    &"its host is not a host name; an `@` in a user or password is written %40 (and `:`, `/`, `?`, `#` as %3A, %2F, %3F, %23)",
+                ));
+            }
+            Some(name) if name.contains('/') => {
+                return Err(unusable(
+                    &"its host is a relative path; a socket directory is an absolute path (`?host=/run/postgresql`)",
+                ));
+            }
+            Some(name) if name.contains('%') && name.contains(':') => {
+                return Err(unusable(
+                    &"its host is an IPv6 address with a zone (`%eth0`), which this runtime cannot connect to: give the address without it, or a host name",
+                ));
+            }
+            Some(_) => {
+                return Err(unusable(
+                    &"its host is not a host name (a space, a comma or one of `&=?#%` in it); an `@` in a user or password is written %40",
+                ));
+            }
+            None => {}
         }
         config.ssl_mode(tls.ssl_mode);
         // What the URI leaves out, libpq takes from the environment.
@@ -205,17 +243,58 @@ impl Target {
         self.password_in_uri
     }
 
-    /// `user@host:port/db`, for messages that say which server failed.
+    /// `user@host:port/db`, for messages that say which server failed: the
+    /// URI's first host.
     pub(super) fn server(&self) -> String {
-        let host = match self.config.get_hosts().first() {
-            Some(Host::Tcp(name)) => name.clone(),
-            Some(Host::Unix(dir)) => dir.display().to_string(),
+        self.server_at(0)
+    }
+
+    /// [`Target::server`] for a connection none of the URI's hosts took:
+    /// the last host, whose answer tokio-postgres returns once it has tried
+    /// each in turn, said to be so when there are several (a wrong password
+    /// on the first host is hidden behind a refusal by the last).
+    pub(super) fn refused_by(&self) -> String {
+        match self.hosts().len() {
+            0 | 1 => self.server(),
+            n => format!(
+                "{} (the last of its {n} hosts, each tried in turn)",
+                self.server_at(n - 1)
+            ),
+        }
+    }
+
+    /// The URI's hosts as written, or its `hostaddr`s when it names none.
+    fn hosts(&self) -> Vec<String> {
+        match self.config.get_hosts() {
+            [] => self
+                .config
+                .get_hostaddrs()
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+            hosts => hosts
+                .iter()
+                .map(|host| match host {
+                    Host::Tcp(name) => name.clone(),
+                    Host::Unix(dir) => dir.display().to_string(),
+                })
+                .collect(),
+        }
+    }
+
+    /// `user@host:port/db` of the URI's host `at`, its own port or the one
+    /// port all share.
+    fn server_at(&self, at: usize) -> String {
+        let host = match self.hosts().get(at) {
+            // An IPv6 address before its port, as URIs write it.
+            Some(host) if host.contains(':') && !host.starts_with('/') => format!("[{host}]"),
+            Some(host) => host.clone(),
             None => "?".to_string(),
         };
-        let port = self
-            .config
-            .get_ports()
-            .first()
+        let ports = self.config.get_ports();
+        let port = ports
+            .get(at)
+            .or(ports.first())
             .copied()
             .unwrap_or(DEFAULT_PORT);
         format!(
@@ -723,6 +802,18 @@ mod tests {
         assert!(target.had_password());
         assert!(!Target::parse("postgres://al@h/db").unwrap().had_password());
         assert_eq!(target.server(), "al@db.example:5433/tasks");
+        assert_eq!(target.refused_by(), target.server());
+        // Of several hosts, a failed connection's error is the last one's.
+        let several = Target::parse("postgres://al@a:5433,b:5434/tasks").unwrap();
+        assert_eq!(
+            several.refused_by(),
+            "al@b:5434/tasks (the last of its 2 hosts, each tried in turn)"
+        );
+        let shared_port = Target::parse("postgres://al@a,b/tasks?port=6000").unwrap();
+        assert!(shared_port.refused_by().starts_with("al@b:6000/tasks"));
+        // A URI naming its server by address alone, IPv6 in brackets.
+        let by_address = Target::parse("postgres://al@/tasks?hostaddr=::1&port=7").unwrap();
+        assert_eq!(by_address.server(), "al@[::1]:7/tasks");
     }
 
     #[test]
@@ -772,6 +863,28 @@ mod tests {
         let failure = Target::parse("postgres://al:p@ss:w0rd@h/db").unwrap_err();
         assert!(failure.message.contains("%40"), "{}", failure.message);
         assert!(!failure.message.contains("w0rd"), "{}", failure.message);
+        // Hosts that are none, each said by what it is; a NUL by where.
+        for (uri, said) in [
+            (
+                "postgres://al@[fe80::1%25lo]:5/db",
+                "an IPv6 address with a zone",
+            ),
+            ("postgres://al@:5/db", "its host is empty"),
+            ("postgres://al@/db?host=", "its host is empty"),
+            ("postgres://al@/db?host=rel/dir", "a relative path"),
+            ("postgres://al%00x@h/db", "its user holds %00"),
+            ("postgres://al@h/d%00b", "its database name holds %00"),
+            ("postgres://al:p%00w@h/db", "its password holds %00"),
+        ] {
+            let failure = Target::parse(uri).unwrap_err();
+            assert_eq!(failure.code, code::USAGE_ERROR.code, "{uri}");
+            assert!(failure.message.contains(said), "{uri}: {}", failure.message);
+            assert!(
+                !failure.message.contains("%40"),
+                "{uri}: {}",
+                failure.message
+            );
+        }
         // A URI that parses keeps no password in its shown form.
         let target =
             Target::parse("postgres://rt@h:5/db?application_name=x@y&password=plain").unwrap();
