@@ -1415,7 +1415,8 @@ mod tests {
     }
 
     /// `--paginate` says only what a data schema declares as a call at its
-    /// top level: today the seven fields of an empty first page.
+    /// top level: today the seven fields of an empty first page, and an
+    /// update's list of the open subtasks of a task it closed.
     #[test]
     fn only_top_level_fields_declared_as_calls_are_followed_up() {
         let found: Vec<(String, Vec<String>)> = crate::registry::ACTIONS
@@ -1425,18 +1426,24 @@ mod tests {
             .collect();
         assert_eq!(
             found,
-            [(
-                "task_list".to_string(),
-                vec![
-                    "subtasks_match".to_string(),
-                    "closed_match".to_string(),
-                    "labels_match".to_string(),
-                    "filter_match".to_string(),
-                    "spelling_match".to_string(),
-                    "channel_match".to_string(),
-                    "words_match".to_string()
-                ]
-            )]
+            [
+                (
+                    "task_list".to_string(),
+                    vec![
+                        "subtasks_match".to_string(),
+                        "closed_match".to_string(),
+                        "labels_match".to_string(),
+                        "filter_match".to_string(),
+                        "spelling_match".to_string(),
+                        "channel_match".to_string(),
+                        "words_match".to_string()
+                    ]
+                ),
+                (
+                    "task_update".to_string(),
+                    vec!["open_subtasks_match".to_string()]
+                )
+            ]
         );
     }
 }

@@ -266,6 +266,21 @@ pub fn compact_task() -> Value {
     object("A compact task.", props, COMPACT_REQUIRED)
 }
 
+/// `task_update`'s answer field naming the call that lists the open
+/// subtasks of a task it set done or canceled.
+pub const OPEN_SUBTASKS_MATCH: &str = "open_subtasks_match";
+
+/// `task_update`'s answer: the compact task, and the call that lists its
+/// open subtasks when the update closed it over them.
+pub fn updated_task() -> Value {
+    let mut props = compact_task_properties();
+    props.push((
+        OPEN_SUBTASKS_MATCH,
+        call("When the task was closed over open subtasks: the call that lists them."),
+    ));
+    object("A compact task.", props, COMPACT_REQUIRED)
+}
+
 /// `task_list`'s answer field naming the call that finds the subtasks an
 /// empty search left out.
 pub const SUBTASKS_MATCH: &str = "subtasks_match";

@@ -70,11 +70,21 @@ pub fn created(data: &Value, style: &Style) -> String {
 
 /// `task_get` and `task_update`: a labelled summary, then its sections.
 pub fn detail(data: &Value, style: &Style) -> String {
+    use super::fields::OPEN_SUBTASKS_MATCH;
     let mut out = record(
         data,
-        &["checklist", "attachments", "subtasks", "checkpoints"],
+        &[
+            "checklist",
+            "attachments",
+            "subtasks",
+            "checkpoints",
+            OPEN_SUBTASKS_MATCH,
+        ],
         style,
     );
+    if let Some(line) = call_line("subtasks still open", &data[OPEN_SUBTASKS_MATCH]) {
+        out.push_str(&line);
+    }
     for item in data["checklist"].as_array().into_iter().flatten() {
         let mark = if item["done"] == Value::Bool(true) {
             "[x]"
@@ -232,5 +242,24 @@ mod tests {
                 "{field}: {text}"
             );
         }
+    }
+
+    /// An update that closed a task over open subtasks prints the list of
+    /// them as a command, under the task, not as one of its fields.
+    #[test]
+    fn a_closed_task_prints_the_call_that_lists_its_open_subtasks() {
+        use super::super::fields::OPEN_SUBTASKS_MATCH;
+        let call = serde_json::json!({"tool": "task_list", "arguments": {"channel": "eng", "filters": {"parent": 1}}});
+        let data = serde_json::json!({"number": 1, "channel": "eng", "title": "t", "status": "done", OPEN_SUBTASKS_MATCH: call});
+        let style = Style {
+            width: usize::MAX,
+            color: false,
+        };
+        let text = detail(&data, &style);
+        assert!(
+            text.contains(r#"subtasks still open: echo '{"channel":"eng","filters":{"parent":1}}' | agentteam exec task list -"#),
+            "{text}"
+        );
+        assert!(!text.contains(OPEN_SUBTASKS_MATCH), "{text}");
     }
 }

@@ -116,7 +116,7 @@ pub static ACTION: Action = Action {
         code::TASK_UPDATE_CONFLICT,
     ],
     input_schema,
-    data_schema: fields::compact_task,
+    data_schema: fields::updated_task,
     check,
     canonicalize: keep,
     examples: &[

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use super::{ListQuery, Principal, Sort, Store, View, fold_labels, refusals, search};
+use super::{ListQuery, Principal, Sort, Store, UpdateInput, View, fold_labels, refusals, search};
 use crate::error::Failure;
 use crate::registry::task::list::MAX_LIMIT;
 
@@ -388,6 +388,32 @@ async fn words_match<S: Store>(
 /// Whether a `task_list` answer's page is empty.
 fn found_none(page: &Value) -> bool {
     page["items"].as_array().is_some_and(Vec::is_empty)
+}
+
+/// `task_update`. An update that sets a task `done` or `canceled` while
+/// subtasks of it are open also names the call that lists them
+/// (`open_subtasks_match`): they stay open, and an agent that closed the
+/// parent would otherwise take its work for finished. One read, on such
+/// updates only.
+pub(super) async fn update<S: Store>(
+    store: &S,
+    principal: &Principal,
+    input: &UpdateInput,
+) -> Result<Value, Failure> {
+    use crate::registry::task::fields::OPEN_SUBTASKS_MATCH;
+    let mut answer = store.update(principal, input).await?;
+    if !matches!(input.status.as_deref(), Some("done" | "canceled")) {
+        return Ok(answer);
+    }
+    // A list of the task's subtasks shows the open ones by default.
+    let arguments = json!({"channel": input.channel, "filters": {"parent": input.number}});
+    let query = ListQuery::from_input(principal, arguments.clone())?;
+    if let Some(call) = call_if_found(store, principal, query, arguments).await?
+        && let Some(task) = answer.as_object_mut()
+    {
+        task.insert(OPEN_SUBTASKS_MATCH.into(), call);
+    }
+    Ok(answer)
 }
 
 /// The first of `tries`, each the same call as the store reads it and as

@@ -512,7 +512,7 @@ pub async fn dispatch<S: Store>(
                     .create(principal, &CreateInput::from_input(input)?, workflow)
                     .await
             }
-            Task::Update => store.update(principal, &typed(input)?).await,
+            Task::Update => hints::update(store, principal, &typed(input)?).await,
             Task::SetClaim => store.set_claim(principal, &typed(input)?).await,
             Task::Checkpoint => store.checkpoint(principal, &typed(input)?).await,
             Task::Delete => store.delete(principal, &typed(input)?).await,

@@ -220,6 +220,7 @@ on_every_engine!(
     list_filters_by_parent,
     lookup_failures_carry_candidates_and_a_call_that_works,
     update_clears_guards_and_refuses_cycles,
+    closing_a_task_over_open_subtasks_names_the_call_that_lists_them,
     an_update_that_changes_nothing_writes_nothing,
     set_claim_is_a_desired_state_with_per_task_failures,
     delete_rules,
@@ -913,6 +914,52 @@ fn checkpoint_ids<E: Engine>(w: &World<E>, who: &Principal, number: i64) -> Vec<
         .iter()
         .map(|c| c["id"].as_i64().unwrap())
         .collect()
+}
+
+/// An update that sets a task done or canceled while subtasks of it are
+/// open names the list of them (`open_subtasks_match`): closing the parent
+/// leaves them open, which the answer would otherwise not show.
+fn closing_a_task_over_open_subtasks_names_the_call_that_lists_them<E: Engine>() {
+    let w = world::<E>();
+    w.titles(&w.alice, "eng", &["parent", "other"]);
+    let sub = json!({"channel": "eng", "parent": 1, "tasks": [{"title": "s1"}, {"title": "s2"}]});
+    w.ok(&w.alice, "create", sub);
+    let set = |number: i64, status: &str| {
+        let input = json!({"channel": "eng", "number": number, "status": status});
+        w.ok(&w.alice, "update", input)
+    };
+    set(3, "done");
+    let closed = set(1, "done");
+    let call = &closed[crate::registry::task::fields::OPEN_SUBTASKS_MATCH];
+    assert_eq!(
+        call,
+        &json!({"tool": "task_list", "arguments": {"channel": "eng", "filters": {"parent": 1}}}),
+        "{closed}"
+    );
+    let listed = w.ok(&w.alice, "list", call["arguments"].clone());
+    let numbers: Vec<&Value> = listed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| &t["number"])
+        .collect();
+    assert_eq!(numbers, [4], "the open subtask alone: {listed}");
+    // Another change, a task with no subtasks, or every subtask closed:
+    // nothing named.
+    for (number, status) in [
+        (1, "in_progress"),
+        (2, "canceled"),
+        (4, "canceled"),
+        (1, "done"),
+    ] {
+        let answer = set(number, status);
+        assert!(
+            answer
+                .get(crate::registry::task::fields::OPEN_SUBTASKS_MATCH)
+                .is_none(),
+            "#{number} {status}: {answer}"
+        );
+    }
 }
 
 /// A checkpoint's id is its number within its task, as a task's is within
