@@ -518,7 +518,63 @@ pub async fn dispatch<S: Store>(
             Task::Delete => store.delete(principal, &typed(input)?).await,
         },
     };
-    result.map_err(|failure| corrected_call(action, principal, &original, failure))
+    match result {
+        Ok(answer) => Ok(answer),
+        Err(failure) => {
+            let failure = corrected_call(action, principal, &original, failure);
+            Err(named_target(store, action, principal, failure).await)
+        }
+    }
+}
+
+/// A write suggested on the board a mistyped one meant ([`corrected_call`]:
+/// `demo2` for `demo`) changes the task of that number there, which may be
+/// another than the caller had in mind: the message names it (its title
+/// and status), read now, and a number no task there has is no call to
+/// suggest. One read, on such refusals only.
+async fn named_target<S: Store>(
+    store: &S,
+    action: &Action,
+    principal: &Principal,
+    mut failure: Failure,
+) -> Failure {
+    let target = failure
+        .suggested_action
+        .as_ref()
+        .filter(|_| failure.is(code::CHANNEL_NOT_FOUND) && !action.read_only())
+        .filter(|suggested| suggested.tool == action.name())
+        .and_then(|suggested| {
+            let channel = suggested.arguments["channel"].as_str()?.to_string();
+            let number = suggested.arguments["number"].as_i64()?;
+            Some(TaskLocator {
+                channel,
+                number,
+                checkpoints_before: None,
+            })
+        });
+    let Some(locator) = target else {
+        return failure;
+    };
+    let (board, number) = (&locator.channel, locator.number);
+    match store.get(principal, &locator).await {
+        Ok(task) => {
+            let title = crate::redact::tokens(task["title"].as_str().unwrap_or_default());
+            let title = crate::text::clip(&title, 80);
+            let status = task["status"].as_str().unwrap_or_default();
+            failure.message = format!(
+                "{} Task {number} on `{board}` is {title:?} ({status}): the suggested call changes that task.",
+                failure.message
+            );
+        }
+        Err(_) => {
+            failure.suggested_action = None;
+            failure.message = format!(
+                "{} No task {number} is on `{board}` either: find the task meant with task_list.",
+                failure.message
+            );
+        }
+    }
+    failure
 }
 
 /// Whether the server may answer `action` by [`get_for_token`]: `task_get`.

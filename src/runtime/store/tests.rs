@@ -2064,6 +2064,34 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
         json!({"tool": "task_list", "arguments": {"channel": "eng"}})
     );
     assert_eq!(items_of(&w.follow(&w.bob, &call).unwrap()), [3, 2, 1]);
+    // A write on a mistyped board: the same write there, naming the task
+    // it would change; none where that board has no such task.
+    let f = w.err(
+        &w.alice,
+        "update",
+        json!({"channel": "engg", "number": 2, "status": "done"}),
+    );
+    assert_eq!(
+        World::<E>::suggestion(&f)["arguments"],
+        json!({"channel": "eng", "number": 2, "status": "done"})
+    );
+    assert!(
+        f.message
+            .ends_with("Task 2 on `eng` is \"two\" (todo): the suggested call changes that task."),
+        "{}",
+        f.message
+    );
+    let f = w.err(
+        &w.alice,
+        "checkpoint",
+        json!({"channel": "engg", "number": 9, "summary": "s"}),
+    );
+    assert!(f.suggested_action.is_none(), "{f:?}");
+    assert!(
+        f.message.contains("No task 9 is on `eng` either"),
+        "{}",
+        f.message
+    );
     // A private board bob is no member of: refused as a board he may not
     // use, which neither says it exists nor that it does not.
     let f = w.err(&w.bob, "list", json!({"channel": "secret"}));
