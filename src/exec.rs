@@ -1144,6 +1144,82 @@ fn slip_at(raw: &[u8], line: usize, column: usize) -> Option<&'static str> {
     }
 }
 
+/// The lines (1-based) that hold a comment (`//` or `/*`) outside strings.
+fn comment_lines(raw: &[u8]) -> Vec<usize> {
+    let (mut lines, mut line, mut in_string, mut escaped) = (Vec::new(), 1, false, false);
+    let mut bytes = raw.iter().peekable();
+    while let Some(&b) = bytes.next() {
+        match b {
+            b'\n' => {
+                line += 1;
+                in_string = false;
+            }
+            _ if in_string => match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            },
+            b'"' => in_string = true,
+            b'/' if matches!(bytes.peek(), Some(b'/' | b'*')) => {
+                if lines.last() != Some(&line) {
+                    lines.push(line);
+                }
+                // The rest of a `//` comment's line is no JSON to read.
+                if bytes.peek() == Some(&&b'/') {
+                    while bytes.peek().is_some_and(|b| **b != b'\n') {
+                        bytes.next();
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    lines
+}
+
+/// A flat YAML mapping (`channel: demo` on a line of its own, each line a
+/// key and a scalar) as the JSON object it means, its scalars read as YAML
+/// reads them (numbers, `true`, `false`, `null`, else text). None for
+/// anything else, or past a few lines.
+fn flat_yaml(raw: &[u8]) -> Option<String> {
+    const MOST_LINES: usize = 20;
+    let text = std::str::from_utf8(raw).ok()?;
+    let text = text.trim().strip_prefix("---").unwrap_or(text).trim();
+    if text.starts_with(['{', '[']) || text.lines().count() > MOST_LINES {
+        return None;
+    }
+    let mut object = serde_json::Map::new();
+    for line in text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        let (key, value) = line.split_once(':')?;
+        let key = key.trim().trim_matches(['"', '\'']);
+        let plain = !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !plain || object.contains_key(key) {
+            return None;
+        }
+        let value = value.trim();
+        let value = match value {
+            "" => return None,
+            "true" | "false" | "null" => serde_json::from_str(value).ok()?,
+            _ if value.starts_with(['"', '[', '{']) => serde_json::from_str(value).ok()?,
+            _ => value
+                .parse::<i64>()
+                .map(Value::from)
+                .unwrap_or_else(|_| Value::String(value.trim_matches('\'').to_string())),
+        };
+        object.insert(key.to_string(), value);
+    }
+    // Shown whole or not at all, and never a token the input holds.
+    const MOST_SHOWN: usize = 1000;
+    let shown = Value::Object(object).to_string();
+    (shown.len() > 2 && shown.len() <= MOST_SHOWN && crate::redact::tokens(&shown) == shown)
+        .then_some(shown)
+}
+
 /// Whether `rest` starts with a bare word and a colon (`channel: …`), a
 /// key written without its quotes.
 fn unquoted_key(rest: &[u8]) -> bool {
@@ -1212,9 +1288,22 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
             "The input is empty; send one JSON object.".to_string()
         } else if comment_at(raw, e.line(), e.column()) {
             let line = line_no.unwrap_or(e.line() as u64);
+            // Several, each mended in turn, would take a retry apiece.
+            let lines = comment_lines(raw);
+            let every = match (&lines[..], line_no) {
+                (_, Some(_)) | ([] | [_], None) => "remove it".to_string(),
+                (lines, None) => format!(
+                    "remove every one (lines {})",
+                    lines.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+                ),
+            };
             format!(
-                "The input is not valid JSON (line {line}, column {}): JSON has no comments; remove it.",
+                "The input is not valid JSON (line {line}, column {}): JSON has no comments; {every}.",
                 e.column()
+            )
+        } else if let Some(object) = line_no.is_none().then(|| flat_yaml(raw)).flatten() {
+            format!(
+                "The input is not JSON: it reads as YAML. Send the JSON object it means: `{object}`."
             )
         } else if let Some(slip) = slip_at(raw, e.line(), e.column()) {
             let line = line_no.unwrap_or(e.line() as u64);
@@ -1260,6 +1349,22 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
                 }
                 (Some(_), true) => {
                     "The input must be one JSON object per line, not an array: its items go one per line (`jq -c '.[]'` writes them so)."
+                }
+                // One input in a list: itself.
+                (None, true)
+                    if value
+                        .as_array()
+                        .is_some_and(|items| items.len() == 1 && items[0].is_object()) =>
+                {
+                    "The input must be one JSON object: send it alone, not in an array."
+                }
+                // Several calls' inputs: `--batch`, one per line.
+                (None, true)
+                    if value.as_array().is_some_and(|items| {
+                        !items.is_empty() && items.iter().all(Value::is_object)
+                    }) =>
+                {
+                    "The input must be one JSON object, not an array: for one call per object, send them with `--batch`, one per line (`jq -c '.[]'` writes them so)."
                 }
                 _ => "The input must be one JSON object, not an array or scalar.",
             },
@@ -1373,6 +1478,49 @@ mod tests {
         // A slash inside a string is no comment; another error is said as it is.
         let failure = parse_input(b"{\"url\": \"https://x\", }").unwrap_err();
         assert!(!failure.message.contains("comments"), "{failure:?}");
+        // Several are named at once, each by its line (not a `//` in a string).
+        let raw = "{\n  // the board\n  \"channel\": \"eng\", // here\n  \"q\": \"a // b\",\n  \"limit\": 2 /* two */\n}";
+        let failure = parse_input(raw.as_bytes()).unwrap_err();
+        assert!(
+            failure
+                .message
+                .ends_with("JSON has no comments; remove every one (lines 2, 3, 5)."),
+            "{failure:?}"
+        );
+    }
+
+    #[test]
+    fn an_array_of_inputs_is_told_to_go_with_batch() {
+        let failure = parse_input(br#"[{"channel": "eng"}, {"channel": "ops"}]"#).unwrap_err();
+        assert!(
+            failure.message.contains("`--batch`, one per line"),
+            "{failure:?}"
+        );
+        let failure = parse_input(b"[1, 2]").unwrap_err();
+        assert!(!failure.message.contains("--batch"), "{failure:?}");
+        let failure = parse_input(br#"[{"channel": "eng"}]"#).unwrap_err();
+        assert!(
+            failure.message.ends_with("send it alone, not in an array."),
+            "{failure:?}"
+        );
+    }
+
+    #[test]
+    fn a_flat_yaml_mapping_is_shown_as_the_json_object_it_means() {
+        let raw = "channel: eng\nlimit: 2\nquery: \"login bug\"\ninclude_subtasks: true\n";
+        let failure = parse_input(raw.as_bytes()).unwrap_err();
+        assert_eq!(failure.code, code::INVALID_JSON.code);
+        assert!(
+            failure.message.ends_with(
+                r#"it reads as YAML. Send the JSON object it means: `{"channel":"eng","limit":2,"query":"login bug","include_subtasks":true}`."#
+            ),
+            "{failure:?}"
+        );
+        // Nested YAML, or a key without a value, is not guessed at.
+        for raw in ["filters:\n  labels: [bug]\n", "channel: eng\nnumber\n"] {
+            let failure = parse_input(raw.as_bytes()).unwrap_err();
+            assert!(!failure.message.contains("YAML"), "{raw}: {failure:?}");
+        }
     }
 
     #[test]

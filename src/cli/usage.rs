@@ -492,6 +492,7 @@ fn recast(
     // Fields of one list item given at the top (`title` for `tasks`): the
     // list, and the item.
     let mut one_item: Option<(String, serde_json::Map<String, serde_json::Value>)> = None;
+    let mut several = false;
     for (name, value) in given {
         let plural = format!("{name}s");
         let synonym = registry::synonyms::FIELDS.iter().find(|(word, field, _)| {
@@ -533,8 +534,19 @@ fn recast(
                         "{} takes one `{single}`: for several, one input per line with `--batch`",
                         action.name()
                     ));
-                    return None;
+                    // Read on, so what the other fields are is said too.
+                    several = true;
                 }
+            }
+        } else if let Some(object) = object_holding(action, &name) {
+            // A filter at the top (`assignee` beside `channel` on a list):
+            // in the object that takes it, not dropped.
+            let holder = recast.entry(object).or_insert_with(|| json!({}));
+            match holder.as_object_mut() {
+                Some(fields) if !fields.contains_key(&name) => {
+                    fields.insert(name, value);
+                }
+                _ => return None,
             }
         } else if let Some(list) = list_holding(action, &name) {
             let (held, item) = one_item.get_or_insert_with(|| (list.clone(), Default::default()));
@@ -547,6 +559,9 @@ fn recast(
             // (`subtask` with `number` dropped is a top-level create): none.
             return None;
         }
+    }
+    if several {
+        return None;
     }
     if let Some((list, item)) = one_item {
         if recast.contains_key(&list) {
@@ -574,6 +589,18 @@ fn recast(
 
 /// The list field of `action` whose items have the field `name` (`tasks`
 /// for `title`), when one has.
+/// The object field of `action` that has the field `name` (`filters` for
+/// `assignee` on a list), when one has.
+fn object_holding(action: &registry::Action, name: &str) -> Option<String> {
+    action.cached_input_schema()["properties"]
+        .as_object()?
+        .iter()
+        .filter(|(_, field)| field["type"] == "object")
+        .map(|(object, _)| object)
+        .find(|object| crate::validate::names_a_field(action, &format!("{object}/{name}")))
+        .cloned()
+}
+
 fn list_holding(action: &registry::Action, name: &str) -> Option<String> {
     action.cached_input_schema()["properties"]
         .as_object()?

@@ -102,7 +102,7 @@ pub static VERBS: &[Verb] = &[
         "move",
         "update",
         None,
-        "set `parent` (or `null` for a top-level task)",
+        "a move between columns is `status` (`\"status\": \"in_review\"`); under another task, `parent` (`null` for a top-level task)",
     ),
     task_verb(
         "archive",
@@ -143,6 +143,17 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("note", "summary", Some("task_checkpoint")),
     ("message", "summary", Some("task_checkpoint")),
     ("reason", "summary", Some("task_checkpoint")),
+    // Words for a note on progress: a checkpoint's text, never the
+    // task's description (which a rename would replace).
+    ("progress_note", "summary", Some("task_checkpoint")),
+    ("progress_update", "summary", Some("task_checkpoint")),
+    ("status_update", "summary", Some("task_checkpoint")),
+    ("update_note", "summary", Some("task_checkpoint")),
+    ("worklog", "summary", Some("task_checkpoint")),
+    ("work_log", "summary", Some("task_checkpoint")),
+    ("log", "summary", Some("task_checkpoint")),
+    ("handoff_note", "summary", Some("task_checkpoint")),
+    ("activity", "summary", Some("task_checkpoint")),
     ("body", "description", None),
     ("body", "summary", None),
     ("content", "description", None),
@@ -215,6 +226,9 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("next_cursor", "cursor", None),
     ("mine", "assigned_to_me", None),
     ("text", "summary", Some("task_checkpoint")),
+    ("text", "query", None),
+    ("checklist_items", "checklist", None),
+    ("label_ids", "labels", None),
     ("recursive", "subtask_mode", Some("task_delete")),
     ("cascade", "subtask_mode", Some("task_delete")),
 ];
@@ -243,6 +257,24 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
     ("task_set_claim", "release", RELEASE),
     ("task_set_claim", "unclaim", RELEASE),
     ("task_set_claim", "unassign", RELEASE),
+    ("task_set_claim", "unclaimed", RELEASE),
+    ("task_set_claim", "released", RELEASE),
+    ("task_set_claim", "unassigned", RELEASE),
+    ("task_delete", "soft_delete", NO_ARCHIVE),
+    ("task_delete", "hard", NO_ARCHIVE),
+    ("task_delete", "permanent", NO_ARCHIVE),
+    ("task_delete", "trash", NO_ARCHIVE),
+    ("task_update", "cascade", CLOSE_SUBTASKS_TOO),
+    ("task_update", "recursive", CLOSE_SUBTASKS_TOO),
+    ("task_update", "include_subtasks", CLOSE_SUBTASKS_TOO),
+    ("task_update", "resolution", NO_RESOLUTION),
+    ("task_create", "tasks/*/resolution", NO_RESOLUTION),
+    ("task_list", "include_closed", CLOSED_BY_STATUS),
+    ("task_list", "include_done", CLOSED_BY_STATUS),
+    ("task_list", "show_closed", CLOSED_BY_STATUS),
+    ("task_list", "include_completed", CLOSED_BY_STATUS),
+    ("task_update", "append", NO_APPEND),
+    ("task_update", "merge", NO_APPEND),
     (
         "task_get",
         "title",
@@ -402,9 +434,9 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
     ("task_create", "tasks/*/estimate", NO_ESTIMATE),
     ("task_create", "tasks/*/story_points", NO_ESTIMATE),
     ("task_create", "tasks/*/points", NO_ESTIMATE),
-    ("task_update", "estimate", NO_ESTIMATE),
-    ("task_update", "story_points", NO_ESTIMATE),
-    ("task_update", "points", NO_ESTIMATE),
+    ("task_update", "estimate", NO_ESTIMATE_ON_UPDATE),
+    ("task_update", "story_points", NO_ESTIMATE_ON_UPDATE),
+    ("task_update", "points", NO_ESTIMATE_ON_UPDATE),
     ("task_list", "since", NO_DATE_FILTER),
     ("task_list", "updated_since", NO_DATE_FILTER),
     ("task_list", "updated_after", NO_DATE_FILTER),
@@ -482,6 +514,8 @@ pub static VALUE_WORDS: &[(&str, &str, &str)] = &[
         "blocked",
         "A blocked task keeps its status and says what blocks it in `blocker`.",
     ),
+    ("subtask_mode", "soft", NO_ARCHIVE),
+    ("subtask_mode", "archive", NO_ARCHIVE),
     ("status", "deleted", DELETED_IS_NO_STATUS),
     ("status", "removed", DELETED_IS_NO_STATUS),
     ("status", "archived", DELETED_IS_NO_STATUS),
@@ -612,7 +646,28 @@ const NO_PRIORITY_FILTER: &str =
     "there is no filter by priority: each item shows its `priority`, so read it there.";
 const ADDRESS_IS_CHANNEL_AND_NUMBER: &str = "a task is named by `channel` and `number`, which its address holds (`…/demo/tasks/12` is `{\"channel\": \"demo\", \"number\": 12}`): give those instead.";
 const NO_CONFIRMATION: &str = "there is no confirmation field: this call deletes the task for good as it is sent; to check first, task_get it, or preview with the CLI's `--dry-run` flag, which sends nothing.";
-const NO_ARCHIVE: &str = "there is no soft delete or archive: a deleted task is gone for good; to set one aside, task_update it to `\"status\": \"canceled\"`.";
+/// A field an action does not take, given `false`, where its
+/// [EXPLAINED] hint for `true` would do the opposite (`"completed": false`
+/// told to write `"status": "done"`): `(action, word, what to do)`.
+pub static EXPLAINED_FALSE: &[(&str, &str, &str)] = &[
+    ("task_update", "done", REOPEN),
+    ("task_update", "completed", REOPEN),
+    ("task_update", "complete", REOPEN),
+    ("task_update", "closed", REOPEN),
+    ("task_update", "archived", REOPEN),
+    ("task_update", "canceled", REOPEN),
+    ("task_update", "cancelled", REOPEN),
+];
+
+const REOPEN: &str = "a task's state is `status`; `false` here reopens it: write `\"status\": \"todo\"` (or `in_progress`).";
+
+/// Values that ask a destructive action for a delete that keeps the item
+/// (`"mode": "soft"`): there is none, and the rename a field's name
+/// suggests (`subtask_mode`) would delete for good. Told [`NO_ARCHIVE`].
+pub static KEEPING_WORDS: &[&str] = &["soft", "archive", "archived", "soft_delete", "trash"];
+
+/// What a [keeping word](KEEPING_WORDS) is told.
+pub const NO_ARCHIVE: &str = "there is no soft delete or archive: a deleted task is gone for good; to set one aside, task_update it to `\"status\": \"canceled\"`.";
 const RELEASE: &str = "to release, `\"claimed\": false`; `\"claimed\": true` claims.";
 
 /// A required field missing beside a field the caller likely put its value
@@ -696,15 +751,20 @@ const CREATOR_IS_THE_CALLER: &str =
     "the creator is the calling agent, recorded as `created_by`; no input sets it.";
 const NO_WATCHERS: &str = "tasks have no watchers: `assignee` is who works on one; drop it.";
 const NO_MOVE: &str = "no task moves to another board: create it there, and set this one to `\"status\": \"canceled\"`.";
-const SUBTASKS_ARE_TASKS: &str =
-    "subtasks are tasks of their own: task_create them with this task's number as `parent`.";
+const SUBTASKS_ARE_TASKS: &str = "subtasks are tasks of their own: to make new ones, task_create them with this task's number as `parent`; to change them, task_update each (`--batch` for several; task_list with `filters.parent` lists them).";
 const NO_DUE_DATE: &str =
     "tasks have no due date: say it in `description` or a checkpoint, or drop it.";
 const LABELS_REPLACED: &str = "labels replaces the whole list: give every label the task is to have, the ones it keeps too (task_get shows them).";
 const CHECKPOINT_IS_ITS_OWN: &str = "a checkpoint is appended by task_checkpoint (`agentteam exec task checkpoint -`, its text as `summary`), not by an update; `checklist` is the task's list of items to check, which an update replaces whole.";
 const SEARCH_IS_QUERY: &str = "task_list finds tasks by words of their titles and descriptions with `query`, at the top level of the input: write `\"query\": \"…\"`.";
 const ONE_TASK_PER_UPDATE: &str = "task_update changes one task, its fields at the top level (`number`, `status`, …): take them out of the list; for several tasks, one input per line with `--batch`.";
-const ONE_PAGE_A_CALL: &str = "each call answers one page, at most `limit` (100) tasks: drop it, and read the next page by giving the answer's `meta.next_cursor` as `cursor`.";
+const ONE_PAGE_A_CALL: &str = "each call answers one page, at most `limit` (100) tasks: drop it, and read the next page by giving the answer's `meta.next_cursor` as `cursor` (the CLI's `--paginate` flag, with `--max-items`, reads every page).";
+const NO_ESTIMATE_ON_UPDATE: &str =
+    "tasks have no estimate: say it in a checkpoint (task_checkpoint's `summary`), or drop it.";
+const CLOSE_SUBTASKS_TOO: &str = "an update changes one task and leaves its subtasks as they are: close each with an update of its own (one per line with `--batch`); closing this one answers `open_subtasks_match`, the list of those still open.";
+const NO_RESOLUTION: &str = "there is no resolution: the status says it, `done` if the work was finished, `canceled` if it was dropped (`Won't Do`, a duplicate).";
+const CLOSED_BY_STATUS: &str = "a list shows the open tasks unless `status` says otherwise: `\"status\": \"done\"` (or `canceled`) lists those; `all`, every status, with a `query`.";
+const NO_APPEND: &str = "no field adds to a list: `labels`, `checklist`, `urls` and `attachments` each replace the whole list, so give every item the task is to have, the ones it keeps too (task_get shows them).";
 const CHECKPOINT_CHANGES_NO_STATUS: &str = "a checkpoint changes no status: drop it, and set the task done with task_update (`agentteam exec task update -`, `\"status\": \"done\"`) as well.";
 const NO_ESTIMATE: &str = "tasks have no estimate: say it in `description` or as a label (`\"labels\": [\"estimate:3\"]`), or drop it.";
 const CHECKLIST_REPLACED: &str = "checklist replaces the whole list: give every item the task is to have, the ones it keeps too (task_get shows them).";

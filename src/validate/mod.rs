@@ -83,12 +83,15 @@ pub fn validate(action: &Action, mut input: Value) -> Result<Value, Failure> {
 fn decode_call_arguments(input: &mut Value) {
     // OpenAI's whole tool call (`{"type": "function", "function": {"name",
     // "arguments"}}`, or one in `tool_calls`): the call it holds.
-    let held = input
+    // Gemini's (`{"functionCall": {"name", "args"}}`) likewise.
+    let call = input
         .get("tool_calls")
         .and_then(Value::as_array)
         .filter(|calls| calls.len() == 1)
-        .map_or(&*input, |calls| &calls[0])
-        .get("function")
+        .map_or(&*input, |calls| &calls[0]);
+    let held = ["function", "functionCall", "function_call"]
+        .iter()
+        .find_map(|key| call.get(key))
         .filter(|function| function.get("name").is_some())
         .cloned();
     if let Some(function) = held {
@@ -887,6 +890,10 @@ fn nulls_beside_refused_ones(action: &Action, input: &Value, errors: &mut FieldE
     }
 }
 
+/// The keys another API's list item changes part of a list with
+/// (`{"add": "x"}`).
+const PART_CHANGES: [&str; 6] = ["add", "remove", "set", "append", "delete", "push"];
+
 /// One value given in an object of its own, or in a list of one, where
 /// the field takes the value (`assignee: {"handle": "@bob"}`, `parent:
 /// {"number": 5}`, `channel: ["eng"]`): the value alone, and what the
@@ -896,6 +903,18 @@ fn unboxed(action: &Action, input: &Value, path: &str, names: &[&str]) -> Option
     let (inner, boxed) = match input_at(input, path)? {
         Value::Object(object) if object.len() == 1 => {
             let (key, inner) = object.iter().next()?;
+            // A change to part of a list an update replaces whole (Jira's
+            // `labels: [{"add": "x"}]`): the value alone would replace the
+            // items kept.
+            let list = path.rsplit_once('/').map_or("", |(list, _)| list);
+            if PART_CHANGES.contains(&key.to_ascii_lowercase().as_str())
+                && schema_at(action, list).is_some_and(replaced_list)
+            {
+                return Some(format!(
+                    "Must be of type {}: no item changes part of a list; `{list}` replaces the whole list, so give every item the task is to have, the ones it keeps too (task_get shows them).",
+                    names.join(" or ")
+                ));
+            }
             let key = crate::text::clip(&crate::redact::tokens(key), 64).into_owned();
             (inner, format!("an object (its `{key}`)"))
         }
@@ -939,6 +958,10 @@ fn unboxed(action: &Action, input: &Value, path: &str, names: &[&str]) -> Option
 fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> String {
     let given = input_at(input, path);
     let said = format!("Must be of type {}", names.join(" or "));
+    // `blocker: true`: free text asked, a flag given.
+    if given == Some(&Value::Bool(true)) && schema_at(action, path).is_some_and(is_prose) {
+        return format!("{said}: the text itself, in words (what it is, not `true`).");
+    }
     if let Some(Value::String(text)) = given
         && let Ok(meant) = serde_json::from_str::<Value>(text.trim())
         && names.iter().any(|name| is_of_type(&meant, name))
@@ -1020,6 +1043,13 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
     {
         // A parent is on the task's own board: moving `ops` into `channel`
         // would name another task to change, or put the new one elsewhere.
+        // The board of the input itself (`DEMO-1` on `demo`): the number.
+        let this_board = input.get("channel").and_then(Value::as_str);
+        if path.rsplit('/').next() == Some("parent")
+            && this_board.is_some_and(|channel| channel.eq_ignore_ascii_case(&board))
+        {
+            return format!("{said}: write `{number}`, the number alone.");
+        }
         if path.rsplit('/').next() == Some("parent") {
             return format!(
                 "{said}: write `{number}`, the number alone, if it is task {number} of this input's board; a parent is on its subtask's own board, and no task moves to another (`{board}` is another board)."

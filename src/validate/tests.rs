@@ -3726,3 +3726,144 @@ fn filters_written_as_a_search_box_writes_them_are_shown_as_the_object() {
         );
     }
 }
+
+#[test]
+fn an_answers_section_given_back_is_told_to_be_dropped_not_remade() {
+    let section = json!({"items": [{"number": 3, "title": "s"}], "total": 1, "truncated": false});
+    let e = update_errors(
+        1,
+        json!({"status": "done", "subtasks": section, "checkpoints": section}),
+    );
+    for field in ["subtasks", "checkpoints"] {
+        assert!(e[field].contains("a section of an answer"), "{e:?}");
+        assert!(!e[field].contains("task_create"), "{e:?}");
+        assert!(!e[field].contains("task_checkpoint"), "{e:?}");
+    }
+    // Subtasks written as new ones are still told how subtasks are made.
+    let e = update_errors(1, json!({"subtasks": [{"title": "s"}]}));
+    assert!(e["subtasks"].contains("task_create"), "{e:?}");
+}
+
+/// From the thirty-sixth session's recovery audit: slips whose literal
+/// retry did the opposite of what was meant (a soft delete deleting for
+/// good, a release claiming, a reopen keeping the task closed, a note
+/// replacing the description, a label replacing the list).
+#[test]
+fn slips_whose_literal_retry_did_the_opposite_are_told_what_they_mean() {
+    let delete = |fields: Value| {
+        let mut input = json!({"channel": "eng", "number": 3});
+        input
+            .as_object_mut()
+            .unwrap()
+            .extend(fields.as_object().unwrap().clone());
+        errors("task", "delete", input)
+    };
+    for (key, value) in [
+        ("mode", json!("soft")),
+        ("type", json!("archive")),
+        ("soft_delete", json!(true)),
+        ("hard", json!(false)),
+    ] {
+        let e = delete(json!({key: value}));
+        assert!(e[key].contains("there is no soft delete"), "{key}: {e:?}");
+        assert!(!e.contains_key("subtask_mode"), "{key}: {e:?}");
+    }
+    assert!(delete(json!({"subtask_mode": "archive"}))["subtask_mode"].contains("no soft delete"));
+    for key in ["unclaimed", "released", "unassigned"] {
+        let e = errors(
+            "task",
+            "set_claim",
+            json!({"channel": "eng", "numbers": [1], key: true}),
+        );
+        assert!(e[key].contains("`\"claimed\": false`"), "{key}: {e:?}");
+    }
+    for key in ["completed", "closed", "done", "archived"] {
+        let e = update_errors(3, json!({key: false}));
+        assert!(e[key].contains("`\"status\": \"todo\"`"), "{key}: {e:?}");
+    }
+    // `true` keeps its own hint.
+    assert!(update_errors(3, json!({"completed": true}))["completed"].contains("\"done\""));
+    for key in ["progress_note", "worklog", "status_update"] {
+        let e = update_errors(3, json!({key: "Reproduced"}));
+        assert!(
+            e[key].contains("`summary` of task_checkpoint"),
+            "{key}: {e:?}"
+        );
+    }
+    // A label another action takes, or one to add, is said with what
+    // replacing the whole list means.
+    let e = errors(
+        "task",
+        "checkpoint",
+        json!({"channel": "eng", "number": 3, "summary": "s", "labels": ["x"]}),
+    );
+    assert!(e["labels"].contains("replaces the whole list"), "{e:?}");
+    let e = update_errors(3, json!({"labels": [{"add": "regression"}]}));
+    assert!(e["labels/0"].contains("replaces the whole list"), "{e:?}");
+    assert!(update_errors(3, json!({"append": true}))["append"].contains("replace the whole list"));
+    assert!(!update_errors(3, json!({"estimate": "3d"}))["estimate"].contains("label"));
+    // Closing subtasks too, a resolution, closed tasks on a list.
+    let e = update_errors(3, json!({"status": "done", "cascade": true}));
+    assert!(
+        e["cascade"].contains("`open_subtasks_match`") && !e["cascade"].contains("task_delete"),
+        "{e:?}"
+    );
+    assert!(update_errors(3, json!({"subtasks": "done"}))["subtasks"].contains("task_update each"));
+    assert!(
+        update_errors(3, json!({"status": "done", "resolution": "Won't Do"}))["resolution"]
+            .contains("`canceled`")
+    );
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "include_closed": true}),
+    );
+    assert!(
+        e["include_closed"].contains("`\"status\": \"done\"`"),
+        "{e:?}"
+    );
+    // A flag where words go; a board's own key for a parent.
+    assert!(update_errors(3, json!({"blocker": true}))["blocker"].contains("in words"));
+    assert_eq!(
+        errors(
+            "task",
+            "update",
+            json!({"channel": "eng", "number": 3, "parent": "ENG-1"})
+        )["parent"],
+        "Must be of type integer or null: write `1`, the number alone."
+    );
+    // A name at the top of a create is the task's title, a plural the
+    // field in the singular, each where it goes.
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "name": "x", "assignees": ["@bob"], "tasks": [{"title": "y"}]}),
+    );
+    assert!(e["name"].contains("`title` belongs in `tasks`"), "{e:?}");
+    assert!(
+        e["assignees"].contains("`assignee` belongs in `tasks`"),
+        "{e:?}"
+    );
+    // Gemini's calls, by name and args or whole.
+    for call in [
+        json!({"name": "task_update", "args": {"channel": "eng", "number": 3, "status": "done"}}),
+        json!({"functionCall": {"name": "task_update", "args": {"channel": "eng", "number": 3, "status": "done"}}}),
+    ] {
+        let f = crate::validate::validate(
+            crate::registry::find("task", "update").unwrap(),
+            call.clone(),
+        )
+        .unwrap_err();
+        let suggested = f.suggested_action.expect("the call");
+        assert_eq!(
+            suggested.arguments,
+            json!({"channel": "eng", "number": 3, "status": "done"}),
+            "{call}"
+        );
+        assert!(
+            !f.field_errors.values().any(|said| said.contains("`title`")),
+            "{call}: {:?}",
+            f.field_errors
+        );
+    }
+}

@@ -653,9 +653,9 @@ pub(super) struct Called {
 }
 
 /// The keys a call's input is held under: MCP's and OpenAI's `arguments`,
-/// Anthropic's `input` (a `tool_use` block), others' `tool_input` and
-/// `parameters`.
-const ARGUMENT_KEYS: [&str; 4] = ["arguments", "input", "tool_input", "parameters"];
+/// Anthropic's `input` (a `tool_use` block), Gemini's `args`, others'
+/// `tool_input` and `parameters`.
+const ARGUMENT_KEYS: [&str; 5] = ["arguments", "input", "tool_input", "parameters", "args"];
 /// The keys that name the action called.
 const NAME_KEYS: [&str; 3] = ["tool", "name", "tool_name"];
 /// The other keys a call's envelope carries (a `tool_use` block's `type`
@@ -746,8 +746,51 @@ fn unknown_field_message(
     if let Some(said) = one_item_of_a_list(action, parent_path, parent, name) {
         return (Said::NoNameHere, said);
     }
+    // A section of an answer given back (`subtasks: {items, total, …}` of
+    // a task_get pasted into an update): what it lists is there already,
+    // and a hint to make its items would make them twice.
+    if parent
+        .and_then(|p| p.get(name))
+        .and_then(Value::as_object)
+        .is_some_and(|section| section.contains_key("items") && section.contains_key("total"))
+    {
+        let shown = crate::text::clip(&crate::redact::tokens(name), 64).into_owned();
+        return (
+            Said::NoNameHere,
+            format!(
+                "Unknown field; `{shown}` is a section of an answer (`items`, `total`), given back: drop it. What it lists is stored already; an input names only what to change."
+            ),
+        );
+    }
+    let given_false = parent
+        .and_then(|p| p.get(name))
+        .is_some_and(|value| value == false || value.as_str().is_some_and(|v| v.trim() == "false"));
+    let lower_name = crate::case::camel_to_snake(name).to_ascii_lowercase();
+    if parent_path.is_empty()
+        && given_false
+        && let Some((_, _, said)) = synonyms::EXPLAINED_FALSE
+            .iter()
+            .find(|(of, word, _)| *of == action.name() && *word == lower_name)
+    {
+        return (Said::NoNameHere, format!("Unknown field; {said}"));
+    }
     if let Some(said) = explained(action, parent_path, name) {
         return (Said::NoNameHere, format!("Unknown field; {said}"));
+    }
+    // A delete asked to keep what it deletes (`"mode": "soft"`): whatever
+    // the field's name is near, it would delete for good.
+    if action.destructive()
+        && parent
+            .and_then(|p| p.get(name))
+            .and_then(Value::as_str)
+            .is_some_and(|word| {
+                synonyms::KEEPING_WORDS.contains(&word.trim().to_ascii_lowercase().as_str())
+            })
+    {
+        return (
+            Said::NoNameHere,
+            format!("Unknown field; {}", synonyms::NO_ARCHIVE),
+        );
     }
     if let Some(said) = envelope(parent_path, parent, name) {
         return (Said::NoNameHere, said);
@@ -864,9 +907,23 @@ fn unknown_field_message(
     // top, a task's title beside `tasks`): where it goes, and its shape.
     // The word itself where this action has it (a task's `description`
     // beside `tasks`), else what it means.
-    let wanted = match home_elsewhere(action, parent_path, &lower) {
-        Some(_) => lower.as_str(),
-        None => synonym.map_or(lower.as_str(), |(_, field, _)| field),
+    // Of the word's own home and its synonym's, the one nearer the top
+    // (`name` at the top of a create is a task's `title`, not an
+    // attachment's `name`); a plural for a field written in the singular
+    // (`assignees`) where neither has one.
+    let own = home_elsewhere(action, parent_path, &lower);
+    let meant = synonym.map(|(_, field, _)| *field);
+    let depth = |home: &Option<String>| home.as_ref().map(|h| h.matches('/').count());
+    let singular = lower.strip_suffix('s').unwrap_or(&lower);
+    let wanted = match (
+        depth(&own),
+        meant.map(|m| depth(&home_elsewhere(action, parent_path, m))),
+    ) {
+        (Some(own), Some(Some(theirs))) if theirs < own => meant.unwrap_or(&lower),
+        (Some(_), _) => lower.as_str(),
+        (None, Some(_)) => meant.unwrap_or(&lower),
+        (None, None) if home_elsewhere(action, parent_path, singular).is_some() => singular,
+        (None, None) => lower.as_str(),
     };
     if let Some(home) = home_elsewhere(action, parent_path, wanted) {
         let container = home.trim_end_matches("/*");
@@ -918,8 +975,16 @@ fn unknown_field_message(
             && a.name() != action.name()
             && sibling_fields(a, "").iter().any(|f| f == wanted)
     }) {
+        // There, a list that replaces the task's whole list: said, so the
+        // call made there keeps the items it means to keep.
+        let replaces = match super::schema_at(other, wanted).is_some_and(super::replaced_list) {
+            true => {
+                ", which replaces the whole list: give every item the task is to have, the ones it keeps too"
+            }
+            false => "",
+        };
         let message = format!(
-            "Unknown field; {} does not take it (it is `{wanted}` of {}: `{}`): drop it here.",
+            "Unknown field; {} does not take it (it is `{wanted}` of {}: `{}`{replaces}): drop it here.",
             action.name(),
             other.name(),
             other.cli_command()

@@ -451,6 +451,18 @@ fn a_wrong_routes_suggestion_carries_the_input_recast() {
             r#"{"channel": "eng", "numbers": [2, 3]}"#,
             json!({}),
         ),
+        // A list's filters given at the top: in `filters`, not dropped (a
+        // list of every task would answer in their place).
+        (
+            &["exec", "task", "list_tasks", "-"],
+            r#"{"channel": "eng", "assignee": "@bob", "labels": ["bug"]}"#,
+            json!({"channel": "eng", "filters": {"assignee": "@bob", "labels": ["bug"]}}),
+        ),
+        (
+            &["exec", "task", "search", "-"],
+            r#"{"channel": "eng", "text": "login"}"#,
+            json!({"channel": "eng", "query": "login"}),
+        ),
     ] {
         let run = cli.run(route, Some(input));
         assert_eq!(run.code, 2, "{route:?}");
@@ -475,11 +487,15 @@ fn a_wrong_routes_suggestion_carries_the_input_recast() {
         reason.contains("`reason` is no field of task_update: it is task_checkpoint's `summary`"),
         "{reason}"
     );
-    let several = said(r#"{"channel": "eng", "numbers": [2, 3]}"#);
+    let several = said(r#"{"channel": "eng", "numbers": [2, 3], "reason": "obsolete"}"#);
     assert!(
         several.contains(
             "task_update takes one `number`: for several, one input per line with `--batch`"
         ),
+        "{several}"
+    );
+    assert!(
+        several.contains("`reason` is no field of task_update"),
         "{several}"
     );
     // A route merely like `delete` is not taken for it; a slip of it is,
