@@ -587,27 +587,27 @@ fn recast(
         .map(|_| recast)
 }
 
-/// The list field of `action` whose items have the field `name` (`tasks`
-/// for `title`), when one has.
 /// The object field of `action` that has the field `name` (`filters` for
 /// `assignee` on a list), when one has.
 fn object_holding(action: &registry::Action, name: &str) -> Option<String> {
-    action.cached_input_schema()["properties"]
-        .as_object()?
-        .iter()
-        .filter(|(_, field)| field["type"] == "object")
-        .map(|(object, _)| object)
-        .find(|object| crate::validate::names_a_field(action, &format!("{object}/{name}")))
-        .cloned()
+    holding(action, "object", |object| format!("{object}/{name}"))
 }
 
+/// The list field of `action` whose items have the field `name` (`tasks`
+/// for `title`), when one has.
 fn list_holding(action: &registry::Action, name: &str) -> Option<String> {
+    holding(action, "array", |list| format!("{list}/0/{name}"))
+}
+
+/// The first top-level field of `action` of JSON type `kind` whose
+/// `path` names a field.
+fn holding(action: &registry::Action, kind: &str, path: impl Fn(&str) -> String) -> Option<String> {
     action.cached_input_schema()["properties"]
         .as_object()?
         .iter()
-        .filter(|(_, field)| field["type"] == "array")
-        .map(|(list, _)| list)
-        .find(|list| crate::validate::names_a_field(action, &format!("{list}/0/{name}")))
+        .filter(|(_, field)| field["type"] == kind)
+        .map(|(holder, _)| holder)
+        .find(|holder| crate::validate::names_a_field(action, &path(holder)))
         .cloned()
 }
 

@@ -4,9 +4,8 @@
 //! `script` these tests fail, saying how to install it.
 
 use std::ffi::OsStr;
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::json;
 
@@ -56,19 +55,7 @@ fn typed_on_terminal(
     for (k, v) in extra_env {
         cmd.env(k, v);
     }
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(typed.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = crate::support::cli::output_with_stdin(&mut cmd, typed);
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n"),

@@ -120,7 +120,7 @@ fn man_pages_render_without_warnings() {
     // with groff's default device.
     for page in pages {
         for device in [&["-Tutf8"][..], &[]] {
-            let output = run_with_stdin(
+            let output = crate::support::cli::output_with_stdin(
                 Command::new("groff")
                     .args(["-man", "-ww", "-z"])
                     .args(device),
@@ -215,21 +215,4 @@ fn schema_files_are_what_the_cli_prints() {
         printed(&["exec", "--error-schema"]),
         file(schemas::ERROR_FILE)
     );
-}
-
-fn run_with_stdin(command: &mut Command, stdin: &str) -> std::process::Output {
-    use std::io::Write;
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
 }

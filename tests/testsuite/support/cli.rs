@@ -227,3 +227,21 @@ impl Cli {
         &self.config
     }
 }
+
+/// Runs `command` to its end with `stdin` written to its standard input,
+/// its stdout and stderr captured.
+pub fn output_with_stdin(command: &mut Command, stdin: &str) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
