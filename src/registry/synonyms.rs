@@ -228,6 +228,18 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("text", "summary", Some("task_checkpoint")),
     ("text", "query", None),
     ("checklist_items", "checklist", None),
+    ("todo", "checklist", None),
+    ("todos", "checklist", None),
+    // Other trackers' names for an item's key or id, and for its holder.
+    ("key", "number", None),
+    ("issue_key", "number", None),
+    ("task", "number", None),
+    ("task", "numbers", None),
+    ("assignee_id", "assignee", None),
+    ("claimed_by", "assignee", None),
+    ("pr", "urls", None),
+    ("pr_url", "urls", None),
+    ("pull_request", "urls", None),
     ("label_ids", "labels", None),
     ("recursive", "subtask_mode", Some("task_delete")),
     ("cascade", "subtask_mode", Some("task_delete")),
@@ -261,6 +273,8 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
     ("task_set_claim", "released", RELEASE),
     ("task_set_claim", "unassigned", RELEASE),
     ("task_delete", "soft_delete", NO_ARCHIVE),
+    ("task_delete", "delete_subtasks", SUBTASKS_BY_MODE),
+    ("task_delete", "keep_subtasks", SUBTASKS_BY_MODE),
     ("task_delete", "hard", NO_ARCHIVE),
     ("task_delete", "permanent", NO_ARCHIVE),
     ("task_delete", "trash", NO_ARCHIVE),
@@ -762,6 +776,7 @@ const ONE_PAGE_A_CALL: &str = "each call answers one page, at most `limit` (100)
 const NO_ESTIMATE_ON_UPDATE: &str =
     "tasks have no estimate: say it in a checkpoint (task_checkpoint's `summary`), or drop it.";
 const CLOSE_SUBTASKS_TOO: &str = "an update changes one task and leaves its subtasks as they are: close each with an update of its own (one per line with `--batch`); closing this one answers `open_subtasks_match`, the list of those still open.";
+const SUBTASKS_BY_MODE: &str = "what becomes of the subtasks is `subtask_mode`: `delete` deletes them too, `promote` keeps them as tasks of their own (`delete_subtasks: false` is `promote`).";
 const NO_RESOLUTION: &str = "there is no resolution: the status says it, `done` if the work was finished, `canceled` if it was dropped (`Won't Do`, a duplicate).";
 const CLOSED_BY_STATUS: &str = "a list shows the open tasks unless `status` says otherwise: `\"status\": \"done\"` (or `canceled`) lists those; `all`, every status, with a `query`.";
 const NO_APPEND: &str = "no field adds to a list: `labels`, `checklist`, `urls` and `attachments` each replace the whole list, so give every item the task is to have, the ones it keeps too (task_get shows them).";

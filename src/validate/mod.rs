@@ -1182,6 +1182,19 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
             {
                 format!("{said}: write `{meant}`.")
             }
+            // A text where an object of one required text goes (a
+            // checklist item written as its words): that object.
+            _ if let Some(meant) = given
+                .and_then(Value::as_str)
+                .and_then(|text| object_of_one_text(action, path, text))
+                .filter(|meant| holds_at(action, input, path, meant)) =>
+            {
+                let shown = meant.to_string();
+                match quotable(&shown) && crate::redact::tokens(&shown) == shown {
+                    true => format!("{said}: write `{shown}`."),
+                    false => format!("{said}: the text as its `{}`.", object_key(&meant)),
+                }
+            }
             required if required.is_empty() => format!("{said}."),
             required => format!("{said}: `{{{}}}`.", required.join(", ")),
         },
@@ -1195,6 +1208,25 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
             ),
         },
     }
+}
+
+/// `{"text": text}` where the object at `path` requires exactly one field,
+/// a text (a checklist item's `text`).
+fn object_of_one_text(action: &Action, path: &str, text: &str) -> Option<Value> {
+    let schema = schema_at(action, path)?;
+    let [required] = schema["required"].as_array()?.as_slice() else {
+        return None;
+    };
+    let field = required.as_str()?;
+    (schema["properties"][field]["type"] == "string").then(|| serde_json::json!({ field: text }))
+}
+
+/// The first key of an object value (`text` of `{"text": …}`).
+fn object_key(value: &Value) -> &str {
+    value
+        .as_object()
+        .and_then(|object| object.keys().next())
+        .map_or("", String::as_str)
 }
 
 /// The object a text of `key:value` pairs means where an object goes

@@ -1066,10 +1066,13 @@ fn unknown_field_hints_run_as_written() {
     assert_eq!(e["tasks/0/checklist/0/title"], "Unknown field; use `text`.");
     assert_eq!(
         e["tasks/0/checklist/1"],
-        "Must be of type object: `{\"text\": …}`."
+        "Must be of type object: write `{\"text\":\"b\"}`."
     );
-    // A few repeats stay listed, each under its own path.
-    assert_eq!(e["tasks/0/checklist/2"], e["tasks/0/checklist/1"]);
+    // A few repeats stay listed, each under its own path, with its own text.
+    assert_eq!(
+        e["tasks/0/checklist/2"],
+        "Must be of type object: write `{\"text\":\"c\"}`."
+    );
     let f = refused(
         "create",
         json!({"parent_task_scope": {"scope_id": "tsk_1"}, "tasks": [{"title": "x"}]}),
@@ -3866,4 +3869,55 @@ fn slips_whose_literal_retry_did_the_opposite_are_told_what_they_mean() {
             f.field_errors
         );
     }
+}
+
+/// Other trackers' names whose rename needs the value said too: the
+/// rename and what the value is to be, in one answer.
+#[test]
+fn other_trackers_keys_and_lists_are_renamed_with_their_values_said() {
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "key": "ENG-3", "status": "done"}),
+    );
+    assert_eq!(e["key"], "Unknown field; use `number`.");
+    assert!(
+        e["number"].starts_with("Once renamed: Must be of type integer: write `3`"),
+        "{e:?}"
+    );
+    let e = errors(
+        "task",
+        "set_claim",
+        json!({"channel": "eng", "task": 1, "claimed": true}),
+    );
+    assert!(e["task"].contains(r#"`"numbers": [1]`"#), "{e:?}");
+    let e = update_errors(3, json!({"todo": ["a", "b"]}));
+    assert_eq!(
+        e["checklist/0"],
+        r#"Once renamed: Must be of type object: write `{"text":"a"}`."#
+    );
+    assert!(
+        e["todo"].contains("replaces the task's whole list"),
+        "{e:?}"
+    );
+    let e = update_errors(3, json!({"pr": "https://example.com/pull/1"}));
+    assert!(
+        e["pr"].contains(r#"`"urls": ["https://example.com/pull/1"]`"#),
+        "{e:?}"
+    );
+    let e = update_errors(3, json!({"assignee_id": "ag_1"}));
+    assert_eq!(e["assignee_id"], "Unknown field; use `assignee`.");
+    let e = errors(
+        "task",
+        "delete",
+        json!({"channel": "eng", "number": 3, "delete_subtasks": false}),
+    );
+    assert!(e["delete_subtasks"].contains("is `promote`"), "{e:?}");
+    // A create's `task` and `key` keep their nearest fields.
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "task": "x", "tasks": [], "key": "k"}),
+    );
+    assert!(e["key"].contains("`idempotency_key`"), "{e:?}");
 }
