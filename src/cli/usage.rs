@@ -538,13 +538,22 @@ fn recast(
                     several = true;
                 }
             }
-        } else if let Some(object) = object_holding(action, &name) {
-            // A filter at the top (`assignee` beside `channel` on a list):
-            // in the object that takes it, not dropped.
+        } else if let Some((object, field)) = held_in_an_object(action, &name) {
+            // A filter at the top (`assignee` beside `channel` on a list,
+            // or a synonym of one, `mine`): in the object that takes it,
+            // not dropped.
+            // One value where that field takes a list (`label: "bug"`).
+            let list = action.cached_input_schema()["properties"][&object]["properties"][&field]["type"]
+                == "array";
+            let value = match value {
+                serde_json::Value::Array(_) => value,
+                one if list => json!([one]),
+                one => one,
+            };
             let holder = recast.entry(object).or_insert_with(|| json!({}));
             match holder.as_object_mut() {
-                Some(fields) if !fields.contains_key(&name) => {
-                    fields.insert(name, value);
+                Some(fields) if !fields.contains_key(&field) => {
+                    fields.insert(field, value);
                 }
                 _ => return None,
             }
@@ -581,10 +590,33 @@ fn recast(
     }
     // Fields given as flags too (`exec list - --limit 5`).
     flag_fields(action, args, &mut recast)?;
+    // A value of an enum written as another tracker writes it (a column's
+    // `Done`): the value it means, as validation would tell it.
+    for (field, value) in recast.iter_mut() {
+        if let Some(text) = value.as_str()
+            && let Some(
+                crate::validate::Meant::Spelled(meant) | crate::validate::Meant::Word(meant),
+            ) = crate::validate::value_meant(action, field, text)
+        {
+            *value = json!(meant);
+        }
+    }
     let recast = serde_json::Value::Object(recast);
     crate::validate::validate(action, recast.clone())
         .ok()
         .map(|_| recast)
+}
+
+/// The object field of `action` that has the field `name`, or the field a
+/// synonym of it means (`mine`: `assigned_to_me`), and that field.
+fn held_in_an_object(action: &registry::Action, name: &str) -> Option<(String, String)> {
+    let meant = registry::synonyms::FIELDS
+        .iter()
+        .filter(|(word, _, _)| *word == name)
+        .map(|(_, field, _)| *field);
+    std::iter::once(name)
+        .chain(meant)
+        .find_map(|field| object_holding(action, field).map(|object| (object, field.to_string())))
 }
 
 /// The object field of `action` that has the field `name` (`filters` for

@@ -102,7 +102,7 @@ pub static VERBS: &[Verb] = &[
         "move",
         "update",
         None,
-        "a move between columns is `status` (`\"status\": \"in_review\"`); under another task, `parent` (`null` for a top-level task)",
+        "a move between columns is `status`; under another task, `parent` (`null` for a top-level task)",
     ),
     task_verb(
         "archive",
@@ -227,6 +227,9 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("mine", "assigned_to_me", None),
     ("text", "summary", Some("task_checkpoint")),
     ("text", "query", None),
+    ("desc", "description", None),
+    ("id_members", "assignee", None),
+    ("id_list", "channel", None),
     ("checklist_items", "checklist", None),
     ("todo", "checklist", None),
     ("todos", "checklist", None),
@@ -270,6 +273,31 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
     ("task_set_claim", "unclaim", RELEASE),
     ("task_set_claim", "unassign", RELEASE),
     ("task_set_claim", "unclaimed", RELEASE),
+    ("task_set_claim", "abandon", RELEASE),
+    ("task_set_claim", "drop", RELEASE),
+    ("task_set_claim", "give_up", RELEASE),
+    ("task_set_claim", "unlock", RELEASE),
+    ("task_set_claim", "free", RELEASE),
+    ("task_set_claim", "relinquish", RELEASE),
+    // Who holds a task: the caller, by this call; never task_update's
+    // `assignee`, which would take a task another member holds.
+    ("task_set_claim", "claimed_by", CLAIM_IS_THE_CALLERS),
+    ("task_set_claim", "holder", CLAIM_IS_THE_CALLERS),
+    ("task_set_claim", "owner", CLAIM_IS_THE_CALLERS),
+    ("task_set_claim", "assigned_to", CLAIM_IS_THE_CALLERS),
+    ("task_delete", "recoverable", NO_ARCHIVE),
+    ("task_delete", "restorable", NO_ARCHIVE),
+    ("task_delete", "reversible", NO_ARCHIVE),
+    ("task_delete", "keep_history", NO_ARCHIVE),
+    ("task_update", "partial", NO_APPEND),
+    ("task_update", "mode", NO_APPEND),
+    ("task_update", "op", NO_APPEND),
+    ("task_update", "operation", NO_APPEND),
+    ("task_list", "include_archived", CLOSED_BY_STATUS),
+    ("task_list", "include_canceled", CLOSED_BY_STATUS),
+    ("task_list", "include_cancelled", CLOSED_BY_STATUS),
+    ("task_list", "all", CLOSED_BY_STATUS),
+    ("task_list", "closed", CLOSED_BY_STATUS),
     ("task_set_claim", "released", RELEASE),
     ("task_set_claim", "unassigned", RELEASE),
     ("task_delete", "soft_delete", NO_ARCHIVE),
@@ -528,8 +556,10 @@ pub static VALUE_WORDS: &[(&str, &str, &str)] = &[
         "blocked",
         "A blocked task keeps its status and says what blocks it in `blocker`.",
     ),
-    ("subtask_mode", "soft", NO_ARCHIVE),
-    ("subtask_mode", "archive", NO_ARCHIVE),
+    ("subtask_mode", "soft", NO_ARCHIVE_SAID),
+    ("subtask_mode", "archive", NO_ARCHIVE_SAID),
+    ("subtask_mode", "soft-delete", NO_ARCHIVE_SAID),
+    ("subtask_mode", "soft_delete", NO_ARCHIVE_SAID),
     ("status", "deleted", DELETED_IS_NO_STATUS),
     ("status", "removed", DELETED_IS_NO_STATUS),
     ("status", "archived", DELETED_IS_NO_STATUS),
@@ -678,7 +708,31 @@ const REOPEN: &str = "a task's state is `status`; `false` here reopens it: write
 /// Values that ask a destructive action for a delete that keeps the item
 /// (`"mode": "soft"`): there is none, and the rename a field's name
 /// suggests (`subtask_mode`) would delete for good. Told [`NO_ARCHIVE`].
-pub static KEEPING_WORDS: &[&str] = &["soft", "archive", "archived", "soft_delete", "trash"];
+pub static KEEPING_WORDS: &[&str] = &[
+    "soft",
+    "archive",
+    "archived",
+    "soft_delete",
+    "trash",
+    "recycle",
+    "hide",
+    "hidden",
+    "logical",
+    "cancel",
+    "canceled",
+    "cancelled",
+    "deactivate",
+];
+
+/// Whether `word` is a [keeping word](KEEPING_WORDS), whatever its case
+/// and separators (`Soft-Delete`, `soft delete`).
+pub fn is_keeping_word(word: &str) -> bool {
+    let word = word.trim().to_ascii_lowercase().replace(['-', ' '], "_");
+    KEEPING_WORDS.contains(&word.as_str())
+}
+
+/// [`NO_ARCHIVE`] as a sentence of its own, after an enum's values.
+const NO_ARCHIVE_SAID: &str = "There is no soft delete or archive: a deleted task is gone for good; to set one aside, task_update it to `\"status\": \"canceled\"`.";
 
 /// What a [keeping word](KEEPING_WORDS) is told.
 pub const NO_ARCHIVE: &str = "there is no soft delete or archive: a deleted task is gone for good; to set one aside, task_update it to `\"status\": \"canceled\"`.";
@@ -777,6 +831,7 @@ const NO_ESTIMATE_ON_UPDATE: &str =
     "tasks have no estimate: say it in a checkpoint (task_checkpoint's `summary`), or drop it.";
 const CLOSE_SUBTASKS_TOO: &str = "an update changes one task and leaves its subtasks as they are: close each with an update of its own (one per line with `--batch`); closing this one answers `open_subtasks_match`, the list of those still open.";
 const SUBTASKS_BY_MODE: &str = "what becomes of the subtasks is `subtask_mode`: `delete` deletes them too, `promote` keeps them as tasks of their own (`delete_subtasks: false` is `promote`).";
+const CLAIM_IS_THE_CALLERS: &str = "task_set_claim claims for the calling agent, and only its holder releases: `\"claimed\": true` claims, `\"claimed\": false` releases; no input names the holder.";
 const NO_RESOLUTION: &str = "there is no resolution: the status says it, `done` if the work was finished, `canceled` if it was dropped (`Won't Do`, a duplicate).";
 const CLOSED_BY_STATUS: &str = "a list shows the open tasks unless `status` says otherwise: `\"status\": \"done\"` (or `canceled`) lists those; `all`, every status, with a `query`.";
 const NO_APPEND: &str = "no field adds to a list: `labels`, `checklist`, `urls` and `attachments` each replace the whole list, so give every item the task is to have, the ones it keeps too (task_get shows them).";

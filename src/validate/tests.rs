@@ -1036,9 +1036,11 @@ fn unknown_field_hints_run_as_written() {
         "create",
         json!({"channel": "eng", "tasks": [{"title": "x", "desc": "d", "prio": "high"}]}),
     );
+    // `desc` is another tracker's name for it (Trello's); `prio` the
+    // start of exactly one field's name.
     assert_eq!(
         f.field_errors["tasks/0/desc"],
-        "Unknown field; did you mean `description`?"
+        "Unknown field; use `description`."
     );
     assert_eq!(
         f.field_errors["tasks/0/prio"],
@@ -3920,4 +3922,87 @@ fn other_trackers_keys_and_lists_are_renamed_with_their_values_said() {
         json!({"channel": "eng", "task": "x", "tasks": [], "key": "k"}),
     );
     assert!(e["key"].contains("`idempotency_key`"), "{e:?}");
+}
+
+/// From the re-check of the fourth recovery audit: a holder named on a
+/// claim (whose literal retry took another member's task), soft-delete
+/// values spelled otherwise, a flattened call's `name`, more words for
+/// a release, a list changed in part, closed tasks on a list.
+#[test]
+fn a_recheck_of_the_recovery_audit_is_told_what_each_means() {
+    for key in ["claimed_by", "owner", "holder"] {
+        let e = errors(
+            "task",
+            "set_claim",
+            json!({"channel": "eng", "numbers": [7], key: "@me"}),
+        );
+        assert!(
+            e[key].contains("`\"claimed\": true` claims"),
+            "{key}: {e:?}"
+        );
+        assert!(!e[key].contains("task_update"), "{key}: {e:?}");
+    }
+    for value in ["soft-delete", "Soft Delete", "recycle", "hide", "cancel"] {
+        let e = errors(
+            "task",
+            "delete",
+            json!({"channel": "eng", "number": 3, "mode": value}),
+        );
+        assert!(e["mode"].contains("no soft delete"), "{value}: {e:?}");
+    }
+    let e = errors(
+        "task",
+        "delete",
+        json!({"channel": "eng", "number": 3, "subtask_mode": "soft-delete"}),
+    );
+    assert!(
+        e["subtask_mode"].contains(" There is no soft delete"),
+        "{e:?}"
+    );
+    assert!(
+        errors(
+            "task",
+            "delete",
+            json!({"channel": "eng", "number": 3, "recoverable": true})
+        )["recoverable"]
+            .contains("no soft delete")
+    );
+    let e = errors(
+        "task",
+        "update",
+        json!({"name": "task_update", "channel": "eng", "number": 9, "status": "done"}),
+    );
+    assert!(
+        e["name"].contains("holds a tool's name, `task_update`"),
+        "{e:?}"
+    );
+    for key in ["abandon", "give_up", "relinquish"] {
+        let e = errors(
+            "task",
+            "set_claim",
+            json!({"channel": "eng", "numbers": [2], key: true}),
+        );
+        assert!(e[key].contains("`\"claimed\": false`"), "{key}: {e:?}");
+    }
+    for key in ["partial", "mode"] {
+        assert!(
+            update_errors(3, json!({"labels": ["x"], key: "append"}))[key]
+                .contains("replace the whole list"),
+            "{key}"
+        );
+    }
+    for key in ["include_archived", "include_canceled", "closed"] {
+        let e = errors("task", "list", json!({"channel": "eng", key: true}));
+        assert!(e[key].contains("`status`"), "{key}: {e:?}");
+    }
+    assert!(update_errors(3, json!({"done": 0}))["done"].contains("`\"status\": \"todo\"`"));
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "t"}], "desc": "d"}),
+    );
+    assert!(
+        e["desc"].contains("`description` belongs in `tasks`"),
+        "{e:?}"
+    );
 }

@@ -762,9 +762,26 @@ fn unknown_field_message(
             ),
         );
     }
-    let given_false = parent
-        .and_then(|p| p.get(name))
-        .is_some_and(|value| value == false || value.as_str().is_some_and(|v| v.trim() == "false"));
+    let given_false = parent.and_then(|p| p.get(name)).is_some_and(|value| {
+        value == false || value == 0 || value.as_str().is_some_and(|v| v.trim() == "false")
+    });
+    // A tool's name beside its own input's fields (`{"name": "task_update",
+    // "channel": …}`, a call flattened): the call's, no field of the task.
+    if parent_path.is_empty()
+        && NAME_KEYS.contains(&name)
+        && let Some(tool) = parent
+            .and_then(|p| p.get(name))
+            .and_then(Value::as_str)
+            .and_then(find_by_name)
+    {
+        return (
+            Said::NoNameHere,
+            format!(
+                "Unknown field; `{name}` holds a tool's name, `{}`, not a field of the input: drop it (the input is the call's arguments alone).",
+                tool.name()
+            ),
+        );
+    }
     let lower_name = crate::case::camel_to_snake(name).to_ascii_lowercase();
     if parent_path.is_empty()
         && given_false
@@ -783,9 +800,7 @@ fn unknown_field_message(
         && parent
             .and_then(|p| p.get(name))
             .and_then(Value::as_str)
-            .is_some_and(|word| {
-                synonyms::KEEPING_WORDS.contains(&word.trim().to_ascii_lowercase().as_str())
-            })
+            .is_some_and(synonyms::is_keeping_word)
     {
         return (
             Said::NoNameHere,

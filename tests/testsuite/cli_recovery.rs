@@ -463,6 +463,18 @@ fn a_wrong_routes_suggestion_carries_the_input_recast() {
             r#"{"channel": "eng", "text": "login"}"#,
             json!({"channel": "eng", "query": "login"}),
         ),
+        // A filter by another name, one value for a list of them.
+        (
+            &["exec", "task", "ls", "-"],
+            r#"{"channel": "eng", "label": "security", "mine": true}"#,
+            json!({"channel": "eng", "filters": {"labels": ["security"], "assigned_to_me": true}}),
+        ),
+        // A column is a status, its value as the board writes it.
+        (
+            &["exec", "task", "move", "-"],
+            r#"{"channel": "eng", "number": 8, "column": "Done"}"#,
+            json!({"channel": "eng", "number": 8, "status": "done"}),
+        ),
     ] {
         let run = cli.run(route, Some(input));
         assert_eq!(run.code, 2, "{route:?}");
