@@ -236,6 +236,7 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     // Other trackers' names for an item's key or id, and for its holder.
     ("key", "number", None),
     ("issue_key", "number", None),
+    ("ticket", "number", None),
     ("task", "number", None),
     ("task", "numbers", None),
     ("assignee_id", "assignee", None),
@@ -302,6 +303,7 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
     ("task_set_claim", "unassigned", RELEASE),
     ("task_delete", "soft_delete", NO_ARCHIVE),
     ("task_delete", "delete_subtasks", SUBTASKS_BY_MODE),
+    ("task_delete", "delete_children", SUBTASKS_BY_MODE),
     ("task_delete", "keep_subtasks", SUBTASKS_BY_MODE),
     ("task_delete", "hard", NO_ARCHIVE),
     ("task_delete", "permanent", NO_ARCHIVE),

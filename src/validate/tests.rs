@@ -4006,3 +4006,26 @@ fn a_recheck_of_the_recovery_audit_is_told_what_each_means() {
         "{e:?}"
     );
 }
+
+#[test]
+fn a_path_written_as_a_key_is_told_to_give_the_field_whole() {
+    for key in ["checklist[0].done", "checklist.0.done"] {
+        let e = update_errors(1, json!({key: true}));
+        assert!(
+            e[key].contains("give `checklist` itself, whole"),
+            "{key}: {e:?}"
+        );
+        assert!(e[key].contains("replaces the whole list"), "{key}: {e:?}");
+    }
+    // An item of another tool's shape under a name the registry explains
+    // is not read as a wrapper of another list's item.
+    let e = update_errors(
+        1,
+        json!({"checkItem": {"name": "Reproduce", "state": "complete"}}),
+    );
+    assert!(
+        e["checkItem"].contains("checklist replaces the whole list"),
+        "{e:?}"
+    );
+    assert!(!e.contains_key("status"), "{e:?}");
+}

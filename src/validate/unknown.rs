@@ -74,7 +74,7 @@ pub(super) fn unknown_field(
     // `fields: {summary, description}` for a new task): the list of that
     // one item, its fields judged there.
     // Not a name of a field here (`task` for `tasks`), said so below.
-    if !matches!(said, Said::Hidden | Said::Here(_))
+    if !matches!(said, Said::Hidden | Said::Here(_) | Said::NoNameHere)
         && let Some((list, inner)) = wraps_an_item(action, parent_path, &siblings, parent, name)
     {
         let shown = crate::redact::tokens(name);
@@ -744,6 +744,25 @@ fn unknown_field_message(
         );
     }
     if let Some(said) = one_item_of_a_list(action, parent_path, parent, name) {
+        return (Said::NoNameHere, said);
+    }
+    // A path written as a key (`checklist[0].done`, `checklist.0.done`):
+    // no field changes part of another; the field itself, given whole.
+    if let Some((first, _)) = name.split_once(['.', '['])
+        && sibling_fields(action, parent_path)
+            .iter()
+            .any(|s| s == first)
+    {
+        let replaces =
+            super::schema_at(action, &join(parent_path, first)).is_some_and(super::replaced_list);
+        let said = match replaces {
+            true => format!(
+                "Unknown field; a path into `{first}` is no field: give `{first}` itself, whole, with the change in it; it replaces the whole list, so the items kept go in it too (task_get shows them)."
+            ),
+            false => format!(
+                "Unknown field; a path into `{first}` is no field: give `{first}` itself, with the change in it."
+            ),
+        };
         return (Said::NoNameHere, said);
     }
     // A section of an answer given back (`subtasks: {items, total, …}` of
