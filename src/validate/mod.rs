@@ -890,9 +890,11 @@ fn nulls_beside_refused_ones(action: &Action, input: &Value, errors: &mut FieldE
     }
 }
 
-/// The keys another API's list item changes part of a list with
-/// (`{"add": "x"}`).
-const PART_CHANGES: [&str; 6] = ["add", "remove", "set", "append", "delete", "push"];
+/// The words that change part of a list, in a field's name
+/// (`labels_add`) or as an item's key (`{"add": "x"}`).
+const LIST_CHANGES: [&str; 10] = [
+    "add", "append", "remove", "delete", "drop", "push", "insert", "new", "extra", "more",
+];
 
 /// One value given in an object of its own, or in a list of one, where
 /// the field takes the value (`assignee: {"handle": "@bob"}`, `parent:
@@ -907,7 +909,7 @@ fn unboxed(action: &Action, input: &Value, path: &str, names: &[&str]) -> Option
             // `labels: [{"add": "x"}]`): the value alone would replace the
             // items kept.
             let list = path.rsplit_once('/').map_or("", |(list, _)| list);
-            if PART_CHANGES.contains(&key.to_ascii_lowercase().as_str())
+            if LIST_CHANGES.contains(&key.to_ascii_lowercase().as_str())
                 && schema_at(action, list).is_some_and(replaced_list)
             {
                 return Some(format!(

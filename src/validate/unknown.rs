@@ -518,12 +518,30 @@ fn one_item_of_a_list(
     ))
 }
 
-/// What a field `name` at the top of `action`'s input would have done,
-/// where dropping it or renaming it to the nearest name would do something
-/// else than the caller meant ([`synonyms::EXPLAINED`], and a
-/// [preview word](synonyms::PREVIEW_WORDS) on any change).
-fn explained(action: &Action, parent_path: &str, name: &str) -> Option<&'static str> {
+/// What a field `name` of `action`'s input, given `given`, would have
+/// done, where dropping it or renaming it to the nearest name would do
+/// something else than the caller meant ([`synonyms::EXPLAINED`]; its
+/// `false` where that reads the other way, [`synonyms::EXPLAINED_FALSE`];
+/// a [preview word](synonyms::PREVIEW_WORDS) on any change; a delete
+/// asked to keep what it deletes, [`synonyms::is_keeping_word`]).
+fn explained(
+    action: &Action,
+    parent_path: &str,
+    name: &str,
+    given: Option<&Value>,
+) -> Option<&'static str> {
     let lower = crate::case::camel_to_snake(name).to_ascii_lowercase();
+    let given_false = given.is_some_and(|value| {
+        value == false || value == 0 || value.as_str().is_some_and(|v| v.trim() == "false")
+    });
+    if parent_path.is_empty()
+        && given_false
+        && let Some((_, _, said)) = synonyms::EXPLAINED_FALSE
+            .iter()
+            .find(|(of, word, _)| *of == action.name() && *word == lower)
+    {
+        return Some(said);
+    }
     if parent_path.is_empty()
         && !action.read_only()
         && synonyms::PREVIEW_WORDS.contains(&lower.as_str())
@@ -541,10 +559,17 @@ fn explained(action: &Action, parent_path: &str, name: &str) -> Option<&'static 
         "" => lower,
         parent => format!("{}/{lower}", super::any_item(parent)),
     };
-    synonyms::EXPLAINED
+    let row = synonyms::EXPLAINED
         .iter()
         .find(|(of, word, _)| *of == action.name() && *word == at)
-        .map(|(_, _, said)| *said)
+        .map(|(_, _, said)| *said);
+    // `"mode": "soft"` on a delete: whatever the name is near, a rename
+    // to it would delete for good.
+    let keeping = action.destructive()
+        && given
+            .and_then(Value::as_str)
+            .is_some_and(synonyms::is_keeping_word);
+    row.or(keeping.then_some(synonyms::NO_ARCHIVE))
 }
 
 /// What an unknown top-level field of a JSON-RPC envelope (MCP's
@@ -684,12 +709,9 @@ fn field_of_value(
 /// in part (`labels_add`, `add_urls`, `remove_attachment`), where that field
 /// replaces the whole list: a rename to it alone would drop the items kept.
 fn partial_list_change(action: &Action, parent_path: &str, name: &str) -> Option<String> {
-    const CHANGES: &[&str] = &[
-        "add", "append", "remove", "delete", "drop", "push", "insert", "new", "extra", "more",
-    ];
     let snake = crate::case::camel_to_snake(name).to_ascii_lowercase();
     let words: Vec<&str> = snake.split('_').collect();
-    if !words.iter().any(|w| CHANGES.contains(w)) {
+    if !words.iter().any(|w| super::LIST_CHANGES.contains(w)) {
         return None;
     }
     sibling_fields(action, parent_path)
@@ -781,9 +803,6 @@ fn unknown_field_message(
             ),
         );
     }
-    let given_false = parent.and_then(|p| p.get(name)).is_some_and(|value| {
-        value == false || value == 0 || value.as_str().is_some_and(|v| v.trim() == "false")
-    });
     // A tool's name beside its own input's fields (`{"name": "task_update",
     // "channel": …}`, a call flattened): the call's, no field of the task.
     if parent_path.is_empty()
@@ -801,30 +820,8 @@ fn unknown_field_message(
             ),
         );
     }
-    let lower_name = crate::case::camel_to_snake(name).to_ascii_lowercase();
-    if parent_path.is_empty()
-        && given_false
-        && let Some((_, _, said)) = synonyms::EXPLAINED_FALSE
-            .iter()
-            .find(|(of, word, _)| *of == action.name() && *word == lower_name)
-    {
+    if let Some(said) = explained(action, parent_path, name, parent.and_then(|p| p.get(name))) {
         return (Said::NoNameHere, format!("Unknown field; {said}"));
-    }
-    if let Some(said) = explained(action, parent_path, name) {
-        return (Said::NoNameHere, format!("Unknown field; {said}"));
-    }
-    // A delete asked to keep what it deletes (`"mode": "soft"`): whatever
-    // the field's name is near, it would delete for good.
-    if action.destructive()
-        && parent
-            .and_then(|p| p.get(name))
-            .and_then(Value::as_str)
-            .is_some_and(synonyms::is_keeping_word)
-    {
-        return (
-            Said::NoNameHere,
-            format!("Unknown field; {}", synonyms::NO_ARCHIVE),
-        );
     }
     if let Some(said) = envelope(parent_path, parent, name) {
         return (Said::NoNameHere, said);

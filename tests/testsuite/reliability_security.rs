@@ -350,8 +350,8 @@ fn a_hundred_concurrent_logins_lose_no_profile() {
     let started = Instant::now();
     let children: Vec<_> = (0..100)
         .map(|i| {
-            let mut child = cli
-                .command(&[
+            crate::support::cli::spawn_with_stdin(
+                &mut cli.command(&[
                     "auth",
                     "login",
                     "--profile",
@@ -363,19 +363,9 @@ fn a_hundred_concurrent_logins_lose_no_profile() {
                     "--agent",
                     &format!("ag_{i}"),
                     "--token-stdin",
-                ])
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(format!("at_token_{i}").as_bytes())
-                .unwrap();
-            child
+                ]),
+                &format!("at_token_{i}"),
+            )
         })
         .collect();
     for child in children {

@@ -5,7 +5,7 @@
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -231,6 +231,12 @@ impl Cli {
 /// Runs `command` to its end with `stdin` written to its standard input,
 /// its stdout and stderr captured.
 pub fn output_with_stdin(command: &mut Command, stdin: &str) -> Output {
+    spawn_with_stdin(command, stdin).wait_with_output().unwrap()
+}
+
+/// Starts `command` with `stdin` written to its standard input (then
+/// closed), its stdout and stderr captured: several run at once.
+pub fn spawn_with_stdin(command: &mut Command, stdin: &str) -> Child {
     let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -243,5 +249,5 @@ pub fn output_with_stdin(command: &mut Command, stdin: &str) -> Output {
         .unwrap()
         .write_all(stdin.as_bytes())
         .unwrap();
-    child.wait_with_output().unwrap()
+    child
 }
