@@ -26,7 +26,8 @@
 //! A client that pipelines requests and never reads the answers is cut off
 //! too: a write that makes no progress for the write timeout fails
 //! (`shed::WriteDeadline`). Beyond `--max-connections`, a new connection is
-//! answered 503 with one non-blocking write and closed; an optional
+//! answered 503 with one non-blocking write and closed once its request is
+//! drained (`shed::Refusals`); an optional
 //! per-token rate limit answers 429 `rate_limited` with `Retry-After`; and
 //! the log lines of refused requests are sampled (`log::Sampler`).
 //! Beside the registry's routes, unauthenticated `GET /healthz` and
@@ -462,7 +463,7 @@ pub async fn serve_limited(
     let mut shutdown = std::pin::pin!(shutdown);
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
     let by_address = shed::AddressSlots::default();
-    let over_capacity = shed::over_capacity_answer();
+    let refusals = shed::Refusals::default();
     loop {
         let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -483,7 +484,7 @@ pub async fn serve_limited(
             Some(cap) => match by_address.take(peer.ip(), cap) {
                 Some(slot) => Some(slot),
                 None => {
-                    let _ = stream.try_write(&over_capacity);
+                    refusals.refuse(stream);
                     log_refusal!(
                         max_connections_per_address = cap,
                         "connection refused: at --max-connections-per-address"
@@ -493,8 +494,9 @@ pub async fn serve_limited(
             },
         };
         let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
-            // No task, no parsing, no waiting: what the socket takes now.
-            let _ = stream.try_write(&over_capacity);
+            // No parsing, no waiting: what the socket takes now, and the
+            // request drained so the answer is not lost to a reset.
+            refusals.refuse(stream);
             log_refusal!(
                 max_connections = limits.max_connections,
                 "connection refused: at --max-connections"

@@ -1,5 +1,6 @@
 //! How the server sheds abusive clients (README "Limits"): a write deadline
-//! for clients that stop reading, a connection cap answered at once, an
+//! for clients that stop reading, a connection cap answered at once (and
+//! its refused requests drained, not reset), an
 //! optional per-token rate limit; the refusals' log lines are sampled by
 //! [`log::Sampler`](super::log::Sampler). [`server`](super::server) wires
 //! them in.
@@ -13,7 +14,9 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::net::TcpStream;
+use tokio::sync::Semaphore;
 use tokio::time::Sleep;
 
 /// A connection whose writes must make progress: once a write has waited
@@ -106,19 +109,77 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for WriteDeadline<S> {
     }
 }
 
-/// The whole answer to a connection beyond `--max-connections`: written with
-/// one non-blocking `try_write` and closed, so a flood of connections costs
-/// the server no task, no request parsing and no waiting.
-pub fn over_capacity_answer() -> Vec<u8> {
-    let body = crate::wire::error_json(&crate::error::Failure::new(
-        crate::error::code::SERVER_ERROR,
-        "The server is at its connection limit. Retry shortly.",
-    ));
-    format!(
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncache-control: no-store\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .into_bytes()
+/// Refused connections that may drain their request at once; beyond
+/// these, a refused connection is closed as soon as its answer is written.
+const MAX_LINGERING: usize = 64;
+/// How long, and how much, a refused connection's request is read and
+/// discarded after its answer (a request's head and body at their limits).
+const LINGER_TIME: Duration = Duration::from_secs(2);
+const LINGER_BYTES: usize = crate::wire::MAX_HEAD_BYTES + crate::wire::MAX_BODY_BYTES;
+
+/// The answer to a connection beyond `--max-connections` (or the cap of its
+/// address), and the connections still draining theirs.
+///
+/// The 503 is written with one non-blocking `try_write`, so a flood of
+/// connections costs the server no request parsing and no waiting. Closing
+/// the socket then, with the client's request unread, would make the kernel
+/// reset the connection: a client still sending a body gets a broken pipe,
+/// and one that has sent it may lose the 503 it had not read yet. So the
+/// answer is followed by a half-close, and what the client sends is read
+/// and discarded until it closes, for at most [`LINGER_TIME`] and
+/// [`LINGER_BYTES`] (the lingering close of nginx and Apache), on at most
+/// [`MAX_LINGERING`] connections at once.
+pub struct Refusals {
+    answer: Arc<[u8]>,
+    lingering: Arc<Semaphore>,
+}
+
+impl Default for Refusals {
+    fn default() -> Self {
+        let body = crate::wire::error_json(&crate::error::Failure::new(
+            crate::error::code::SERVER_ERROR,
+            "The server is at its connection limit. Retry shortly.",
+        ));
+        let answer = format!(
+            "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncache-control: no-store\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        Refusals {
+            answer: answer.into_bytes().into(),
+            lingering: Arc::new(Semaphore::new(MAX_LINGERING)),
+        }
+    }
+}
+
+impl Refusals {
+    /// Answers `stream` 503 and closes it, draining its request first
+    /// where a lingering slot is free.
+    pub fn refuse(&self, stream: TcpStream) {
+        let _ = stream.try_write(&self.answer);
+        if let Ok(slot) = Arc::clone(&self.lingering).try_acquire_owned() {
+            tokio::spawn(async move {
+                linger(stream).await;
+                drop(slot);
+            });
+        }
+    }
+}
+
+/// Half-closes `stream` (the answer is whole) and discards what the client
+/// still sends, until it closes or the bounds are reached.
+async fn linger(mut stream: TcpStream) {
+    let _ = stream.shutdown().await;
+    let mut scratch = [0u8; 16 * 1024];
+    let mut left = LINGER_BYTES;
+    let _ = tokio::time::timeout(LINGER_TIME, async {
+        while left > 0 {
+            match stream.read(&mut scratch).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => left = left.saturating_sub(n),
+            }
+        }
+    })
+    .await;
 }
 
 /// The connections each client address holds, where they are capped: a

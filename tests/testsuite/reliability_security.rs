@@ -524,6 +524,45 @@ fn connections_beyond_the_cap_are_refused_at_once() {
     );
 }
 
+/// A connection refused at the cap while its client sends a large body
+/// still gets the 503: the server reads and discards the request after its
+/// answer rather than closing on unread bytes, which resets the connection
+/// (the client's writes then fail with a broken pipe, and a 503 it had not
+/// read yet is lost).
+#[test]
+fn a_refused_connection_drains_the_request_before_it_closes() {
+    let store = Runtime::start();
+    let rt = Runtime::serve(Engine::Sqlite, &store.db, &["--max-connections", "1"]);
+    let _held = hold_connections(rt.addr, 1);
+    for attempt in 0..3 {
+        let mut refused = TcpStream::connect(rt.addr).unwrap();
+        refused
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let body = vec![b'x'; 1024 * 1024];
+        let head = format!(
+            "POST /api/v1/workspaces/w/agents/a/tasks HTTP/1.1\r\nHost: a\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+            body.len()
+        );
+        refused.write_all(head.as_bytes()).unwrap();
+        for (i, chunk) in body.chunks(16 * 1024).enumerate() {
+            if let Err(e) = refused.write_all(chunk) {
+                panic!("attempt {attempt}: writing the body failed after {i} chunks: {e}");
+            }
+        }
+        let mut answer = Vec::new();
+        if let Err(e) = refused.read_to_end(&mut answer) {
+            panic!(
+                "attempt {attempt}: reading the answer failed: {e} after {:?}",
+                String::from_utf8_lossy(&answer)
+            );
+        }
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+        assert!(answer.contains("\"server_error\""), "{answer}");
+    }
+}
+
 /// A bare health check, one request on a kept-alive connection.
 const HEALTHZ: &[u8] = b"GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n";
 
