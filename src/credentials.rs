@@ -1038,9 +1038,10 @@ pub fn run_credential_process(
         let stderr = last_words
             .recv_timeout(Duration::from_millis(100))
             .unwrap_or_default();
-        let quoted =
-            last_line(&stderr).map_or(String::new(), |line| format!("; its stderr ended: {line}"));
-        return Err(process_error(status, &out)
+        let secrets = secret_arguments(args);
+        let quoted = last_line(&stderr, &secrets)
+            .map_or(String::new(), |line| format!("; its stderr ended: {line}"));
+        return Err(process_error(status, &out, &secrets)
             .unwrap_or_else(|| fail(format!("exited with {status}{quoted}"))));
     }
     let parsed: ProcessOutput = serde_json::from_slice(&out)
@@ -1083,18 +1084,64 @@ pub fn run_credential_process(
 }
 
 /// The last non-blank line of a process's stderr, its secrets redacted
-/// ([`crate::redact::secrets`]) before it is cut to 200 characters, so that no cut
-/// leaves part of one.
-fn last_line(stderr: &[u8]) -> Option<String> {
+/// ([`crate::redact::secrets`], and the process's own [`secret_arguments`])
+/// before it is cut to 200 characters, so that no cut leaves part of one.
+fn last_line(stderr: &[u8], secrets: &[&str]) -> Option<String> {
     let text = String::from_utf8_lossy(stderr);
     let line = text.lines().map(str::trim).rfind(|line| !line.is_empty())?;
-    Some(crate::text::clip(&crate::redact::secrets(line), 200).into_owned())
+    Some(crate::text::clip(&without_secrets(line, secrets), 200).into_owned())
+}
+
+/// The arguments of a credential process that a flag's name says are
+/// secret (`--password hunter2`, `--api-key=s3cr3t`, `-token x`). `auth
+/// status` shows none of the process's arguments; these, known exactly,
+/// are also taken out of the process's own words when a failure quotes
+/// them (a process that echoes its command line).
+fn secret_arguments(args: &[String]) -> Vec<&str> {
+    const SECRET_WORDS: [&str; 6] = ["pass", "secret", "token", "key", "auth", "cred"];
+    let secret_name = |name: &str| {
+        let name = name.trim_start_matches('-').to_ascii_lowercase();
+        SECRET_WORDS.iter().any(|word| name.contains(word))
+    };
+    let mut secrets = Vec::new();
+    let mut after_secret_flag = false;
+    for arg in args {
+        if after_secret_flag && !arg.is_empty() {
+            secrets.push(arg.as_str());
+        }
+        after_secret_flag = false;
+        if !arg.starts_with('-') {
+            continue;
+        }
+        match arg.split_once('=') {
+            Some((name, value)) if secret_name(name) && !value.is_empty() => secrets.push(value),
+            Some(_) => {}
+            None => after_secret_flag = secret_name(arg),
+        }
+    }
+    secrets
+}
+
+/// `text` with [`crate::redact::secrets`]' patterns and each of `secrets`
+/// replaced, longest first (so no part of a longer one is left).
+fn without_secrets(text: &str, secrets: &[&str]) -> String {
+    let mut text = crate::redact::secrets(text);
+    let mut secrets = secrets.to_vec();
+    secrets.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
+    for secret in secrets {
+        text = text.replace(secret, "<redacted>");
+    }
+    text
 }
 
 /// The failure a process that exited unsuccessfully describes on stdout as
 /// an error document, as `agentteam-runtime token issue` does: passing
 /// (`retryable: true`, its store unavailable, say) or not, in its words.
-fn process_error(status: std::process::ExitStatus, out: &[u8]) -> Option<Failure> {
+fn process_error(
+    status: std::process::ExitStatus,
+    out: &[u8],
+    secrets: &[&str],
+) -> Option<Failure> {
     let doc: serde_json::Value = serde_json::from_slice(out).ok()?;
     let error = doc.get("error")?;
     let said = error
@@ -1102,7 +1149,7 @@ fn process_error(status: std::process::ExitStatus, out: &[u8]) -> Option<Failure
         .and_then(serde_json::Value::as_str)
         // Redacted before it is cut, as the stderr line is: the message is
         // the process's own words, which may hold a token.
-        .map(|message| crate::text::clip(&crate::redact::secrets(message), 300).into_owned());
+        .map(|message| crate::text::clip(&without_secrets(message, secrets), 300).into_owned());
     let said = said.map_or(String::new(), |message| {
         format!(": {}", message.trim_end().trim_end_matches('.'))
     });
@@ -1238,17 +1285,49 @@ mod tests {
     #[test]
     fn a_failing_process_is_quoted_by_its_last_line_without_secrets() {
         assert_eq!(
-            last_line(b"first\n  second line  \n\n").as_deref(),
+            last_line(b"first\n  second line  \n\n", &[]).as_deref(),
             Some("second line")
         );
-        assert_eq!(last_line(b" \n"), None);
+        assert_eq!(last_line(b" \n", &[]), None);
         // Redacted before the cut: no part of a token survives it.
         let long = format!("{} at_SECRETabcdefghijk1234567890XYZ", "x".repeat(190));
-        let quoted = last_line(long.as_bytes()).unwrap();
+        let quoted = last_line(long.as_bytes(), &[]).unwrap();
         assert!(
             !quoted.contains("SECRE") && !quoted.contains("at_"),
             "{quoted}"
         );
+    }
+
+    /// A process that echoes its command line is quoted without the
+    /// arguments its flags' names say are secret, which `auth status`
+    /// never shows either; the others stay, to say what failed.
+    #[test]
+    fn a_failing_process_is_quoted_without_its_secret_arguments() {
+        let args: Vec<String> = [
+            "--db",
+            "/srv/store.db",
+            "--password",
+            "hunter2",
+            "--api-key=s3cr3t",
+            "-token",
+            "t0k",
+            "--passphrase=",
+        ]
+        .map(String::from)
+        .to_vec();
+        let secrets = secret_arguments(&args);
+        assert_eq!(secrets, ["hunter2", "s3cr3t", "t0k"]);
+        let line = b"failing with args --db /srv/store.db --password hunter2 --api-key=s3cr3t -token t0k\n";
+        let quoted = last_line(line, &secrets).unwrap();
+        // (`--api-key=…` is the redaction's own pattern, taken whole.)
+        assert_eq!(
+            quoted,
+            "failing with args --db /srv/store.db --password <redacted> <redacted> -token <redacted>"
+        );
+        let out = br#"{"error": {"message": "bad password hunter2", "retryable": false}}"#;
+        let status = std::process::Command::new("false").status().unwrap();
+        let failure = process_error(status, out, &secrets).unwrap();
+        assert!(!failure.message.contains("hunter2"), "{}", failure.message);
     }
 
     /// A mistyped `--profile` is matched by the name as typed (shown, or

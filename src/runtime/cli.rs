@@ -325,9 +325,10 @@ pub fn command() -> clap::Command {
 pub fn run() -> ExitCode {
     let parsed = command().try_get_matches().and_then(|matches| {
         let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches)?;
-        Ok((cli, postgres_only_flags_given(&matches)))
+        let db_in_argv = matches.value_source("db") == Some(clap::parser::ValueSource::CommandLine);
+        Ok((cli, postgres_only_flags_given(&matches), db_in_argv))
     });
-    let (cli, postgres_only) = match parsed {
+    let (cli, postgres_only, db_in_argv) = match parsed {
         Ok(parsed) => parsed,
         Err(e) => return command_line_failure(&e),
     };
@@ -339,7 +340,7 @@ pub fn run() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     init_logging();
-    let code = match execute(cli, &postgres_only) {
+    let code = match execute(cli, &postgres_only, db_in_argv) {
         Ok(Some(value)) => {
             print_json(&value);
             ExitCode::SUCCESS
@@ -558,13 +559,27 @@ fn postgres_only_flags_given(matches: &clap::ArgMatches) -> Vec<&'static str> {
 
 /// `postgres_only`: the PostgreSQL-only flags given, refused on SQLite
 /// rather than ignored (a pool size that silently does nothing misleads
-/// whoever tunes it).
-fn execute(mut cli: Cli, postgres_only: &[&str]) -> Result<Option<Value>, Failure> {
+/// whoever tunes it). `db_in_argv`: `--db` was given on the command line,
+/// where a password in it is the process's for every local user to read.
+fn execute(
+    mut cli: Cli,
+    postgres_only: &[&str],
+    db_in_argv: bool,
+) -> Result<Option<Value>, Failure> {
     let db = match cli.db {
         Some(db) => db,
         None => default_db()?,
     };
     let location = Location::parse(&db)?;
+    if let Location::Postgres(target) = &location
+        && target.had_password()
+        && db_in_argv
+    {
+        tracing::warn!(
+            "the --db URI holds a password, which any local user can read in this process's arguments (ps, /proc) while it runs; give it in PGPASSWORD or ~/.pgpass (or the whole URI in {}) instead",
+            crate::env_vars::RUNTIME_DB.name
+        );
+    }
     if let (Location::Sqlite(_), [first, ..]) = (&location, postgres_only) {
         return Err(Failure::new(
             code::USAGE_ERROR,

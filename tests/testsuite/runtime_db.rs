@@ -37,6 +37,42 @@ fn field_problem(out: &Output, field: &str) -> String {
         .to_string()
 }
 
+/// A password in `--db` is in the process's arguments, which every local
+/// user can read while it runs: the runtime says so, without the password,
+/// and says nothing of one given in the environment.
+#[test]
+fn a_password_on_the_command_line_is_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let uri = "postgres://al:s3cret@127.0.0.1:1/db";
+    let warning = "holds a password, which any local user can read";
+    let out = runtime_in(dir.path(), &["--db", uri, "migrate", "--status"]);
+    refused(&out, 5, "s3cret");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(warning),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = runtime_in_env(
+        dir.path(),
+        &["migrate", "--status"],
+        &[("AGENTTEAM_RUNTIME_DB", uri)],
+    );
+    refused(&out, 5, "s3cret");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(warning));
+    // No password, no warning.
+    let out = runtime_in(
+        dir.path(),
+        &[
+            "--db",
+            "postgres://al@127.0.0.1:1/db",
+            "migrate",
+            "--status",
+        ],
+    );
+    refused(&out, 5, "s3cret");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(warning));
+}
+
 #[test]
 fn a_uri_is_never_taken_for_a_path() {
     let dir = tempfile::tempdir().unwrap();
@@ -1636,6 +1672,69 @@ fn a_private_board_without_members_is_refused() {
 /// others can write (anyone who can write it can add a token), or one
 /// another user owns (put where the store was to be made, it is theirs to
 /// rewrite); one they can only read is used, as its owner may intend.
+/// SQLite reads the files it keeps beside a store (`-wal`, `-shm`,
+/// `-journal`) as the store's own: one another user put there, in a
+/// directory others may write, could replace the whole store with theirs
+/// (a write-ahead log is replayed into it) or take its writes where they
+/// can read them. Each is refused as the store would be, before anything
+/// is opened, made or changed.
+#[test]
+fn files_others_put_beside_the_store_are_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let run = on_db(dir.path(), db.to_str().unwrap());
+    succeeded(&run(&["workspace", "create", "--name", "w"]));
+    let before = std::fs::read(&db).unwrap();
+    let beside = |suffix: &str| dir.path().join(format!("s.db{suffix}"));
+    let message = |out: &Output| {
+        refused(out, 2, "no secret here")["error"]["message"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let planted = beside(suffix);
+        std::fs::write(&planted, b"").unwrap();
+        std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o666)).unwrap();
+        let out = run(&["workspace", "list"]);
+        assert_eq!(field_problem(&out, "db"), "Others may change this file.");
+        let said = message(&out);
+        assert!(said.contains(&format!("s.db{suffix}")), "{said}");
+        assert!(said.contains("writable by group or others"), "{said}");
+        std::fs::remove_file(&planted).unwrap();
+    }
+    // A link, followed, would put the store's log where its maker chose.
+    std::os::unix::fs::symlink(dir.path().join("elsewhere"), beside("-wal")).unwrap();
+    let out = run(&["workspace", "list"]);
+    assert_eq!(
+        field_problem(&out, "db"),
+        "Not a regular file beside the store."
+    );
+    std::fs::remove_file(beside("-wal")).unwrap();
+    // SAFETY: geteuid(2) has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        std::fs::write(beside("-wal"), b"").unwrap();
+        std::os::unix::fs::chown(beside("-wal"), Some(65534), None).unwrap();
+        let said = message(&run(&["workspace", "list"]));
+        assert!(said.contains("belongs to uid 65534"), "{said}");
+        std::fs::remove_file(beside("-wal")).unwrap();
+    }
+    assert_eq!(std::fs::read(&db).unwrap(), before, "the store was changed");
+    succeeded(&run(&["workspace", "list"]));
+    // Planted before the store is made: nothing is made.
+    let new = dir.path().join("new.db");
+    std::fs::write(dir.path().join("new.db-wal"), b"").unwrap();
+    std::fs::set_permissions(
+        dir.path().join("new.db-wal"),
+        std::fs::Permissions::from_mode(0o666),
+    )
+    .unwrap();
+    let out = on_db(dir.path(), new.to_str().unwrap())(&["workspace", "create", "--name", "w"]);
+    assert_eq!(field_problem(&out, "db"), "Others may change this file.");
+    assert!(!new.exists(), "the refused store was made");
+}
+
 #[test]
 fn a_store_others_may_change_is_refused() {
     use std::os::unix::fs::PermissionsExt;

@@ -43,6 +43,7 @@ use migrations::{MIGRATIONS, apply_pending};
 fn create_private(path: &Path) -> Result<(), Failure> {
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
     refuse_a_directory_anyone_may_change(path)?;
+    refuse_companions_others_put(path)?;
     let created = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -79,7 +80,7 @@ fn create_private(path: &Path) -> Result<(), Failure> {
                 ));
             }
             if meta.is_file() {
-                refuse_if_others_may_change(path, &meta)?;
+                refuse_if_others_may_change(&format!("The store {}", path.display()), &meta)?;
                 if meta.mode() & 0o077 != 0 {
                     tracing::warn!(
                         path = %path.display(),
@@ -99,7 +100,7 @@ fn create_private(path: &Path) -> Result<(), Failure> {
 /// hashes) and change any board, and a file another user put where the
 /// store was to be made is theirs to rewrite. Reading it stays the
 /// owner's choice (logged, not refused).
-fn refuse_if_others_may_change(path: &Path, meta: &std::fs::Metadata) -> Result<(), Failure> {
+fn refuse_if_others_may_change(what: &str, meta: &std::fs::Metadata) -> Result<(), Failure> {
     use std::os::unix::fs::MetadataExt;
     // SAFETY: geteuid(2) has no preconditions and touches no memory.
     let me = unsafe { libc::geteuid() };
@@ -117,9 +118,43 @@ fn refuse_if_others_may_change(path: &Path, meta: &std::fs::Metadata) -> Result<
         return Ok(());
     };
     Err(refused_db(
-        format!("The store {} {why}.", path.display()),
+        format!("{what} {why}."),
         "Others may change this file.",
     ))
+}
+
+/// The files SQLite keeps beside a store, each read as the store's own
+/// when it opens it: the write-ahead log (replayed into the store), its
+/// shared-memory index and a rollback journal. SQLite removes them on a
+/// clean stop, so one that is there before the store opens is the last
+/// run's (after a crash) or someone else's: another user's, in a sticky
+/// or group-writable directory, could hold a whole store of their own that
+/// would replace this one, or take this store's writes where they can read
+/// them. Each is refused as the store itself would be; a symbolic link
+/// too (SQLite would follow it to wherever its maker chose).
+fn refuse_companions_others_put(path: &Path) -> Result<(), Failure> {
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let mut companion = path.as_os_str().to_owned();
+        companion.push(suffix);
+        let companion = std::path::PathBuf::from(companion);
+        let Ok(meta) = std::fs::symlink_metadata(&companion) else {
+            continue;
+        };
+        let what = format!(
+            "SQLite's file beside the store, {}, which it reads as the store's own,",
+            companion.display()
+        );
+        if !meta.is_file() {
+            return Err(refused_db(
+                format!(
+                    "{what} is not a regular file (a symbolic link, a directory or a device); if this user did not put it there, move it away and start again."
+                ),
+                "Not a regular file beside the store.",
+            ));
+        }
+        refuse_if_others_may_change(&what, &meta)?;
+    }
+    Ok(())
 }
 
 /// A store in a directory anyone may write without the sticky bit (0777,
