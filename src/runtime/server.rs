@@ -726,12 +726,37 @@ fn status(action: &Action, data: &Value) -> StatusCode {
 /// the CLI validates it.
 fn query(action: &Action, parts: &axum::http::request::Parts) -> Result<Value, Failure> {
     let pairs = query_pairs(parts).ok_or_else(|| {
-        Failure::new(
+        let failure = Failure::new(
             code::INVALID_JSON,
             "The query string is not valid URL encoding of UTF-8 text.",
-        )
+        );
+        match not_utf8_parameter(parts.uri.query().unwrap_or_default()) {
+            Some(name) => failure.field(name, "Not URL encoding of UTF-8 text."),
+            None => failure,
+        }
     })?;
     wire::read_query(action, &pairs)
+}
+
+/// The first parameter of a query string whose value does not decode to
+/// UTF-8 text, by its name (clipped, a token-like one redacted); `None`
+/// where that is a name itself, which cannot be shown as sent.
+fn not_utf8_parameter(raw: &str) -> Option<String> {
+    let decoded = |text: &str| {
+        let spaced = text.replace('+', " ");
+        percent_encoding::percent_decode_str(&spaced)
+            .decode_utf8()
+            .map(|text| text.into_owned())
+            .ok()
+    };
+    for pair in raw.split('&') {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let name = decoded(name)?;
+        if decoded(value).is_none() {
+            return Some(crate::text::clip(&crate::redact::tokens(&name), 64).into_owned());
+        }
+    }
+    None
 }
 
 /// The request's query string as its pairs, decoded; `None` when it is

@@ -442,7 +442,9 @@ fn refusals_are_json_with_their_status(engine: Engine) {
         );
         assert_eq!(reply.status, status, "{query}");
         if status == 400 {
-            assert_error(&reply, 400, "invalid_json");
+            let body = assert_error(&reply, 400, "invalid_json");
+            // Named, as a refused field is.
+            assert!(body["error"]["fieldErrors"]["query"].is_string(), "{body}");
         }
     }
     // 422: unknown fields, hidden context, a 10 MB-class title caught by the shared validation.
