@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 
 use crate::case;
 use crate::error::{self, ErrorCode, code};
+use crate::ids::IdKind;
 use crate::registry::{
     ACTIONS, ANY_CALL_REFUSALS, Action, BODY_REFUSALS, HiddenContext, Method, Success,
 };
@@ -320,15 +321,32 @@ fn over_capacity() -> Value {
     })
 }
 
-/// The registry's examples for a request body, in wire names.
+/// The registry's examples for a request body, in wire names. A keyed one
+/// is replayed only inside a workflow callback, whose context the CLI sends
+/// beside the key (`request_body_schema`): on the wire it carries that
+/// context too, ids of their shape, or no runtime could accept it.
 fn examples(action: &Action) -> Value {
     let mut out = Map::new();
     for (i, example) in action.examples.iter().enumerate() {
         let input: Value =
             serde_json::from_str(example.input).expect("registry examples are valid JSON (tested)");
+        let mut value = case::to_wire(input);
+        if value.get("idempotencyKey").is_some() {
+            for (context, kind) in [
+                (HiddenContext::WorkflowRunId, IdKind::WorkflowRun),
+                (HiddenContext::CallbackEffectId, IdKind::CallbackEffect),
+            ] {
+                if let (true, Some(wire)) = (
+                    action.hidden_context.contains(&context),
+                    context.wire_name(),
+                ) {
+                    value[wire] = json!(format!("{}0123456789abcdef01234567", kind.prefix()));
+                }
+            }
+        }
         out.insert(
             format!("example{}", i + 1),
-            json!({"summary": example.description, "value": case::to_wire(input)}),
+            json!({"summary": example.description, "value": value}),
         );
     }
     Value::Object(out)

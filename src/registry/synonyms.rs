@@ -229,6 +229,8 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("text", "query", None),
     ("desc", "description", None),
     ("id_members", "assignee", None),
+    ("members", "assignee", None),
+    ("member", "assignee", None),
     ("id_list", "channel", None),
     ("checklist_items", "checklist", None),
     ("todo", "checklist", None),
@@ -241,6 +243,7 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("task", "numbers", None),
     ("assignee_id", "assignee", None),
     ("claimed_by", "assignee", None),
+    ("holder", "assignee", None),
     ("pr", "urls", None),
     ("pr_url", "urls", None),
     ("pull_request", "urls", None),
@@ -343,6 +346,11 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
         "task_create",
         "tasks/*/summary",
         "a task's name is `title`; `summary` is a checkpoint's text (task_checkpoint).",
+    ),
+    (
+        "task_create",
+        "summary",
+        "a task's name is `title`, in `tasks` (`{\"tasks\": [{\"title\": …}]}`); `summary` is a checkpoint's text (task_checkpoint).",
     ),
     ("task_create", "subtasks", SUBTASKS_LATER),
     ("task_create", "tasks/*/subtasks", SUBTASKS_LATER),
@@ -692,6 +700,16 @@ const NO_PRIORITY_FILTER: &str =
     "there is no filter by priority: each item shows its `priority`, so read it there.";
 const ADDRESS_IS_CHANNEL_AND_NUMBER: &str = "a task is named by `channel` and `number`, which its address holds (`…/demo/tasks/12` is `{\"channel\": \"demo\", \"number\": 12}`): give those instead.";
 const NO_CONFIRMATION: &str = "there is no confirmation field: this call deletes the task for good as it is sent; to check first, task_get it, or preview with the CLI's `--dry-run` flag, which sends nothing.";
+/// A list whose items, when it holds several, carry one field only:
+/// `(action, list, the field kept, what to do with another)`. A field of
+/// an item given beside such a list is told where it goes and this.
+pub static SEVERAL_CARRY_ONE: &[(&str, &str, &str, &str)] = &[(
+    "task_create",
+    "tasks",
+    "title",
+    "(but a create of several tasks carries titles only: create this task alone with it, or several with `--batch`, one input a line; or set it after with task_update).",
+)];
+
 /// A field an action does not take, given `false`, where its
 /// [EXPLAINED] hint for `true` would do the opposite (`"completed": false`
 /// told to write `"status": "done"`): `(action, word, what to do)`.

@@ -4029,3 +4029,39 @@ fn a_path_written_as_a_key_is_told_to_give_the_field_whole() {
     );
     assert!(!e.contains_key("status"), "{e:?}");
 }
+
+#[test]
+fn the_rechecks_last_slips_are_told_in_one_answer() {
+    // Jira's `summary` at the top of a create is the task's title.
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "summary": "Fix the login page"}),
+    );
+    assert!(
+        e["summary"].contains("a task's name is `title`, in `tasks`"),
+        "{e:?}"
+    );
+    // A field beside a create of several tasks: where it goes, and that
+    // such a create carries titles only, so the retry is not refused by it.
+    let several =
+        json!({"channel": "eng", "tasks": [{"title": "a"}, {"title": "b"}], "priority": "high"});
+    let e = errors("task", "create", several);
+    assert!(e["priority"].contains("belongs in `tasks`"), "{e:?}");
+    assert!(e["priority"].contains("carries titles only"), "{e:?}");
+    let one = json!({"channel": "eng", "tasks": [{"title": "a"}], "priority": "high"});
+    let e = errors("task", "create", one);
+    assert!(!e["priority"].contains("titles only"), "{e:?}");
+    // `holder: null` unassigns; `members` is the one assignee; `add_tag`
+    // is a change of part of `labels`, which replaces the whole list.
+    let e = update_errors(1, json!({"holder": null}));
+    assert_eq!(e["holder"], "Unknown field; use `assignee`.");
+    let e = update_errors(1, json!({"members": ["@bob"]}));
+    assert!(e["members"].contains("`\"assignee\": \"@bob\"`"), "{e:?}");
+    let e = update_errors(1, json!({"add_tag": "bug"}));
+    assert!(
+        e["add_tag"].contains("`labels` replaces the whole list"),
+        "{e:?}"
+    );
+    assert!(e["add_tag"].contains("`\"labels\": [\"bug\"]`"), "{e:?}");
+}

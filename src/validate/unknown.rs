@@ -706,7 +706,8 @@ fn field_of_value(
 }
 
 /// The list field beside `parent_path` that an unknown name means to change
-/// in part (`labels_add`, `add_urls`, `remove_attachment`), where that field
+/// in part (`labels_add`, `add_urls`, `remove_attachment`, `add_tag` by a
+/// field's other name), where that field
 /// replaces the whole list: a rename to it alone would drop the items kept.
 fn partial_list_change(action: &Action, parent_path: &str, name: &str) -> Option<String> {
     let snake = crate::case::camel_to_snake(name).to_ascii_lowercase();
@@ -718,9 +719,13 @@ fn partial_list_change(action: &Action, parent_path: &str, name: &str) -> Option
         .into_iter()
         .find(|field| {
             super::schema_at(action, &join(parent_path, field)).is_some_and(super::replaced_list)
-                && words
-                    .iter()
-                    .any(|w| w == field || Some(*w) == field.strip_suffix('s'))
+                && words.iter().any(|w| {
+                    w == field
+                        || Some(*w) == field.strip_suffix('s')
+                        || synonyms::FIELDS
+                            .iter()
+                            .any(|(word, meant, _)| word == w && meant == field)
+                })
         })
 }
 
@@ -979,7 +984,7 @@ fn unknown_field_message(
             };
             return (said, message);
         }
-        let message = format!(
+        let mut message = format!(
             "Unknown field here; `{wanted}` belongs {}: `{}`.",
             match container {
                 "" => "at the top level of the input".to_string(),
@@ -987,6 +992,12 @@ fn unknown_field_message(
             },
             shape(&home, wanted)
         );
+        // Beside a list of several items that carry one field each (a
+        // create of several tasks takes titles only): the rule said too,
+        // or the retry is refused by it.
+        if let Some(rule) = items_hold_less(action, parent, container, wanted) {
+            message = format!("{} {rule}", message.trim_end_matches('.'));
+        }
         // The field here that holds it, if it is one of this level's.
         let holder = siblings
             .iter()
@@ -1036,6 +1047,27 @@ fn unknown_field_message(
         return (Said::NoNameHere, message);
     }
     (Said::Nothing, "Unknown field.".into())
+}
+
+/// Where `container` is a list given with several items whose items then
+/// carry one field only ([`synonyms::SEVERAL_CARRY_ONE`]), and `field` is
+/// another: what to do with it instead.
+fn items_hold_less(
+    action: &Action,
+    parent: Option<&Value>,
+    container: &str,
+    field: &str,
+) -> Option<&'static str> {
+    let several = parent
+        .and_then(|p| p.get(container))
+        .and_then(Value::as_array)
+        .is_some_and(|items| items.len() > 1);
+    synonyms::SEVERAL_CARRY_ONE
+        .iter()
+        .find(|(of, list, kept, _)| {
+            several && *of == action.name() && *list == container && *kept != field
+        })
+        .map(|(_, _, _, said)| *said)
 }
 
 /// Where else in `action`'s input a field called `field` lives, when not

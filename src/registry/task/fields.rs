@@ -94,12 +94,16 @@ pub fn member_ref(description: &str) -> Value {
 }
 
 pub fn labels(description: &str) -> Value {
-    unique(array(
-        description,
-        string(&format!("A label, 1–{MAX_LABEL} characters."), 1, MAX_LABEL),
-        0,
-        MAX_LABELS,
-    ))
+    unique(array(description, label(), 0, MAX_LABELS))
+}
+
+/// One label, written or filtered on, with [`check_labels`]'s rule said.
+pub fn label() -> Value {
+    string(
+        &format!("A label, 1–{MAX_LABEL} characters, no spaces around it."),
+        1,
+        MAX_LABEL,
+    )
 }
 
 pub fn checklist(default: &str) -> Value {

@@ -143,7 +143,7 @@ fn input_schema() -> Value {
                             "labels",
                             unique(array(
                                 "Only tasks carrying all of these labels. Default: any.",
-                                string("A label.", 1, 50),
+                                fields::label(),
                                 1,
                                 10,
                             )),

@@ -75,11 +75,9 @@ impl Field {
                 "Labels, at most {}; replaces them all. Omitted: unchanged.",
                 fields::MAX_LABELS
             )),
-            Field::Checklist => fields::checklist("Replaces the checklist. Omitted: unchanged."),
-            Field::Urls => fields::urls("Replaces the URLs. Omitted: unchanged."),
-            Field::Attachments => {
-                fields::attachments("Replaces the attachment metadata. Omitted: unchanged.")
-            }
+            Field::Checklist => fields::checklist("Replaces them all. Omitted: unchanged."),
+            Field::Urls => fields::urls("Replaces them all. Omitted: unchanged."),
+            Field::Attachments => fields::attachments("Replaces them all. Omitted: unchanged."),
             Field::Blocker => nullable(fields::blocker("Omitted: unchanged; null clears.")),
             Field::Parent => nullable(fields::number(&format!(
                 "Move under this task number on the same board. {KEEP} null makes it top-level."
