@@ -1720,6 +1720,17 @@ fn files_others_put_beside_the_store_are_refused() {
         assert!(said.contains("belongs to uid 65534"), "{said}");
         std::fs::remove_file(beside("-wal")).unwrap();
     }
+    // Through a link to the store, SQLite keeps them beside its target.
+    let link = dir.path().join("link.db");
+    std::os::unix::fs::symlink(&db, &link).unwrap();
+    std::fs::write(beside("-wal"), b"").unwrap();
+    std::fs::set_permissions(beside("-wal"), std::fs::Permissions::from_mode(0o666)).unwrap();
+    let said = message(&on_db(dir.path(), link.to_str().unwrap())(&[
+        "workspace",
+        "list",
+    ]));
+    assert!(said.contains("s.db-wal"), "{said}");
+    std::fs::remove_file(beside("-wal")).unwrap();
     assert_eq!(std::fs::read(&db).unwrap(), before, "the store was changed");
     succeeded(&run(&["workspace", "list"]));
     // Planted before the store is made: nothing is made.

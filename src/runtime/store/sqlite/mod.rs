@@ -131,8 +131,11 @@ fn refuse_if_others_may_change(what: &str, meta: &std::fs::Metadata) -> Result<(
 /// or group-writable directory, could hold a whole store of their own that
 /// would replace this one, or take this store's writes where they can read
 /// them. Each is refused as the store itself would be; a symbolic link
-/// too (SQLite would follow it to wherever its maker chose).
+/// too (SQLite would follow it to wherever its maker chose). A store
+/// named by a link has them beside the link's target, and is checked there.
 fn refuse_companions_others_put(path: &Path) -> Result<(), Failure> {
+    // Beside the file a link names, where SQLite keeps them.
+    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     for suffix in ["-wal", "-shm", "-journal"] {
         let mut companion = path.as_os_str().to_owned();
         companion.push(suffix);
