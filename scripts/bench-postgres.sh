@@ -35,7 +35,9 @@
 # Tuning (environment): BENCH_SECONDS (each load run, default 10),
 # BENCH_CONCURRENCY (default 32), BENCH_POOL (each replica's --pool-size,
 # default the runtime's own), PGBENCH_SCALE (default 10), BENCH_STALL_MS
-# (1-999, default 200), BENCH_PAIRS (default 3; 0 leaves the rounds out).
+# (1-999, default 200), BENCH_PAIRS (default 3; 0 leaves the rounds out),
+# BENCH_TWO_WORKERS (each of the two replicas' --workers, default half the
+# CPUs: the two share them, as replicas on one host do).
 # Needs PostgreSQL's server binaries (apt-get install -y postgresql), wrk,
 # curl and jq; run as root, the script installs what is missing itself and
 # runs the server as the `postgres` account. BENCH_BIN_DIR as in bench.sh.
@@ -143,15 +145,27 @@ check "$one_get"
 one_create=$(wrk_run create "$api$path/tasks" "$concurrency")
 check "$one_create"
 
-echo "==> two replicas: the same load split over both" >&2
-serve_on "$db" "$work/replica2.log"
+# Two replicas of their own, which share this machine's CPUs as two
+# replicas on one host do: each with half the workers one replica has
+# (`--workers`, BENCH_TWO_WORKERS; docs/deploy.md, pool and worker
+# sizing). The first replica stays for the one-replica runs.
+cpus=$(nproc)
+two_workers=${BENCH_TWO_WORKERS:-$((cpus / 2 > 0 ? cpus / 2 : 1))}
+echo "==> two replicas (--workers $two_workers each, on $cpus CPUs): the same load split over both" >&2
+one_flags=${serve_flags:-}
+serve_flags="$one_flags --workers $two_workers"
+serve_on "$db" "$work/replica2a.log"
 more_server_pids=$serve_pid
+api1=$serve_api
+serve_on "$db" "$work/replica2b.log"
+more_server_pids="$more_server_pids $serve_pid"
 api2=$serve_api
+serve_flags=$one_flags
 half=$((concurrency / 2))
 # two_run KIND ROUTE: both halves at once; "rps p50_us p99_us requests non2xx errors"
 # with rps and counts summed, p50 the mean and p99 the worse of the two.
 two_run() {
-    wrk_run "$1" "$api$path$2" "$half" >"$work/two.a" &
+    wrk_run "$1" "$api1$path$2" "$half" >"$work/two.a" &
     a=$!
     wrk_run "$1" "$api2$path$2" "$half" >"$work/two.b"
     wait "$a"
@@ -306,7 +320,7 @@ fi
 row "task.get, two, a backend stalled" "$(field "$two_stalled" 1)" "$(us_ms "$(field "$two_stalled" 2)") / $(us_ms "$(field "$two_stalled" 3)")" \
     "" "(a fault: no target)" "-"
 echo
-echo "each run: $seconds s at $concurrency connections (two replicas: $half each, at once), on the"
+echo "each run: $seconds s at $concurrency connections (two replicas: $half each, at once, --workers $two_workers each), on the"
 echo "machine that also runs PostgreSQL; pgbench -j2 at scale $scale (-M prepared but for the
 -M simple row); the board held $seed_tasks"
 echo "seeded tasks plus those task.create made."
