@@ -87,7 +87,7 @@ pub fn drop_tail(slot: &mut Value, over: usize, keep: usize) -> bool {
     true
 }
 
-/// [`halve`] of every string within `slot` (a list's items and their
+/// `halve` of every string within `slot` (a list's items and their
 /// fields); false when none was long enough to cut.
 pub fn halve_all(slot: &mut Value) -> bool {
     match slot {

@@ -929,7 +929,7 @@ fn stop_group_on_signals() {
 /// stdout, which a background child it forked may hold open after it exits.
 /// On expiry the process's whole group is killed, so neither the process nor
 /// anything it started outlives the CLI's wait; so is it when a signal
-/// stops the CLI meanwhile ([`RUNNING_GROUP`]).
+/// stops the CLI meanwhile (`RUNNING_GROUP`).
 pub fn run_credential_process(
     argv: &[String],
     timeout: Duration,

@@ -232,7 +232,7 @@ pub const MAX_TASK_CANDIDATES: usize = 5;
 const CANDIDATE_TITLE_CHARS: usize = 60;
 
 /// A task candidate's title as a candidate repeats it: cut to
-/// [`CANDIDATE_TITLE_CHARS`].
+/// `CANDIDATE_TITLE_CHARS`.
 pub fn candidate_title(title: &str) -> String {
     crate::text::clip(title, CANDIDATE_TITLE_CHARS).into_owned()
 }

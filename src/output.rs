@@ -77,7 +77,7 @@ impl Printer {
         self
     }
 
-    /// [`error_document`] as this run prints it (its `--profile` in a
+    /// `error_document` as this run prints it (its `--profile` in a
     /// suggested command).
     pub fn error_document(&self, failure: &Failure) -> Value {
         error_document(failure, self.profile.as_deref())

@@ -642,7 +642,7 @@ const MAX_CURSOR_CHARS: usize = 512;
 const WIRE_META: [&str; 2] = ["next_cursor", "truncated"];
 
 /// Client side: a 2xx body to `data` + `meta`; `nextCursor` and `truncated`
-/// ([`WIRE_META`]) move from the body's top level to `meta`.
+/// (`WIRE_META`) move from the body's top level to `meta`.
 pub fn decode_success(bytes: &[u8]) -> Result<Success, Failure> {
     let body: Value = serde_json::from_slice(bytes).map_err(|_| {
         Failure::new(

@@ -126,9 +126,9 @@ const LINGER_BYTES: usize = crate::wire::MAX_HEAD_BYTES + crate::wire::MAX_BODY_
 /// reset the connection: a client still sending a body gets a broken pipe,
 /// and one that has sent it may lose the 503 it had not read yet. So the
 /// answer is followed by a half-close, and what the client sends is read
-/// and discarded until it closes, for at most [`LINGER_TIME`] and
-/// [`LINGER_BYTES`] (the lingering close of nginx and Apache), on at most
-/// [`MAX_LINGERING`] connections at once.
+/// and discarded until it closes, for at most `LINGER_TIME` and
+/// `LINGER_BYTES` (the lingering close of nginx and Apache), on at most
+/// `MAX_LINGERING` connections at once.
 pub struct Refusals {
     answer: Arc<[u8]>,
     lingering: Arc<Semaphore>,

@@ -529,7 +529,7 @@ fn strings(list: Option<&Value>) -> impl Iterator<Item = (usize, &str)> {
         .filter_map(|(i, item)| Some((i, item.as_str()?)))
 }
 
-/// A create's key: the rules the schema cannot state (see [`check_key`]).
+/// A create's key: the rules the schema cannot state (see `check_key`).
 pub fn check_idempotency_key(input: &Value, errors: &mut FieldErrors) {
     // A create's key is only for a create inside a workflow callback: one
     // written blank is more likely a field filled in because the schema has

@@ -18,7 +18,7 @@ pub const LINKS_RESERVE: usize = 640;
 /// essential first: subtask summaries, then the oldest checkpoints but the
 /// newest (each section keeps `total`, says `truncated: true`, and gets a
 /// `next` call that reads the rest), then the description's tail down to
-/// its first [`DESCRIPTION_FLOOR`] characters (ending in a visible
+/// its first `DESCRIPTION_FLOOR` characters (ending in a visible
 /// marker), then the strings of attachments, URLs and checklist items
 /// (each cut one ending in the marker, every item kept), then the rest of
 /// the description, and only then trailing items. Any cut sets `truncated: true`, which the CLI shows as

@@ -636,7 +636,7 @@ pub fn channel_taken() -> Failure {
 /// neither was most likely a handle without its `@` (`handle_exists`: as
 /// for [`no_such_agent`]).
 /// Every member of `members` that names no agent, each with whether
-/// `@word` exists (see [`handle_hint`]), said at once, so one retry fixes
+/// `@word` exists (see `handle_hint`), said at once, so one retry fixes
 /// them all; when each is only a handle without its `@`, the whole
 /// corrected value too.
 pub fn no_such_members(members: &[String], missing: &[(String, bool)]) -> Failure {

@@ -106,7 +106,7 @@ fn is_function_word(word: &str) -> bool {
 }
 
 /// The words a search for `text` requires, at most [`MAX_QUERY_WORDS`]:
-/// its words without [`FUNCTION_WORDS`], or all of them when it has no
+/// its words without `FUNCTION_WORDS`, or all of them when it has no
 /// other (`the` still finds `The theme`); empty when the text has no word
 /// at all (only punctuation).
 pub fn query_words(text: &str) -> Vec<QueryWord> {
