@@ -44,7 +44,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, BodyDataStream, Bytes, HttpBody};
-use axum::extract::{DefaultBodyLimit, FromRequestParts, MatchedPath, Query, Request, State};
+use axum::extract::{DefaultBodyLimit, FromRequestParts, MatchedPath, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use axum::routing::{MethodFilter, MethodRouter};
@@ -725,12 +725,12 @@ fn status(action: &Action, data: &Value) -> StatusCode {
 /// A GET's input, decoded from its query string and validated exactly as
 /// the CLI validates it.
 fn query(action: &Action, parts: &axum::http::request::Parts) -> Result<Value, Failure> {
-    let pairs = query_pairs(parts).ok_or_else(|| {
+    let pairs = query_pairs(parts).map_err(|NotUtf8(parameter)| {
         let failure = Failure::new(
             code::INVALID_JSON,
             "The query string is not valid URL encoding of UTF-8 text.",
         );
-        match not_utf8_parameter(parts.uri.query().unwrap_or_default()) {
+        match parameter {
             Some(name) => failure.field(name, "Not URL encoding of UTF-8 text."),
             None => failure,
         }
@@ -738,37 +738,42 @@ fn query(action: &Action, parts: &axum::http::request::Parts) -> Result<Value, F
     wire::read_query(action, &pairs)
 }
 
-/// The first parameter of a query string whose value does not decode to
-/// UTF-8 text, by its name (clipped, a token-like one redacted); `None`
-/// where that is a name itself, which cannot be shown as sent.
-fn not_utf8_parameter(raw: &str) -> Option<String> {
+/// A query string that is not URL encoding of UTF-8 text: the name of the
+/// first parameter whose value is not (clipped, a token-like one
+/// redacted), or `None` where a name itself is not, which cannot be shown
+/// as sent.
+struct NotUtf8(Option<String>);
+
+/// The request's query string as its pairs, decoded as a form is (`&`
+/// between pairs, empty ones skipped, `=` after the name, `+` a space).
+/// A decoder that reads bytes that are not UTF-8 (`%ff`) as U+FFFD would
+/// answer for, or repeat, text the caller never sent, so each name and
+/// value must decode to UTF-8 text, and the first that does not is named.
+fn query_pairs(parts: &axum::http::request::Parts) -> Result<Vec<(String, String)>, NotUtf8> {
     let decoded = |text: &str| {
-        let spaced = text.replace('+', " ");
+        let spaced = match text.contains('+') {
+            true => std::borrow::Cow::Owned(text.replace('+', " ")),
+            false => std::borrow::Cow::Borrowed(text),
+        };
         percent_encoding::percent_decode_str(&spaced)
             .decode_utf8()
             .map(|text| text.into_owned())
             .ok()
     };
-    for pair in raw.split('&') {
-        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-        let name = decoded(name)?;
-        if decoded(value).is_none() {
-            return Some(crate::text::clip(&crate::redact::tokens(&name), 64).into_owned());
-        }
-    }
-    None
-}
-
-/// The request's query string as its pairs, decoded; `None` when it is
-/// not URL encoding of UTF-8 text. The decoder alone would read bytes that
-/// are not UTF-8 (`%ff`) as U+FFFD, and answer for, or repeat, text the
-/// caller never sent.
-fn query_pairs(parts: &axum::http::request::Parts) -> Option<Vec<(String, String)>> {
     let raw = parts.uri.query().unwrap_or_default();
-    percent_encoding::percent_decode_str(raw)
-        .decode_utf8()
-        .ok()?;
-    Some(Query::try_from_uri(&parts.uri).ok()?.0)
+    raw.split('&')
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| {
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let name = decoded(name).ok_or(NotUtf8(None))?;
+            match decoded(value) {
+                Some(value) => Ok((name, value)),
+                None => Err(NotUtf8(Some(
+                    crate::text::clip(&crate::redact::tokens(&name), 64).into_owned(),
+                ))),
+            }
+        })
+        .collect()
 }
 
 /// The refusal of input sent where its route does not read it: a POST's
@@ -1028,6 +1033,44 @@ mod tests {
         TokenRecord, UpdateInput,
     };
     use crate::wire::WorkflowContext;
+
+    /// A query string is read as a form is (empty pairs skipped, `+` a
+    /// space, `%2B` a plus, a name alone an empty value); bytes that are
+    /// not UTF-8 are refused, naming the parameter whose value holds them.
+    #[test]
+    fn a_query_string_is_read_as_a_form_and_its_bad_parameter_named() {
+        let pairs = |query: &str| {
+            let (parts, ()) = axum::http::Request::builder()
+                .uri(format!("/tasks?{query}"))
+                .body(())
+                .unwrap()
+                .into_parts();
+            query_pairs(&parts).map_err(|NotUtf8(name)| name)
+        };
+        let owned = |list: &[(&str, &str)]| {
+            list.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            pairs("a=1&&b=two+words%2B&c&d=x=y").ok(),
+            Some(owned(&[
+                ("a", "1"),
+                ("b", "two words+"),
+                ("c", ""),
+                ("d", "x=y")
+            ]))
+        );
+        assert_eq!(
+            pairs("channel=eng&query=caf%C3%A9").ok(),
+            Some(owned(&[("channel", "eng"), ("query", "café")]))
+        );
+        assert_eq!(
+            pairs("channel=eng&query=%ff").err(),
+            Some(Some("query".into()))
+        );
+        assert_eq!(pairs("channel=eng&%ff=1").err(), Some(None));
+    }
 
     /// A body near the size limit whose refusal takes its validation a
     /// while to word (`validate::again`) is judged off the async worker:

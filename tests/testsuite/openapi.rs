@@ -66,6 +66,23 @@ fn the_document_is_valid_openapi_3_1() {
                         .map(|e| e.to_string())
                         .collect();
                     assert!(errors.is_empty(), "{method} {path} {name}: {errors:?}");
+                    // A key the runtime replays only inside a workflow
+                    // callback comes with the context the CLI sends beside
+                    // it, or the example could never succeed on the wire.
+                    let action = agentteam::registry::ACTIONS
+                        .iter()
+                        .find(|a| op["operationId"] == a.name())
+                        .unwrap();
+                    if example["value"].get("idempotencyKey").is_some() {
+                        for context in action.hidden_context {
+                            if let Some(wire) = context.wire_name() {
+                                assert!(
+                                    example["value"][wire].is_string(),
+                                    "{path} {name}: no {wire} beside its idempotencyKey"
+                                );
+                            }
+                        }
+                    }
                 }
             }
             for param in op["parameters"].as_array().into_iter().flatten() {
