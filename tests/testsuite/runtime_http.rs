@@ -1165,3 +1165,64 @@ fn a_method_http_does_not_define_is_refused_and_not_logged() {
     let log = rt.log_containing("method=<other>");
     assert!(!log.contains("XXXX"), "the method was logged");
 }
+
+/// RFC 9112 §3.2: an HTTP/1.1 request without exactly one `Host` that is a
+/// host and port is answered 400, with no body, and its connection closed;
+/// a create sent so makes nothing. HTTP/1.0 may omit it; an empty one is a
+/// host-less authority and is served.
+#[test]
+fn a_request_without_one_valid_host_is_refused() {
+    use std::io::{Read, Write};
+
+    let rt = Runtime::start_on(Engine::Sqlite);
+    let w = rt.workspace("w");
+    let alice = rt.agent(&w, "alice");
+    rt.channel(&w, "eng");
+    let ask = |head: String| -> String {
+        let mut stream = std::net::TcpStream::connect(rt.addr).unwrap();
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+            .unwrap();
+        stream.write_all(head.as_bytes()).unwrap();
+        let mut answer = Vec::new();
+        // To the end: a refused request's connection is closed.
+        stream.read_to_end(&mut answer).unwrap();
+        String::from_utf8_lossy(&answer).into_owned()
+    };
+    let refused = |head: &str| {
+        let answer = ask(format!("{head}\r\n"));
+        // HTTP/1.0 is answered in its own version.
+        assert!(answer[8..].starts_with(" 400 "), "{head:?}: {answer}");
+        assert!(
+            answer.ends_with("\r\n\r\n"),
+            "a body for {head:?}: {answer}"
+        );
+        assert!(answer.contains("connection: close"), "{head:?}: {answer}");
+    };
+    refused("GET /healthz HTTP/1.1\r\n");
+    refused("GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n");
+    refused("GET /healthz HTTP/1.1\r\nHost: a\r\nHost: a\r\n");
+    refused("GET /healthz HTTP/1.1\r\nHost: user@a\r\n");
+    refused("GET /healthz HTTP/1.1\r\nHost: a/b\r\n");
+    refused("GET /healthz HTTP/1.0\r\nHost: a\r\nHost: b\r\n");
+    let body = r#"{"channel":"eng","tasks":[{"title":"Sent without a Host"}]}"#;
+    refused(&format!(
+        "POST {} HTTP/1.1\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        alice.path("/tasks"),
+        alice.token,
+        body.len()
+    ));
+    let list = ok(&rt, &alice, "list", json!({ "channel": "eng" }));
+    assert_eq!(list["items"], json!([]), "the create was made");
+
+    for head in [
+        "GET /healthz HTTP/1.0\r\n",
+        "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nConnection: close\r\n",
+        "GET /healthz HTTP/1.1\r\nHost: [::1]:8787\r\nConnection: close\r\n",
+        "GET /healthz HTTP/1.1\r\nHost: agentteam.internal\r\nConnection: close\r\n",
+        "GET /healthz HTTP/1.1\r\nHost:\r\nConnection: close\r\n",
+    ] {
+        let answer = ask(format!("{head}\r\n"));
+        assert!(answer[8..].starts_with(" 200 "), "{head:?}: {answer}");
+    }
+}
