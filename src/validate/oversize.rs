@@ -7,8 +7,11 @@
 //! perhaps cut off mid-string, by a scan that follows objects, arrays and
 //! strings and judges nothing else.
 
-use super::{join, schema_at};
+use serde_json::Value;
+
+use super::{join, schema_path};
 use crate::error::MAX_FIELD_ERRORS;
+use crate::registry::schema::walk_properties;
 use crate::registry::{Action, FieldErrors};
 
 /// One open object or array of the scan, with where it is in it.
@@ -29,6 +32,7 @@ const KEY_BYTES: usize = 64;
 /// is found: the input is then large for another reason (a long list, deep
 /// nesting, many fields), which the size limit alone says.
 pub fn oversized_strings(action: &Action, prefix: &[u8]) -> FieldErrors {
+    let limits = Limits::of(action);
     let mut found = FieldErrors::new();
     let mut stack: Vec<Frame> = Vec::new();
     let mut at = 0;
@@ -62,11 +66,12 @@ pub fn oversized_strings(action: &Action, prefix: &[u8]) -> FieldErrors {
                 {
                     *key = Some(text);
                     *key_next = false;
-                } else if let Some(path) = path_of(&stack) {
-                    let limit = schema_at(action, &path)
-                        .and_then(|schema| schema["maxLength"].as_u64())
-                        .and_then(|limit| usize::try_from(limit).ok());
-                    if let Some(limit) = limit.filter(|&limit| chars > limit) {
+                } else if stack.len() <= limits.deepest
+                    && let Some(path) = path_of(&stack)
+                {
+                    // (Deeper, no field can hold it, and no path is built:
+                    // 1 MiB of `{"a":"b",` opens 58,000 objects.)
+                    if let Some(limit) = limits.at(&path).filter(|&limit| chars > limit) {
                         let read = if closed { "" } else { "at least " };
                         found.insert(
                             path,
@@ -83,6 +88,52 @@ pub fn oversized_strings(action: &Action, prefix: &[u8]) -> FieldErrors {
         at += 1;
     }
     found
+}
+
+/// The `maxLength` of each string field of an action's input, by its
+/// schema path (`tasks/items/title`; a list's items as `labels/items`),
+/// read once per scan rather than once per string.
+struct Limits {
+    by_path: Vec<(String, usize)>,
+    /// The most segments a path of `by_path` has.
+    deepest: usize,
+}
+
+impl Limits {
+    fn of(action: &Action) -> Limits {
+        let mut fields = Vec::new();
+        walk_properties(action.cached_input_schema(), "", &mut fields);
+        let max_length = |schema: &Value| {
+            schema["maxLength"]
+                .as_u64()
+                .and_then(|limit| usize::try_from(limit).ok())
+        };
+        let mut by_path = Vec::new();
+        for (path, schema) in fields {
+            if let Some(limit) = max_length(&schema["items"]) {
+                by_path.push((format!("{path}/items"), limit));
+            }
+            if let Some(limit) = max_length(schema) {
+                by_path.push((path, limit));
+            }
+        }
+        let deepest = by_path
+            .iter()
+            .map(|(path, _)| path.split('/').count())
+            .max()
+            .unwrap_or(0);
+        Limits { by_path, deepest }
+    }
+
+    /// The limit of the string at the input `path` (`tasks/0/title`).
+    fn at(&self, path: &str) -> Option<usize> {
+        let wanted = schema_path(path, "");
+        let wanted = wanted.trim_end_matches('/');
+        self.by_path
+            .iter()
+            .find(|(p, _)| p == wanted)
+            .map(|&(_, limit)| limit)
+    }
 }
 
 /// The path of the value being read: the keys and indexes of the open
@@ -154,6 +205,7 @@ fn string_at(bytes: &[u8], start: usize) -> (String, usize, usize, bool) {
 mod tests {
     use super::*;
     use crate::registry::find;
+    use crate::validate::schema_at;
 
     #[test]
     fn a_string_over_its_fields_limit_is_named_by_its_path() {

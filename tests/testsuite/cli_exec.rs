@@ -385,6 +385,36 @@ fn oversized_input_is_refused_without_sending() {
         "{}",
         run.stdout
     );
+    // Large only for its `\u` escapes (no string over a field's limit):
+    // the refusal says so, with the way out.
+    let escaped = format!(
+        r#"{{"channel":"eng","tasks":[{{"title":"t","notes":"{}"}}]}}"#,
+        r"\ud83d\ude00".repeat(100_000)
+    );
+    let run = cli.exec("task", "create", &escaped, &[]);
+    assert_eq!(
+        (run.code, run.error_code().as_str()),
+        (2, "input_too_large")
+    );
+    let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(
+        message.contains("escapes") && message.contains("send the text as UTF-8"),
+        "{message}"
+    );
+    // Objects opened and never closed, each with a string: the scan for
+    // long strings followed every one of them (60,000 deep), building each
+    // string's path anew, and ran for hours; it stops where no field can
+    // be. The watchdog is a thousand times what the refusal takes.
+    let deep = r#"{"channel":"demo","#.repeat(60_000);
+    let limit = Some(std::time::Duration::from_secs(60));
+    for flags in [&[][..], &["--dry-run"][..]] {
+        let run = cli.exec_within("task", "list", &deep, flags, limit);
+        assert_eq!(
+            (run.code, run.error_code().as_str()),
+            (2, "input_too_large"),
+            "{flags:?} {run:?}"
+        );
+    }
     assert!(server.requests().is_empty());
 }
 
