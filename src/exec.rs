@@ -1010,6 +1010,9 @@ fn too_large(action: &Action, prefix: &[u8], what: &str) -> Failure {
     let limit = format!("The {what} exceeds {} KiB", MAX_BODY_BYTES / 1024);
     let field_errors = crate::validate::oversized_strings(action, prefix);
     let message = match field_errors.keys().next() {
+        None if escapes_make_it_large(prefix) => format!(
+            "{limit} as sent, a quarter of it or more in `\\uXXXX` escapes of six bytes each: send the text as UTF-8 (Python: `json.dumps(..., ensure_ascii=False)`)."
+        ),
         None => format!("{limit}."),
         Some(path) if field_errors.len() == 1 => {
             format!("{limit}: `{path}` is longer than its field allows; see field_errors.")
@@ -1023,6 +1026,14 @@ fn too_large(action: &Action, prefix: &[u8], what: &str) -> Failure {
         field_errors,
         ..Failure::new(code::INPUT_TOO_LARGE, message)
     }
+}
+
+/// Whether `\uXXXX` escapes take a quarter or more of `prefix`: text
+/// escaped as ASCII (Python's default `json.dumps`) is up to six times its
+/// UTF-8 size, and the limit counts bytes as sent.
+fn escapes_make_it_large(prefix: &[u8]) -> bool {
+    let escapes = prefix.windows(2).filter(|pair| pair == b"\\u").count();
+    escapes * 6 * 4 >= prefix.len()
 }
 
 /// The refusal of input in UTF-16 or UTF-32 ([`wide_encoding`]), naming
