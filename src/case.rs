@@ -89,7 +89,30 @@ fn renamed(
 }
 
 pub fn to_wire(value: Value) -> Value {
-    rename_keys(value, snake_to_camel)
+    rename_keys(value, |key| wire_key(key).into_owned())
+}
+
+/// A model-facing key as the wire spells it: in camelCase where that reads
+/// back as the key (`scope_id`, `scopeId`), which every name of the
+/// registry does; any other key as it is. Such a key is one a client sent
+/// as no name (`_`, `__proto__`, `a_1`), named back in a field error:
+/// camelCase would write `_` and `__` both as `""`, and `a_1` as the
+/// `a1` it is not.
+pub fn wire_key(key: &str) -> std::borrow::Cow<'_, str> {
+    if !key.contains('_') {
+        return std::borrow::Cow::Borrowed(key);
+    }
+    let bytes = key.as_bytes();
+    let reads_back = !bytes.iter().any(u8::is_ascii_uppercase)
+        && bytes
+            .iter()
+            .enumerate()
+            .all(|(i, &b)| b != b'_' || bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase));
+    if reads_back {
+        std::borrow::Cow::Owned(snake_to_camel(key))
+    } else {
+        std::borrow::Cow::Borrowed(key)
+    }
 }
 
 /// A snake_case document serialized as [`to_wire`] renames it, every
@@ -103,11 +126,7 @@ impl Serialize for Wire<'_> {
             Value::Object(map) => {
                 let mut out = serializer.serialize_map(Some(map.len()))?;
                 for (key, value) in map {
-                    if key.contains('_') {
-                        out.serialize_entry(&snake_to_camel(key), &Wire(value))?;
-                    } else {
-                        out.serialize_entry(key, &Wire(value))?;
-                    }
+                    out.serialize_entry(&wire_key(key), &Wire(value))?;
                 }
                 out.end()
             }
@@ -178,6 +197,30 @@ mod tests {
         let written = serde_json::to_string(&Wire(&model)).unwrap();
         assert_eq!(written, to_wire(model.clone()).to_string());
         assert!(written.contains("\"parentTaskScope\"") && written.contains("\"a_b\""));
+    }
+
+    /// A key is camelCase on the wire where that reads back as the key;
+    /// one sent as no name is written as sent, so none becomes another's
+    /// spelling or the empty key.
+    #[test]
+    fn a_key_is_respelled_only_where_it_reads_back() {
+        for (key, wire) in [
+            ("scope_id", "scopeId"),
+            ("tasks/0/expected_updated_at", "tasks/0/expectedUpdatedAt"),
+            ("_ab", "Ab"),
+            ("title", "title"),
+            ("_", "_"),
+            ("__", "__"),
+            ("__proto__", "__proto__"),
+            ("a_1", "a_1"),
+            ("a__b", "a__b"),
+            ("a_", "a_"),
+            ("a_B", "a_B"),
+            ("a_é", "a_é"),
+        ] {
+            assert_eq!(wire_key(key), wire, "{key}");
+            assert_eq!(wire_key(wire), wire, "{key}: respelled twice");
+        }
     }
 
     #[test]

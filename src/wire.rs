@@ -198,7 +198,17 @@ fn with_decoding_problems(
         _ => return Err(Failure::invalid_input(decoding)),
     };
     let mut errors = failure.field_errors.clone();
-    errors.extend(decoding);
+    for (path, said) in decoding {
+        match errors.get_mut(&path) {
+            // Two keys, one path: `a_b` and `aB` sent side by side.
+            Some(unknown) if unknown.starts_with("Unknown field") => {
+                *unknown = format!("{said} {unknown}");
+            }
+            _ => {
+                errors.insert(path, said);
+            }
+        }
+    }
     let said = Failure::invalid_input(errors);
     Err(Failure {
         message: said.message,
@@ -349,7 +359,36 @@ pub fn success_json(data: &Value) -> String {
 pub fn error_json(failure: &Failure) -> String {
     let mut document = failure.to_document();
     respell_fields(&mut document["error"], Direction::ToWire);
+    if let Some(errors) = document["error"].get_mut("field_errors") {
+        *errors = wire_field_errors(errors.take());
+    }
     serde_json::to_string(&case::Wire(&document)).expect("a JSON value always serializes")
+}
+
+/// Field errors keyed by their wire paths ([`case::wire_key`]), each key
+/// once: two paths that meet there (`a_b` as sent and `aB`, both `aB`)
+/// are said under one key, both problems in it, as one object cannot hold
+/// a key twice.
+fn wire_field_errors(errors: Value) -> Value {
+    let Value::Object(errors) = errors else {
+        return errors;
+    };
+    let mut out = serde_json::Map::with_capacity(errors.len());
+    for (path, said) in errors {
+        let path = case::wire_key(&path).into_owned();
+        match (out.get_mut(&path), said) {
+            (Some(Value::String(first)), Value::String(more)) => {
+                if *first != more {
+                    first.push(' ');
+                    first.push_str(&more);
+                }
+            }
+            (_, said) => {
+                out.insert(path, said);
+            }
+        }
+    }
+    Value::Object(out)
 }
 
 /// Which way an error document's text is respelled.
@@ -373,7 +412,7 @@ enum Direction {
 /// Other words (a board's name, a member ref) are data and stay as written.
 fn respell_fields(error: &mut Value, direction: Direction) {
     let (errors_key, rename): (&str, fn(&str) -> String) = match direction {
-        Direction::ToWire => ("field_errors", case::snake_to_camel),
+        Direction::ToWire => ("field_errors", |key| case::wire_key(key).into_owned()),
         Direction::FromWire => ("fieldErrors", case::camel_to_snake),
     };
     let names = field_names(direction);

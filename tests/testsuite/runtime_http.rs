@@ -1226,3 +1226,49 @@ fn a_request_without_one_valid_host_is_refused() {
         assert!(answer[8..].starts_with(" 200 "), "{head:?}: {answer}");
     }
 }
+
+/// Field errors are keyed by wire paths. A key sent as no name is named
+/// as sent (`_` and `__` were both `""`, `a_1` was `a1`), and two that
+/// still meet (`a_b` as sent and `aB`) are said under one key with both
+/// problems: the answer is one JSON object with distinct keys (it held
+/// `""` twice) and loses no error (`a_b`'s was lost).
+#[test]
+fn field_errors_are_keyed_as_sent_and_each_key_said_once() {
+    let rt = Runtime::start_on(Engine::Sqlite);
+    let w = rt.workspace("w");
+    let alice = rt.agent(&w, "alice");
+    rt.channel(&w, "eng");
+    let field_errors = |query: &str, body: &[u8]| -> serde_json::Map<String, Value> {
+        let path = format!("{}{query}", alice.path("/tasks/get"));
+        let reply = rt.http("POST", &path, Some(&alice.token), Some(body));
+        let text = String::from_utf8_lossy(&reply.body).into_owned();
+        assert_eq!(reply.status, 422, "{text}");
+        let document =
+            agentteam::json::from_slice(&reply.body).unwrap_or_else(|e| panic!("{e:?}: {text}"));
+        document["error"]["fieldErrors"]
+            .as_object()
+            .unwrap()
+            .clone()
+    };
+    let get = br#"{"channel":"eng","number":1}"#;
+    let keys = |errors: &serde_json::Map<String, Value>| errors.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(
+        keys(&field_errors("?_=1&__=2&a_1=3", get)),
+        ["_", "__", "a_1"]
+    );
+    let errors = field_errors(
+        "",
+        br#"{"channel":"eng","number":1,"_":1,"__proto__":2,"a_b":1,"aB":2}"#,
+    );
+    assert_eq!(keys(&errors), ["_", "__proto__", "aB"], "{errors:?}");
+    for (key, names) in [
+        ("_", &["'_'"][..]),
+        ("__proto__", &["'__proto__'"]),
+        ("aB", &["'a_b'", "Unknown field; the fields here are"]),
+    ] {
+        let said = errors[key].as_str().unwrap();
+        for name in names {
+            assert!(said.contains(name), "{key}: {said}");
+        }
+    }
+}
