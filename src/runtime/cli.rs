@@ -81,8 +81,9 @@ enum Command {
               value_parser = clap::value_parser!(u64).range(1..=600_000))]
         pool_wait_ms: u64,
         /// Connections served at once. One more is answered 503
-        /// `server_error` with Retry-After and closed at once, without
-        /// reading its request.
+        /// `server_error` with Retry-After, without parsing its request,
+        /// and closed once what it sends is read and discarded (at most
+        /// 2 s).
         #[arg(long, value_name = "N", default_value_t = server::DEFAULT_MAX_CONNECTIONS,
               value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65_536))]
         max_connections: usize,

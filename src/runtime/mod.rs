@@ -3,7 +3,8 @@
 //! embedded SQLite store or a PostgreSQL database (any number of replicas
 //! on one), plus the small admin surface a local user needs.
 //!
-//! A request, top to bottom: [`server`] routes it by the registry, checks the
+//! A request, top to bottom: [`ingress`] holds it to the HTTP/1.1 wire's
+//! own rules, [`server`] routes it by the registry, checks the
 //! bearer token ([`auth`]), decodes and validates the input with the same
 //! code as the CLI (`wire`, `validate`), and hands it to the [`store`],
 //! which applies it atomically and durably before it is answered. [`cli`] is
@@ -13,6 +14,7 @@
 pub mod auth;
 pub mod cli;
 pub mod clock;
+pub mod ingress;
 pub mod log;
 pub mod server;
 pub mod shed;

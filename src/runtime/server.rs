@@ -60,6 +60,7 @@ use tracing::Span;
 use crate::error::{Failure, code};
 use crate::registry::{ACTIONS, Action, Method, Permission};
 use crate::runtime::auth;
+use crate::runtime::ingress::Ingress;
 use crate::runtime::log::{self as runtime_log, Sampler};
 use crate::runtime::shed::{self, Limiter, RateLimit, WriteDeadline};
 use crate::runtime::store::{self, Principal, Store, TokenRecord};
@@ -134,6 +135,12 @@ macro_rules! log_refusal {
             }
         }
     };
+}
+
+/// [`log_refusal!`] for a request refused outside this module
+/// (`ingress`).
+pub(super) fn log_refused_request(status: u16, what: &'static str) {
+    log_refusal!(status, "{what}");
 }
 
 impl Default for Timeouts {
@@ -459,9 +466,6 @@ pub async fn serve_limited(
     use hyper_util::server::graceful::GracefulShutdown;
     use hyper_util::service::TowerToHyperService;
 
-    // A rule of the HTTP/1.1 wire, so it wraps the router here, where
-    // requests arrive from sockets, and not in `router_limited`.
-    let app = app.layer(axum::middleware::map_request(one_host));
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
@@ -513,7 +517,8 @@ pub async fn serve_limited(
             .max_buf_size(wire::MAX_HEAD_BYTES)
             .serve_connection(
                 TokioIo::new(WriteDeadline::new(stream, timeouts.write)),
-                TowerToHyperService::new(app.clone()),
+                // The wire's own rules, then the router (`ingress`).
+                TowerToHyperService::new(Ingress { app: app.clone() }),
             );
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
@@ -529,39 +534,6 @@ pub async fn serve_limited(
             tracing::warn!("shutdown grace period over; dropping connections still open");
         }
     }
-}
-
-/// RFC 9112 §3.2: an HTTP/1.1 request names its server in exactly one
-/// `Host` field (HTTP/1.0 may omit it), and a request with none, two, or
-/// one that is not a host and port is answered 400. With two, a proxy in
-/// front and this runtime could each read another; without the rule, a
-/// client this strict a server refuses would work here and nowhere else.
-/// As hyper's own 400s, it has no body and closes the connection: no route
-/// is reached, so no error document is chosen (docs/contract.md, the
-/// HTTP surface).
-async fn one_host(request: Request) -> Result<Request, Response> {
-    let mut hosts = request.headers().get_all(header::HOST).iter();
-    let good = match (hosts.next(), hosts.next()) {
-        (Some(host), None) => host.is_empty() || is_authority(host.as_bytes()),
-        (None, _) => request.version() < axum::http::Version::HTTP_11,
-        (Some(_), Some(_)) => false,
-    };
-    if good {
-        return Ok(request);
-    }
-    log_refusal!(status = 400u16, "request refused: no single valid Host");
-    let mut response = Response::new(Body::empty());
-    *response.status_mut() = StatusCode::BAD_REQUEST;
-    response
-        .headers_mut()
-        .insert(header::CONNECTION, HeaderValue::from_static("close"));
-    Err(response)
-}
-
-/// `uri-host [ ":" port ]`: an authority without user information.
-fn is_authority(host: &[u8]) -> bool {
-    !host.contains(&b'@')
-        && axum::http::uri::Authority::try_from(host).is_ok_and(|authority| authority.host() != "")
 }
 
 /// SIGINT and SIGTERM, handled from the moment they are registered.

@@ -563,6 +563,84 @@ fn a_refused_connection_drains_the_request_before_it_closes() {
     }
 }
 
+/// A request refused before its body is read (a forged token, no such
+/// route, a declared size over the limit) while its client still sends
+/// the body: the rest is read and discarded, so the client, which writes
+/// it all before it reads (as Python's `http.client` does), neither gets
+/// a broken pipe nor loses the answer, and the connection, drained, then
+/// serves another request. A client waiting for `100 Continue` is not
+/// asked for a body it need not send.
+#[test]
+fn a_request_refused_before_its_body_is_read_still_has_its_answer_read() {
+    let rt = Runtime::start();
+    let w = rt.workspace("w");
+    let alice = rt.agent(&w, "alice");
+    let create = alice.path("/tasks");
+    let cases = [
+        (
+            create.as_str(),
+            "at_forgedforgedforgedforgedforgedforged1",
+            1_000_000,
+            "401",
+        ),
+        ("/no/such/route", alice.token.as_str(), 1_000_000, "404"),
+        (
+            create.as_str(),
+            alice.token.as_str(),
+            2 * 1024 * 1024,
+            "413",
+        ),
+    ];
+    for (path, token, length, status) in cases {
+        for attempt in 0..5 {
+            let mut stream = TcpStream::connect(rt.addr).unwrap();
+            stream
+                .set_read_timeout(Some(Duration::from_secs(30)))
+                .unwrap();
+            let head = format!(
+                "POST {path} HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer {token}\r\ncontent-type: application/json\r\ncontent-length: {length}\r\n\r\n"
+            );
+            stream.write_all(head.as_bytes()).unwrap();
+            let body = vec![b' '; length];
+            for (i, chunk) in body.chunks(16 * 1024).enumerate() {
+                if let Err(e) = stream.write_all(chunk) {
+                    panic!(
+                        "{status} attempt {attempt}: writing the body failed after {i} chunks: {e}"
+                    );
+                }
+            }
+            let answer = read_head(&mut stream);
+            assert!(
+                answer.starts_with(&format!("HTTP/1.1 {status}")),
+                "{answer}"
+            );
+            let length: usize = answer
+                .lines()
+                .find_map(|line| line.strip_prefix("content-length: "))
+                .and_then(|n| n.trim().parse().ok())
+                .unwrap_or_else(|| panic!("{answer}"));
+            let mut document = vec![0; length];
+            stream.read_exact(&mut document).unwrap();
+            // Drained to its end: the connection serves the next request.
+            stream.write_all(HEALTHZ).unwrap();
+            assert!(
+                read_head(&mut stream).starts_with("HTTP/1.1 200"),
+                "{status}"
+            );
+        }
+    }
+    let mut waiting = TcpStream::connect(rt.addr).unwrap();
+    let head = format!(
+        "POST {create} HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer at_forgedforgedforgedforgedforgedforged1\r\ncontent-type: application/json\r\ncontent-length: 1000000\r\nExpect: 100-continue\r\n\r\n"
+    );
+    waiting.write_all(head.as_bytes()).unwrap();
+    let answer = read_head(&mut waiting);
+    assert!(
+        answer.starts_with("HTTP/1.1 401"),
+        "asked for the body: {answer}"
+    );
+}
+
 /// A bare health check, one request on a kept-alive connection.
 const HEALTHZ: &[u8] = b"GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n";
 

@@ -1,0 +1,177 @@
+//! What a request meets on arriving from a socket, before the router: the
+//! rules of the HTTP/1.1 wire that no route decides. [`Ingress`] is the
+//! service each connection runs; it refuses a request without exactly one
+//! valid `Host`, and hands the router a body that, left unread, is read to
+//! its end and discarded ([`Unread`]) so that a refusal reaches a client
+//! still sending.
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes, HttpBody};
+use axum::http::{HeaderValue, Request, StatusCode, Version, header};
+use axum::response::Response;
+use futures_util::future::{Either, Ready, ready};
+use hyper::body::{Frame, Incoming, SizeHint};
+use tower_service::Service;
+
+use crate::wire::MAX_BODY_BYTES;
+
+/// The most of a body left unread that is read and discarded: a body four
+/// times the size limit is still drained, so a client told 413 while it
+/// sends a body somewhat over it reads the answer; beyond, the connection
+/// is closed, as a client sending that much is not one to wait for.
+const DRAIN_BYTES: u64 = 4 * MAX_BODY_BYTES as u64;
+
+/// How long a body left unread is read for (nginx's lingering close
+/// waits as long for a client to stop sending).
+const DRAIN_TIME: Duration = Duration::from_secs(2);
+
+/// The service of one connection: [`host_refusal`], then the router with
+/// the request's body as [`Unread`].
+#[derive(Clone)]
+pub struct Ingress {
+    pub app: Router,
+}
+
+impl Service<Request<Incoming>> for Ingress {
+    type Response = Response;
+    type Error = Infallible;
+    type Future =
+        Either<Ready<Result<Response, Infallible>>, <Router as Service<Request<Unread>>>::Future>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        // The router is always ready.
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<Incoming>) -> Self::Future {
+        if let Some(refusal) = host_refusal(&request) {
+            return Either::Left(ready(Ok(refusal)));
+        }
+        // A client that waits for `100 Continue` sends no body unless asked:
+        // reading it to drain it would ask for what is not wanted.
+        let drain = !request.headers().contains_key(header::EXPECT);
+        let request = request.map(|body| Unread {
+            body: Some(body),
+            read: false,
+            drain,
+        });
+        Either::Right(self.app.call(request))
+    }
+}
+
+/// RFC 9112 §3.2: an HTTP/1.1 request names its server in exactly one
+/// `Host` field (HTTP/1.0 may omit it), and a request with none, two, or
+/// one that is not a host and port is answered 400. With two, a proxy in
+/// front and this runtime could each read another; without the rule, a
+/// client this strict a server refuses would work here and nowhere else.
+/// As hyper's own 400s, it has no body and closes the connection: no route
+/// is reached, so no error document is chosen (docs/contract.md, the
+/// HTTP surface).
+fn host_refusal<B>(request: &Request<B>) -> Option<Response> {
+    let mut hosts = request.headers().get_all(header::HOST).iter();
+    let good = match (hosts.next(), hosts.next()) {
+        (Some(host), None) => host.is_empty() || is_authority(host.as_bytes()),
+        (None, _) => request.version() < Version::HTTP_11,
+        (Some(_), Some(_)) => false,
+    };
+    if good {
+        return None;
+    }
+    super::server::log_refused_request(400, "request refused: no single valid Host");
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = StatusCode::BAD_REQUEST;
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    Some(response)
+}
+
+/// `uri-host [ ":" port ]`: an authority without user information.
+fn is_authority(host: &[u8]) -> bool {
+    !host.contains(&b'@')
+        && axum::http::uri::Authority::try_from(host).is_ok_and(|authority| authority.host() != "")
+}
+
+/// A request's body as the router reads it. Dropped without a read (a
+/// refusal answered before the body: a forged token, no such route, a
+/// declared size over the limit), it is read and discarded by a task of
+/// its own, at most [`DRAIN_BYTES`] within [`DRAIN_TIME`]. A body the
+/// router began to read and left was too slow or too large as it came
+/// (408, 413): the connection is closed on it, as before. Without it, hyper closes a connection whose body is
+/// dropped unread with the body still arriving, the kernel answers the
+/// arriving bytes with a reset, and a client still sending loses the
+/// answer (a broken pipe, 18 of 20 in an audit). Drained to its end, the
+/// connection is kept alive for the next request.
+pub struct Unread {
+    body: Option<Incoming>,
+    /// Whether the router has polled the body.
+    read: bool,
+    drain: bool,
+}
+
+impl HttpBody for Unread {
+    type Data = Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
+        let this = self.get_mut();
+        this.read = true;
+        match this.body.as_mut() {
+            Some(body) => Pin::new(body).poll_frame(cx),
+            None => Poll::Ready(None),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.as_ref().is_none_or(Incoming::is_end_stream)
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body
+            .as_ref()
+            .map_or_else(|| SizeHint::with_exact(0), Incoming::size_hint)
+    }
+}
+
+impl Drop for Unread {
+    fn drop(&mut self) {
+        let Some(body) = self.body.take() else {
+            return;
+        };
+        if !self.drain || self.read || body.is_end_stream() {
+            return;
+        }
+        let declared = body.size_hint().upper();
+        if declared.is_some_and(|length| length > DRAIN_BYTES) {
+            return;
+        }
+        // Dropped outside a runtime (a test's own), there is none to read on.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(discard(body));
+        }
+    }
+}
+
+/// Reads `body` to its end and drops what it reads, within the bounds.
+async fn discard(mut body: Incoming) {
+    let read_all = async {
+        let mut read = 0u64;
+        while let Some(Ok(frame)) =
+            std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await
+        {
+            read += frame.data_ref().map_or(0, |data| data.len() as u64);
+            if read > DRAIN_BYTES {
+                return;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(DRAIN_TIME, read_all).await;
+}
