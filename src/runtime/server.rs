@@ -523,7 +523,14 @@ pub async fn serve_limited(
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             // A client that stalls or hangs up ends only its own connection.
-            let _ = connection.await;
+            // A head hyper refuses (400, 414, 431) or that did not come in
+            // time is a refusal like the router's, logged as they are
+            // (hyper's words name no byte of the request).
+            if let Err(e) = connection.await
+                && (e.is_parse() || e.is_parse_too_large() || e.is_timeout())
+            {
+                log_refusal!(error = %e, "request refused before any route");
+            }
             drop((slot, address_slot));
         });
     }

@@ -845,3 +845,46 @@ fn a_full_stderr_pipe_does_not_stall_requests() {
         took.as_secs_f64()
     );
 }
+
+/// A request hyper refuses before any route (a `Content-Length` that is
+/// no number: 400; a target too long: 414; too many headers: 431) is
+/// logged as a refusal, as the router's are, naming no byte of it.
+#[test]
+fn a_request_refused_before_any_route_is_logged() {
+    let rt = Runtime::start();
+    let long_target = format!("/{}", "q".repeat(70_000));
+    let many_headers: String = (0..120)
+        .map(|i| format!("X-Secret-{i}: hunter2\r\n"))
+        .collect();
+    let heads = [
+        "POST /healthz HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n".to_string(),
+        format!("GET {long_target} HTTP/1.1\r\nHost: a\r\n\r\n"),
+        format!("GET /healthz HTTP/1.1\r\nHost: a\r\n{many_headers}\r\n"),
+    ];
+    for (head, status) in heads.iter().zip(["400", "414", "431"]) {
+        let mut stream = TcpStream::connect(rt.addr).unwrap();
+        stream.write_all(head.as_bytes()).unwrap();
+        let answer = read_head(&mut stream);
+        assert!(
+            answer.starts_with(&format!("HTTP/1.1 {status}")),
+            "{answer}"
+        );
+    }
+    // Each connection's line is written when hyper gives it up, after its
+    // answer: wait for all three.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let log = loop {
+        let log = rt.log_containing("request refused before any route");
+        let lines = log.matches("request refused before any route").count();
+        if lines >= 3 || Instant::now() > deadline {
+            break log;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(
+        log.matches("request refused before any route").count(),
+        3,
+        "{log}"
+    );
+    assert!(!log.contains("hunter2") && !log.contains("qqqq"), "{log}");
+}
