@@ -26,6 +26,11 @@ use crate::wire::MAX_BODY_BYTES;
 /// is closed, as a client sending that much is not one to wait for.
 const DRAIN_BYTES: u64 = 4 * MAX_BODY_BYTES as u64;
 
+/// A declared body at most this large is left to hyper, which reads what
+/// has come of a body dropped unread: so small a body came whole with its
+/// head, or nearly, and a refusal of one (a 404 of a probe) costs no task.
+const HYPER_DRAINS: u64 = 16 * 1024;
+
 /// How long a body left unread is read for (nginx's lingering close
 /// waits as long for a client to stop sending).
 const DRAIN_TIME: Duration = Duration::from_secs(2);
@@ -91,16 +96,47 @@ fn host_refusal<B>(request: &Request<B>) -> Option<Response> {
     Some(response)
 }
 
-/// `uri-host [ ":" port ]`: an authority without user information.
+/// `uri-host [ ":" port ]` (RFC 3986): a bracketed IP literal or a
+/// reg-name, then perhaps a colon and digits; no user information. Read
+/// in place, as it is on every request (`http::uri::Authority` copies it).
 fn is_authority(host: &[u8]) -> bool {
-    !host.contains(&b'@')
-        && axum::http::uri::Authority::try_from(host).is_ok_and(|authority| authority.host() != "")
+    let (name, port) = if host.first() == Some(&b'[') {
+        match host.iter().position(|&b| b == b']') {
+            Some(end) => host.split_at(end + 1),
+            None => return false,
+        }
+    } else {
+        match host.iter().rposition(|&b| b == b':') {
+            Some(colon) => host.split_at(colon),
+            None => (host, &[][..]),
+        }
+    };
+    let port_ok = match port.split_first() {
+        None => true,
+        Some((colon, digits)) => *colon == b':' && digits.iter().all(u8::is_ascii_digit),
+    };
+    let name_ok = match name {
+        [b'[', literal @ .., b']'] => {
+            !literal.is_empty()
+                && literal
+                    .iter()
+                    .all(|&b| b.is_ascii_alphanumeric() || b":.%-_~".contains(&b))
+        }
+        _ => {
+            !name.is_empty()
+                && name
+                    .iter()
+                    .all(|&b| b.is_ascii_alphanumeric() || b"-._~%!$&'()*+,;=".contains(&b))
+        }
+    };
+    name_ok && port_ok
 }
 
 /// A request's body as the router reads it. Dropped without a read (a
 /// refusal answered before the body: a forged token, no such route, a
 /// declared size over the limit), it is read and discarded by a task of
-/// its own, at most [`DRAIN_BYTES`] within [`DRAIN_TIME`]. A body the
+/// its own, at most [`DRAIN_BYTES`] within [`DRAIN_TIME`] (one of at most
+/// [`HYPER_DRAINS`] is left to hyper). A body the
 /// router began to read and left was too slow or too large as it came
 /// (408, 413): the connection is closed on it, as before. Without it, hyper closes a connection whose body is
 /// dropped unread with the body still arriving, the kernel answers the
@@ -150,7 +186,7 @@ impl Drop for Unread {
             return;
         }
         let declared = body.size_hint().upper();
-        if declared.is_some_and(|length| length > DRAIN_BYTES) {
+        if declared.is_some_and(|length| length <= HYPER_DRAINS || length > DRAIN_BYTES) {
             return;
         }
         // Dropped outside a runtime (a test's own), there is none to read on.
@@ -174,4 +210,42 @@ async fn discard(mut body: Incoming) {
         }
     };
     let _ = tokio::time::timeout(DRAIN_TIME, read_all).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `Host` may hold: a name or address and perhaps a port.
+    #[test]
+    fn a_host_is_a_name_or_address_and_perhaps_a_port() {
+        for good in [
+            "a",
+            "agentteam.internal",
+            "127.0.0.1:8787",
+            "[::1]:8787",
+            "[::1]",
+            "[fe80::1%25eth0]:80",
+            "host:",
+            "xn--bcher-kva.example",
+        ] {
+            assert!(is_authority(good.as_bytes()), "{good}");
+        }
+        for bad in [
+            "user@a",
+            "a b",
+            "a/b",
+            ":80",
+            "[::1",
+            "[]:80",
+            "a:8x",
+            "a:80:80",
+            "a\\b",
+            "a?b",
+            "a#b",
+            "\u{e9}.example",
+        ] {
+            assert!(!is_authority(bad.as_bytes()), "{bad}");
+        }
+    }
 }
