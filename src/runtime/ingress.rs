@@ -18,6 +18,7 @@ use futures_util::future::{Either, Ready, ready};
 use hyper::body::{Frame, Incoming, SizeHint};
 use tower_service::Service;
 
+use crate::runtime::log::log_refusal;
 use crate::wire::MAX_BODY_BYTES;
 
 /// The most of a body left unread that is read and discarded: a body four
@@ -35,7 +36,7 @@ const HYPER_DRAINS: u64 = 16 * 1024;
 /// waits as long for a client to stop sending).
 const DRAIN_TIME: Duration = Duration::from_secs(2);
 
-/// The service of one connection: [`host_refusal`], then the router with
+/// The service of one connection: `host_refusal`, then the router with
 /// the request's body as [`Unread`].
 #[derive(Clone)]
 pub struct Ingress {
@@ -87,7 +88,7 @@ fn host_refusal<B>(request: &Request<B>) -> Option<Response> {
     if good {
         return None;
     }
-    super::server::log_refused_request(400, "request refused: no single valid Host");
+    log_refusal!(status = 400u16, "request refused: no single valid Host");
     let mut response = Response::new(Body::empty());
     *response.status_mut() = StatusCode::BAD_REQUEST;
     response
@@ -135,8 +136,8 @@ fn is_authority(host: &[u8]) -> bool {
 /// A request's body as the router reads it. Dropped without a read (a
 /// refusal answered before the body: a forged token, no such route, a
 /// declared size over the limit), it is read and discarded by a task of
-/// its own, at most [`DRAIN_BYTES`] within [`DRAIN_TIME`] (one of at most
-/// [`HYPER_DRAINS`] is left to hyper). A body the
+/// its own, at most `DRAIN_BYTES` within `DRAIN_TIME` (one of at most
+/// `HYPER_DRAINS` is left to hyper). A body the
 /// router began to read and left was too slow or too large as it came
 /// (408, 413): the connection is closed on it, as before. Without it, hyper closes a connection whose body is
 /// dropped unread with the body still arriving, the kernel answers the

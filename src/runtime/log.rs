@@ -141,6 +141,30 @@ pub fn flush(limit: Duration) {
 /// rest are counted, and the count is logged with the next line let through.
 pub const SAMPLED_LINES_PER_SECOND: u32 = 10;
 
+/// The log lines of refused requests and connections, process-wide.
+pub static REFUSALS: Sampler = Sampler::new();
+
+/// Logs one refused request or connection (`tracing::info!` of its
+/// arguments), unless [`REFUSALS`] leaves it out; notes how many it left
+/// out since the last one.
+macro_rules! log_refusal {
+    ($($field:tt)*) => {
+        match $crate::runtime::log::REFUSALS.admit() {
+            None => {}
+            Some(0) => tracing::info!($($field)*),
+            Some(suppressed) => {
+                tracing::info!(
+                    suppressed,
+                    "refused requests not logged (at most {} a second are)",
+                    $crate::runtime::log::SAMPLED_LINES_PER_SECOND
+                );
+                tracing::info!($($field)*)
+            }
+        }
+    };
+}
+pub(crate) use log_refusal;
+
 /// Samples the log lines of one kind that can come by the thousand a
 /// second: refused requests (4xx, connections over the cap), which a client
 /// sending bad requests in a loop would make megabytes of, and the store's

@@ -61,7 +61,7 @@ use crate::error::{Failure, code};
 use crate::registry::{ACTIONS, Action, Method, Permission};
 use crate::runtime::auth;
 use crate::runtime::ingress::Ingress;
-use crate::runtime::log::{self as runtime_log, Sampler};
+use crate::runtime::log::log_refusal;
 use crate::runtime::shed::{self, Limiter, RateLimit, WriteDeadline};
 use crate::runtime::store::{self, Principal, Store, TokenRecord};
 use crate::wire::{self, MAX_BODY_BYTES, WorkflowContext};
@@ -114,34 +114,6 @@ pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 /// Connections served at once by default (`serve --max-connections`): far
 /// above what a team's agents open, below the usual 1024 file descriptors.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
-
-/// The log lines of refused requests and connections, process-wide.
-static REFUSALS: Sampler = Sampler::new();
-
-/// Logs one refused request or connection, unless the sampler leaves it
-/// out; notes how many it left out since the last one.
-macro_rules! log_refusal {
-    ($($field:tt)*) => {
-        match REFUSALS.admit() {
-            None => {}
-            Some(0) => tracing::info!($($field)*),
-            Some(suppressed) => {
-                tracing::info!(
-                    suppressed,
-                    "refused requests not logged (at most {} a second are)",
-                    runtime_log::SAMPLED_LINES_PER_SECOND
-                );
-                tracing::info!($($field)*)
-            }
-        }
-    };
-}
-
-/// [`log_refusal!`] for a request refused outside this module
-/// (`ingress`).
-pub(super) fn log_refused_request(status: u16, what: &'static str) {
-    log_refusal!(status, "{what}");
-}
 
 impl Default for Timeouts {
     fn default() -> Self {
