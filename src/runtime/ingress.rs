@@ -7,6 +7,7 @@
 
 use std::convert::Infallible;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -16,6 +17,7 @@ use axum::http::{HeaderValue, Request, StatusCode, Version, header};
 use axum::response::Response;
 use futures_util::future::{Either, Ready, ready};
 use hyper::body::{Frame, Incoming, SizeHint};
+use tokio::sync::Notify;
 use tower_service::Service;
 
 use crate::runtime::log::log_refusal;
@@ -27,11 +29,6 @@ use crate::wire::MAX_BODY_BYTES;
 /// is closed, as a client sending that much is not one to wait for.
 const DRAIN_BYTES: u64 = 4 * MAX_BODY_BYTES as u64;
 
-/// A declared body at most this large is left to hyper, which reads what
-/// has come of a body dropped unread: so small a body came whole with its
-/// head, or nearly, and a refusal of one (a 404 of a probe) costs no task.
-const HYPER_DRAINS: u64 = 16 * 1024;
-
 /// How long a body left unread is read for (nginx's lingering close
 /// waits as long for a client to stop sending).
 const DRAIN_TIME: Duration = Duration::from_secs(2);
@@ -41,6 +38,8 @@ const DRAIN_TIME: Duration = Duration::from_secs(2);
 #[derive(Clone)]
 pub struct Ingress {
     pub app: Router,
+    /// The connection's place for a body left unread.
+    pub abandoned: Abandoned,
 }
 
 impl Service<Request<Incoming>> for Ingress {
@@ -60,11 +59,12 @@ impl Service<Request<Incoming>> for Ingress {
         }
         // A client that waits for `100 Continue` sends no body unless asked:
         // reading it to drain it would ask for what is not wanted.
-        let drain = !request.headers().contains_key(header::EXPECT);
+        let abandoned =
+            (!request.headers().contains_key(header::EXPECT)).then(|| self.abandoned.clone());
         let request = request.map(|body| Unread {
             body: Some(body),
             read: false,
-            drain,
+            abandoned,
         });
         Either::Right(self.app.call(request))
     }
@@ -135,20 +135,22 @@ fn is_authority(host: &[u8]) -> bool {
 
 /// A request's body as the router reads it. Dropped without a read (a
 /// refusal answered before the body: a forged token, no such route, a
-/// declared size over the limit), it is read and discarded by a task of
-/// its own, at most `DRAIN_BYTES` within `DRAIN_TIME` (one of at most
-/// `HYPER_DRAINS` is left to hyper). A body the
-/// router began to read and left was too slow or too large as it came
-/// (408, 413): the connection is closed on it, as before. Without it, hyper closes a connection whose body is
-/// dropped unread with the body still arriving, the kernel answers the
-/// arriving bytes with a reset, and a client still sending loses the
-/// answer (a broken pipe, 18 of 20 in an audit). Drained to its end, the
-/// connection is kept alive for the next request.
+/// declared size over the limit), it is handed to its connection's
+/// [`Abandoned`], which reads it to its end and discards it, at most
+/// `DRAIN_BYTES` within `DRAIN_TIME`, on the connection's own task. A body
+/// the router began to read and left was too slow or too large as it came
+/// (408, 413): the connection is closed on it, as before. Without it,
+/// hyper closes a connection whose body is dropped unread with the body
+/// still arriving, the kernel answers the arriving bytes with a reset, and
+/// a client still sending loses the answer (a broken pipe, 18 of 20 in an
+/// audit). Drained to its end, the connection serves the next request.
 pub struct Unread {
     body: Option<Incoming>,
     /// Whether the router has polled the body.
     read: bool,
-    drain: bool,
+    /// Where an unread body goes; `None` when the client waits for
+    /// `100 Continue` (it sends no body unless asked for it).
+    abandoned: Option<Abandoned>,
 }
 
 impl HttpBody for Unread {
@@ -180,19 +182,56 @@ impl HttpBody for Unread {
 
 impl Drop for Unread {
     fn drop(&mut self) {
-        let Some(body) = self.body.take() else {
+        let (Some(body), Some(abandoned)) = (self.body.take(), self.abandoned.take()) else {
             return;
         };
-        if !self.drain || self.read || body.is_end_stream() {
+        if self.read || body.is_end_stream() {
             return;
         }
-        let declared = body.size_hint().upper();
-        if declared.is_some_and(|length| length <= HYPER_DRAINS || length > DRAIN_BYTES) {
+        if body
+            .size_hint()
+            .upper()
+            .is_some_and(|length| length > DRAIN_BYTES)
+        {
             return;
         }
-        // Dropped outside a runtime (a test's own), there is none to read on.
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(discard(body));
+        abandoned.hand_over(body);
+    }
+}
+
+/// One connection's place for a body the router left unread, and the
+/// reading that empties it ([`Abandoned::drain`]), polled beside the
+/// connection on the connection's task: no task, and no allocation, per
+/// request. HTTP/1.1 reads one request at a time, so one place is enough.
+#[derive(Clone, Default)]
+pub struct Abandoned(Arc<AbandonedBody>);
+
+#[derive(Default)]
+struct AbandonedBody {
+    body: Mutex<Option<Incoming>>,
+    handed_over: Notify,
+}
+
+impl Abandoned {
+    fn hand_over(&self, body: Incoming) {
+        *self.0.body.lock().unwrap_or_else(PoisonError::into_inner) = Some(body);
+        self.0.handed_over.notify_one();
+    }
+
+    /// Reads each body handed over to its end and drops what it reads,
+    /// within the bounds; never ends (the connection's end drops it).
+    pub async fn drain(&self) {
+        loop {
+            self.0.handed_over.notified().await;
+            let body = self
+                .0
+                .body
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            if let Some(body) = body {
+                discard(body).await;
+            }
         }
     }
 }

@@ -60,7 +60,7 @@ use tracing::Span;
 use crate::error::{Failure, code};
 use crate::registry::{ACTIONS, Action, Method, Permission};
 use crate::runtime::auth;
-use crate::runtime::ingress::Ingress;
+use crate::runtime::ingress::{Abandoned, Ingress};
 use crate::runtime::log::log_refusal;
 use crate::runtime::shed::{self, Limiter, RateLimit, WriteDeadline};
 use crate::runtime::store::{self, Principal, Store, TokenRecord};
@@ -483,6 +483,7 @@ pub async fn serve_limited(
             continue;
         };
         let _ = stream.set_nodelay(true);
+        let abandoned = Abandoned::default();
         let connection = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(timeouts.header_read)
@@ -490,7 +491,10 @@ pub async fn serve_limited(
             .serve_connection(
                 TokioIo::new(WriteDeadline::new(stream, timeouts.write)),
                 // The wire's own rules, then the router (`ingress`).
-                TowerToHyperService::new(Ingress { app: app.clone() }),
+                TowerToHyperService::new(Ingress {
+                    app: app.clone(),
+                    abandoned: abandoned.clone(),
+                }),
             );
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
@@ -498,7 +502,12 @@ pub async fn serve_limited(
             // A head hyper refuses (400, 414, 431) or that did not come in
             // time is a refusal like the router's, logged as they are
             // (hyper's words name no byte of the request).
-            if let Err(e) = connection.await
+            // A body a refusal left unread is read beside it (`ingress`).
+            let served = tokio::select! {
+                served = connection => served,
+                () = abandoned.drain() => unreachable!("draining never ends"),
+            };
+            if let Err(e) = served
                 && (e.is_parse() || e.is_parse_too_large() || e.is_timeout())
             {
                 log_refusal!(error = %e, "request refused before any route");

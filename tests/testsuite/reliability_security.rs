@@ -629,6 +629,40 @@ fn a_request_refused_before_its_body_is_read_still_has_its_answer_read() {
             );
         }
     }
+    // A small body that comes a moment after its head is drained too.
+    for attempt in 0..5 {
+        let mut stream = TcpStream::connect(rt.addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let body = format!(
+            r#"{{"channel":"eng","tasks":[{{"title":"{}"}}]}}"#,
+            "t".repeat(400)
+        );
+        let head = format!(
+            "POST {create} HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer at_forgedforgedforgedforgedforgedforged1\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).unwrap();
+        std::thread::sleep(Duration::from_millis(5));
+        if let Err(e) = stream.write_all(body.as_bytes()) {
+            panic!("small body, attempt {attempt}: {e}");
+        }
+        let answer = read_head(&mut stream);
+        assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+        let length: usize = answer
+            .lines()
+            .find_map(|line| line.strip_prefix("content-length: "))
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{answer}"));
+        let mut document = vec![0; length];
+        stream.read_exact(&mut document).unwrap();
+        stream.write_all(HEALTHZ).unwrap();
+        assert!(
+            read_head(&mut stream).starts_with("HTTP/1.1 200"),
+            "small body, attempt {attempt}"
+        );
+    }
     let mut waiting = TcpStream::connect(rt.addr).unwrap();
     let head = format!(
         "POST {create} HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer at_forgedforgedforgedforgedforgedforged1\r\ncontent-type: application/json\r\ncontent-length: 1000000\r\nExpect: 100-continue\r\n\r\n"
