@@ -98,9 +98,14 @@ pub fn to_wire(value: Value) -> Value {
 /// as no name (`_`, `__proto__`, `a_1`), named back in a field error:
 /// camelCase would write `_` and `__` both as `""`, and `a_1` as the
 /// `a1` it is not.
+/// A path (`parent_task_scope/x_1`) is respelled a segment at a time.
 pub fn wire_key(key: &str) -> std::borrow::Cow<'_, str> {
     if !key.contains('_') {
         return std::borrow::Cow::Borrowed(key);
+    }
+    if key.contains('/') {
+        let segments: Vec<_> = key.split('/').map(wire_key).collect();
+        return std::borrow::Cow::Owned(segments.join("/"));
     }
     let bytes = key.as_bytes();
     let reads_back = !bytes.iter().any(u8::is_ascii_uppercase)
@@ -207,6 +212,8 @@ mod tests {
         for (key, wire) in [
             ("scope_id", "scopeId"),
             ("tasks/0/expected_updated_at", "tasks/0/expectedUpdatedAt"),
+            ("parent_task_scope/x_1", "parentTaskScope/x_1"),
+            ("parent_task_scope/_", "parentTaskScope/_"),
             ("_ab", "Ab"),
             ("title", "title"),
             ("_", "_"),
