@@ -1011,12 +1011,17 @@ fn too_large(action: &Action, prefix: &[u8], what: &str) -> Failure {
     let field_errors = crate::validate::oversized_strings(action, prefix);
     let message = match field_errors.keys().next() {
         None if escapes_make_it_large(prefix) => format!(
-            "{limit} as sent, a quarter of it or more in `\\uXXXX` escapes of six bytes each: send the text as UTF-8 (Python: `json.dumps(..., ensure_ascii=False)`)."
+            "{limit} as sent, a quarter of it or more in `\\uXXXX` escapes of six bytes each: sent as UTF-8 it may fit (Python: `json.dumps(..., ensure_ascii=False)`)."
         ),
         None => format!("{limit}."),
         Some(path) if field_errors.len() == 1 => {
             format!("{limit}: `{path}` is longer than its field allows; see field_errors.")
         }
+        // The scan stops at the most an answer names.
+        Some(_) if field_errors.len() >= crate::error::MAX_FIELD_ERRORS => format!(
+            "{limit}: {} or more fields are longer than they may be; see field_errors.",
+            field_errors.len()
+        ),
         Some(_) => format!(
             "{limit}: {} fields are longer than they may be; see field_errors.",
             field_errors.len()
@@ -1032,7 +1037,23 @@ fn too_large(action: &Action, prefix: &[u8], what: &str) -> Failure {
 /// escaped as ASCII (Python's default `json.dumps`) is up to six times its
 /// UTF-8 size, and the limit counts bytes as sent.
 fn escapes_make_it_large(prefix: &[u8]) -> bool {
-    let escapes = prefix.windows(2).filter(|pair| pair == b"\\u").count();
+    let mut escapes = 0;
+    let mut at = 0;
+    while at < prefix.len() {
+        if prefix[at] != b'\\' {
+            at += 1;
+        } else if prefix.get(at + 1) == Some(&b'u')
+            && prefix
+                .get(at + 2..at + 6)
+                .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))
+        {
+            escapes += 1;
+            at += 6;
+        } else {
+            // `\\`, `\"`, `\n`: two bytes, and what follows is not escaped.
+            at += 2;
+        }
+    }
     escapes * 6 * 4 >= prefix.len()
 }
 

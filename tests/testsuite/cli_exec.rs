@@ -398,8 +398,19 @@ fn oversized_input_is_refused_without_sending() {
     );
     let message = run.json()["error"]["message"].as_str().unwrap().to_string();
     assert!(
-        message.contains("escapes") && message.contains("send the text as UTF-8"),
+        message.contains("escapes") && message.contains("as UTF-8 it may fit"),
         "{message}"
+    );
+    // An escaped backslash before a `u` is no `\u` escape: no such hint.
+    let paths = format!(
+        r#"{{"channel":"eng","tasks":[{{"title":"t","notes":"{}"}}]}}"#,
+        r"C:\\users\\u".repeat(100_000)
+    );
+    let run = cli.exec("task", "create", &paths, &[]);
+    assert_eq!(run.error_code(), "input_too_large");
+    assert_eq!(
+        run.json()["error"]["message"],
+        "The input exceeds 1024 KiB."
     );
     // Objects opened and never closed, each with a string: the scan for
     // long strings followed every one of them (60,000 deep), building each
