@@ -99,6 +99,12 @@ served2=$(grep -c 'status=201' "$work/r8782.log" || true)
     exit 1
 }
 
+echo "==> an HTTP/1.0 client without Host, through nginx" >&2
+# nginx passes HTTP/1.1 to the replicas, with the example's server_name as
+# Host; without one the replicas would refuse it (400).
+code=$(curl -s -o /dev/null -w '%{http_code}' --http1.0 -H 'Host:' "http://127.0.0.1:8780/readyz")
+[ "$code" = 200 ] || { echo "/readyz over HTTP/1.0 without Host answered $code" >&2; exit 1; }
+
 echo "==> kill -9 the replica on 8781; 20 more through nginx" >&2
 kill -9 "$r1"
 wait "$r1" 2>/dev/null || true
