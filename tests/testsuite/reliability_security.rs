@@ -609,24 +609,7 @@ fn a_request_refused_before_its_body_is_read_still_has_its_answer_read() {
                     );
                 }
             }
-            let answer = read_head(&mut stream);
-            assert!(
-                answer.starts_with(&format!("HTTP/1.1 {status}")),
-                "{answer}"
-            );
-            let length: usize = answer
-                .lines()
-                .find_map(|line| line.strip_prefix("content-length: "))
-                .and_then(|n| n.trim().parse().ok())
-                .unwrap_or_else(|| panic!("{answer}"));
-            let mut document = vec![0; length];
-            stream.read_exact(&mut document).unwrap();
-            // Drained to its end: the connection serves the next request.
-            stream.write_all(HEALTHZ).unwrap();
-            assert!(
-                read_head(&mut stream).starts_with("HTTP/1.1 200"),
-                "{status}"
-            );
+            answered_then_served(&mut stream, status);
         }
     }
     // A small body that comes a moment after its head is drained too.
@@ -648,20 +631,7 @@ fn a_request_refused_before_its_body_is_read_still_has_its_answer_read() {
         if let Err(e) = stream.write_all(body.as_bytes()) {
             panic!("small body, attempt {attempt}: {e}");
         }
-        let answer = read_head(&mut stream);
-        assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
-        let length: usize = answer
-            .lines()
-            .find_map(|line| line.strip_prefix("content-length: "))
-            .and_then(|n| n.trim().parse().ok())
-            .unwrap_or_else(|| panic!("{answer}"));
-        let mut document = vec![0; length];
-        stream.read_exact(&mut document).unwrap();
-        stream.write_all(HEALTHZ).unwrap();
-        assert!(
-            read_head(&mut stream).starts_with("HTTP/1.1 200"),
-            "small body, attempt {attempt}"
-        );
+        answered_then_served(&mut stream, "401");
     }
     let mut waiting = TcpStream::connect(rt.addr).unwrap();
     let head = format!(
@@ -672,6 +642,29 @@ fn a_request_refused_before_its_body_is_read_still_has_its_answer_read() {
     assert!(
         answer.starts_with("HTTP/1.1 401"),
         "asked for the body: {answer}"
+    );
+}
+
+/// Reads an answer of `status` whole from `stream`, then has the same
+/// connection serve a health check: the request before was drained to
+/// its end.
+fn answered_then_served(stream: &mut TcpStream, status: &str) {
+    let answer = read_head(stream);
+    assert!(
+        answer.starts_with(&format!("HTTP/1.1 {status}")),
+        "{answer}"
+    );
+    let length: usize = answer
+        .lines()
+        .find_map(|line| line.strip_prefix("content-length: "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{answer}"));
+    let mut document = vec![0; length];
+    stream.read_exact(&mut document).unwrap();
+    stream.write_all(HEALTHZ).unwrap();
+    assert!(
+        read_head(stream).starts_with("HTTP/1.1 200"),
+        "after a {status}"
     );
 }
 
