@@ -98,6 +98,7 @@ pub fn to_wire(value: Value) -> Value {
 /// as no name (`_`, `__proto__`, `a_1`), named back in a field error:
 /// camelCase would write `_` and `__` both as `""`, and `a_1` as the
 /// `a1` it is not.
+///
 /// A path (`parent_task_scope/x_1`) is respelled a segment at a time.
 pub fn wire_key(key: &str) -> std::borrow::Cow<'_, str> {
     if !key.contains('_') {

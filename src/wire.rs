@@ -1001,6 +1001,28 @@ mod tests {
     use super::*;
     use crate::registry::find;
 
+    /// Two paths that meet on the wire (a key sent raw, `aB`, and one
+    /// respelled to it, `a_b`) are one key with both problems, a problem
+    /// said twice once; a key sent as no name stays as sent.
+    #[test]
+    fn field_errors_that_meet_on_the_wire_are_one_key() {
+        let errors = wire_field_errors(json!({
+            "a_b": "Unknown field 'a_b'.",
+            "aB": "Not read.",
+            "c_d": "Not read.",
+            "cD": "Not read.",
+            "__proto__": "Unknown field '__proto__'.",
+        }));
+        assert_eq!(
+            errors,
+            json!({
+                "aB": "Unknown field 'a_b'. Not read.",
+                "cD": "Not read.",
+                "__proto__": "Unknown field '__proto__'.",
+            })
+        );
+    }
+
     #[test]
     fn an_errors_field_names_are_spelled_as_its_keys_are() {
         let failure = Failure::new(

@@ -9,7 +9,6 @@ use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
-use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes, HttpBody};
@@ -21,6 +20,7 @@ use tokio::sync::Notify;
 use tower_service::Service;
 
 use crate::runtime::log::log_refusal;
+use crate::runtime::shed::LINGER_TIME;
 use crate::wire::MAX_BODY_BYTES;
 
 /// The most of a body left unread that is read and discarded: a body four
@@ -28,10 +28,6 @@ use crate::wire::MAX_BODY_BYTES;
 /// sends a body somewhat over it reads the answer; beyond, the connection
 /// is closed, as a client sending that much is not one to wait for.
 const DRAIN_BYTES: u64 = 4 * MAX_BODY_BYTES as u64;
-
-/// How long a body left unread is read for (nginx's lingering close
-/// waits as long for a client to stop sending).
-const DRAIN_TIME: Duration = Duration::from_secs(2);
 
 /// The service of one connection: `host_refusal`, then the router with
 /// the request's body as [`Unread`].
@@ -137,7 +133,8 @@ fn is_authority(host: &[u8]) -> bool {
 /// refusal answered before the body: a forged token, no such route, a
 /// declared size over the limit), it is handed to its connection's
 /// [`Abandoned`], which reads it to its end and discards it, at most
-/// `DRAIN_BYTES` within `DRAIN_TIME`, on the connection's own task. A body
+/// `DRAIN_BYTES` within `shed::LINGER_TIME` (the time a connection refused
+/// at the cap is read for), on the connection's own task. A body
 /// the router began to read and left was too slow or too large as it came
 /// (408, 413): the connection is closed on it, as before. Without it,
 /// hyper closes a connection whose body is dropped unread with the body
@@ -220,7 +217,7 @@ impl Abandoned {
 
     /// Reads each body handed over to its end and drops what it reads,
     /// within the bounds; never ends (the connection's end drops it).
-    pub async fn drain(&self) {
+    pub async fn drain(&self) -> Infallible {
         loop {
             self.0.handed_over.notified().await;
             let body = self
@@ -249,7 +246,7 @@ async fn discard(mut body: Incoming) {
             }
         }
     };
-    let _ = tokio::time::timeout(DRAIN_TIME, read_all).await;
+    let _ = tokio::time::timeout(LINGER_TIME, read_all).await;
 }
 
 #[cfg(test)]

@@ -499,16 +499,16 @@ pub async fn serve_limited(
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             // A client that stalls or hangs up ends only its own connection.
+            // A body a refusal left unread is read beside it (`ingress`).
+            let served = tokio::select! {
+                served = connection => served,
+                never = abandoned.drain() => match never {},
+            };
             // A head hyper refuses (400, 414, 431) is a refusal like the
             // router's, logged as they are (hyper's words name no byte of
             // the request). A head that did not come in time is not: hyper
             // says the same of an idle kept-alive connection, which a load
             // balancer leaves open as a matter of course.
-            // A body a refusal left unread is read beside it (`ingress`).
-            let served = tokio::select! {
-                served = connection => served,
-                () = abandoned.drain() => unreachable!("draining never ends"),
-            };
             if let Err(e) = served
                 && (e.is_parse() || e.is_parse_too_large())
             {

@@ -112,9 +112,11 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for WriteDeadline<S> {
 /// Refused connections that may drain their request at once; beyond
 /// these, a refused connection is closed as soon as its answer is written.
 const MAX_LINGERING: usize = 64;
-/// How long, and how much, a refused connection's request is read and
-/// discarded after its answer (a request's head and body at their limits).
-const LINGER_TIME: Duration = Duration::from_secs(2);
+/// How long a refused connection's request is read and discarded after
+/// its answer (nginx's lingering close waits as long); a request body a
+/// refusal left unread is read as long (`ingress`).
+pub const LINGER_TIME: Duration = Duration::from_secs(2);
+/// How much of it (a request's head and body at their limits).
 const LINGER_BYTES: usize = crate::wire::MAX_HEAD_BYTES + crate::wire::MAX_BODY_BYTES;
 
 /// The answer to a connection beyond `--max-connections` (or the cap of its
