@@ -6,7 +6,7 @@
 //! body is `{"error": {"code", "message", "retryable", "fieldErrors",
 //! "suggestedAction", "details"}}` with the HTTP status its error code registers.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
@@ -176,7 +176,7 @@ pub fn read_body(action: &Action, bytes: &[u8]) -> Result<(Value, WorkflowContex
     let body = decode_body(action, bytes)?;
     let checked = crate::validate::validate(action, body.input);
     Ok((
-        with_decoding_problems(checked, body.misnamed)?,
+        with_decoding_problems(checked, body.problems)?,
         body.workflow,
     ))
 }
@@ -186,7 +186,7 @@ pub fn read_body(action: &Action, bytes: &[u8]) -> Result<(Value, WorkflowContex
 /// so one retry can fix every field; where both name a path, the
 /// decoding's word stands (its key was left out, so validation may call
 /// the field missing).
-fn with_decoding_problems(
+pub fn with_decoding_problems(
     checked: Result<Value, Failure>,
     decoding: FieldErrors,
 ) -> Result<Value, Failure> {
@@ -219,13 +219,15 @@ fn with_decoding_problems(
 
 /// A request body, decoded.
 pub struct Body {
-    /// Snake_case input, without the keys in `misnamed`.
+    /// Snake_case input, without the keys in `problems`.
     pub input: Value,
+    /// The hidden workflow context, where it was sent as it must be.
     pub workflow: WorkflowContext,
-    /// Each key in snake_case, which is no wire name, by its path: the
-    /// caller says them with the input's other problems
-    /// ([`read_body`]).
-    pub misnamed: FieldErrors,
+    /// Each key decoding left out of `input`, by its path: a key in
+    /// snake_case, which is no wire name, and a workflow context id sent
+    /// where it may not be or not as a string. The caller says them with
+    /// the input's other problems ([`read_body`]).
+    pub problems: FieldErrors,
 }
 
 /// Whether a request of `action` with `input` carries the hidden workflow
@@ -266,27 +268,25 @@ pub fn decode_body(action: &Action, bytes: &[u8]) -> Result<Body, Failure> {
     let reads_context = action
         .hidden_context
         .contains(&HiddenContext::WorkflowRunId);
-    let mut take = |name: &str| -> Result<Option<String>, Failure> {
-        match object.remove(name) {
-            None => Ok(None),
-            Some(_) if !reads_context => Err(Failure::invalid_input(BTreeMap::from([(
-                name.to_string(),
-                "Unknown field.".to_string(),
-            )]))),
-            Some(Value::String(s))
-                if !s.is_empty() && s.chars().count() <= MAX_CONTEXT_ID_CHARS =>
-            {
-                Ok(Some(s))
+    // Each problem of the context is said with the input's others, not
+    // alone: one answer names every field to fix.
+    let mut problems = FieldErrors::new();
+    let mut take = |name: &str| -> Option<String> {
+        let said = match object.remove(name)? {
+            _ if !reads_context => "Unknown field.".to_string(),
+            Value::String(s) if !s.is_empty() && s.chars().count() <= MAX_CONTEXT_ID_CHARS => {
+                return Some(s);
             }
-            Some(_) => Err(Failure::invalid_input(BTreeMap::from([(
-                name.to_string(),
-                format!("Must be a non-empty string of at most {MAX_CONTEXT_ID_CHARS} characters."),
-            )]))),
-        }
+            _ => {
+                format!("Must be a non-empty string of at most {MAX_CONTEXT_ID_CHARS} characters.")
+            }
+        };
+        problems.insert(name.to_string(), said);
+        None
     };
     let workflow = WorkflowContext {
-        workflow_run_id: take("workflowRunId")?,
-        callback_effect_id: take("callbackEffectId")?,
+        workflow_run_id: take("workflowRunId"),
+        callback_effect_id: take("callbackEffectId"),
     };
     // A key in snake_case is no wire name: refused, as the OpenAPI
     // schemas say, rather than read as the model-facing name.
@@ -294,30 +294,29 @@ pub fn decode_body(action: &Action, bytes: &[u8]) -> Result<Body, Failure> {
     // Context without a key names no callback to check it against: said,
     // not dropped in silence (a broken adapter sees its mistake).
     if !carries_context(action, &input) {
-        let stray: BTreeMap<String, String> = [
+        for name in [
             ("workflowRunId", &workflow.workflow_run_id),
             ("callbackEffectId", &workflow.callback_effect_id),
         ]
         .into_iter()
-        .filter(|(_, id)| id.is_some())
-        .map(|(name, _)| (name.to_string(), CONTEXT_WITHOUT_KEY.to_string()))
-        .collect();
-        if !stray.is_empty() {
-            return Err(Failure::invalid_input(stray));
+        .filter_map(|(name, id)| id.is_some().then_some(name))
+        {
+            problems.insert(name.to_string(), CONTEXT_WITHOUT_KEY.to_string());
         }
     }
-    let misnamed = misnamed
-        .into_iter()
-        .take(crate::error::MAX_FIELD_ERRORS + 1)
-        .map(|(path, given)| {
-            let message = no_wire_name(action, &path, &given);
-            (crate::redact::tokens(&path), message)
-        })
-        .collect();
+    problems.extend(
+        misnamed
+            .into_iter()
+            .take(crate::error::MAX_FIELD_ERRORS + 1)
+            .map(|(path, given)| {
+                let message = no_wire_name(action, &path, &given);
+                (crate::redact::tokens(&path), message)
+            }),
+    );
     Ok(Body {
         input,
         workflow,
-        misnamed,
+        problems,
     })
 }
 
@@ -1365,6 +1364,42 @@ mod tests {
         let refused = read_body(get, body).unwrap_err();
         assert_eq!(refused.code, "invalid_input");
         assert_eq!(refused.field_errors["workflowRunId"], "Unknown field.");
+    }
+
+    /// A context id sent wrongly is said beside the input's other problems,
+    /// not alone: one answer names every field a retry must fix.
+    #[test]
+    fn a_misused_context_id_is_said_with_the_inputs_other_problems() {
+        let create = find("task", "create").unwrap();
+        for (body, expected) in [
+            (
+                json!({"idempotencyKey": 5, "workflowRunId": 3}),
+                vec!["channel", "idempotency_key", "tasks", "workflowRunId"],
+            ),
+            (
+                json!({"channel": "eng", "tasks": [{"title": 1}], "workflowRunId": "run"}),
+                vec!["tasks/0/title", "workflowRunId"],
+            ),
+            (
+                json!({"channel": "eng", "tasks": [{"title": "t"}], "idempotency_key": "k",
+                    "callbackEffectId": ""}),
+                vec!["callbackEffectId", "idempotency_key"],
+            ),
+        ] {
+            let refused = read_body(create, &serde_json::to_vec(&body).unwrap()).unwrap_err();
+            assert_eq!(refused.code, "invalid_input", "{body}");
+            assert_eq!(
+                refused.field_errors.keys().collect::<Vec<_>>(),
+                expected,
+                "{body}"
+            );
+        }
+        let get = find("task", "get").unwrap();
+        let refused = read_body(get, br#"{"number": 1, "callbackEffectId": "cb"}"#).unwrap_err();
+        assert_eq!(
+            refused.field_errors.keys().collect::<Vec<_>>(),
+            ["callbackEffectId", "channel"]
+        );
     }
 
     #[test]

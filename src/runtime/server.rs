@@ -624,11 +624,21 @@ async fn run<S: Store>(
             .unwrap_or_default();
     let admit =
         |record: Option<TokenRecord>| admit(action, record, &token_hash, limiter.as_deref(), &path);
+    let mut body = BodyReader::new(body, timeouts.body_read);
     if let Some(refusal) = stray_input(action, &parts) {
         admit(within(timeouts.store, store.find_token(&token_hash)).await?)?;
-        return Err(refusal);
+        if action.method == Method::Get || refusal.field_errors.is_empty() {
+            return Err(refusal);
+        }
+        // A POST's query keys are said with its body's own problems, so
+        // that one retry fixes both.
+        let checked = read_body(action, body.whole().await?).await;
+        let problems = refusal.field_errors.clone();
+        let checked = checked.map(|(input, _)| input);
+        return Err(wire::with_decoding_problems(checked, problems)
+            .err()
+            .unwrap_or(refusal));
     }
-    let mut body = BodyReader::new(body, timeouts.body_read);
     let mut read_early = None;
     if limiter.is_none() && store::reads_with_token(action) && small_body(&parts.headers) {
         // The token and the task in one read (`store::get_for_token`) once
@@ -820,7 +830,7 @@ fn from_body_if_valid(
 ) -> Option<Result<(Value, WorkflowContext), Failure>> {
     let body = wire::decode_body(action, body)
         .ok()
-        .filter(|body| body.misnamed.is_empty())?;
+        .filter(|body| body.problems.is_empty())?;
     Some(
         crate::validate::validate_if_schema_holds(action, body.input)?
             .map(|input| (input, body.workflow)),

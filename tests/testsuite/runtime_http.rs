@@ -772,6 +772,25 @@ fn input_a_route_does_not_read_is_refused_and_changes_nothing(engine: Engine) {
         assert_eq!(named.keys().collect::<Vec<_>>(), keys, "{refusal}");
         assert!(named[keys[0]].as_str().unwrap().starts_with("Not read: "));
     }
+    // The body's own problems are named with the query's keys: one retry
+    // fixes both.
+    let refusal = assert_error(
+        &rt.http(
+            "POST",
+            &alice.path("/tasks/delete?dryRun=true"),
+            Some(&alice.token),
+            Some(br#"{"channel": "eng", "numbr": 1}"#),
+        ),
+        422,
+        "invalid_input",
+    );
+    let named = refusal["error"]["fieldErrors"].as_object().unwrap();
+    assert_eq!(
+        named.keys().collect::<Vec<_>>(),
+        ["dryRun", "numbr"],
+        "{refusal}"
+    );
+    assert!(named["dryRun"].as_str().unwrap().starts_with("Not read: "));
     // A key that is not UTF-8 text once decoded is not shown.
     let reply = rt.http(
         "POST",
