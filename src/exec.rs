@@ -885,11 +885,13 @@ fn read_lines(
                 None => (buf, None),
             };
             if !overflow {
-                if line.len() + chunk.len() > MAX_BODY_BYTES {
+                // A line's `\r` before its `\n` is its ending, not its
+                // input: one byte over the limit may be it.
+                if line.len() + chunk.len() > MAX_BODY_BYTES + 1 {
                     // Answered now, not when the line ends: a stream
                     // with no newline (`/dev/zero`) may never end it.
                     overflow = true;
-                    line.extend_from_slice(&chunk[..=MAX_BODY_BYTES - line.len()]);
+                    line.extend_from_slice(&chunk[..=MAX_BODY_BYTES + 1 - line.len()]);
                     let failure = too_large(action, &line, "line");
                     line = Vec::new();
                     if tx.blocking_send((line_no, Err(failure))).is_err() {
@@ -905,6 +907,17 @@ fn read_lines(
                 break false;
             }
         };
+        if line.len() > MAX_BODY_BYTES && !overflow {
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            } else {
+                overflow = true;
+                let failure = too_large(action, &line, "line");
+                if tx.blocking_send((line_no, Err(failure))).is_err() {
+                    return;
+                }
+            }
+        }
         let item = if overflow {
             // Answered when it overflowed.
             None
@@ -960,10 +973,11 @@ fn unopenable(path: &std::path::Path, e: &std::io::Error, action: &Action) -> Fa
     )
 }
 
-/// Reads at most [`MAX_BODY_BYTES`]; a larger input is refused without
-/// reading it all ([`too_large`]).
+/// Reads at most [`MAX_BODY_BYTES`] and a line ending after them; a larger
+/// input is refused without reading it all ([`too_large`]). The limit is
+/// the input's, not its file's: a final `\n` or `\r\n` does not count.
 fn read_input(source: &InputSource, action: &Action) -> Result<Vec<u8>, Failure> {
-    let limit = MAX_BODY_BYTES as u64 + 1;
+    let limit = MAX_BODY_BYTES as u64 + b"\r\n".len() as u64 + 1;
     let mut buf = Vec::new();
     match source {
         InputSource::Stdin | InputSource::Unnamed => {
@@ -996,8 +1010,12 @@ fn read_input(source: &InputSource, action: &Action) -> Result<Vec<u8>, Failure>
             })?;
         }
     }
-    if buf.len() > MAX_BODY_BYTES {
-        return Err(too_large(action, &buf, "input"));
+    let ended = buf
+        .strip_suffix(b"\n")
+        .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
+        .unwrap_or(&buf);
+    if ended.len() > MAX_BODY_BYTES {
+        return Err(too_large(action, &buf[..=MAX_BODY_BYTES], "input"));
     }
     Ok(buf)
 }

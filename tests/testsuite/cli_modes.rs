@@ -1055,3 +1055,42 @@ fn an_unreadable_stdin_is_a_usage_error_in_every_mode() {
         assert_eq!(doc["error"]["code"], "usage_error", "{extra:?}: {doc}");
     }
 }
+
+/// The input limit is the input's, not its file's: an input of exactly
+/// 1 MiB is read with a final line ending (`\n` or `\r\n`), alone and as a
+/// `--batch` line, and one byte more is refused either way.
+#[test]
+fn an_input_of_the_limit_is_read_with_its_line_ending() {
+    let (cli, server) = Recorder::expecting_no_request().logged_in(TOKEN);
+    let limit = agentteam::wire::MAX_BODY_BYTES;
+    let padded = |size: usize| {
+        let (start, end) = (r#"{"channel":"eng""#, "}");
+        format!("{start}{}{end}", " ".repeat(size - start.len() - end.len()))
+    };
+    for ending in ["", "\n", "\r\n"] {
+        let run = cli.exec("task", "list", &(padded(limit) + ending), &["--dry-run"]);
+        assert_eq!(run.code, 0, "{ending:?}: {}", run.stdout);
+        let run = cli.exec(
+            "task",
+            "list",
+            &(padded(limit + 1) + ending),
+            &["--dry-run"],
+        );
+        assert_eq!(run.error_code(), "input_too_large", "{ending:?}");
+    }
+    assert_eq!(server.requests().len(), 0);
+    let (cli, server) = setup(vec![Reply::json(200, json!({"items": []}))]);
+    let lines = [padded(limit), padded(limit + 1), padded(limit)].join("\r\n") + "\r\n";
+    let run = cli.run(&["exec", "task", "list", "--batch", "-"], Some(&lines));
+    let answers: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let said: Vec<_> = answers
+        .iter()
+        .map(|answer| answer["error"]["code"].as_str().unwrap_or("ok"))
+        .collect();
+    assert_eq!(said, ["ok", "input_too_large", "ok"], "{}", run.stderr);
+    assert_eq!(server.requests().len(), 2);
+}
