@@ -53,13 +53,35 @@ struct Refused<'a> {
     /// Another CLI's output flag (`--output json`): this one's stdout is
     /// JSON already.
     output_flag: Option<String>,
-    /// Another CLI's input flag (`--input '{…}'`, `--data`): an action's
-    /// input is its last word, `-` or a file's path.
-    input_flag: Option<String>,
+    /// Input given where this CLI does not read it: an action's input is
+    /// its last word, `-` or a file's path.
+    input_elsewhere: Option<Elsewhere>,
+}
+
+/// Where input was given that this CLI does not read there.
+enum Elsewhere {
+    /// To another CLI's input flag (`--input '{…}'`, `--data`), or to any
+    /// flag this CLI does not have with a JSON object for its value
+    /// (`--json '{…}'`, `--args '{…}'`).
+    Flag(String),
+    /// As a word of its own beside `-` (`get '{…}' -`), which clap refuses
+    /// before the JSON could be told to go on stdin.
+    Word,
 }
 
 /// Flags other CLIs take their input by; this one takes `-` or a path.
-const INPUT_FLAGS: [&str; 6] = ["--input", "--data", "--body", "--payload", "--file", "-d"];
+const INPUT_FLAGS: [&str; 10] = [
+    "--input",
+    "--data",
+    "--body",
+    "--payload",
+    "--file",
+    "-d",
+    "--args",
+    "--arguments",
+    "--params",
+    "--parameters",
+];
 
 impl<'a> Refused<'a> {
     fn new(error: &'a clap::Error, args: &'a [OsString]) -> Self {
@@ -68,8 +90,16 @@ impl<'a> Refused<'a> {
         let unknown_flag = (kind == ErrorKind::UnknownArgument)
             .then(|| context_string(error, ContextKind::InvalidArg))
             .flatten();
+        // A flag given a JSON object is an input flag, whatever its name
+        // (`--json '{…}'` is no output flag).
+        let flag_name = |arg: &str| arg.split('=').next().unwrap_or_default().to_string();
+        let given_json = unknown_flag
+            .as_deref()
+            .map(flag_name)
+            .filter(|flag| flag.starts_with('-') && input_flag_value(args, flag).is_some());
         let output_flag = unknown_flag
             .as_deref()
+            .filter(|_| given_json.is_none())
             .map(|arg| {
                 // `-ojson`: the short flag with its value attached.
                 match arg.starts_with("-o") && !arg.starts_with("--") {
@@ -82,8 +112,16 @@ impl<'a> Refused<'a> {
             });
         let input_flag = unknown_flag
             .as_deref()
-            .map(|arg| arg.split('=').next().unwrap_or_default().to_string())
-            .filter(|flag| INPUT_FLAGS.contains(&flag.as_str()));
+            .map(flag_name)
+            .filter(|flag| INPUT_FLAGS.contains(&flag.as_str()))
+            .or(given_json);
+        let input_elsewhere = match input_flag {
+            Some(flag) => Some(Elsewhere::Flag(flag)),
+            None if kind == ErrorKind::UnknownArgument && json_word(args).is_some() => {
+                Some(Elsewhere::Word)
+            }
+            None => None,
+        };
         Refused {
             error,
             kind,
@@ -92,7 +130,7 @@ impl<'a> Refused<'a> {
             rendered: error.render().to_string(),
             unknown_flag,
             output_flag,
-            input_flag,
+            input_elsewhere,
         }
     }
 
@@ -211,7 +249,7 @@ impl<'a> Refused<'a> {
                 message.trim_end(),
                 without_output_flag(self.args, flag)
             );
-        } else if !route_known && self.input_flag.is_none() {
+        } else if !route_known && self.input_elsewhere.is_none() {
             // clap's `-- --flag` tip is for commands that take values; an
             // action takes its input as JSON, so it would only mislead.
             let tips = self
@@ -260,18 +298,28 @@ impl<'a> Refused<'a> {
                 let action = route?.action;
                 crate::validate::names_a_field(action, &name).then_some((name, action))
             });
-        let input_flag = self.input_flag.as_deref().zip(route);
-        if let Some((flag, route)) = input_flag {
+        let input_elsewhere = self.input_elsewhere.as_ref().zip(route);
+        if let Some((elsewhere, route)) = input_elsewhere {
             let action = route.action;
+            let (said, given) = match elsewhere {
+                Elsewhere::Flag(flag) => (
+                    format!("`{flag}` is no flag here"),
+                    input_flag_value(self.args, flag),
+                ),
+                Elsewhere::Word => (
+                    "JSON is not read as a word of the command line".to_string(),
+                    json_word(self.args),
+                ),
+            };
             failure.message = format!(
-                "{}. `{flag}` is no flag here: an action's input is its last word, `-` for stdin or a file's path: `echo '{{…}}' | {}`.",
+                "{}. {said}: an action's input is its last word, `-` for stdin or a file's path: `echo '{{…}}' | {}`.",
                 failure.message,
                 action.cli_command()
             );
-            // The JSON given to the flag, when it is valid input (never
-            // for a destructive action).
+            // The JSON given there, when it is valid input (never for a
+            // destructive action).
             let arguments = (!action.destructive())
-                .then(|| input_flag_value(self.args, flag))
+                .then_some(given)
                 .flatten()
                 .filter(|input| crate::validate::validate(action, input.clone()).is_ok())
                 .unwrap_or_else(|| json!({}));
@@ -416,8 +464,22 @@ fn fields_from_flags(action: &registry::Action, args: &[OsString]) -> Option<ser
 /// The JSON object given to an input flag of another CLI (`--input '{…}'`,
 /// `--data={…}`).
 fn input_flag_value(args: &[OsString], flag: &str) -> Option<serde_json::Value> {
-    crate::json::from_str(flag_value(args, flag)?)
-        .ok()
+    json_object(flag_value(args, flag)?)
+}
+
+/// The first word of a command line that is a JSON object.
+fn json_word(args: &[OsString]) -> Option<serde_json::Value> {
+    args.iter()
+        .skip(1)
+        .filter_map(|a| a.to_str())
+        .find_map(json_object)
+}
+
+fn json_object(text: &str) -> Option<serde_json::Value> {
+    text.trim_start()
+        .starts_with('{')
+        .then(|| crate::json::from_str(text).ok())
+        .flatten()
         .filter(serde_json::Value::is_object)
 }
 
@@ -800,10 +862,17 @@ fn without_output_flag(args: &[OsString], flag: &str) -> String {
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned());
     while let Some(word) = words.next() {
-        if word == flag && flag != "--json" {
-            // Its value too (`json`, `text`), not the input's `-`.
+        if word == flag {
+            // Its value too (`json`, `text`; `--json`'s fields, as `gh`
+            // takes them), not the input's `-` or, after `--json`, which
+            // may stand alone, an input file's path.
             match words.next() {
-                Some(value) if value.starts_with('-') => line.push(value),
+                Some(value)
+                    if value.starts_with('-')
+                        || (flag == "--json" && std::path::Path::new(&value).is_file()) =>
+                {
+                    line.push(value)
+                }
                 _ => {}
             }
         } else if word != flag

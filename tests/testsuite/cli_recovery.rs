@@ -565,6 +565,28 @@ fn an_output_flag_of_another_cli_is_told_stdout_is_json() {
         );
         assert!(!message.contains("--output-schema"), "{message}");
     }
+    // `gh`'s `--json` takes the fields to show: dropped with it, but an
+    // input file's path after it is kept.
+    let path = cli.home.path().join("in.json");
+    std::fs::write(&path, r#"{"channel": "eng"}"#).unwrap();
+    let path = path.to_str().unwrap();
+    for (args, meant) in [
+        (
+            &["exec", "task", "list", "--json", "number,title", "-"][..],
+            "agentteam exec task list -".to_string(),
+        ),
+        (
+            &["exec", "task", "list", "--json", path],
+            format!("agentteam exec task list {path}"),
+        ),
+    ] {
+        let run = cli.run(args, Some(r#"{"channel": "eng"}"#));
+        let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+        assert!(
+            message.ends_with(&format!("drop it: `{meant}`.")),
+            "{message}"
+        );
+    }
 }
 
 /// A wrong route's usage error does not wait on a stdin that never ends
@@ -1137,18 +1159,28 @@ fn input_for_another_action_names_it() {
 #[test]
 fn an_input_flag_or_a_dashed_route_is_told_the_route_that_runs() {
     let cli = Cli::new();
+    // Any flag given a JSON object is one (`--json`, which `gh` reads as
+    // an output flag, and `-j` too), and so is JSON written as a word
+    // beside `-`.
     for args in [
         &["exec", "task", "list", "--input", r#"{"channel": "eng"}"#][..],
         &["exec", "task", "list", r#"--data={"channel": "eng"}"#],
+        &["exec", "task", "list", "--args", r#"{"channel": "eng"}"#],
+        &["exec", "task", "list", "--json", r#"{"channel": "eng"}"#],
+        &["exec", "task", "list", "-j", r#"{"channel": "eng"}"#],
+        &["exec", "task", "list", r#"{"channel": "eng"}"#, "-"],
     ] {
         let run = cli.run(args, None);
         assert_eq!((run.code, run.error_code().as_str()), (2, "usage_error"));
         let error = run.json()["error"].clone();
+        let message = error["message"].as_str().unwrap();
         assert!(
-            error["message"]
-                .as_str()
-                .unwrap()
-                .contains("is no flag here"),
+            message.contains("is no flag here")
+                || message.contains("JSON is not read as a word of the command line"),
+            "{error}"
+        );
+        assert!(
+            message.contains("an action's input is its last word"),
             "{error}"
         );
         assert!(
