@@ -548,8 +548,21 @@ fn recast(
     if hint.action.destructive() {
         return None;
     }
-    let given = given.unwrap_or_default();
+    let mut given = given.unwrap_or_default();
     let action = hint.action;
+    // A field the route's word reads as another (`subtasks` with
+    // `number`: the parent's).
+    if let Some((field, object, inner)) = hint.verb.and_then(|verb| verb.moves)
+        && let Some(value) = given.remove(field)
+    {
+        let holder = given.entry(object).or_insert_with(|| json!({}));
+        match holder.as_object_mut() {
+            Some(fields) if !fields.contains_key(inner) => {
+                fields.insert(inner.to_string(), value);
+            }
+            _ => return None,
+        }
+    }
     let mut recast = serde_json::Map::new();
     // Fields of one list item given at the top (`title` for `tasks`): the
     // list, and the item.

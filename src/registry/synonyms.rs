@@ -17,6 +17,10 @@ pub struct Verb {
     pub sets: Option<(&'static str, &'static str)>,
     /// What else to pass, in words; may be empty.
     pub note: &'static str,
+    /// A field given at the top that the word reads as another field of
+    /// its action, in an object (`subtasks` with `number`: that number is
+    /// `filters.parent`): `(field, object, its field)`.
+    pub moves: Option<(&'static str, &'static str, &'static str)>,
 }
 
 impl Verb {
@@ -59,8 +63,24 @@ const fn task_verb(
         meant,
         sets,
         note,
+        moves: None,
     }
 }
+
+impl Verb {
+    /// This word, which reads `field` given at the top as `object.inner`.
+    const fn moving(self, field: &'static str, object: &'static str, inner: &'static str) -> Verb {
+        Verb {
+            moves: Some((field, object, inner)),
+            ..self
+        }
+    }
+}
+
+/// What a word that asks for a task's history is told.
+const CHECKPOINTS_IN_GET: &str =
+    "its answer holds the task's latest checkpoints, older ones through that section's `next`";
+const SUBTASKS_BY_PARENT: &str = "set `filters.parent` to the parent task's number";
 
 /// The route words that are not actions (a new domain adds its rows, made
 /// with its own helper).
@@ -118,6 +138,41 @@ pub static VERBS: &[Verb] = &[
         None,
         "set `parent` to the task's number",
     ),
+    task_verb(
+        "add_subtask",
+        "create",
+        None,
+        "set `parent` to the task's number",
+    ),
+    task_verb(
+        "create_subtask",
+        "create",
+        None,
+        "set `parent` to the task's number",
+    ),
+    // Words for reading: a list of one's own, a task's history, its
+    // subtasks.
+    task_verb(
+        "my",
+        "list",
+        Some(("filters", r#"{"assigned_to_me": true}"#)),
+        "",
+    ),
+    task_verb(
+        "mine",
+        "list",
+        Some(("filters", r#"{"assigned_to_me": true}"#)),
+        "",
+    ),
+    task_verb("checkpoints", "get", None, CHECKPOINTS_IN_GET),
+    task_verb("list_checkpoints", "get", None, CHECKPOINTS_IN_GET),
+    task_verb("get_checkpoints", "get", None, CHECKPOINTS_IN_GET),
+    task_verb("history", "get", None, CHECKPOINTS_IN_GET),
+    task_verb("comments", "get", None, CHECKPOINTS_IN_GET),
+    task_verb("subtasks", "list", None, SUBTASKS_BY_PARENT).moving("number", "filters", "parent"),
+    task_verb("children", "list", None, SUBTASKS_BY_PARENT).moving("number", "filters", "parent"),
+    task_verb("list_subtasks", "list", None, SUBTASKS_BY_PARENT)
+        .moving("number", "filters", "parent"),
 ];
 
 /// A word that means a field only where that field is a sibling: `(word,
@@ -895,6 +950,25 @@ pub fn route(words: &[&str]) -> Option<RouteHint> {
     })
 }
 
+/// A route word in snake_case: dashes as underscores, camelCase split
+/// (`claimTask`, `set-claim`); a word in capitals only lowered.
+fn snake(word: &str) -> String {
+    let word = word.replace('-', "_");
+    match word.chars().any(|c| c.is_ascii_lowercase()) {
+        true => crate::case::camel_to_snake(&word)
+            .trim_start_matches('_')
+            .to_string(),
+        false => word.to_ascii_lowercase(),
+    }
+}
+
+/// `word` without the domain after its verb (`claim_task`, `list_tasks`).
+fn without_domain<'a>(domain: &str, word: &'a str) -> Option<&'a str> {
+    word.strip_suffix(&format!("_{domain}s"))
+        .or_else(|| word.strip_suffix(&format!("_{domain}")))
+        .filter(|verb| !verb.is_empty())
+}
+
 /// The action an action's name or id in one word names, its words joined
 /// by a dash too (`task-list`).
 fn named(word: &str) -> Option<&'static Action> {
@@ -910,14 +984,30 @@ fn route_of(words: &[&str]) -> Option<RouteHint> {
     if let Some(action) = named(first) {
         return Some(RouteHint::of(action));
     }
-    let joined = first.replace('-', "_");
+    let joined = snake(first);
     // A verb without its domain (`exec list`): the one domain it is a verb
     // of, when only one is.
     let mut owners = ACTIONS.iter().copied().filter(|a| a.verb == joined);
     if let (Some(action), None) = (owners.next(), owners.next()) {
         return Some(RouteHint::of(action));
     }
-    let word = words.get(1)?.replace('-', "_");
+    // A verb and its domain in one word, as tools are often named
+    // (`claim_task`, `claimTask`, `list_tasks`, `task_claim`).
+    if words.len() == 1 || !super::domains().contains(&first) {
+        let split = super::domains().into_iter().find_map(|domain| {
+            let verb = joined
+                .strip_prefix(&format!("{domain}_"))
+                .or_else(|| without_domain(domain, &joined))?;
+            route_of(&[domain, verb])
+        });
+        if split.is_some() {
+            return split;
+        }
+    }
+    // The verb with its domain after it (`task claim_task`), or in
+    // camelCase (`task claimTask`).
+    let word = snake(words.get(1)?);
+    let word = without_domain(first, &word).unwrap_or(&word).to_string();
     // The domain written twice (`task task_update`, `task task.update`).
     let word = match word
         .strip_prefix(&format!("{first}_"))
@@ -1024,6 +1114,25 @@ mod tests {
         );
         assert_eq!(name(&["task", "claim"]).as_deref(), Some("task_set_claim"));
         assert_eq!(name(&["task", "search"]).as_deref(), Some("task_list"));
+        // A verb with its domain in one word, as tools are often named.
+        for words in [
+            &["task", "claim_task"][..],
+            &["task", "claimTask"],
+            &["task", "claim_tasks"],
+            &["claim_task"],
+            &["task_claim"],
+            &["task", "ClaimTask"],
+        ] {
+            assert_eq!(
+                route(words).map(|h| (h.action.name(), h.verb.map(|v| v.word))),
+                Some(("task_set_claim".to_string(), Some("claim"))),
+                "{words:?}"
+            );
+        }
+        assert_eq!(name(&["task", "list_tasks"]).as_deref(), Some("task_list"));
+        assert_eq!(name(&["task", "getTask"]).as_deref(), Some("task_get"));
+        assert_eq!(name(&["task", "my_tasks"]).as_deref(), Some("task_list"));
+        assert_eq!(name(&["task", "task"]), None);
         assert_eq!(name(&["task", "frobnicate"]), None);
         assert_eq!(name(&[]), None);
     }

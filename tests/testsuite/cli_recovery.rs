@@ -325,6 +325,33 @@ fn a_wrong_routes_suggestion_carries_the_input_recast() {
             r#"{"channel": "eng", "number": 2}"#,
             json!({"channel": "eng", "number": 2}),
         ),
+        // A verb with its domain in one word, as tools are named.
+        (
+            &["exec", "task", "complete_task", "-"],
+            r#"{"channel": "eng", "number": 2}"#,
+            json!({"channel": "eng", "number": 2, "status": "done"}),
+        ),
+        (
+            &["exec", "claimTask", "-"],
+            r#"{"channel": "eng", "number": 2}"#,
+            json!({"channel": "eng", "numbers": [2], "claimed": true}),
+        ),
+        (
+            &["exec", "task", "my_tasks", "-"],
+            r#"{"channel": "eng"}"#,
+            json!({"channel": "eng", "filters": {"assigned_to_me": true}}),
+        ),
+        // A read of a task's history or subtasks is the read that has them.
+        (
+            &["exec", "task", "checkpoints", "-"],
+            r#"{"channel": "eng", "number": 2}"#,
+            json!({"channel": "eng", "number": 2}),
+        ),
+        (
+            &["exec", "task", "subtasks", "-"],
+            r#"{"channel": "eng", "number": 2}"#,
+            json!({"channel": "eng", "filters": {"parent": 2}}),
+        ),
         // A synonym's value moves to the field it means.
         (
             &["exec", "task", "comment", "-"],
