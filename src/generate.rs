@@ -48,6 +48,10 @@ pub fn all(readme: &str) -> anyhow::Result<Vec<Artifact>> {
     out.extend(man_pages());
     out.extend(schema_files());
     out.push(Artifact {
+        path: schemas::VALIDATORS_FILE.into(),
+        contents: schemas::validators_text(),
+    });
+    out.push(Artifact {
         path: crate::openapi::FILE.into(),
         contents: crate::openapi::text(),
     });
@@ -76,7 +80,7 @@ pub fn completions() -> Vec<Artifact> {
 // ---------------------------------------------------------------- schemas
 
 /// `schemas/`: each action's input and output schema, then the error
-/// document's, pretty-printed; src/schemas.rs compiles the input ones.
+/// document's, pretty-printed; src/schemas/ compiles the input ones.
 pub fn schema_files() -> Vec<Artifact> {
     let file = |path: String, schema: &serde_json::Value| Artifact {
         path,

@@ -4,5 +4,6 @@
 #![allow(unused_crate_dependencies)]
 
 fn main() -> std::process::ExitCode {
+    agentteam::cli::answer_panics();
     std::process::ExitCode::from(agentteam::cli::run(std::env::args_os()) as u8)
 }

@@ -358,6 +358,31 @@ fn hide_globals_in_exec(command: &mut Command) {
 }
 
 /// Parses `args`, runs the command, and returns the process exit status.
+/// Makes a panic (a bug) end as every other failure does: one
+/// `internal_error` document on stdout, its short line on stderr, exit
+/// status 1, rather than Rust's message and status 101 that no caller
+/// reads. The panic's own message is not shown, since it may hold input
+/// (a token among it); its place in the code is, for the report.
+pub fn answer_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        Printer::new(None, false).failure(&bug(info.location()));
+        std::process::exit(ExitClass::Internal.code());
+    }));
+}
+
+/// What a panic at `place` is answered with ([`answer_panics`]).
+fn bug(place: Option<&std::panic::Location>) -> crate::error::Failure {
+    let place = place
+        .map(|l| format!(" at {}:{}", l.file(), l.line()))
+        .unwrap_or_default();
+    crate::error::Failure::new(
+        crate::error::code::INTERNAL_ERROR,
+        format!(
+            "agentteam stopped on a bug{place}; a change may have been sent before it, so read before retrying one. Please report it with the command that caused it."
+        ),
+    )
+}
+
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     let args: Vec<OsString> = args.into_iter().collect();
     let wants_help = args
@@ -570,5 +595,24 @@ mod tests {
     #[test]
     fn command_tree_is_consistent() {
         super::command().debug_assert();
+    }
+
+    /// A panic is answered as an internal error, at its place in the code,
+    /// exit status 1, never with its own message (which may hold input).
+    #[test]
+    fn a_bug_is_an_internal_error_at_its_place() {
+        let here = std::panic::Location::caller();
+        let failure = super::bug(Some(here));
+        assert_eq!(failure.code, "internal_error");
+        assert_eq!(failure.class, crate::error::ExitClass::Internal);
+        assert_eq!(failure.class.code(), 1);
+        assert!(
+            failure
+                .message
+                .contains(&format!(" at {}:{};", here.file(), here.line())),
+            "{}",
+            failure.message
+        );
+        assert!(!failure.retryable);
     }
 }

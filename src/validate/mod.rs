@@ -4,7 +4,7 @@
 //! reported, not just the first.
 //!
 //! The schema is checked by the validator jsonschema compiled from the
-//! action's schema file at build time (src/schemas.rs): valid input costs
+//! action's schema file at build time (src/schemas/): valid input costs
 //! one `is_valid` pass; invalid input is checked again for every error, and
 //! each error (instance path and keyword) becomes one field error worded
 //! here. Rules a flat schema cannot state live in the registry (each

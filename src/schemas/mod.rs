@@ -58,7 +58,7 @@ macro_rules! compiled {
         )*
 
         /// In registry order: `COMPILED[action.index()]` is `action`'s (tested).
-        static COMPILED: &[Compiled] = &[$(
+        pub(super) static COMPILED: &[Compiled] = &[$(
             Compiled {
                 file: $file,
                 is_valid: $name::is_valid,
@@ -68,19 +68,54 @@ macro_rules! compiled {
     };
 }
 
-compiled! {
-    TaskList = "schemas/task_list.input.json",
-    TaskGet = "schemas/task_get.input.json",
-    TaskCreate = "schemas/task_create.input.json",
-    TaskUpdate = "schemas/task_update.input.json",
-    TaskSetClaim = "schemas/task_set_claim.input.json",
-    TaskCheckpoint = "schemas/task_checkpoint.input.json",
-    TaskDelete = "schemas/task_delete.input.json",
-}
+// One validator per action's input schema file, in registry order:
+// written by `generate::validators_file` with the schema files.
+mod compiled;
+use compiled::COMPILED;
 
 /// `action`'s compiled input schema.
+///
+/// # Panics
+///
+/// For an action added to the registry whose files were not generated
+/// yet (README, "Adding an action"): the drift test fails the same build.
 pub fn compiled(action: &Action) -> &'static Compiled {
-    &COMPILED[action.index()]
+    COMPILED.get(action.index()).unwrap_or_else(|| {
+        panic!(
+            "no compiled validator for {}: regenerate with `{}`",
+            action.name(),
+            crate::generate::REGENERATE_COMMAND
+        )
+    })
+}
+
+/// The file of compiled validators.
+pub const VALIDATORS_FILE: &str = "src/schemas/compiled.rs";
+
+/// [`VALIDATORS_FILE`]'s text: one `Name = "schema file"` line per action,
+/// in registry order (`TaskSetClaim` for `task_set_claim`).
+pub fn validators_text() -> String {
+    let lines: String = crate::registry::ACTIONS
+        .iter()
+        .map(|action| {
+            let name: String = action
+                .name()
+                .split('_')
+                .map(|word| {
+                    let mut chars = word.chars();
+                    chars
+                        .next()
+                        .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
+                        .unwrap_or_default()
+                })
+                .collect();
+            format!("    {name} = \"{}\",\n", input_file(action))
+        })
+        .collect();
+    format!(
+        "//! Generated from the registry (do not edit; regenerate with\n//! `{}`).\n\nuse super::Compiled;\n\ncompiled! {{\n{lines}}}\n",
+        crate::generate::REGENERATE_COMMAND
+    )
 }
 
 #[cfg(test)]
