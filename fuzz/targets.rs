@@ -19,7 +19,8 @@
 #![allow(dead_code)]
 
 use agentteam::error::{ExitClass, Failure};
-use agentteam::registry::{ACTIONS, Action, Method};
+use agentteam::registry::task::Operation as Task;
+use agentteam::registry::{ACTIONS, Action, Method, Operation};
 use agentteam::runtime::store::{
     self, CheckpointInput, CreateInput, DeleteInput, ListQuery, Principal, SetClaimInput,
     TaskLocator, UpdateInput,
@@ -72,10 +73,12 @@ pub fn cli_input(data: &[u8]) -> Tally {
                     &input,
                     &WorkflowContext::default(),
                 );
-                assert!(
-                    request
-                        .path
-                        .starts_with("/api/v1/workspaces/ws_fuzz/agents/ag_fuzz/runtime/tasks")
+                assert_eq!(
+                    request.path,
+                    format!(
+                        "/api/v1/workspaces/ws_fuzz/agents/ag_fuzz/runtime{}",
+                        action.route
+                    )
                 );
                 // What the CLI sends, the runtime reads back as the same input.
                 let again = match action.method {
@@ -227,16 +230,19 @@ fn typed_input(action: &Action, input: serde_json::Value) -> Result<(), Failure>
         agent_id: "ag_fuzz".into(),
         handle: "fuzz".into(),
     };
-    match action.name().as_str() {
-        "task_list" => ListQuery::from_input(&principal, input).map(drop),
-        "task_get" => store::typed::<TaskLocator>(input).map(drop),
-        "task_create" => CreateInput::from_input(input).map(drop),
-        "task_update" => store::typed::<UpdateInput>(input)?
-            .expected_micros()
-            .map(drop),
-        "task_set_claim" => store::typed::<SetClaimInput>(input).map(drop),
-        "task_checkpoint" => store::typed::<CheckpointInput>(input).map(drop),
-        "task_delete" => store::typed::<DeleteInput>(input).map(drop),
-        other => panic!("no typed input for {other}"),
+    // Every operation, as `store::dispatch` matches them: a new one fails
+    // to compile here until the fuzzing reads its input too.
+    match action.operation {
+        Operation::Task(operation) => match operation {
+            Task::List => ListQuery::from_input(&principal, input).map(drop),
+            Task::Get => store::typed::<TaskLocator>(input).map(drop),
+            Task::Create => CreateInput::from_input(input).map(drop),
+            Task::Update => store::typed::<UpdateInput>(input)?
+                .expected_micros()
+                .map(drop),
+            Task::SetClaim => store::typed::<SetClaimInput>(input).map(drop),
+            Task::Checkpoint => store::typed::<CheckpointInput>(input).map(drop),
+            Task::Delete => store::typed::<DeleteInput>(input).map(drop),
+        },
     }
 }

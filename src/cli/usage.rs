@@ -580,7 +580,11 @@ fn recast(
             .find_map(|(word, field, other)| {
                 (*word == name).then_some((*field, registry::find_by_name((*other)?)?))
             })
-            .filter(|(_, other)| other.name() != action.name() && !other.destructive());
+            .filter(|(_, other)| {
+                other.domain == action.domain
+                    && other.name() != action.name()
+                    && !other.destructive()
+            });
         let single = name
             .strip_suffix('s')
             .filter(|single| crate::validate::names_a_field(action, single) && value.is_array());

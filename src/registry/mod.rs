@@ -7,6 +7,7 @@
 //! `task.list` its Exec action id, `agentteam exec task list -` its CLI route,
 //! and `GET …/runtime/tasks` its Agent Runtime operation (§13.3).
 
+pub mod common;
 pub mod schema;
 pub mod synonyms;
 pub mod task;

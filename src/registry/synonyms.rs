@@ -1,10 +1,14 @@
 //! The words people and models try that are not in the registry, and what
-//! they meant: route words (`task claim`) and field names (`tags`). The CLI
-//! and validation read these tables without knowing any domain; a new
-//! domain adds its own rows here. Kept small on purpose: only mistakes seen
-//! in use, each with one clear meaning.
+//! they meant: route words (`task claim`) and field names (`tags`), and the
+//! schemas' patterns in words. The CLI reads these tables without knowing
+//! any domain, and validation finds its hints here; a new domain adds its
+//! own rows. Kept small on purpose: only mistakes seen in use, each with
+//! one clear meaning. The locator tables ([`BY_WORDS`], [`LOCATORS`]) and
+//! [`PATTERN_FIXES`] are keyed by field name, not by domain: a second
+//! domain with a field of the same name would share their words (README,
+//! "Adding a domain").
 
-use super::{ACTIONS, Action, find};
+use super::{ACTIONS, Action, common, find, task};
 
 /// A route word that is not an action, and what it meant.
 pub struct Verb {
@@ -311,6 +315,54 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
 /// change's input: the CLI's `--dry-run` flag is the preview, and dropping
 /// the word as unknown would make the change ([`PREVIEW`]).
 pub static PREVIEW_WORDS: &[&str] = &["dry_run", "preview", "validate_only", "simulate"];
+
+/// The schemas' patterns in words, for a refusal: `(pattern, words)`. A
+/// pattern not here is said as it is.
+pub static PATTERN_WORDS: &[(&str, &str)] = &[
+    ("\\S", "Must not be blank."),
+    (
+        "^https?://\\S+$",
+        "Must be an http:// or https:// URL, without blanks.",
+    ),
+    (
+        common::CHANNEL_PATTERN,
+        "Must be a board name: lowercase letters, digits, `_` and `-`, starting with a letter or digit, without `#`.",
+    ),
+    (
+        common::MEMBER_REF_PATTERN,
+        "Must be a member ref: `@` and a lowercase handle (`@alice`).",
+    ),
+    (
+        task::fields::TARGET_PATTERN,
+        "Must be a thread as `#board:thread_id` (`#eng:th_42`).",
+    ),
+];
+
+/// What a value a pattern refuses is told, given the value as sent; `None`
+/// where the pattern's words do.
+pub type PatternRule = fn(&str) -> Option<&'static str>;
+
+/// What a value a pattern refuses is told where the pattern's words would
+/// mislead: `(pattern, rule)`.
+pub static PATTERN_RULES: &[(&str, PatternRule)] = &[(task::fields::TARGET_PATTERN, target_given)];
+
+/// A board alone as the target (`#eng`): a target is the thread a task
+/// came from, never where it goes, and a made-up thread id is no fix. A
+/// link as the target (an issue's or a message's address): a link is one
+/// of the task's `urls`, and inventing a thread for it is no fix.
+fn target_given(given: &str) -> Option<&'static str> {
+    let link = ["http://", "https://"]
+        .iter()
+        .any(|scheme| given.trim().to_ascii_lowercase().starts_with(scheme));
+    if link {
+        return Some(
+            "Must be a thread as `#board:thread_id`, where the task came from, never a link: a link goes in the task's `urls` (`\"urls\": [\"https://…\"]` in each task), and `target` is left out where there is no thread.",
+        );
+    }
+    (!given.contains(':')).then_some(
+        "Must be a thread as `#board:thread_id`, where the task came from: a board alone is no target; the board the task goes on is `channel`, and `target` is left out where there is no thread.",
+    )
+}
 
 /// What a [preview word](PREVIEW_WORDS) is told: `(any change, a
 /// destructive one)`.

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use crate::credentials::{CredentialStore, Profile};
 use crate::error::{ExitClass, Failure, code};
 use crate::registry::Permission;
-use crate::registry::task::fields;
+use crate::registry::common;
 use crate::runtime::shed::RateLimit;
 use crate::runtime::store::postgres::{PgStore, PoolOptions};
 use crate::runtime::store::schema::OnOpen;
@@ -503,7 +503,7 @@ fn check_handle(handle: &str) -> Result<(), Failure> {
             ),
         ));
     }
-    let field = fields::member_ref("");
+    let field = common::member_ref("");
     check_field("handle", &field, &format!("@{handle}"), "").map_err(|_| {
         let max = field["maxLength"].as_u64().unwrap_or(1);
         let pattern = field["pattern"].as_str().unwrap_or_default();
@@ -518,7 +518,7 @@ fn check_handle(handle: &str) -> Result<(), Failure> {
 }
 
 fn check_channel(name: &str) -> Result<(), Failure> {
-    check_field("name", &fields::channel(), name, "The channel name")
+    check_field("name", &common::channel(), name, "The channel name")
 }
 
 /// Threads tokio may start for blocking work. Store operations wait on

@@ -199,10 +199,7 @@ pub fn router_limited<S: Store>(
             axum::routing::get(openapi).fallback(only_get),
         )
         .fallback(|| async {
-            failure_response(&Failure::new(
-                code::NOT_FOUND,
-                "No such route. Agent Runtime task routes live under /api/v1/workspaces/{workspaceId}/agents/{agentId}/runtime/tasks.",
-            ))
+            failure_response(&Failure::new(code::NOT_FOUND, NO_SUCH_ROUTE.as_str()))
         })
         // The limit the `Bytes` extractor of `read_body` holds a body to.
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -714,6 +711,23 @@ async fn in_turn_off_the_workers<T: Send + 'static>(
         )),
     }
 }
+
+/// The 404 of a path no route has: where the registry's routes are
+/// (`…/runtime/tasks`, one place per domain).
+static NO_SUCH_ROUTE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    let mut places: Vec<String> = Vec::new();
+    for action in crate::registry::ACTIONS {
+        let first = action.route.split('/').nth(1).unwrap_or_default();
+        let place = format!("{}/{first}", crate::registry::RUNTIME_PREFIX);
+        if !places.contains(&place) {
+            places.push(place);
+        }
+    }
+    format!(
+        "No such route. Agent Runtime routes live under {}.",
+        places.join(" and ")
+    )
+});
 
 /// How many bodies over [`SMALL_BODY_BYTES`] one replica decodes and
 /// validates at once. Judging a refused megabyte takes up to tens of

@@ -21,7 +21,7 @@ use crate::registry::synonyms::{
     BY_WORDS, ByWords, MISSING_BESIDE, PATTERN_FIXES, SELF_AS_ASSIGNEE, SELF_AS_FILTER,
     VALUE_WORDS, VALUES_MEANT, is_self_word,
 };
-use crate::registry::{Action, FieldErrors, schema};
+use crate::registry::{Action, FieldErrors, schema, synonyms};
 use crate::schemas;
 
 mod again;
@@ -443,7 +443,11 @@ fn checked(
         {
             failure = failure.suggest(&called.action.name(), input[called.arguments].clone());
         }
-        return Err(found_by_title(found_by_words(failure, &input), &input));
+        return Err(found_by_title(
+            action,
+            found_by_words(action, failure, &input),
+            &input,
+        ));
     }
     integers(action.cached_input_schema(), &mut input);
     (action.canonicalize)(&mut input);
@@ -1665,7 +1669,7 @@ fn by_words(path: &str, value: &Value) -> Option<(&'static ByWords, bool)> {
 /// The list call that finds, by its words, the item a number field of
 /// `failure` was given words for (the first such field), as its
 /// suggestion, unless it has one.
-fn found_by_words(failure: Failure, input: &Value) -> Failure {
+fn found_by_words(action: &Action, failure: Failure, input: &Value) -> Failure {
     let suggestion = failure.field_errors.iter().find_map(|(path, said)| {
         let given = input_at(input, path)?;
         // Only where the field's error says so (not `tasks/0/parent`, a
@@ -1680,7 +1684,8 @@ fn found_by_words(failure: Failure, input: &Value) -> Failure {
         let arguments = (row.arguments)(input, words)?;
         // A suggestion is a call that is taken as it is (`fix -login` is
         // no search: its exclusion is refused).
-        let tool = crate::registry::find_by_name(row.tool)?;
+        let tool =
+            crate::registry::find_by_name(row.tool).filter(|tool| tool.domain == action.domain)?;
         validate(tool, arguments.clone()).ok()?;
         Some((row.tool, arguments))
     });
@@ -1696,7 +1701,7 @@ fn found_by_words(failure: Failure, input: &Value) -> Failure {
 /// of its board for the title's words, suggested, where the refusal of the
 /// missing `number` is said (an update's `title` is a new title, so the
 /// task to change is still to be found).
-fn found_by_title(failure: Failure, input: &Value) -> Failure {
+fn found_by_title(action: &Action, failure: Failure, input: &Value) -> Failure {
     let missing = failure
         .field_errors
         .get("number")
@@ -1712,7 +1717,7 @@ fn found_by_title(failure: Failure, input: &Value) -> Failure {
         return failure;
     };
     match crate::registry::find_by_name(row.tool) {
-        Some(tool) if validate(tool, arguments.clone()).is_ok() => {
+        Some(tool) if tool.domain == action.domain && validate(tool, arguments.clone()).is_ok() => {
             failure.suggest(row.tool, arguments)
         }
         _ => failure,
@@ -1885,19 +1890,14 @@ fn pattern_fix(pattern: &str, input: &Value, path: &str) -> Option<String> {
     if let Some(fix) = value_fix(path) {
         return Some(fix.into());
     }
-    // A board alone as the target (`#eng`): a target is the thread a task
-    // came from, never where it goes, and a made-up thread id is no fix.
-    // A link as the target (an issue's or a message's address): a link is
-    // one of the task's `urls`, and inventing a thread for it is no fix.
-    if pattern == crate::registry::task::fields::TARGET_PATTERN
-        && ["http://", "https://"]
-            .iter()
-            .any(|scheme| given.trim().to_ascii_lowercase().starts_with(scheme))
+    // A value the pattern's own words would mislead on (a board alone
+    // as a target, which is a thread).
+    if let Some(said) = synonyms::PATTERN_RULES
+        .iter()
+        .filter(|(p, _)| *p == pattern)
+        .find_map(|(_, rule)| rule(given))
     {
-        return Some("Must be a thread as `#board:thread_id`, where the task came from, never a link: a link goes in the task's `urls` (`\"urls\": [\"https://…\"]` in each task), and `target` is left out where there is no thread.".into());
-    }
-    if pattern == crate::registry::task::fields::TARGET_PATTERN && !given.contains(':') {
-        return Some("Must be a thread as `#board:thread_id`, where the task came from: a board alone is no target; the board the task goes on is `channel`, and `target` is left out where there is no thread.".into());
+        return Some(said.into());
     }
     let re = regex::Regex::new(pattern).ok()?;
     // Spaces around a name (`"eng "`), as a copy from a table leaves them.
@@ -1982,26 +1982,14 @@ fn describe(kind: &Kind) -> String {
         Kind::MinItems(limit) => format!("Must have at least {limit} items."),
         Kind::MaxItems(limit) => format!("Must have at most {limit} items."),
         Kind::UniqueItems => "Items must be distinct.".into(),
-        Kind::Pattern(pattern) => {
-            use crate::registry::task::fields::{
-                CHANNEL_PATTERN, MEMBER_REF_PATTERN, TARGET_PATTERN,
-            };
-            // The schema's patterns in words; another, as it is.
-            match pattern.as_str() {
-                "\\S" => "Must not be blank.".into(),
-                "^https?://\\S+$" => "Must be an http:// or https:// URL, without blanks.".into(),
-                p if p == CHANNEL_PATTERN => {
-                    "Must be a board name: lowercase letters, digits, `_` and `-`, starting with a letter or digit, without `#`.".into()
-                }
-                p if p == MEMBER_REF_PATTERN => {
-                    "Must be a member ref: `@` and a lowercase handle (`@alice`).".into()
-                }
-                p if p == TARGET_PATTERN => {
-                    "Must be a thread as `#board:thread_id` (`#eng:th_42`).".into()
-                }
-                _ => format!("Must match the pattern {pattern}."),
-            }
-        }
+        // The schema's patterns in words; another, as it is.
+        Kind::Pattern(pattern) => synonyms::PATTERN_WORDS
+            .iter()
+            .find(|(p, _)| p == pattern)
+            .map_or_else(
+                || format!("Must match the pattern {pattern}."),
+                |(_, words)| words.to_string(),
+            ),
         Kind::Required(_) | Kind::Additional(_) | Kind::Other => "Invalid value.".into(),
     }
 }

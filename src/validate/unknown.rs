@@ -878,7 +878,10 @@ fn unknown_field_message(
                 format!("Unknown field; use `{field}`."),
             );
         }
-        if let Some(other) = elsewhere.and_then(find_by_name) {
+        if let Some(other) = elsewhere
+            .and_then(find_by_name)
+            .filter(|other| other.domain == action.domain)
+        {
             let message = format!(
                 "Unknown field; it is `{field}` of {} (`{}`).",
                 other.name(),
@@ -1014,6 +1017,7 @@ fn unknown_field_message(
     // A field another action sets (`status` on a checkpoint).
     if let Some(other) = crate::registry::ACTIONS.iter().find(|a| {
         !a.read_only()
+            && a.domain == action.domain
             && a.name() != action.name()
             && sibling_fields(a, "").iter().any(|f| f == wanted)
     }) {

@@ -348,7 +348,12 @@ fn refusals_are_json_with_their_status(engine: Engine) {
     assert_error(&reply, 422, "invalid_input");
     assert!(reply.body.len() < 2_000, "{} bytes", reply.body.len());
     // 404 and 405 from the router.
-    assert_error(&rt.http("GET", "/nope", None, None), 404, "not_found");
+    let missing = assert_error(&rt.http("GET", "/nope", None, None), 404, "not_found");
+    // It says where the routes are, one place per domain.
+    assert_eq!(
+        missing["error"]["message"],
+        "No such route. Agent Runtime routes live under /api/v1/workspaces/{workspaceId}/agents/{agentId}/runtime/tasks.",
+    );
     let reply = rt.http("DELETE", &get, Some(&alice.token), None);
     assert_error(&reply, 405, "method_not_allowed");
     assert_eq!(reply.header("allow"), Some("POST"));

@@ -64,7 +64,7 @@ fn input_schema() -> Value {
         "task_checkpoint",
         ACTION.summary,
         vec![
-            ("channel", fields::channel()),
+            ("channel", common::channel()),
             ("number", fields::number("The task's board-local number.")),
             ("summary", summary),
             (

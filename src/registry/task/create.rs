@@ -81,7 +81,7 @@ fn task_item() -> Value {
             ),
             (
                 "assignee",
-                fields::member_ref("Member ref to assign, e.g. `@alice`. Default: unassigned."),
+                common::member_ref("Member ref to assign, e.g. `@alice`. Default: unassigned."),
             ),
             (
                 "labels",
@@ -105,7 +105,7 @@ fn input_schema() -> Value {
         ACTION.summary,
         vec![
             ("channel", {
-                let mut c = fields::channel();
+                let mut c = common::channel();
                 c["description"] = json!(
                     "Board to create on. Exactly one locator: `channel` or `parent_task_scope`; required unless parent_task_scope is given (no default)."
                 );

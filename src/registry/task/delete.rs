@@ -59,7 +59,7 @@ fn input_schema() -> Value {
         "task_delete",
         ACTION.summary,
         vec![
-            ("channel", fields::channel()),
+            ("channel", common::channel()),
             ("number", fields::number("The task's board-local number.")),
             (
                 "subtask_mode",

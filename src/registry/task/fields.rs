@@ -12,13 +12,8 @@ pub const STATUSES: &[&str] = &["todo", "in_progress", "in_review", "done", "can
 pub const ACTIVE_STATUSES: &[&str] = &["todo", "in_progress", "in_review"];
 pub const PRIORITIES: &[&str] = &["none", "low", "medium", "high", "urgent"];
 
-// Lengths are bounded by each field's `maxLength`, not inside the patterns:
-// a bounded repetition such as `{0,79}` compiles into a regex program ~80
-// times larger, compiled on every CLI call.
-pub const CHANNEL_PATTERN: &str = "^[a-z0-9][a-z0-9_-]*$";
-pub const MEMBER_REF_PATTERN: &str = "^@[a-z0-9][a-z0-9_.-]*$";
-/// The longest member ref (`@handle`).
-pub const MEMBER_REF_MAX: usize = 40;
+// As in `registry::common`, lengths are bounded by `maxLength`, not in
+// the patterns.
 pub const TARGET_PATTERN: &str = "^#[a-z0-9][a-z0-9_-]*:[A-Za-z0-9_.-]+$";
 pub const MAX_NUMBER: i64 = 2_147_483_647;
 
@@ -51,14 +46,6 @@ pub const RICH_FIELDS: &[&str] = &[
     "blocker",
 ];
 
-pub fn channel() -> Value {
-    pattern(
-        "Board (channel) name without `#`, e.g. `demo`.",
-        CHANNEL_PATTERN,
-        80,
-    )
-}
-
 pub fn number(description: &str) -> Value {
     integer(description, 1, MAX_NUMBER)
 }
@@ -87,10 +74,6 @@ pub fn status(description: &str) -> Value {
 
 pub fn priority(description: &str) -> Value {
     enumeration(description, PRIORITIES)
-}
-
-pub fn member_ref(description: &str) -> Value {
-    pattern(description, MEMBER_REF_PATTERN, MEMBER_REF_MAX as u64)
 }
 
 pub fn labels(description: &str) -> Value {

@@ -52,7 +52,7 @@ fn input_schema() -> Value {
         "task_get",
         ACTION.summary,
         vec![
-            ("channel", fields::channel()),
+            ("channel", common::channel()),
             ("number", fields::number("The task's board-local number.")),
             (
                 "checkpoints_before",

@@ -71,7 +71,7 @@ fn input_schema() -> Value {
         "task_list",
         ACTION.summary,
         vec![
-            ("channel", fields::channel()),
+            ("channel", common::channel()),
             (
                 "query",
                 string(
@@ -123,7 +123,7 @@ fn input_schema() -> Value {
                     vec![
                         (
                             "assignee",
-                            fields::member_ref(
+                            common::member_ref(
                                 "Only tasks assigned to this member, e.g. `@alice`. Exclusive with assigned_to_me. Default: any assignee.",
                             ),
                         ),

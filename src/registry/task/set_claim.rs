@@ -51,7 +51,7 @@ fn input_schema() -> Value {
         "task_set_claim",
         ACTION.summary,
         vec![
-            ("channel", fields::channel()),
+            ("channel", common::channel()),
             (
                 "numbers",
                 unique(array(

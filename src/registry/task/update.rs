@@ -68,7 +68,7 @@ impl Field {
             Field::Priority => {
                 fields::priority("Priority. Omitted: unchanged. Other values are rejected.")
             }
-            Field::Assignee => nullable(fields::member_ref(
+            Field::Assignee => nullable(common::member_ref(
                 "Member ref to assign, e.g. `@alice`. Omitted: unchanged; null unassigns.",
             )),
             Field::Labels => fields::labels(&format!(
@@ -133,7 +133,7 @@ pub static ACTION: Action = Action {
 
 fn input_schema() -> Value {
     let mut properties = vec![
-        ("channel", fields::channel()),
+        ("channel", common::channel()),
         ("number", fields::number("The task's board-local number.")),
     ];
     properties.extend(Field::ALL.map(|field| (field.name(), field.schema())));

@@ -503,26 +503,30 @@ pub async fn dispatch<S: Store>(
     // same call with the failing field corrected (and for an empty
     // page's `subtasks_match`, this call with subtasks included).
     let original = input.clone();
-    let result = match action.operation {
-        Operation::Task(operation) => match operation {
-            Task::List => hints::list(store, principal, input, &original).await,
-            Task::Get => store.get(principal, &typed(input)?).await,
-            Task::Create => {
-                store
-                    .create(principal, &CreateInput::from_input(input)?, workflow)
-                    .await
+    match action.operation {
+        Operation::Task(operation) => {
+            let result = match operation {
+                Task::List => hints::list(store, principal, input, &original).await,
+                Task::Get => store.get(principal, &typed(input)?).await,
+                Task::Create => {
+                    store
+                        .create(principal, &CreateInput::from_input(input)?, workflow)
+                        .await
+                }
+                Task::Update => hints::update(store, principal, &typed(input)?).await,
+                Task::SetClaim => store.set_claim(principal, &typed(input)?).await,
+                Task::Checkpoint => store.checkpoint(principal, &typed(input)?).await,
+                Task::Delete => store.delete(principal, &typed(input)?).await,
+            };
+            // A task call's refusal, with the call that names what was
+            // meant (a task's board and number): the task domain's own.
+            match result {
+                Ok(answer) => Ok(answer),
+                Err(failure) => {
+                    let failure = corrected_call(action, principal, &original, failure);
+                    Err(named_target(store, action, principal, failure).await)
+                }
             }
-            Task::Update => hints::update(store, principal, &typed(input)?).await,
-            Task::SetClaim => store.set_claim(principal, &typed(input)?).await,
-            Task::Checkpoint => store.checkpoint(principal, &typed(input)?).await,
-            Task::Delete => store.delete(principal, &typed(input)?).await,
-        },
-    };
-    match result {
-        Ok(answer) => Ok(answer),
-        Err(failure) => {
-            let failure = corrected_call(action, principal, &original, failure);
-            Err(named_target(store, action, principal, failure).await)
         }
     }
 }
