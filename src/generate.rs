@@ -41,6 +41,35 @@ pub const GENERATED_DIRS: &[&str] = &["completions", "man", schemas::DIR];
 
 pub const README: &str = "README.md";
 
+/// The file of compiled validators.
+pub const VALIDATORS_FILE: &str = "src/schemas/compiled.rs";
+
+/// [`VALIDATORS_FILE`]'s text: one `Name = "schema file"` line per action,
+/// in registry order (`TaskSetClaim` for `task_set_claim`).
+pub fn validators_text() -> String {
+    let lines: String = crate::registry::ACTIONS
+        .iter()
+        .map(|action| {
+            let name: String = action
+                .name()
+                .split('_')
+                .map(|word| {
+                    let mut chars = word.chars();
+                    chars
+                        .next()
+                        .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
+                        .unwrap_or_default()
+                })
+                .collect();
+            format!("    {name} = \"{}\",\n", schemas::input_file(action))
+        })
+        .collect();
+    format!(
+        "//! Generated from the registry (do not edit; regenerate with\n//! `{}`).\n\nuse super::Compiled;\n\ncompiled! {{\n{lines}}}\n",
+        REGENERATE_COMMAND
+    )
+}
+
 /// Every artifact. `readme` is the current README; only the text between its
 /// generation markers is replaced.
 pub fn all(readme: &str) -> anyhow::Result<Vec<Artifact>> {
@@ -48,8 +77,8 @@ pub fn all(readme: &str) -> anyhow::Result<Vec<Artifact>> {
     out.extend(man_pages());
     out.extend(schema_files());
     out.push(Artifact {
-        path: schemas::VALIDATORS_FILE.into(),
-        contents: schemas::validators_text(),
+        path: VALIDATORS_FILE.into(),
+        contents: validators_text(),
     });
     out.push(Artifact {
         path: crate::openapi::FILE.into(),

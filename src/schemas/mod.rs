@@ -69,7 +69,7 @@ macro_rules! compiled {
 }
 
 // One validator per action's input schema file, in registry order:
-// written by `generate::validators_file` with the schema files.
+// written by `generate::validators_text` with the schema files.
 mod compiled;
 use compiled::COMPILED;
 
@@ -82,40 +82,10 @@ use compiled::COMPILED;
 pub fn compiled(action: &Action) -> &'static Compiled {
     COMPILED.get(action.index()).unwrap_or_else(|| {
         panic!(
-            "no compiled validator for {}: regenerate with `{}`",
-            action.name(),
-            crate::generate::REGENERATE_COMMAND
+            "no compiled validator for {}: regenerate (README, \"Adding an action\")",
+            action.name()
         )
     })
-}
-
-/// The file of compiled validators.
-pub const VALIDATORS_FILE: &str = "src/schemas/compiled.rs";
-
-/// [`VALIDATORS_FILE`]'s text: one `Name = "schema file"` line per action,
-/// in registry order (`TaskSetClaim` for `task_set_claim`).
-pub fn validators_text() -> String {
-    let lines: String = crate::registry::ACTIONS
-        .iter()
-        .map(|action| {
-            let name: String = action
-                .name()
-                .split('_')
-                .map(|word| {
-                    let mut chars = word.chars();
-                    chars
-                        .next()
-                        .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
-                        .unwrap_or_default()
-                })
-                .collect();
-            format!("    {name} = \"{}\",\n", input_file(action))
-        })
-        .collect();
-    format!(
-        "//! Generated from the registry (do not edit; regenerate with\n//! `{}`).\n\nuse super::Compiled;\n\ncompiled! {{\n{lines}}}\n",
-        crate::generate::REGENERATE_COMMAND
-    )
 }
 
 #[cfg(test)]
