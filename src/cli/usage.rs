@@ -69,6 +69,23 @@ enum Elsewhere {
     Word,
 }
 
+/// Flags this CLI has under another name or in another place, and what
+/// to write instead.
+const OTHER_FLAGS: [(&str, &str); 3] = [
+    (
+        "--schema",
+        "an action's schemas are `--input-schema` and `--output-schema`, an error's `agentteam exec --error-schema`",
+    ),
+    (
+        "--catalog",
+        "`--catalog` follows `exec` alone: `agentteam exec --catalog` prints every action",
+    ),
+    (
+        "--error-schema",
+        "`--error-schema` follows `exec` alone: `agentteam exec --error-schema`",
+    ),
+];
+
 /// Flags other CLIs take their input by; this one takes `-` or a path.
 const INPUT_FLAGS: [&str; 10] = [
     "--input",
@@ -249,7 +266,7 @@ impl<'a> Refused<'a> {
                 message.trim_end(),
                 without_output_flag(self.args, flag)
             );
-        } else if !route_known && self.input_elsewhere.is_none() {
+        } else if !route_known && self.input_elsewhere.is_none() && self.other_flag().is_none() {
             // clap's `-- --flag` tip is for commands that take values; an
             // action takes its input as JSON, so it would only mislead.
             let tips = self
@@ -267,11 +284,24 @@ impl<'a> Refused<'a> {
         message
     }
 
-    /// What to run instead, most specific first: a field written as a
-    /// flag, an action's flag written before the route, the route meant,
-    /// the flags a known route takes, the commands there are.
+    /// What [`OTHER_FLAGS`] says of the flag clap did not know, if it is one.
+    fn other_flag(&self) -> Option<&'static str> {
+        let flag = self.unknown_flag.as_deref()?.split('=').next()?;
+        OTHER_FLAGS
+            .iter()
+            .find_map(|(other, said)| (*other == flag).then_some(*said))
+    }
+
+    /// What to run instead, most specific first: a flag this CLI has under
+    /// another name or in another place, a field written as a flag, an
+    /// action's flag written before the route, the route meant, the flags
+    /// a known route takes, the commands there are.
     fn remedy(&self, mut failure: Failure, hint: Option<registry::synonyms::RouteHint>) -> Failure {
         use clap::error::ErrorKind;
+        if let Some(said) = self.other_flag() {
+            failure.message = format!("{}: {said}.", failure.message.trim_end_matches('.'));
+            return failure;
+        }
         let route = registry::synonyms::route(&self.words);
         // An action's flag written before the route (`agentteam --dry-run
         // exec task list`): say where it goes.

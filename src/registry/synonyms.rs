@@ -568,6 +568,9 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
     ("task_create", "tasks/*/assign_to_me", SELF_CLAIM_NEW),
     ("task_create", "tasks/*/self_assign", SELF_CLAIM_NEW),
     ("task_create", "tasks/*/assign_self", SELF_CLAIM_NEW),
+    ("task_list", "claimed", NO_CLAIMED_FILTER),
+    ("task_list", "filters/claimed", NO_CLAIMED_FILTER),
+    ("task_list", "filters/is_claimed", NO_CLAIMED_FILTER),
     ("task_list", "priority", NO_PRIORITY_FILTER),
     ("task_list", "filters/priority", NO_PRIORITY_FILTER),
     (
@@ -803,6 +806,7 @@ const DELETED_IS_NO_STATUS: &str =
 const NO_DATE_FILTER: &str = "there is no filter by time: the default `sort`, `updated_desc`, lists the tasks changed last first, so stop reading at the first whose `updated_at` is older.";
 const SELF_CLAIM: &str = "to take the task yourself, claim it: task_set_claim with its number in `numbers` and `\"claimed\": true` makes you its assignee.";
 const SELF_CLAIM_NEW: &str = "to make the new task yours, leave this out and claim it once made (task_set_claim with its number and `\"claimed\": true`).";
+const NO_CLAIMED_FILTER: &str = "a list has no filter for a task held by anyone: the tasks you hold are `\"filters\": {\"assigned_to_me\": true}`, another member's `\"filters\": {\"assignee\": \"@handle\"}`.";
 const NO_PRIORITY_FILTER: &str =
     "there is no filter by priority: each item shows its `priority`, so read it there.";
 const ADDRESS_IS_CHANNEL_AND_NUMBER: &str = "a task is named by `channel` and `number`, which its address holds (`…/demo/tasks/12` is `{\"channel\": \"demo\", \"number\": 12}`): give those instead.";

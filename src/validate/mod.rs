@@ -443,6 +443,24 @@ fn checked(
         {
             failure = failure.suggest(&called.action.name(), input[called.arguments].clone());
         }
+        // A call an answer gave, pasted in as a field (`next`): that call.
+        let pasted = input
+            .as_object()
+            .into_iter()
+            .flatten()
+            .find_map(|(key, value)| {
+                let pasted = unknown::called(value)?;
+                let arguments = value[pasted.arguments].clone();
+                (failure.field_errors.contains_key(key)
+                    && !pasted.action.destructive()
+                    && validate(pasted.action, arguments.clone()).is_ok())
+                .then_some((pasted.action, arguments))
+            });
+        if let Some((action, arguments)) = pasted
+            && failure.suggested_action.is_none()
+        {
+            failure = failure.suggest(&action.name(), arguments);
+        }
         return Err(found_by_title(
             action,
             found_by_words(action, failure, &input),
@@ -1117,7 +1135,8 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
     {
         // Several people for a task's one assignee: a call per person
         // (`--batch`) would leave the last one, or make a task for each.
-        if path.rsplit('/').next() == Some("assignee") {
+        // A filter by several is several reads, which a batch makes.
+        if path.rsplit('/').next() == Some("assignee") && !action.read_only() {
             return format!(
                 "{said}: a task has one assignee; choose one (name the others in `description` if they matter)."
             );

@@ -4065,3 +4065,59 @@ fn the_rechecks_last_slips_are_told_in_one_answer() {
     );
     assert!(e["add_tag"].contains("`\"labels\": [\"bug\"]`"), "{e:?}");
 }
+
+/// A call an answer gave (a section's `next`) pasted into an input beside
+/// its fields: told it is a call whose `arguments` are the input to send,
+/// and suggested as it is, so the retry reads the next page rather than
+/// the first again.
+#[test]
+fn a_call_pasted_as_a_field_is_the_call_suggested() {
+    let get = find("task", "get").unwrap();
+    let next = json!({"tool": "task_get",
+        "arguments": {"channel": "eng", "number": 6, "checkpoints_before": 8}});
+    let refused = validate(get, json!({"channel": "eng", "number": 6, "next": next})).unwrap_err();
+    assert_eq!(
+        refused.field_errors["next"],
+        "Unknown field; `next` is a call an answer gave: send its `arguments` alone, as the input of `task_get` (`agentteam exec task get -`)."
+    );
+    let suggested = refused.suggested_action.expect("the call");
+    assert_eq!(suggested.tool, "task_get");
+    assert_eq!(suggested.arguments, next["arguments"]);
+    // A destructive call is never suggested.
+    let delete = json!({"tool": "task_delete", "arguments": {"channel": "eng", "number": 6}});
+    let refused =
+        validate(get, json!({"channel": "eng", "number": 6, "then": delete})).unwrap_err();
+    assert!(refused.suggested_action.is_none(), "{refused:?}");
+}
+
+/// A list's filter for claimed tasks, and several assignees at once, are
+/// told the reads that answer them: the caller's own tasks or one
+/// member's, and one read per member, not a write's rule.
+#[test]
+fn a_list_filter_that_is_no_filter_names_the_read_that_is() {
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "filters": {"claimed": true}}),
+    );
+    assert!(
+        e["filters/claimed"].contains("`\"filters\": {\"assigned_to_me\": true}`"),
+        "{e:?}"
+    );
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "filters": {"assignee": ["@a", "@b"]}}),
+    );
+    assert_eq!(
+        e["filters/assignee"],
+        "Must be of type string: one value per call; for several, one input per line with `--batch`."
+    );
+    // On a write, a task's one assignee.
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "assignee": ["@a", "@b"]}),
+    );
+    assert!(e["assignee"].contains("a task has one assignee"), "{e:?}");
+}

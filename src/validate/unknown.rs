@@ -630,6 +630,25 @@ fn call(action: &Action, input: &Value, name: &str) -> Option<(String, Option<Fi
             Some(Fix::Unwrap),
         ));
     }
+    // A call an answer gave (a section's `next`) pasted beside the input:
+    // its arguments are the input to send. (A JSON-RPC envelope's `params`
+    // is said as the envelope's part, below.)
+    if let Some(pasted) = input
+        .get(name)
+        .filter(|_| input.get("jsonrpc").is_none())
+        .and_then(called)
+    {
+        return Some((
+            format!(
+                "Unknown field; `{}` is a call an answer gave: send its `{}` alone, as the input of `{}` (`{}`).",
+                crate::text::clip(&crate::redact::tokens(name), 64),
+                pasted.arguments,
+                pasted.action.name(),
+                pasted.action.cli_command()
+            ),
+            None,
+        ));
+    }
     let called = called(input)?;
     let arguments = called.arguments;
     if name == arguments {

@@ -1250,3 +1250,34 @@ fn an_input_flag_or_a_dashed_route_is_told_the_route_that_runs() {
         assert_eq!(error["suggested_action"]["tool"], tool, "{args:?}: {error}");
     }
 }
+
+/// A flag this CLI has under another name (`--schema`) or in another place
+/// (`--catalog` after a route) is told the one it has, and where.
+#[test]
+fn a_flag_named_or_placed_otherwise_is_told_the_one_there_is() {
+    let cli = Cli::new();
+    for (args, said) in [
+        (
+            &["exec", "task", "list", "--schema"][..],
+            "`--input-schema` and `--output-schema`",
+        ),
+        (&["exec", "task", "--catalog"], "`agentteam exec --catalog`"),
+        (
+            &["exec", "task", "get", "--catalog"],
+            "`agentteam exec --catalog`",
+        ),
+        (
+            &["exec", "task", "get", "--error-schema"],
+            "`agentteam exec --error-schema`",
+        ),
+    ] {
+        let run = cli.run(args, None);
+        assert_eq!((run.code, run.error_code().as_str()), (2, "usage_error"));
+        let message = run.json()["error"]["message"].as_str().unwrap().to_string();
+        assert!(message.contains(said), "{args:?}: {message}");
+        assert!(!message.contains("similar argument"), "{message}");
+    }
+    // What it points to runs.
+    assert_eq!(cli.run(&["exec", "--catalog"], None).code, 0);
+    assert_eq!(cli.run(&["exec", "--error-schema"], None).code, 0);
+}
