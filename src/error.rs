@@ -234,7 +234,7 @@ const CANDIDATE_TITLE_CHARS: usize = 60;
 /// A task candidate's title as a candidate repeats it: cut to
 /// `CANDIDATE_TITLE_CHARS`.
 pub fn candidate_title(title: &str) -> String {
-    crate::text::clip(title, CANDIDATE_TITLE_CHARS).into_owned()
+    crate::text::clip_middle(title, CANDIDATE_TITLE_CHARS).into_owned()
 }
 
 /// One value a failing input field could take instead (§5.2): a board
@@ -714,7 +714,31 @@ mod tests {
         assert_eq!(list.len(), MAX_TASK_CANDIDATES);
         let title = list[0].title.as_deref().unwrap();
         assert_eq!(title.chars().count(), CANDIDATE_TITLE_CHARS);
-        assert!(title.ends_with('…'));
+        assert!(title.contains('…'));
+        // Cut in the middle: titles alike at their start stay apart.
+        let alike: Vec<(i64, String)> = ["arm64", "x86_64"]
+            .iter()
+            .enumerate()
+            .map(|(n, end)| {
+                let start = "Investigate the intermittent failure of the nightly run";
+                (
+                    n as i64,
+                    format!("{start} of the integration suite on {end}"),
+                )
+            })
+            .collect();
+        let f = Failure::new(code::TASK_NOT_FOUND, "x").task_candidates("number", &alike);
+        let titles: Vec<String> = f
+            .candidate_list()
+            .iter()
+            .map(|c| c.title.clone().unwrap())
+            .collect();
+        assert!(titles[0].ends_with("on arm64"), "{titles:?}");
+        assert!(titles[1].ends_with("on x86_64"), "{titles:?}");
+        assert!(
+            titles[0].starts_with("Investigate the intermittent"),
+            "{titles:?}"
+        );
     }
 
     #[test]

@@ -138,6 +138,23 @@ pub fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// `text` in at most `max` characters, cut in the middle where longer:
+/// its start and its end kept, `…` between them. Titles alike at their
+/// start (`Investigate the nightly failure on arm64`, `… on x86`) stay
+/// told apart by their ends.
+pub fn clip_middle(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    let count = text.chars().count();
+    if count <= max {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let kept = max.saturating_sub(1);
+    let tail = kept / 3;
+    let head = kept - tail;
+    let start: String = text.chars().take(head).collect();
+    let end: String = text.chars().skip(count - tail).collect();
+    std::borrow::Cow::Owned(format!("{}…{}", start.trim_end(), end.trim_start()))
+}
+
 /// A scalar as a person reads it: strings bare (but [`escape`]d), null as `-`.
 pub fn scalar(value: &Value) -> String {
     match value {

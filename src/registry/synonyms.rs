@@ -196,6 +196,7 @@ pub static HERE_ONLY: &[(&str, &str)] = &[
 /// and `action` is set, the hint points at that action's field instead.
 pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("tags", "labels", None),
+    ("checkpoint", "summary", None),
     ("tag", "labels", None),
     ("label", "labels", None),
     ("comment", "summary", Some("task_checkpoint")),
@@ -437,7 +438,7 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
     (
         "task_checkpoint",
         "title",
-        "task_checkpoint finds its task by `channel` and `number`: to find the number by the title's words, task_list with `query`.",
+        "a checkpoint is its `summary` alone: a heading goes in it, as its first line; task_checkpoint finds its task by `channel` and `number` (task_list with `query` finds the number by a title's words).",
     ),
     (
         "task_delete",
@@ -568,6 +569,10 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
     ("task_create", "tasks/*/assign_to_me", SELF_CLAIM_NEW),
     ("task_create", "tasks/*/self_assign", SELF_CLAIM_NEW),
     ("task_create", "tasks/*/assign_self", SELF_CLAIM_NEW),
+    ("task_get", "checkpoints_limit", CHECKPOINTS_PAGED),
+    ("task_get", "checkpoint_limit", CHECKPOINTS_PAGED),
+    ("task_get", "max_checkpoints", CHECKPOINTS_PAGED),
+    ("task_get", "checkpoints_count", CHECKPOINTS_PAGED),
     ("task_list", "claimed", NO_CLAIMED_FILTER),
     ("task_list", "filters/claimed", NO_CLAIMED_FILTER),
     ("task_list", "filters/is_claimed", NO_CLAIMED_FILTER),
@@ -806,6 +811,7 @@ const DELETED_IS_NO_STATUS: &str =
 const NO_DATE_FILTER: &str = "there is no filter by time: the default `sort`, `updated_desc`, lists the tasks changed last first, so stop reading at the first whose `updated_at` is older.";
 const SELF_CLAIM: &str = "to take the task yourself, claim it: task_set_claim with its number in `numbers` and `\"claimed\": true` makes you its assignee.";
 const SELF_CLAIM_NEW: &str = "to make the new task yours, leave this out and claim it once made (task_set_claim with its number and `\"claimed\": true`).";
+const CHECKPOINTS_PAGED: &str = "a get shows a task's newest checkpoints, and older ones a page at a time through the checkpoints section's `next` (its `checkpoints_before`); there is no count to set: drop it.";
 const NO_CLAIMED_FILTER: &str = "a list has no filter for a task held by anyone: the tasks you hold are `\"filters\": {\"assigned_to_me\": true}`, another member's `\"filters\": {\"assignee\": \"@handle\"}`.";
 const NO_PRIORITY_FILTER: &str =
     "there is no filter by priority: each item shows its `priority`, so read it there.";

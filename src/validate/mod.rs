@@ -1160,6 +1160,28 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
                 "{said}: write `{shown}`, with every item the task is to keep too: the list replaces its current one."
             ),
             Some(shown) => format!("{said}: write `{shown}`."),
+            // A list wrapped in an object (`{"items": […]}`, as some APIs
+            // answer one): the list itself.
+            None if let Some(Value::Object(wrapper)) = given
+                && wrapper.len() == 1
+                && wrapper.iter().all(|(key, value)| {
+                    value.is_array() && LIST_HOLDERS.contains(&key.to_lowercase().as_str())
+                }) =>
+            {
+                let key = wrapper
+                    .keys()
+                    .next()
+                    .map(String::as_str)
+                    .unwrap_or_default();
+                let replaces = match schema_at(action, path).is_some_and(replaced_list) {
+                    true => "; it replaces the current list, so the items kept go in it too",
+                    false => "",
+                };
+                format!(
+                    "{said}: the list itself, not an object around it: write what `{}` holds as the value{replaces}.",
+                    crate::text::clip(&crate::redact::tokens(key), 64)
+                )
+            }
             // An object of changes (`{"add": […]}`) to a list an update
             // replaces: put in a list, it would replace the items kept.
             None if given.is_some_and(Value::is_object)
@@ -1977,6 +1999,12 @@ fn schema_path(parent: &str, name: &str) -> String {
     parts.push(name);
     parts.join("/")
 }
+
+/// The keys other APIs hold a list under in an object (`{"items": […]}`);
+/// not a change's words (`{"add": […]}`), which mean another thing.
+const LIST_HOLDERS: [&str; 8] = [
+    "items", "data", "list", "values", "results", "entries", "records", "elements",
+];
 
 /// A short message that never echoes the (possibly huge or secret) value.
 fn describe(kind: &Kind) -> String {

@@ -4121,3 +4121,58 @@ fn a_list_filter_that_is_no_filter_names_the_read_that_is() {
     );
     assert!(e["assignee"].contains("a task has one assignee"), "{e:?}");
 }
+
+/// A list given inside an object (`{"items": […]}`, as answers hold one)
+/// is told to be the list itself; a list of changes (`{"add": […]}`) is
+/// not, since its list alone would mean another thing.
+#[test]
+fn a_list_wrapped_in_an_object_is_told_to_be_the_list() {
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": {"items": [{"title": "x"}]}}),
+    );
+    assert_eq!(
+        e["tasks"],
+        "Must be of type array: the list itself, not an object around it: write what `items` holds as the value."
+    );
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "checklist": {"data": [{"text": "x"}]}}),
+    );
+    assert!(
+        e["checklist"].contains("what `data` holds") && e["checklist"].contains("items kept"),
+        "{e:?}"
+    );
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "labels": {"add": ["x"]}}),
+    );
+    assert!(!e["labels"].contains("what `add` holds"), "{e:?}");
+}
+
+/// Words for a checkpoint's text and a get's count of checkpoints are told
+/// the field or the paging there is.
+#[test]
+fn checkpoint_words_name_what_there_is() {
+    let e = errors(
+        "task",
+        "checkpoint",
+        json!({"channel": "eng", "number": 1, "checkpoint": "did x"}),
+    );
+    assert_eq!(e["checkpoint"], "Unknown field; use `summary`.");
+    let e = errors(
+        "task",
+        "checkpoint",
+        json!({"channel": "eng", "number": 1, "title": "Heading", "summary": "did x"}),
+    );
+    assert!(e["title"].contains("a heading goes in it"), "{e:?}");
+    let e = errors(
+        "task",
+        "get",
+        json!({"channel": "eng", "number": 1, "checkpoints_limit": 5}),
+    );
+    assert!(e["checkpoints_limit"].contains("`next`"), "{e:?}");
+}

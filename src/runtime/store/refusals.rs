@@ -727,8 +727,33 @@ pub fn claimed_task(number: i64, updated_at: i64) -> Value {
 
 /// The `task_set_claim` answer: `tasks` in the requested state (in request
 /// order), `failures` for the rest.
-pub fn claim_result(claimed: bool, tasks: Vec<Value>, failures: Vec<Value>) -> Value {
+pub fn claim_result(claimed: bool, tasks: Vec<Value>, mut failures: Vec<Value>) -> Value {
+    said_once(&mut failures);
     json!({"claimed": claimed, "updated_count": tasks.len(), "tasks": tasks, "failures": failures})
+}
+
+/// Candidates that one failure of a claim lists are not listed again by
+/// the next ones (several numbers missing from a small board have the
+/// same nearest tasks): each later one names the failure that has them.
+fn said_once(failures: &mut [Value]) {
+    for later in 1..failures.len() {
+        let Some(candidates) = failures[later].get("candidates").cloned() else {
+            continue;
+        };
+        let first = failures[..later]
+            .iter()
+            .find(|earlier| earlier.get("candidates") == Some(&candidates))
+            .and_then(|earlier| earlier["number"].as_i64());
+        if let Some(first) = first
+            && let Some(failure) = failures[later].as_object_mut()
+        {
+            failure.remove("candidates");
+            let number = &failure["number"];
+            failure["message"] = json!(format!(
+                "No live task #{number} on this board; the candidates of #{first}'s failure are the ones it may have meant."
+            ));
+        }
+    }
 }
 
 /// The per-task failure of a claim of a task that is not live on the board:
@@ -760,6 +785,31 @@ pub fn claim_not_found(number: i64, deleted: bool, nearby: &[(i64, String)]) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Several numbers missing from one board: their shared candidates
+    /// are listed once, and the others name the failure that lists them.
+    #[test]
+    fn a_claims_shared_candidates_are_listed_once() {
+        let nearby = [(5, "write docs".to_string()), (4, "fix login".to_string())];
+        let failures = vec![
+            claim_not_found(97, false, &nearby),
+            claim_not_found(98, false, &nearby),
+            claim_not_found(99, false, &nearby[..1]),
+            claim_not_found(3, true, &[]),
+        ];
+        let result = claim_result(true, Vec::new(), failures);
+        let failures = result["failures"].as_array().unwrap();
+        assert_eq!(failures[0]["candidates"].as_array().unwrap().len(), 2);
+        assert!(failures[1].get("candidates").is_none(), "{result}");
+        assert_eq!(
+            failures[1]["message"],
+            "No live task #98 on this board; the candidates of #97's failure are the ones it may have meant."
+        );
+        // Others of their own keep them.
+        assert_eq!(failures[2]["candidates"].as_array().unwrap().len(), 1);
+        assert_eq!(failures[3]["code"], "task_not_found");
+        assert!(failures[3]["message"].as_str().unwrap().contains("deleted"));
+    }
 
     #[test]
     fn a_mistyped_number_ranks_its_slips_first() {
