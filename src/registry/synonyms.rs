@@ -196,6 +196,9 @@ pub static HERE_ONLY: &[(&str, &str)] = &[
 /// and `action` is set, the hint points at that action's field instead.
 pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
     ("tags", "labels", None),
+    ("thread_id", "target", None),
+    ("thread", "target", None),
+    ("source_target", "target", None),
     ("checkpoint", "summary", None),
     ("tag", "labels", None),
     ("label", "labels", None),
@@ -360,8 +363,14 @@ fn target_given(given: &str) -> Option<&'static str> {
             "Must be a thread as `#board:thread_id`, where the task came from, never a link: a link goes in the task's `urls` (`\"urls\": [\"https://…\"]` in each task), and `target` is left out where there is no thread.",
         );
     }
+    if given.trim().starts_with('#') {
+        return (!given.contains(':')).then_some(
+            "Must be a thread as `#board:thread_id`, where the task came from: a board alone is no target; the board the task goes on is `channel`, and `target` is left out where there is no thread.",
+        );
+    }
+    // A bare word: a thread's id without its board, or a board.
     (!given.contains(':')).then_some(
-        "Must be a thread as `#board:thread_id`, where the task came from: a board alone is no target; the board the task goes on is `channel`, and `target` is left out where there is no thread.",
+        "Must be a thread as `#board:thread_id`, where the task came from: a thread's id needs its board before it (`#eng:th_42`); a board alone is no target (the board the task goes on is `channel`), and `target` is left out where there is no thread.",
     )
 }
 

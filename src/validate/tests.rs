@@ -4176,3 +4176,72 @@ fn checkpoint_words_name_what_there_is() {
     );
     assert!(e["checkpoints_limit"].contains("`next`"), "{e:?}");
 }
+
+/// A task from an answer pasted into a create as a template: what answers
+/// carry is told to be left out, not moved (its `scope_id` as a parent's
+/// scope would make the copy a subtask of the original); an item with one
+/// such field is told that field's own hint.
+#[test]
+fn an_item_copied_from_an_answer_is_told_to_leave_out_what_answers_carry() {
+    let item = json!({"number": 5, "channel": "demo", "scope_id": "tsk_f1fb47d93a461cdb99954112d74d047f",
+        "title": "write docs", "status": "todo", "parent_number": null,
+        "created_by": "@demo-agent", "created_at": "2026-12-05T04:53:51.030875Z"});
+    let create = find("task", "create").unwrap();
+    let refused = validate(create, json!({"channel": "ops", "tasks": [item]})).unwrap_err();
+    for key in [
+        "number",
+        "channel",
+        "scope_id",
+        "parent_number",
+        "created_by",
+        "created_at",
+    ] {
+        assert_eq!(
+            refused.field_errors[&format!("tasks/0/{key}")],
+            "Unknown field; this item is copied from an answer, which carries it: leave it out (a new one gets its own).",
+            "{key}"
+        );
+    }
+    assert!(
+        !refused.field_errors.contains_key("parent_task_scope"),
+        "{refused:?}"
+    );
+    assert!(!refused.field_errors.contains_key("parent"), "{refused:?}");
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "ops", "tasks": [{"title": "t", "number": 3}]}),
+    );
+    assert!(
+        !e["tasks/0/number"].contains("copied from an answer"),
+        "{e:?}"
+    );
+}
+
+/// A thread's id without its board, as `target` or under `thread_id`, is
+/// told the board goes before it; a board alone is told it is no target.
+#[test]
+fn a_thread_id_alone_is_told_its_board_goes_before_it() {
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "target": "th_42", "tasks": [{"title": "t"}]}),
+    );
+    assert!(
+        e["target"].contains("needs its board before it (`#eng:th_42`)"),
+        "{e:?}"
+    );
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "thread_id": "th_42", "tasks": [{"title": "t"}]}),
+    );
+    assert_eq!(e["thread_id"], "Unknown field; use `target`.");
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "target": "#eng", "tasks": [{"title": "t"}]}),
+    );
+    assert!(e["target"].contains("a board alone is no target"), "{e:?}");
+    assert!(!e["target"].contains("needs its board"), "{e:?}");
+}

@@ -431,6 +431,44 @@ fn sibling_fields(action: &Action, parent_path: &str) -> Vec<String> {
         .collect()
 }
 
+/// An item of a list copied from an answer (a task a list or get gave,
+/// pasted into a create as a template): what the answer carries and no
+/// input sets (`number`, `scope_id`, `created_at`, its `channel`) is told
+/// to be left out, rather than each moved where a field of that name is
+/// (`scope_id` to a parent's scope would make the copy a subtask of the
+/// original). Known by three or more such fields in the one item.
+fn an_answers_item(
+    action: &Action,
+    parent_path: &str,
+    parent: Option<&Value>,
+    name: &str,
+) -> Option<String> {
+    const AT_LEAST: usize = 3;
+    let item = parent.filter(|_| !parent_path.is_empty())?.as_object()?;
+    let siblings = sibling_fields(action, parent_path);
+    let output = action.output_schema();
+    let mut answered = Vec::new();
+    schema::walk_properties(&output, "", &mut answered);
+    let answers_only = |key: &str| {
+        !siblings.iter().any(|s| s == key)
+            && answered
+                .iter()
+                .any(|(path, _)| path.rsplit('/').next() == Some(key))
+    };
+    let carried: Vec<&str> = item
+        .keys()
+        .map(String::as_str)
+        .filter(|key| answers_only(key))
+        .collect();
+    if carried.len() < AT_LEAST || !carried.contains(&name) {
+        return None;
+    }
+    Some(
+        "Unknown field; this item is copied from an answer, which carries it: leave it out (a new one gets its own)."
+            .into(),
+    )
+}
+
 /// An item's id under a name of its own (`"task": "tsk_…"`), where
 /// fields name items by number ([`synonyms::BY_WORDS`]): a create's
 /// parent scope takes the id as it is; elsewhere the number is what the
@@ -790,6 +828,9 @@ fn unknown_field_message(
         );
     }
     if let Some(said) = one_item_of_a_list(action, parent_path, parent, name) {
+        return (Said::NoNameHere, said);
+    }
+    if let Some(said) = an_answers_item(action, parent_path, parent, name) {
         return (Said::NoNameHere, said);
     }
     // A path written as a key (`checklist[0].done`, `checklist.0.done`):
