@@ -759,6 +759,22 @@ fn holding(action: &registry::Action, kind: &str, path: impl Fn(&str) -> String)
 /// process exits anyway).
 fn stdin_object(args: &[OsString]) -> Option<serde_json::Map<String, serde_json::Value>> {
     use std::io::{IsTerminal, Read};
+    // An input file's path in place of `-` (`exec task claim in.json`):
+    // read as stdin would be.
+    if !args.iter().any(|a| a == "-")
+        && let Some(file) = input_file(args)
+    {
+        let mut raw = Vec::new();
+        std::fs::File::open(file)
+            .ok()?
+            .take(crate::wire::MAX_BODY_BYTES as u64 + 1)
+            .read_to_end(&mut raw)
+            .ok()?;
+        return match crate::json::from_slice(&raw).ok()? {
+            serde_json::Value::Object(given) => Some(given),
+            _ => None,
+        };
+    }
     if !args.iter().any(|a| a == "-")
         || args.iter().any(|a| a == "--batch")
         || std::io::stdin().is_terminal()
@@ -778,6 +794,21 @@ fn stdin_object(args: &[OsString]) -> Option<serde_json::Map<String, serde_json:
         serde_json::Value::Object(given) => Some(given),
         _ => None,
     }
+}
+
+/// The input file a refused command line names: its last word after
+/// `exec` that is no flag and names a regular file (`--batch`'s stream
+/// is not read, as for stdin).
+fn input_file(args: &[OsString]) -> Option<&std::path::Path> {
+    if args.iter().any(|a| a == "--batch") {
+        return None;
+    }
+    let after_exec = args.iter().skip_while(|a| *a != "exec").skip(1);
+    after_exec
+        .filter(|a| !a.to_string_lossy().starts_with('-'))
+        .map(std::path::Path::new)
+        .filter(|path| path.is_file())
+        .last()
 }
 
 /// The words of the command `args` reached (`agentteam exec task`): each

@@ -1281,3 +1281,32 @@ fn a_flag_named_or_placed_otherwise_is_told_the_one_there_is() {
     assert_eq!(cli.run(&["exec", "--catalog"], None).code, 0);
     assert_eq!(cli.run(&["exec", "--error-schema"], None).code, 0);
 }
+
+/// A wrong route given its input as a file's path is recast from the file,
+/// as from stdin; never for a delete.
+#[test]
+fn a_wrong_routes_input_file_is_recast_as_stdin_is() {
+    let cli = Cli::new();
+    let path = cli.home.path().join("get1.json");
+    std::fs::write(&path, r#"{"channel": "eng", "number": 2}"#).unwrap();
+    let path = path.to_str().unwrap();
+    for (verb, arguments) in [
+        (
+            "claim",
+            json!({"channel": "eng", "numbers": [2], "claimed": true}),
+        ),
+        (
+            "complete",
+            json!({"channel": "eng", "number": 2, "status": "done"}),
+        ),
+        ("remove", json!({})),
+    ] {
+        let run = cli.run(&["exec", "task", verb, path], None);
+        assert_eq!(run.error_code(), "usage_error", "{run:?}");
+        assert_eq!(
+            run.json()["error"]["suggested_action"]["arguments"],
+            arguments,
+            "{verb}"
+        );
+    }
+}
