@@ -1315,6 +1315,36 @@ fn trailing_comma_before(text: &[u8], column: usize) -> bool {
         && text[..at].trim_ascii_end().ends_with(b",")
 }
 
+/// What follows the one object of `raw` when it is a slip said better
+/// than "something follows": a comma (as between the items of a list), a
+/// stray closing bracket, or another object; `None` for anything else.
+fn what_follows(raw: &[u8], batch: bool) -> Option<&'static str> {
+    let mut values = serde_json::Deserializer::from_slice(raw).into_iter::<serde::de::IgnoredAny>();
+    values.next()?.ok()?;
+    let rest = raw[values.byte_offset()..].trim_ascii();
+    let one_more = |bytes: &[u8]| serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok();
+    match rest.first()? {
+        b',' if rest[1..].trim_ascii().is_empty() => Some(match batch {
+            true => "a comma follows the object: drop it; a --batch line is one object alone",
+            false => "a comma follows the object: drop it",
+        }),
+        b'}' | b']'
+            if rest
+                .iter()
+                .all(|b| b"}]".contains(b) || b.is_ascii_whitespace()) =>
+        {
+            Some("a closing bracket follows the object that closes nothing: drop it")
+        }
+        b'{' if batch => {
+            Some("another object follows on the same line: put it on a line of its own")
+        }
+        b'{' if one_more(rest) || rest.contains(&b'\n') => Some(
+            "another object follows the first: send one object per call; for several, one per line with `--batch`",
+        ),
+        _ => None,
+    }
+}
+
 /// Exactly one JSON object; `line_no` is the batch line `raw` came from,
 /// which a syntax error names instead of the document's own line.
 fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
@@ -1367,6 +1397,16 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
         {
             // `5 x`, `[1] ]`: no object was there for anything to follow.
             "The input must be one JSON object, not an array or scalar.".to_string()
+        } else if let Some(what) = crate::json::describe(&e)
+            .starts_with("something follows the object")
+            .then(|| what_follows(raw, line_no.is_some()))
+            .flatten()
+        {
+            let line = line_no.unwrap_or(e.line() as u64);
+            format!(
+                "The input is not valid JSON (line {line}, column {}): {what}.",
+                e.column()
+            )
         } else {
             let line = line_no.unwrap_or(e.line() as u64);
             // A batch line that is part of an object written over several
@@ -1501,6 +1541,39 @@ mod tests {
             failure.message.contains("something follows the object"),
             "{failure:?}"
         );
+        // What follows the object, where it is a slip of its own: said so,
+        // and in a batch without telling it to use --batch.
+        for (raw, line, said) in [
+            (
+                &b"{\"a\": 1},\n"[..],
+                None,
+                "a comma follows the object: drop it.",
+            ),
+            (
+                b"{\"a\": 1},",
+                Some(1),
+                "drop it; a --batch line is one object alone.",
+            ),
+            (b"{\"a\": 1}}", None, "closes nothing: drop it."),
+            (b"{\"a\": 1} ]", Some(2), "closes nothing: drop it."),
+            (
+                b"{\"a\": 1}\n{\"a\": 2}\n",
+                None,
+                "one per line with `--batch`.",
+            ),
+            (
+                b"{\"a\": 1} {\"a\": 2}",
+                Some(3),
+                "put it on a line of its own.",
+            ),
+        ] {
+            let failure = parse_json(raw, line).unwrap_err();
+            assert!(failure.message.ends_with(said), "{failure:?}");
+            assert!(
+                !failure.message.contains("--batch, one per line"),
+                "{failure:?}"
+            );
+        }
         // A whole object with a slip in it is said as it is; so is any
         // document outside a batch.
         let failure = parse_json(b"{\"channel\": \"eng\",}", Some(1)).unwrap_err();
