@@ -1300,8 +1300,9 @@ fn invalid_json_says_what_is_wrong() {
     for (input, says) in [
         (
             &b"{\"channel\":\"eng\"}{\"channel\":\"eng\"}"[..],
-            "something follows the object",
+            "another object follows the first",
         ),
+        (b"{\"channel\":\"eng\"} x", "something follows the object"),
         (b"{\"channel\":\"eng\",}", "trailing comma"),
         (b"{\"channel\":\"e\xffng\"}", "must be UTF-8"),
         (
