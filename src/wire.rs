@@ -186,7 +186,7 @@ pub fn read_body(action: &Action, bytes: &[u8]) -> Result<(Value, WorkflowContex
 /// so one retry can fix every field; where both name a path, the
 /// decoding's word stands (its key was left out, so validation may call
 /// the field missing).
-pub fn with_decoding_problems(
+fn with_decoding_problems(
     checked: Result<Value, Failure>,
     decoding: FieldErrors,
 ) -> Result<Value, Failure> {

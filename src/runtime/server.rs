@@ -624,17 +624,21 @@ async fn run<S: Store>(
     let mut body = BodyReader::new(body, timeouts.body_read);
     if let Some(refusal) = stray_input(action, &parts) {
         admit(within(timeouts.store, store.find_token(&token_hash)).await?)?;
-        if action.method == Method::Get || refusal.field_errors.is_empty() {
+        let keys = (action.method == Method::Post)
+            .then(|| stray_query_keys(&parts))
+            .filter(|keys| !keys.is_empty());
+        let Some(keys) = keys else {
             return Err(refusal);
-        }
+        };
         // A POST's query keys are said with its body's own problems, so
-        // that one retry fixes both.
-        let checked = read_body(action, body.whole().await?).await;
-        let problems = refusal.field_errors.clone();
-        let checked = checked.map(|(input, _)| input);
-        return Err(wire::with_decoding_problems(checked, problems)
-            .err()
-            .unwrap_or(refusal));
+        // that one retry fixes both: a body that is in within a moment
+        // and within the limit (else the query's refusal alone, at once).
+        let bytes = match body.by(Instant::now() + PRE_AUTH_WAIT).await {
+            Ok(Some(bytes)) => bytes,
+            _ => return Err(refusal),
+        };
+        let checked = read_body(action, bytes).await.map(|(input, _)| input);
+        return Err(with_query_keys(checked, keys));
     }
     let mut read_early = None;
     if limiter.is_none() && store::reads_with_token(action) && small_body(&parts.headers) {
@@ -819,21 +823,64 @@ fn stray_input(action: &Action, parts: &axum::http::request::Parts) -> Option<Fa
             )
         });
     }
-    const NOT_READ: &str = "Not read: this route takes its input from its JSON body alone, not the query string; send a field there or leave it out.";
     parts.uri.query().filter(|query| !query.is_empty())?;
-    // Keys that are not UTF-8 text once decoded are not shown.
-    let keys = query_pairs(parts).unwrap_or_default();
-    let errors: BTreeMap<String, String> = keys
-        .iter()
-        .map(|(key, _)| crate::text::clip(&crate::redact::tokens(key), 64).into_owned())
-        .filter(|key| !key.is_empty())
-        .map(|key| (key, NOT_READ.to_string()))
-        .collect();
+    let errors = stray_query_keys(parts);
     Some(if errors.is_empty() {
         Failure::new(code::INVALID_INPUT, NOT_READ)
     } else {
         Failure::invalid_input(errors)
     })
+}
+
+/// What a POST's query parameter is told.
+const NOT_READ: &str = "Not read: this route takes its input from its JSON body alone, not the query string; send a field there or leave it out.";
+
+/// Each key of a POST's query string, by its name (clipped, a token-like
+/// one redacted; one that is not UTF-8 text once decoded is not shown),
+/// with [`NOT_READ`].
+fn stray_query_keys(parts: &axum::http::request::Parts) -> BTreeMap<String, String> {
+    query_pairs(parts)
+        .unwrap_or_default()
+        .iter()
+        .map(|(key, _)| crate::text::clip(&crate::redact::tokens(key), 64).into_owned())
+        .filter(|key| !key.is_empty())
+        .map(|key| (key, NOT_READ.to_string()))
+        .collect()
+}
+
+/// The refusal of a POST whose query string has `keys`, with what its
+/// body's own reading (`checked`) found: one answer for both. A key also
+/// in the body keeps the body's word, with the query's after it; a body
+/// that is no JSON is said in the message beside the keys.
+fn with_query_keys(checked: Result<Value, Failure>, keys: BTreeMap<String, String>) -> Failure {
+    let body = match checked {
+        Ok(_) => return Failure::invalid_input(keys),
+        Err(failure) if failure.is(code::INVALID_INPUT) => failure,
+        Err(other) => {
+            let said = Failure::invalid_input(keys);
+            return Failure {
+                message: format!("{} The body too: {}", said.message, other.message),
+                ..said
+            };
+        }
+    };
+    let mut errors = body.field_errors.clone();
+    for (key, said) in keys {
+        match errors.get_mut(&key) {
+            Some(in_body) => {
+                *in_body = format!("{in_body} Also in the query string: {said}");
+            }
+            None => {
+                errors.insert(key, said);
+            }
+        }
+    }
+    let said = Failure::invalid_input(errors);
+    Failure {
+        message: said.message,
+        field_errors: said.field_errors,
+        ..body
+    }
 }
 
 /// [`wire::read_body`] of a body that decodes and holds to its schema; `None`,

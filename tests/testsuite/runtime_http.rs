@@ -796,6 +796,80 @@ fn input_a_route_does_not_read_is_refused_and_changes_nothing(engine: Engine) {
         "{refusal}"
     );
     assert!(named["dryRun"].as_str().unwrap().starts_with("Not read: "));
+    // A key in both keeps the body's word, with the query's after it.
+    let refusal = assert_error(
+        &rt.http(
+            "POST",
+            &alice.path("/tasks/get?number=1"),
+            Some(&alice.token),
+            Some(br#"{"channel": "eng", "number": "x"}"#),
+        ),
+        422,
+        "invalid_input",
+    );
+    let said = refusal["error"]["fieldErrors"]["number"].as_str().unwrap();
+    assert!(
+        said.starts_with("Must be of type integer")
+            && said.contains("Also in the query string: Not read: "),
+        "{refusal}"
+    );
+    // More keys than an answer names are said to be more.
+    let many: Vec<String> = (0..=100).map(|i| format!("k{i}=1")).collect();
+    let refusal = assert_error(
+        &rt.http(
+            "POST",
+            &alice.path(&format!("/tasks/get?{}", many.join("&"))),
+            Some(&alice.token),
+            Some(delete),
+        ),
+        422,
+        "invalid_input",
+    );
+    assert!(
+        refusal["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("more than 100"),
+        "{refusal}"
+    );
+    // A body that is no JSON is said beside the keys.
+    let refusal = assert_error(
+        &rt.http(
+            "POST",
+            &alice.path("/tasks/get?dryRun=1"),
+            Some(&alice.token),
+            Some(br#"{"channel": "eng","#),
+        ),
+        422,
+        "invalid_input",
+    );
+    let message = refusal["error"]["message"].as_str().unwrap();
+    assert!(message.contains("The body too: "), "{refusal}");
+    // A body declared but not sent is not waited for: the query's refusal
+    // alone, at once (not the body's timeout).
+    let headers = [
+        (
+            "Authorization".to_string(),
+            format!("Bearer {}", alice.token),
+        ),
+        ("Content-Type".to_string(), "application/json".to_string()),
+        ("Content-Length".to_string(), "50".to_string()),
+    ];
+    let refusal = assert_error(
+        &raw_http(
+            rt.addr,
+            "POST",
+            &alice.path("/tasks/get?dryRun=1"),
+            &headers,
+            b"",
+        ),
+        422,
+        "invalid_input",
+    );
+    assert!(
+        refusal["error"]["fieldErrors"]["dryRun"].is_string(),
+        "{refusal}"
+    );
     // A key that is not UTF-8 text once decoded is not shown.
     let reply = rt.http(
         "POST",
