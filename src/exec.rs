@@ -908,7 +908,8 @@ fn read_lines(
             }
         };
         if line.len() > MAX_BODY_BYTES && !overflow {
-            if line.last() == Some(&b'\r') {
+            // A `\r` before the line's `\n`, not one the stream ends on.
+            if line.last() == Some(&b'\r') && !ended {
                 line.pop();
             } else {
                 overflow = true;

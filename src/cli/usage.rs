@@ -585,13 +585,17 @@ fn recast(
     if let Some((field, object, inner)) = hint.verb.and_then(|verb| verb.moves)
         && let Some(value) = given.remove(field)
     {
-        let holder = given.entry(object).or_insert_with(|| json!({}));
-        match holder.as_object_mut() {
-            Some(fields) if !fields.contains_key(inner) => {
-                fields.insert(inner.to_string(), value);
-            }
-            _ => return None,
+        let holder = match object {
+            "" => &mut given,
+            object => given
+                .entry(object)
+                .or_insert_with(|| json!({}))
+                .as_object_mut()?,
+        };
+        if holder.contains_key(inner) {
+            return None;
         }
+        holder.insert(inner.to_string(), value);
     }
     let mut recast = serde_json::Map::new();
     // Fields of one list item given at the top (`title` for `tasks`): the
@@ -676,6 +680,16 @@ fn recast(
             // A change without a field it was given may be another change
             // (`subtask` with `number` dropped is a top-level create): none.
             return None;
+        } else if let Some(write) = writing(action, &name) {
+            // A read given a write's field (`checkpoints` with a
+            // `summary`): the write may be what was meant; not guessed.
+            elsewhere.push(format!(
+                "`{name}` is no field of {}: it is {}'s (`{}`), if a change was meant",
+                action.name(),
+                write.name(),
+                write.cli_command()
+            ));
+            several = true;
         }
     }
     if several {
@@ -716,6 +730,17 @@ fn recast(
         .map(|_| recast)
 }
 
+/// The action of `read`'s domain that changes something and has a
+/// top-level field `name`, when one has (never a destructive one).
+fn writing(read: &registry::Action, name: &str) -> Option<&'static registry::Action> {
+    registry::ACTIONS.iter().copied().find(|other| {
+        other.domain == read.domain
+            && !other.read_only()
+            && !other.destructive()
+            && crate::validate::names_a_field(other, name)
+    })
+}
+
 /// The object field of `action` that has the field `name`, or the field a
 /// synonym of it means (`mine`: `assigned_to_me`), and that field.
 fn held_in_an_object(action: &registry::Action, name: &str) -> Option<(String, String)> {
@@ -752,33 +777,41 @@ fn holding(action: &registry::Action, kind: &str, path: impl Fn(&str) -> String)
         .cloned()
 }
 
-/// The JSON object on stdin, for a usage error's suggestion, when the
-/// command line reads stdin (`-`, not `--batch`: a stream may never end)
-/// and stdin is no terminal. A usage error never waits on stdin for long:
-/// input that has not ended within [`STDIN_WAIT`] is left unread (the
-/// process exits anyway).
+/// The JSON object given, for a usage error's suggestion: on stdin when
+/// the command line reads it (`-`, not `--batch`: a stream may never
+/// end) and stdin is no terminal, in the input file it names, or else
+/// written on the command line itself. A usage error never waits on stdin
+/// for long: input that has not ended within [`STDIN_WAIT`] is left
+/// unread (the process exits anyway).
 fn stdin_object(args: &[OsString]) -> Option<serde_json::Map<String, serde_json::Value>> {
+    let object = |value: serde_json::Value| match value {
+        serde_json::Value::Object(given) => Some(given),
+        _ => None,
+    };
+    // Else JSON written on the command line (`claim --json '{…}'`, `lsit
+    // '{…}' -`), which the suggestion says to send on stdin.
+    given_input(args)
+        .and_then(object)
+        .or_else(|| json_word(args).and_then(object))
+}
+
+/// The JSON on stdin (`-`) or in the input file a refused command line
+/// names; `None` when neither holds JSON.
+fn given_input(args: &[OsString]) -> Option<serde_json::Value> {
     use std::io::{IsTerminal, Read};
+    let dash = args.iter().any(|a| a == "-");
     // An input file's path in place of `-` (`exec task claim in.json`):
     // read as stdin would be.
-    if !args.iter().any(|a| a == "-")
-        && let Some(file) = input_file(args)
-    {
+    if !dash && let Some(file) = input_file(args) {
         let mut raw = Vec::new();
         std::fs::File::open(file)
             .ok()?
             .take(crate::wire::MAX_BODY_BYTES as u64 + 1)
             .read_to_end(&mut raw)
             .ok()?;
-        return match crate::json::from_slice(&raw).ok()? {
-            serde_json::Value::Object(given) => Some(given),
-            _ => None,
-        };
+        return crate::json::from_slice(&raw).ok();
     }
-    if !args.iter().any(|a| a == "-")
-        || args.iter().any(|a| a == "--batch")
-        || std::io::stdin().is_terminal()
-    {
+    if !dash || args.iter().any(|a| a == "--batch") || std::io::stdin().is_terminal() {
         return None;
     }
     let (sent, read) = std::sync::mpsc::channel();
@@ -790,10 +823,7 @@ fn stdin_object(args: &[OsString]) -> Option<serde_json::Map<String, serde_json:
         let _ = sent.send(done.map(|_| raw));
     });
     let raw = read.recv_timeout(STDIN_WAIT).ok()?.ok()?;
-    match crate::json::from_slice(&raw).ok()? {
-        serde_json::Value::Object(given) => Some(given),
-        _ => None,
-    }
+    crate::json::from_slice(&raw).ok()
 }
 
 /// The input file a refused command line names: its last word after
@@ -946,8 +976,7 @@ fn without_output_flag(args: &[OsString], flag: &str) -> String {
             // may stand alone, an input file's path.
             match words.next() {
                 Some(value)
-                    if value.starts_with('-')
-                        || (flag == "--json" && std::path::Path::new(&value).is_file()) =>
+                    if value.starts_with('-') || (flag == "--json" && !is_fields(&value)) =>
                 {
                     line.push(value)
                 }
@@ -961,6 +990,18 @@ fn without_output_flag(args: &[OsString], flag: &str) -> String {
         }
     }
     command_line(&line)
+}
+
+/// Whether a word after `--json` is its value as `gh` takes one, a list
+/// of fields (`number,title`), rather than a word of the command line: a
+/// route's word, or an input's path (`in.json`, or one that exists).
+fn is_fields(word: &str) -> bool {
+    let route_word = word == "exec"
+        || registry::domains().contains(&word)
+        || registry::ACTIONS.iter().any(|a| a.verb == word)
+        || registry::synonyms::route(&[word]).is_some();
+    let path = word.contains(['/', '.']) || std::path::Path::new(word).exists();
+    !route_word && !path
 }
 
 /// `words` as one shell command line, each quoted only where it must be.
@@ -991,7 +1032,8 @@ fn route_words(args: &[OsString]) -> Vec<&str> {
         .iter()
         .skip(1)
         .filter_map(|a| a.to_str())
-        .filter(|a| !a.starts_with('-'))
+        // A flag, or JSON given to one (`exec --json '{…}' task get`).
+        .filter(|a| !a.starts_with('-') && !a.trim_start().starts_with('{'))
         .collect();
     let domains = registry::domains();
     let start = words

@@ -22,8 +22,9 @@ pub struct Verb {
     /// What else to pass, in words; may be empty.
     pub note: &'static str,
     /// A field given at the top that the word reads as another field of
-    /// its action, in an object (`subtasks` with `number`: that number is
-    /// `filters.parent`): `(field, object, its field)`.
+    /// its action (`subtasks` with `number`: that number is
+    /// `filters.parent`): `(field, object, its field)`, the object `""`
+    /// for the top level (`add_subtask`'s `number` is `parent`).
     pub moves: Option<(&'static str, &'static str, &'static str)>,
 }
 
@@ -147,13 +148,15 @@ pub static VERBS: &[Verb] = &[
         "create",
         None,
         "set `parent` to the task's number",
-    ),
+    )
+    .moving("number", "", "parent"),
     task_verb(
         "create_subtask",
         "create",
         None,
         "set `parent` to the task's number",
-    ),
+    )
+    .moving("number", "", "parent"),
     // Words for reading: a list of one's own, a task's history, its
     // subtasks.
     task_verb(
@@ -821,7 +824,7 @@ const NO_DATE_FILTER: &str = "there is no filter by time: the default `sort`, `u
 const SELF_CLAIM: &str = "to take the task yourself, claim it: task_set_claim with its number in `numbers` and `\"claimed\": true` makes you its assignee.";
 const SELF_CLAIM_NEW: &str = "to make the new task yours, leave this out and claim it once made (task_set_claim with its number and `\"claimed\": true`).";
 const CHECKPOINTS_PAGED: &str = "a get shows a task's newest checkpoints, and older ones a page at a time through the checkpoints section's `next` (its `checkpoints_before`); there is no count to set: drop it.";
-const NO_CLAIMED_FILTER: &str = "a list has no filter for a task held by anyone: the tasks you hold are `\"filters\": {\"assigned_to_me\": true}`, another member's `\"filters\": {\"assignee\": \"@handle\"}`.";
+const NO_CLAIMED_FILTER: &str = "a list has no filter by whether a task is held, by anyone or by no one: the tasks you hold are `\"filters\": {\"assigned_to_me\": true}`, another member's `\"filters\": {\"assignee\": \"@handle\"}`.";
 const NO_PRIORITY_FILTER: &str =
     "there is no filter by priority: each item shows its `priority`, so read it there.";
 const ADDRESS_IS_CHANNEL_AND_NUMBER: &str = "a task is named by `channel` and `number`, which its address holds (`…/demo/tasks/12` is `{\"channel\": \"demo\", \"number\": 12}`): give those instead.";
@@ -1025,7 +1028,9 @@ pub fn route(words: &[&str]) -> Option<RouteHint> {
 /// (`claimTask`, `set-claim`); a word in capitals only lowered.
 fn snake(word: &str) -> String {
     let word = word.replace('-', "_");
-    match word.chars().any(|c| c.is_ascii_lowercase()) {
+    // camelCase is split at its capitals; a word with separators of its
+    // own (`Claim_Task`) or in capitals only is lowered.
+    match !word.contains('_') && word.chars().any(|c| c.is_ascii_lowercase()) {
         true => crate::case::camel_to_snake(&word)
             .trim_start_matches('_')
             .to_string(),
@@ -1061,6 +1066,14 @@ fn route_of(words: &[&str]) -> Option<RouteHint> {
     let mut owners = ACTIONS.iter().copied().filter(|a| a.verb == joined);
     if let (Some(action), None) = (owners.next(), owners.next()) {
         return Some(RouteHint::of(action));
+    }
+    // A synonym without its domain (`exec mine`): the one domain that has
+    // it, when only one has.
+    if !super::domains().contains(&first) {
+        let mut owners = VERBS.iter().filter(|v| v.word == joined);
+        if let (Some(verb), None) = (owners.next(), owners.next()) {
+            return route_of(&[verb.domain, verb.word]);
+        }
     }
     // A verb and its domain in one word, as tools are often named
     // (`claim_task`, `claimTask`, `list_tasks`, `task_claim`).

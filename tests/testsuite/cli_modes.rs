@@ -1093,4 +1093,11 @@ fn an_input_of_the_limit_is_read_with_its_line_ending() {
         .collect();
     assert_eq!(said, ["ok", "input_too_large", "ok"], "{}", run.stderr);
     assert_eq!(server.requests().len(), 2);
+    // A `\r` the stream ends on is no line ending: counted, as alone.
+    let run = cli.run(
+        &["exec", "task", "list", "--batch", "-"],
+        Some(&(padded(limit) + "\r")),
+    );
+    assert!(run.stdout.contains("input_too_large"), "{}", run.stdout);
+    assert_eq!(server.requests().len(), 2);
 }
