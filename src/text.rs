@@ -143,16 +143,47 @@ pub fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
 /// start (`Investigate the nightly failure on arm64`, `… on x86`) stay
 /// told apart by their ends.
 pub fn clip_middle(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
-    let count = text.chars().count();
-    if count <= max {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= max {
         return std::borrow::Cow::Borrowed(text);
     }
     let kept = max.saturating_sub(1);
     let tail = kept / 3;
-    let head = kept - tail;
-    let start: String = text.chars().take(head).collect();
-    let end: String = text.chars().skip(count - tail).collect();
-    std::borrow::Cow::Owned(format!("{}…{}", start.trim_end(), end.trim_start()))
+    // Each cut falls between characters that display apart: never before
+    // a combining mark or after a joiner, nor inside a flag's pair.
+    let mut head = kept - tail;
+    while head > 0 && !breaks_before(&chars, head) {
+        head -= 1;
+    }
+    let mut start = chars.len() - tail;
+    while start < chars.len() && !breaks_before(&chars, start) {
+        start += 1;
+    }
+    let head: String = chars[..head].iter().collect();
+    let end: String = chars[start..].iter().collect();
+    std::borrow::Cow::Owned(format!("{}…{}", head.trim_end(), end.trim_start()))
+}
+
+/// Whether `chars` may be cut before index `at`: what precedes and what
+/// follows display as characters of their own.
+fn breaks_before(chars: &[char], at: usize) -> bool {
+    let joins = |c: char| {
+        matches!(c,
+            '\u{0300}'..='\u{036F}' | '\u{1AB0}'..='\u{1AFF}' | '\u{1DC0}'..='\u{1DFF}'
+            | '\u{20D0}'..='\u{20FF}' | '\u{FE00}'..='\u{FE0F}' | '\u{FE20}'..='\u{FE2F}'
+            | '\u{200D}' | '\u{1F3FB}'..='\u{1F3FF}' | '\u{E0020}'..='\u{E007F}')
+    };
+    let regional = |c: &char| ('\u{1F1E6}'..='\u{1F1FF}').contains(c);
+    let (Some(&before), Some(&after)) = (chars.get(at.wrapping_sub(1)), chars.get(at)) else {
+        return true;
+    };
+    if joins(after) || before == '\u{200D}' {
+        return false;
+    }
+    // Flags are pairs of regional indicators: a cut falls after an even
+    // number of them.
+    let run = chars[..at].iter().rev().take_while(|c| regional(c)).count();
+    !(regional(&after) && run % 2 == 1)
 }
 
 /// A scalar as a person reads it: strings bare (but [`escape`]d), null as `-`.
@@ -309,6 +340,43 @@ mod tests {
             let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
             assert_eq!(back, value);
         }
+    }
+
+    #[test]
+    fn clip_middle_keeps_both_ends_and_whole_characters() {
+        assert_eq!(clip_middle("short", 60), "short");
+        let long = format!("{}{}", "a".repeat(50), "b".repeat(50));
+        let cut = clip_middle(&long, 60);
+        assert_eq!(cut.chars().count(), 60);
+        assert!(cut.starts_with('a') && cut.ends_with('b') && cut.contains('…'));
+        // Flags (pairs), combining marks and joined emoji are never split.
+        let flags = "🇫🇷".repeat(40);
+        let cut = clip_middle(&flags, 60);
+        let (head, tail) = cut.split_once('…').unwrap();
+        for part in [head, tail] {
+            assert_eq!(part.chars().count() % 2, 0, "{cut}");
+            assert!(
+                part.chars()
+                    .all(|c| ('\u{1F1E6}'..='\u{1F1FF}').contains(&c))
+            );
+            assert_eq!(part.replace("🇫🇷", ""), "", "{cut}");
+        }
+        let marks = "e\u{301}".repeat(40);
+        let cut = clip_middle(&marks, 60);
+        let (head, tail) = cut.split_once('…').unwrap();
+        assert!(
+            !tail.starts_with('\u{301}') && head.ends_with('\u{301}'),
+            "{cut:?}"
+        );
+        let family = "👨\u{200D}👩\u{200D}👧".repeat(20);
+        let cut = clip_middle(&family, 60);
+        let (head, tail) = cut.split_once('…').unwrap();
+        assert!(
+            !head.ends_with('\u{200D}') && !tail.starts_with('\u{200D}'),
+            "{cut:?}"
+        );
+        assert!(tail.starts_with('👨') && head.ends_with('👧'), "{cut:?}");
+        assert!(cut.chars().count() <= 60);
     }
 
     #[test]

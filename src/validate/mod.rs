@@ -443,7 +443,9 @@ fn checked(
         {
             failure = failure.suggest(&called.action.name(), input[called.arguments].clone());
         }
-        // A call an answer gave, pasted in as a field (`next`): that call.
+        // A call an answer gave, pasted in as a field (`next`): that call,
+        // when it reads or is this action's own (a read never suggests a
+        // change).
         let pasted = input
             .as_object()
             .into_iter()
@@ -452,6 +454,7 @@ fn checked(
                 let pasted = unknown::called(value)?;
                 let arguments = value[pasted.arguments].clone();
                 (failure.field_errors.contains_key(key)
+                    && (pasted.action.read_only() || pasted.action.name() == action.name())
                     && !pasted.action.destructive()
                     && validate(pasted.action, arguments.clone()).is_ok())
                 .then_some((pasted.action, arguments))

@@ -4083,6 +4083,12 @@ fn a_call_pasted_as_a_field_is_the_call_suggested() {
     let suggested = refused.suggested_action.expect("the call");
     assert_eq!(suggested.tool, "task_get");
     assert_eq!(suggested.arguments, next["arguments"]);
+    // Nor, from a read, a change.
+    let update = json!({"tool": "task_update",
+        "arguments": {"channel": "eng", "number": 6, "status": "done"}});
+    let refused =
+        validate(get, json!({"channel": "eng", "number": 6, "next": update})).unwrap_err();
+    assert!(refused.suggested_action.is_none(), "{refused:?}");
     // A destructive call is never suggested.
     let delete = json!({"tool": "task_delete", "arguments": {"channel": "eng", "number": 6}});
     let refused =

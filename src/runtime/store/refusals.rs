@@ -732,17 +732,30 @@ pub fn claim_result(claimed: bool, tasks: Vec<Value>, mut failures: Vec<Value>) 
     json!({"claimed": claimed, "updated_count": tasks.len(), "tasks": tasks, "failures": failures})
 }
 
+/// The numbers of a failure's candidates, in order of number: the same
+/// tasks ranked otherwise are the same list.
+fn numbers_of(failure: &Value) -> Option<Vec<i64>> {
+    let mut numbers: Vec<i64> = failure
+        .get("candidates")?
+        .as_array()?
+        .iter()
+        .filter_map(|candidate| candidate["number"].as_i64())
+        .collect();
+    numbers.sort_unstable();
+    Some(numbers)
+}
+
 /// Candidates that one failure of a claim lists are not listed again by
 /// the next ones (several numbers missing from a small board have the
 /// same nearest tasks): each later one names the failure that has them.
 fn said_once(failures: &mut [Value]) {
     for later in 1..failures.len() {
-        let Some(candidates) = failures[later].get("candidates").cloned() else {
+        let Some(candidates) = numbers_of(&failures[later]) else {
             continue;
         };
         let first = failures[..later]
             .iter()
-            .find(|earlier| earlier.get("candidates") == Some(&candidates))
+            .find(|earlier| numbers_of(earlier).as_ref() == Some(&candidates))
             .and_then(|earlier| earlier["number"].as_i64());
         if let Some(first) = first
             && let Some(failure) = failures[later].as_object_mut()
@@ -795,6 +808,7 @@ mod tests {
             claim_not_found(97, false, &nearby),
             claim_not_found(98, false, &nearby),
             claim_not_found(99, false, &nearby[..1]),
+            claim_not_found(96, false, &[nearby[1].clone(), nearby[0].clone()]),
             claim_not_found(3, true, &[]),
         ];
         let result = claim_result(true, Vec::new(), failures);
@@ -807,8 +821,10 @@ mod tests {
         );
         // Others of their own keep them.
         assert_eq!(failures[2]["candidates"].as_array().unwrap().len(), 1);
-        assert_eq!(failures[3]["code"], "task_not_found");
-        assert!(failures[3]["message"].as_str().unwrap().contains("deleted"));
+        // The same tasks ranked otherwise are the same list.
+        assert!(failures[3].get("candidates").is_none(), "{result}");
+        assert_eq!(failures[4]["code"], "task_not_found");
+        assert!(failures[4]["message"].as_str().unwrap().contains("deleted"));
     }
 
     #[test]
