@@ -268,6 +268,10 @@ pub fn decode_body(action: &Action, bytes: &[u8]) -> Result<Body, Failure> {
     let reads_context = action
         .hidden_context
         .contains(&HiddenContext::WorkflowRunId);
+    let sent: Vec<&str> = ["workflowRunId", "callbackEffectId"]
+        .into_iter()
+        .filter(|name| object.contains_key(*name))
+        .collect();
     // Each problem of the context is said with the input's others, not
     // alone: one answer names every field to fix.
     let mut problems = FieldErrors::new();
@@ -292,16 +296,16 @@ pub fn decode_body(action: &Action, bytes: &[u8]) -> Result<Body, Failure> {
     // schemas say, rather than read as the model-facing name.
     let (input, misnamed) = case::from_wire_checked(body);
     // Context without a key names no callback to check it against: said,
-    // not dropped in silence (a broken adapter sees its mistake).
-    if !carries_context(action, &input) {
-        for name in [
-            ("workflowRunId", &workflow.workflow_run_id),
-            ("callbackEffectId", &workflow.callback_effect_id),
-        ]
-        .into_iter()
-        .filter_map(|(name, id)| id.is_some().then_some(name))
-        {
-            problems.insert(name.to_string(), CONTEXT_WITHOUT_KEY.to_string());
+    // not dropped in silence (a broken adapter sees its mistake), whatever
+    // its type, since a retry must leave it out. A key sent in snake_case
+    // is a key misnamed, said so; the context beside it is not stray.
+    let keyed = carries_context(action, &input)
+        || misnamed.iter().any(|(path, _)| path == "idempotency_key");
+    if reads_context && !keyed {
+        for name in ["workflowRunId", "callbackEffectId"] {
+            if sent.contains(&name) {
+                problems.insert(name.to_string(), CONTEXT_WITHOUT_KEY.to_string());
+            }
         }
     }
     problems.extend(
@@ -1394,6 +1398,19 @@ mod tests {
                 "{body}"
             );
         }
+        // Without a key, a context id of any type is told to be left out,
+        // the one change a retry needs; beside a key misnamed in
+        // snake_case, it is no stray (the key's name is the fix).
+        let body = json!({"channel": "eng", "tasks": [{"title": "t"}], "workflowRunId": 5});
+        let refused = read_body(create, &serde_json::to_vec(&body).unwrap()).unwrap_err();
+        assert_eq!(refused.field_errors["workflowRunId"], CONTEXT_WITHOUT_KEY);
+        let body = json!({"channel": "eng", "tasks": [{"title": "t"}], "idempotency_key": "k",
+            "workflowRunId": "run", "callbackEffectId": "cb"});
+        let refused = read_body(create, &serde_json::to_vec(&body).unwrap()).unwrap_err();
+        assert_eq!(
+            refused.field_errors.keys().collect::<Vec<_>>(),
+            ["idempotency_key"]
+        );
         let get = find("task", "get").unwrap();
         let refused = read_body(get, br#"{"number": 1, "callbackEffectId": "cb"}"#).unwrap_err();
         assert_eq!(
