@@ -323,6 +323,15 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
 /// the word as unknown would make the change ([`PREVIEW`]).
 pub static PREVIEW_WORDS: &[&str] = &["dry_run", "preview", "validate_only", "simulate"];
 
+/// Values one word of an enum field stands for at once: `(action, field,
+/// values, word)`. Several of them given as a list are told the word.
+pub static VALUE_SETS: &[(&str, &str, &[&str], &str)] = &[(
+    "task_list",
+    "status",
+    task::fields::ACTIVE_STATUSES,
+    "active",
+)];
+
 /// The schemas' patterns in words, for a refusal: `(pattern, words)`. A
 /// pattern not here is said as it is.
 pub static PATTERN_WORDS: &[(&str, &str)] = &[
@@ -585,6 +594,11 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
     ("task_get", "checkpoint_limit", CHECKPOINTS_PAGED),
     ("task_get", "max_checkpoints", CHECKPOINTS_PAGED),
     ("task_get", "checkpoints_count", CHECKPOINTS_PAGED),
+    (
+        "task_list",
+        "filters/created_by",
+        "a list has no filter by creator: each item shows its `created_by`; the tasks you hold are `\"filters\": {\"assigned_to_me\": true}`.",
+    ),
     ("task_list", "claimed", NO_CLAIMED_FILTER),
     ("task_list", "filters/claimed", NO_CLAIMED_FILTER),
     ("task_list", "filters/is_claimed", NO_CLAIMED_FILTER),
@@ -1155,6 +1169,20 @@ mod tests {
             assert!(targeted, "{field}");
             if let Some(action) = action {
                 assert!(find_by_name(action).is_some(), "{action}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_value_set_is_of_its_fields_values() {
+        for (action, field, values, word) in VALUE_SETS {
+            let action = find_by_name(action).expect("a real action");
+            let allowed = action.cached_input_schema()["properties"][*field]["enum"]
+                .as_array()
+                .expect("an enum field")
+                .clone();
+            for value in values.iter().chain([word]) {
+                assert!(allowed.contains(&serde_json::json!(value)), "{value}");
             }
         }
     }

@@ -1147,6 +1147,31 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
         if items.iter().all(Value::is_string) && schema_at(action, path).is_some_and(is_prose) {
             return format!("{said}: one text; join the items into it, a line each.");
         }
+        // Values one word of the field stands for at once (`active`).
+        let field = path.rsplit('/').next().unwrap_or_default();
+        if let Some((_, _, values, word)) =
+            synonyms::VALUE_SETS.iter().find(|(name, at, values, _)| {
+                *name == action.name()
+                    && *at == field
+                    && items
+                        .iter()
+                        .all(|item| item.as_str().is_some_and(|v| values.contains(&v)))
+            })
+        {
+            return format!(
+                "{said}: `{word}` is {} at once (`\"{field}\": \"{word}\"`); for only some of them, one input per line with `--batch`.",
+                values.join(", ")
+            );
+        }
+        // A field of one item of a list (a task's `title`): several are
+        // several items of that list.
+        if let Some((item, _)) = path.rsplit_once('/')
+            && let Some((list, index)) = item.rsplit_once('/')
+            && index.bytes().all(|b| b.is_ascii_digit())
+            && schema_at(action, list).is_some_and(|sub| sub["type"] == "array")
+        {
+            return format!("{said}: one value per item; for several, one item each in `{list}`.");
+        }
         return format!(
             "{said}: one value per call; for several, one input per line with `--batch`."
         );

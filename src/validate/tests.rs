@@ -4251,3 +4251,42 @@ fn a_thread_id_alone_is_told_its_board_goes_before_it() {
     assert!(e["target"].contains("a board alone is no target"), "{e:?}");
     assert!(!e["target"].contains("needs its board"), "{e:?}");
 }
+
+/// Several values where one goes are told the one word for them all
+/// (`active`), or, in an item of a list, the list's items; else a batch.
+#[test]
+fn several_values_are_told_the_word_or_the_list_that_holds_them() {
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "status": ["todo", "in_progress", "in_review"]}),
+    );
+    assert!(
+        e["status"].contains("`active` is todo, in_progress, in_review at once"),
+        "{e:?}"
+    );
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "status": ["done", "canceled"]}),
+    );
+    assert!(e["status"].contains("--batch"), "{e:?}");
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": ["a", "b"]}]}),
+    );
+    assert!(
+        e["tasks/0/title"].ends_with("one value per item; for several, one item each in `tasks`."),
+        "{e:?}"
+    );
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "filters": {"created_by": "@bob"}}),
+    );
+    assert!(
+        e["filters/created_by"].contains("no filter by creator"),
+        "{e:?}"
+    );
+}
