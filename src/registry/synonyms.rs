@@ -323,6 +323,15 @@ pub static FIELDS: &[(&str, &str, Option<&str>)] = &[
 /// the word as unknown would make the change ([`PREVIEW`]).
 pub static PREVIEW_WORDS: &[&str] = &["dry_run", "preview", "validate_only", "simulate"];
 
+/// What leaving a field out means, where a none for it (`null`) is given
+/// and the field's description alone would mislead: `(action, path,
+/// words)`.
+pub static EXPLAINED_ABSENT: &[(&str, &str, &str)] = &[(
+    "task_list",
+    "filters/parent",
+    "left out, a list shows the top-level tasks, those with no parent (with `include_subtasks: true`, subtasks too): leave it out.",
+)];
+
 /// Values one word of an enum field stands for at once: `(action, field,
 /// values, word)`. Several of them given as a list are told the word.
 pub static VALUE_SETS: &[(&str, &str, &[&str], &str)] = &[(

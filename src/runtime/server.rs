@@ -624,9 +624,18 @@ async fn run<S: Store>(
     let mut body = BodyReader::new(body, timeouts.body_read);
     if let Some(refusal) = stray_input(action, &parts) {
         admit(within(timeouts.store, store.find_token(&token_hash)).await?)?;
-        let keys = (action.method == Method::Post)
-            .then(|| stray_query_keys(&parts))
-            .filter(|keys| !keys.is_empty());
+        if action.method == Method::Get {
+            // A GET's body is said with its query's own problems, which
+            // are its input: one retry fixes both.
+            return Err(match query(action, &parts) {
+                Err(query) => Failure {
+                    message: format!("{} The body too: {}", query.message, refusal.message),
+                    ..query
+                },
+                Ok(_) => refusal,
+            });
+        }
+        let keys = Some(stray_query_keys(&parts)).filter(|keys| !keys.is_empty());
         let Some(keys) = keys else {
             return Err(refusal);
         };

@@ -1823,6 +1823,14 @@ fn how_to_clear(action: &Action, path: &str) -> Option<&'static str> {
     if nullable(action, path) {
         return Some("`null` (without quotes) clears it.");
     }
+    // A field whose absence means something of its own (a list without a
+    // parent filter shows top-level tasks).
+    if let Some((_, _, said)) = synonyms::EXPLAINED_ABSENT
+        .iter()
+        .find(|(name, at, _)| *name == action.name() && *at == path)
+    {
+        return Some(said);
+    }
     let schema = schema_at(action, path)?;
     let description = schema["description"].as_str().unwrap_or_default();
     // A value that means none (`priority: "none"`), the way to have none.

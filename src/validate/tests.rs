@@ -4290,3 +4290,22 @@ fn several_values_are_told_the_word_or_the_list_that_holds_them() {
         "{e:?}"
     );
 }
+
+/// `null` for a list's parent filter is told what leaving it out shows
+/// (the top-level tasks), not that the filter then matches any.
+#[test]
+fn a_null_parent_filter_is_told_what_its_absence_shows() {
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "filters": {"parent": null}}),
+    );
+    assert!(
+        e["filters/parent"].contains("shows the top-level tasks"),
+        "{e:?}"
+    );
+    for (action, path, _) in crate::registry::synonyms::EXPLAINED_ABSENT {
+        let action = crate::registry::find_by_name(action).unwrap();
+        assert!(names_a_field(action, path), "{path}");
+    }
+}

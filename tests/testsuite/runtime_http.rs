@@ -914,6 +914,23 @@ fn input_a_route_does_not_read_is_refused_and_changes_nothing(engine: Engine) {
     );
     let message = refusal["error"]["message"].as_str().unwrap();
     assert!(message.contains("query string alone"), "{refusal}");
+    // The query's own problems are said with it.
+    let refusal = assert_error(
+        &rt.http(
+            "GET",
+            &format!("{list}&limt=5"),
+            Some(&alice.token),
+            Some(filters),
+        ),
+        422,
+        "invalid_input",
+    );
+    assert!(
+        refusal["error"]["fieldErrors"]["limt"].is_string(),
+        "{refusal}"
+    );
+    let message = refusal["error"]["message"].as_str().unwrap();
+    assert!(message.contains("The body too: Not read"), "{refusal}");
     let reply = rt.http("GET", &list, Some(&alice.token), Some(b""));
     assert_eq!(
         reply.status,
