@@ -305,7 +305,7 @@ pub const EXIT_STATUSES: [(ExitClass, &str); 5] = [
     ),
     (
         ExitClass::Transient,
-        "the store is unreachable, busy or failing (`retryable: true`): run the command again later",
+        "the store is unreachable, busy or failing, or, for `token issue`, its schema and this binary differ mid-upgrade (`retryable: true`): run the command again later",
     ),
 ];
 
@@ -644,6 +644,26 @@ fn needs_a_store(command: &Command) -> bool {
     )
 }
 
+/// A `token issue` refused because the store's schema and this binary
+/// differ and this run may not bring them together (a schema written by a
+/// newer binary; one behind that its role may not migrate): during a
+/// rolling upgrade that is passing, so it is said as retryable, and an
+/// agent's credential process (`credential_process_unavailable`, exit 5)
+/// rides the upgrade out rather than being told to log in again. Any
+/// other refusal, or a schema already at this binary's version, as it is.
+fn mid_upgrade(status: &crate::runtime::store::SchemaStatus, refused: Failure) -> Failure {
+    if status.version == status.latest || refused.class != ExitClass::Usage {
+        return refused;
+    }
+    Failure::unavailable(format!(
+        "{} During a rolling upgrade this passes once the binary and the schema (version {}, this binary's {}) agree: retry shortly.",
+        refused.message.trim_end(),
+        status.version,
+        status.latest
+    ))
+    .field("db", "Schema and binary differ.")
+}
+
 /// The refusal of a command that needs a store at `location`, which has
 /// none yet; the command it suggests is quoted for a shell. The location
 /// is the operator's own `--db` (a PostgreSQL password already left out),
@@ -726,10 +746,16 @@ async fn run_command<S: Admin>(
         // As on a missing SQLite file: a database without the schema is no
         // store yet. One that has it gets its pending migrations, as every
         // command applies them.
-        if store.schema_status().await?.version == 0 {
+        let status = store.schema_status().await?;
+        if status.version == 0 {
             return Err(no_store_yet(location, &command));
         }
-        store.migrate().await?;
+        if let Err(refused) = store.migrate().await {
+            return Err(match command {
+                Command::Token(TokenCommand::Issue { .. }) => mid_upgrade(&status, refused),
+                _ => refused,
+            });
+        }
     }
     match command {
         Command::Serve {

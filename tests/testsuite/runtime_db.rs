@@ -490,10 +490,37 @@ fn a_schema_newer_than_the_binary_is_refused_untouched() {
     let file = dir.path().join("runtime.db");
     let path = file.to_str().unwrap();
     assert!(admin_output(path, &["migrate"]).status.success());
+    let workspace = succeeded(&admin_output(path, &["workspace", "create", "--name", "w"]));
+    let workspace = workspace["workspace_id"].as_str().unwrap().to_string();
+    let agent = succeeded(&admin_output(
+        path,
+        &[
+            "agent",
+            "create",
+            "--workspace",
+            &workspace,
+            "--handle",
+            "a",
+        ],
+    ));
+    let agent = agent["agent_id"].as_str().unwrap().to_string();
     rusqlite::Connection::open(&file)
         .unwrap()
         .pragma_update(None, "user_version", 999)
         .unwrap();
+    // An agent's credential process mid-upgrade (this binary older than
+    // the schema): retryable, exit 5, so the CLI says to retry shortly.
+    let issue = [
+        "token",
+        "issue",
+        "--workspace",
+        &workspace,
+        "--agent",
+        &agent,
+    ];
+    let doc = refused(&admin_output(path, &issue), 5, "\u{0}");
+    assert_eq!(doc["error"]["retryable"], true, "{doc}");
+    assert!(message(&doc).contains("version 999"), "{doc}");
     let doc = refused(&admin_output(path, &["serve"]), 2, "\u{0}");
     assert!(message(&doc).contains("version 999"), "{doc}");
     let doc = refused(&admin_output(path, &["reindex"]), 2, "\u{0}");
@@ -1372,6 +1399,42 @@ fn replicas_serve_as_a_role_that_cannot_change_the_schema() {
         &format!("SELECT has_schema_privilege('{app}', 'public', 'CREATE')"),
     );
     assert_eq!(may_create.trim(), "f");
+
+    // Mid-upgrade (the schema a version behind this binary, which the
+    // role may not migrate): an agent's credential process is told to
+    // retry (exit 5, `retryable`), not that its credentials failed.
+    cluster.psql(
+        &db,
+        "DELETE FROM agentteam_schema WHERE version = (SELECT max(version) FROM agentteam_schema)",
+    );
+    let issue = [
+        "--db",
+        &as_role(&app),
+        "token",
+        "issue",
+        "--workspace",
+        &workspace,
+        "--agent",
+        &agent.agent_id,
+    ];
+    let doc = refused(&runtime_in(dir.path(), &issue), 5, "no secret here");
+    assert_eq!(doc["error"]["retryable"], true, "{doc}");
+    assert!(
+        message(&doc).contains("During a rolling upgrade this passes"),
+        "{doc}"
+    );
+    // Another admin command is refused as before: the operator's to fix.
+    let count = [
+        "--db",
+        &as_role(&app),
+        "token",
+        "count",
+        "--workspace",
+        &workspace,
+        "--agent",
+        &agent.agent_id,
+    ];
+    refused(&runtime_in(dir.path(), &count), 2, "no secret here");
 }
 
 /// A database the runtime cannot keep its schema in for a setting of its
