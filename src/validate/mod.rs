@@ -815,6 +815,11 @@ fn record(
                 {
                     return said.to_string();
                 }
+                if let Some(text) = given_str(input, path)
+                    && let Some(said) = several_in_one(action, kind, path, text)
+                {
+                    return said;
+                }
                 let said = match kind {
                     Kind::Pattern(pattern) => {
                         pattern_fix(pattern, input, path).unwrap_or_else(|| describe(kind))
@@ -853,6 +858,41 @@ fn record(
             });
         }
     }
+}
+
+/// Several values written as one string (`"done,canceled"`, `"@a,@b"`),
+/// each of which the field would take alone: told one value goes there,
+/// as a list of them is ([`VALUE_SETS`](synonyms::VALUE_SETS) named where
+/// one word is all of them).
+fn several_in_one(action: &Action, kind: &Kind, path: &str, text: &str) -> Option<String> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.len() < 2 || parts.iter().any(|part| part.is_empty()) {
+        return None;
+    }
+    let fits = |part: &str| match kind {
+        Kind::Enum(options) => options.iter().any(|option| option == part),
+        Kind::Pattern(pattern) => regex::Regex::new(pattern).is_ok_and(|re| re.is_match(part)),
+        _ => false,
+    };
+    if !parts.iter().all(|part| fits(part)) {
+        return None;
+    }
+    let field = path.rsplit('/').next().unwrap_or_default();
+    let set = synonyms::VALUE_SETS.iter().find(|(name, at, values, _)| {
+        *name == action.name() && *at == field && parts.iter().all(|part| values.contains(part))
+    });
+    Some(match set {
+        Some((_, _, values, word)) => format!(
+            "One value, not several in one string: `{word}` is {} at once; for only some of them, one input per line with `--batch`.",
+            values.join(", ")
+        ),
+        None if field == "assignee" && !action.read_only() => {
+            "One value, not several in one string: a task has one assignee; choose one (name the others in `description` if they matter).".into()
+        }
+        None => {
+            "One value, not several in one string: for several, one input per line with `--batch`.".into()
+        }
+    })
 }
 
 /// The schema of the field at the input `path` (`tasks/0/assignee`).

@@ -4309,3 +4309,37 @@ fn a_null_parent_filter_is_told_what_its_absence_shows() {
         assert!(names_a_field(action, path), "{path}");
     }
 }
+
+/// Several values written as one string, each of which the field takes
+/// alone, are told one value goes there, as a list of them is.
+#[test]
+fn several_values_in_one_string_are_told_one_goes_there() {
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "status": "todo, in_progress"}),
+    );
+    assert!(
+        e["status"].starts_with("One value, not several in one string: `active`"),
+        "{e:?}"
+    );
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "filters": {"assignee": "@a,@b"}}),
+    );
+    assert!(e["filters/assignee"].contains("--batch"), "{e:?}");
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "assignee": "@a,@b"}),
+    );
+    assert!(e["assignee"].contains("a task has one assignee"), "{e:?}");
+    // A part the field would refuse alone keeps the field's own words.
+    let e = errors(
+        "task",
+        "list",
+        json!({"channel": "eng", "status": "done,closed"}),
+    );
+    assert!(e["status"].starts_with("Must be one of"), "{e:?}");
+}
