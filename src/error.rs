@@ -484,6 +484,31 @@ impl Failure {
         }
     }
 
+    /// This `invalid_input` with the field errors `more` beside its own,
+    /// its message recounted; a path both name is said by `join(own,
+    /// more's)`. Its other parts (a suggestion, candidates) are kept.
+    pub fn with_field_errors(
+        mut self,
+        more: BTreeMap<String, String>,
+        join: impl Fn(&str, &str) -> String,
+    ) -> Self {
+        let mut errors = std::mem::take(&mut self.field_errors);
+        for (path, said) in more {
+            match errors.get_mut(&path) {
+                Some(own) => *own = join(own, &said),
+                None => {
+                    errors.insert(path, said);
+                }
+            }
+        }
+        let said = Failure::invalid_input(errors);
+        Failure {
+            message: said.message,
+            field_errors: said.field_errors,
+            ..self
+        }
+    }
+
     pub fn field(mut self, path: impl Into<String>, problem: impl Into<String>) -> Self {
         self.field_errors.insert(echo(&path.into()), problem.into());
         self

@@ -197,24 +197,13 @@ fn with_decoding_problems(
         Err(failure) if failure.is(code::INVALID_INPUT) => failure,
         _ => return Err(Failure::invalid_input(decoding)),
     };
-    let mut errors = failure.field_errors.clone();
-    for (path, said) in decoding {
-        match errors.get_mut(&path) {
+    Err(failure.with_field_errors(decoding, |checked, said| {
+        match checked.starts_with("Unknown field") {
             // Two keys, one path: `a_b` and `aB` sent side by side.
-            Some(unknown) if unknown.starts_with("Unknown field") => {
-                *unknown = format!("{said} {unknown}");
-            }
-            _ => {
-                errors.insert(path, said);
-            }
+            true => format!("{said} {checked}"),
+            false => said.to_string(),
         }
-    }
-    let said = Failure::invalid_input(errors);
-    Err(Failure {
-        message: said.message,
-        field_errors: said.field_errors,
-        ..failure
-    })
+    }))
 }
 
 /// A request body, decoded.

@@ -622,32 +622,29 @@ async fn run<S: Store>(
     let admit =
         |record: Option<TokenRecord>| admit(action, record, &token_hash, limiter.as_deref(), &path);
     let mut body = BodyReader::new(body, timeouts.body_read);
-    if let Some(refusal) = stray_input(action, &parts) {
+    if let Some(stray) = stray_input(action, &parts) {
         admit(within(timeouts.store, store.find_token(&token_hash)).await?)?;
-        if action.method == Method::Get {
+        return Err(match stray {
             // A GET's body is said with its query's own problems, which
             // are its input: one retry fixes both.
-            return Err(match query(action, &parts) {
+            Stray::Body => match query(action, &parts) {
                 Err(query) => Failure {
-                    message: format!("{} The body too: {}", query.message, refusal.message),
+                    message: format!("{} The body too: {BODY_NOT_READ}", query.message),
                     ..query
                 },
-                Ok(_) => refusal,
-            });
-        }
-        let keys = Some(stray_query_keys(&parts)).filter(|keys| !keys.is_empty());
-        let Some(keys) = keys else {
-            return Err(refusal);
-        };
-        // A POST's query keys are said with its body's own problems, so
-        // that one retry fixes both: a body that is in within a moment
-        // and within the limit (else the query's refusal alone, at once).
-        let bytes = match body.by(Instant::now() + PRE_AUTH_WAIT).await {
-            Ok(Some(bytes)) => bytes,
-            _ => return Err(refusal),
-        };
-        let checked = read_body(action, bytes).await.map(|(input, _)| input);
-        return Err(with_query_keys(checked, keys));
+                Ok(_) => Failure::new(code::INVALID_INPUT, BODY_NOT_READ),
+            },
+            Stray::Query(keys) if keys.is_empty() => Failure::new(code::INVALID_INPUT, NOT_READ),
+            // A POST's query keys are said with its body's own problems,
+            // so that one retry fixes both: a body that is in within a
+            // moment and within the limit (else the keys alone, at once).
+            Stray::Query(keys) => match body.by(Instant::now() + PRE_AUTH_WAIT).await {
+                Ok(Some(bytes)) => {
+                    with_query_keys(read_body(action, bytes).await.map(|(input, _)| input), keys)
+                }
+                _ => Failure::invalid_input(keys),
+            },
+        });
     }
     let mut read_early = None;
     if limiter.is_none() && store::reads_with_token(action) && small_body(&parts.headers) {
@@ -811,13 +808,21 @@ fn query_pairs(parts: &axum::http::request::Parts) -> Result<Vec<(String, String
         .collect()
 }
 
-/// The refusal of input sent where its route does not read it: a POST's
-/// query string, a GET's body. A caller that adds `?dryRun=true` to a
-/// write, or sends a list's filters as a body, believes in them, and is
-/// told so before anything changes or is answered unfiltered, rather than
-/// having them ignored. A query string's keys are named (clipped, a
-/// token-like one redacted).
-fn stray_input(action: &Action, parts: &axum::http::request::Parts) -> Option<Failure> {
+/// Input sent where its route does not read it.
+enum Stray {
+    /// A GET's body.
+    Body,
+    /// A POST's query string, each key named ([`stray_query_keys`]; none
+    /// where no key is UTF-8 text).
+    Query(BTreeMap<String, String>),
+}
+
+/// Input sent where its route does not read it: a POST's query string, a
+/// GET's body. A caller that adds `?dryRun=true` to a write, or sends a
+/// list's filters as a body, believes in them, and is told so before
+/// anything changes or is answered unfiltered, rather than having them
+/// ignored.
+fn stray_input(action: &Action, parts: &axum::http::request::Parts) -> Option<Stray> {
     if action.method == Method::Get {
         let declared = |name| parts.headers.get(name).is_some();
         let sized = parts
@@ -825,21 +830,14 @@ fn stray_input(action: &Action, parts: &axum::http::request::Parts) -> Option<Fa
             .get(header::CONTENT_LENGTH)
             .and_then(|length| length.to_str().ok()?.parse::<u64>().ok())
             .is_some_and(|length| length > 0);
-        return (sized || declared(header::TRANSFER_ENCODING)).then(|| {
-            Failure::new(
-                code::INVALID_INPUT,
-                "Not read: this route takes its input from its query string alone, not a body; send the fields there.",
-            )
-        });
+        return (sized || declared(header::TRANSFER_ENCODING)).then_some(Stray::Body);
     }
     parts.uri.query().filter(|query| !query.is_empty())?;
-    let errors = stray_query_keys(parts);
-    Some(if errors.is_empty() {
-        Failure::new(code::INVALID_INPUT, NOT_READ)
-    } else {
-        Failure::invalid_input(errors)
-    })
+    Some(Stray::Query(stray_query_keys(parts)))
 }
+
+/// What a GET's body is told.
+const BODY_NOT_READ: &str = "Not read: this route takes its input from its query string alone, not a body; send the fields there.";
 
 /// What a POST's query parameter is told.
 const NOT_READ: &str = "Not read: this route takes its input from its JSON body alone, not the query string; send a field there or leave it out.";
@@ -862,33 +860,19 @@ fn stray_query_keys(parts: &axum::http::request::Parts) -> BTreeMap<String, Stri
 /// in the body keeps the body's word, with the query's after it; a body
 /// that is no JSON is said in the message beside the keys.
 fn with_query_keys(checked: Result<Value, Failure>, keys: BTreeMap<String, String>) -> Failure {
-    let body = match checked {
-        Ok(_) => return Failure::invalid_input(keys),
-        Err(failure) if failure.is(code::INVALID_INPUT) => failure,
+    match checked {
+        Ok(_) => Failure::invalid_input(keys),
+        Err(body) if body.is(code::INVALID_INPUT) => body
+            .with_field_errors(keys, |in_body, said| {
+                format!("{in_body} Also in the query string: {said}")
+            }),
         Err(other) => {
             let said = Failure::invalid_input(keys);
-            return Failure {
+            Failure {
                 message: format!("{} The body too: {}", said.message, other.message),
                 ..said
-            };
-        }
-    };
-    let mut errors = body.field_errors.clone();
-    for (key, said) in keys {
-        match errors.get_mut(&key) {
-            Some(in_body) => {
-                *in_body = format!("{in_body} Also in the query string: {said}");
-            }
-            None => {
-                errors.insert(key, said);
             }
         }
-    }
-    let said = Failure::invalid_input(errors);
-    Failure {
-        message: said.message,
-        field_errors: said.field_errors,
-        ..body
     }
 }
 
