@@ -357,7 +357,6 @@ fn hide_globals_in_exec(command: &mut Command) {
     });
 }
 
-/// Parses `args`, runs the command, and returns the process exit status.
 /// Makes a panic (a bug) end as every other failure does: one
 /// `internal_error` document on stdout, its short line on stderr, exit
 /// status 1, rather than Rust's message and status 101 that no caller
@@ -383,6 +382,7 @@ fn bug(place: Option<&std::panic::Location>) -> crate::error::Failure {
     )
 }
 
+/// Parses `args`, runs the command, and returns the process exit status.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     let args: Vec<OsString> = args.into_iter().collect();
     let wants_help = args

@@ -680,7 +680,9 @@ fn recast(
             // A change without a field it was given may be another change
             // (`subtask` with `number` dropped is a top-level create): none.
             return None;
-        } else if let Some(write) = writing(action, &name) {
+        } else if let Some(write) =
+            crate::validate::others_setting(action, &name).find(|other| !other.destructive())
+        {
             // A read given a write's field (`checkpoints` with a
             // `summary`): the write may be what was meant; not guessed.
             elsewhere.push(format!(
@@ -728,17 +730,6 @@ fn recast(
     crate::validate::validate(action, recast.clone())
         .ok()
         .map(|_| recast)
-}
-
-/// The action of `read`'s domain that changes something and has a
-/// top-level field `name`, when one has (never a destructive one).
-fn writing(read: &registry::Action, name: &str) -> Option<&'static registry::Action> {
-    registry::ACTIONS.iter().copied().find(|other| {
-        other.domain == read.domain
-            && !other.read_only()
-            && !other.destructive()
-            && crate::validate::names_a_field(other, name)
-    })
 }
 
 /// The object field of `action` that has the field `name`, or the field a
@@ -796,9 +787,13 @@ fn stdin_object(args: &[OsString]) -> Option<serde_json::Map<String, serde_json:
 }
 
 /// The JSON on stdin (`-`) or in the input file a refused command line
-/// names; `None` when neither holds JSON.
+/// names; `None` when neither holds JSON, and for `--batch`, whose
+/// stream is not read.
 fn given_input(args: &[OsString]) -> Option<serde_json::Value> {
     use std::io::{IsTerminal, Read};
+    if args.iter().any(|a| a == "--batch") {
+        return None;
+    }
     let dash = args.iter().any(|a| a == "-");
     // An input file's path in place of `-` (`exec task claim in.json`):
     // read as stdin would be.
@@ -811,7 +806,7 @@ fn given_input(args: &[OsString]) -> Option<serde_json::Value> {
             .ok()?;
         return crate::json::from_slice(&raw).ok();
     }
-    if !dash || args.iter().any(|a| a == "--batch") || std::io::stdin().is_terminal() {
+    if !dash || std::io::stdin().is_terminal() {
         return None;
     }
     let (sent, read) = std::sync::mpsc::channel();
@@ -827,12 +822,8 @@ fn given_input(args: &[OsString]) -> Option<serde_json::Value> {
 }
 
 /// The input file a refused command line names: its last word after
-/// `exec` that is no flag and names a regular file (`--batch`'s stream
-/// is not read, as for stdin).
+/// `exec` that is no flag and names a regular file.
 fn input_file(args: &[OsString]) -> Option<&std::path::Path> {
-    if args.iter().any(|a| a == "--batch") {
-        return None;
-    }
     let after_exec = args.iter().skip_while(|a| *a != "exec").skip(1);
     after_exec
         .filter(|a| !a.to_string_lossy().starts_with('-'))

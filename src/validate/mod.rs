@@ -31,7 +31,7 @@ mod unknown;
 pub use oversize::oversized_strings;
 
 use unknown::{FIELDS_HERE, Fix, unknown_field};
-pub use unknown::{is_type, names_a_field};
+pub use unknown::{is_type, names_a_field, others_setting};
 
 /// The schema keywords the registry may use (tested), each with its
 /// 2020-12 meaning; `Kind` words a violation of each.
@@ -877,22 +877,46 @@ fn several_in_one(action: &Action, kind: &Kind, path: &str, text: &str) -> Optio
     if !parts.iter().all(|part| fits(part)) {
         return None;
     }
+    Some(format!(
+        "One value, not several in one string: {}",
+        one_value_here(action, path, &parts)
+    ))
+}
+
+/// What several values given where one goes (`values`, as text where
+/// each is) are told to write instead: the word that is all of them
+/// ([`VALUE_SETS`](synonyms::VALUE_SETS)), a task's one assignee on a
+/// write, an item each of the list the field is in, or a call each.
+fn one_value_here(action: &Action, path: &str, values: &[&str]) -> String {
     let field = path.rsplit('/').next().unwrap_or_default();
-    let set = synonyms::VALUE_SETS.iter().find(|(name, at, values, _)| {
-        *name == action.name() && *at == field && parts.iter().all(|part| values.contains(part))
+    // Several people for a task's one assignee: a call per person
+    // (`--batch`) would leave the last one, or make a task for each. A
+    // filter by several is several reads, which a batch makes.
+    if field == "assignee" && !action.read_only() {
+        return "a task has one assignee; choose one (name the others in `description` if they matter).".into();
+    }
+    let set = synonyms::VALUE_SETS.iter().find(|(name, at, set, _)| {
+        *name == action.name()
+            && *at == field
+            && !values.is_empty()
+            && values.iter().all(|value| set.contains(value))
     });
-    Some(match set {
-        Some((_, _, values, word)) => format!(
-            "One value, not several in one string: `{word}` is {} at once; for only some of them, one input per line with `--batch`.",
-            values.join(", ")
-        ),
-        None if field == "assignee" && !action.read_only() => {
-            "One value, not several in one string: a task has one assignee; choose one (name the others in `description` if they matter).".into()
-        }
-        None => {
-            "One value, not several in one string: for several, one input per line with `--batch`.".into()
-        }
-    })
+    if let Some((_, _, set, word)) = set {
+        return format!(
+            "`{word}` is {} at once (`\"{field}\": \"{word}\"`); for only some of them, one input per line with `--batch`.",
+            set.join(", ")
+        );
+    }
+    // A field of one item of a list (a task's `title`): several are
+    // several items of that list.
+    if let Some((item, _)) = path.rsplit_once('/')
+        && let Some((list, index)) = item.rsplit_once('/')
+        && index.bytes().all(|b| b.is_ascii_digit())
+        && schema_at(action, list).is_some_and(|sub| sub["type"] == "array")
+    {
+        return format!("one value per item; for several, one item each in `{list}`.");
+    }
+    "one value per call; for several, one input per line with `--batch`.".into()
 }
 
 /// The schema of the field at the input `path` (`tasks/0/assignee`).
@@ -1176,45 +1200,13 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
         && !names.contains(&"array")
         && !names.contains(&"object")
     {
-        // Several people for a task's one assignee: a call per person
-        // (`--batch`) would leave the last one, or make a task for each.
-        // A filter by several is several reads, which a batch makes.
-        if path.rsplit('/').next() == Some("assignee") && !action.read_only() {
-            return format!(
-                "{said}: a task has one assignee; choose one (name the others in `description` if they matter)."
-            );
-        }
-        if items.iter().all(Value::is_string) && schema_at(action, path).is_some_and(is_prose) {
+        let texts: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+        let all_texts = texts.len() == items.len();
+        if all_texts && schema_at(action, path).is_some_and(is_prose) {
             return format!("{said}: one text; join the items into it, a line each.");
         }
-        // Values one word of the field stands for at once (`active`).
-        let field = path.rsplit('/').next().unwrap_or_default();
-        if let Some((_, _, values, word)) =
-            synonyms::VALUE_SETS.iter().find(|(name, at, values, _)| {
-                *name == action.name()
-                    && *at == field
-                    && items
-                        .iter()
-                        .all(|item| item.as_str().is_some_and(|v| values.contains(&v)))
-            })
-        {
-            return format!(
-                "{said}: `{word}` is {} at once (`\"{field}\": \"{word}\"`); for only some of them, one input per line with `--batch`.",
-                values.join(", ")
-            );
-        }
-        // A field of one item of a list (a task's `title`): several are
-        // several items of that list.
-        if let Some((item, _)) = path.rsplit_once('/')
-            && let Some((list, index)) = item.rsplit_once('/')
-            && index.bytes().all(|b| b.is_ascii_digit())
-            && schema_at(action, list).is_some_and(|sub| sub["type"] == "array")
-        {
-            return format!("{said}: one value per item; for several, one item each in `{list}`.");
-        }
-        return format!(
-            "{said}: one value per call; for several, one input per line with `--batch`."
-        );
+        let texts = if all_texts { &texts[..] } else { &[] };
+        return format!("{said}: {}", one_value_here(action, path, texts));
     }
     match names {
         ["array"] => match listed_as_meant(action, path, given).filter(|shown| {

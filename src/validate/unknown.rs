@@ -418,6 +418,24 @@ pub fn names_a_field(action: &Action, path: &str) -> bool {
     sibling_fields(action, parent).iter().any(|s| s == name)
 }
 
+/// The other actions of `action`'s domain that make a change and take
+/// `field` at their top level, in registry order (`status` on a
+/// checkpoint is task_update's).
+pub fn others_setting<'a>(
+    action: &'a Action,
+    field: &'a str,
+) -> impl Iterator<Item = &'static Action> + 'a {
+    crate::registry::ACTIONS
+        .iter()
+        .copied()
+        .filter(move |other| {
+            !other.read_only()
+                && other.domain == action.domain
+                && other.name() != action.name()
+                && names_a_field(other, field)
+        })
+}
+
 /// The fields an object at `parent_path` of the input may have: the
 /// schema's properties with that parent (array indexes read as `items`).
 fn sibling_fields(action: &Action, parent_path: &str) -> Vec<String> {
@@ -1075,12 +1093,7 @@ fn unknown_field_message(
         return (said, message);
     }
     // A field another action sets (`status` on a checkpoint).
-    if let Some(other) = crate::registry::ACTIONS.iter().find(|a| {
-        !a.read_only()
-            && a.domain == action.domain
-            && a.name() != action.name()
-            && sibling_fields(a, "").iter().any(|f| f == wanted)
-    }) {
+    if let Some(other) = others_setting(action, wanted).next() {
         // There, a list that replaces the task's whole list: said, so the
         // call made there keeps the items it means to keep.
         let replaces = match super::schema_at(other, wanted).is_some_and(super::replaced_list) {
