@@ -449,6 +449,17 @@ fn sibling_fields(action: &Action, parent_path: &str) -> Vec<String> {
         .collect()
 }
 
+/// The names of the fields `action`'s answers carry, at any depth.
+fn answered_names(action: &Action) -> Vec<String> {
+    let output = action.output_schema();
+    let mut answered = Vec::new();
+    schema::walk_properties(&output, "", &mut answered);
+    answered
+        .into_iter()
+        .filter_map(|(path, _)| path.rsplit('/').next().map(str::to_string))
+        .collect()
+}
+
 /// An item of a list copied from an answer (a task a list or get gave,
 /// pasted into a create as a template): what the answer carries and no
 /// input sets (`number`, `scope_id`, `created_at`, its `channel`) is told
@@ -464,15 +475,9 @@ fn an_answers_item(
     const AT_LEAST: usize = 3;
     let item = parent.filter(|_| !parent_path.is_empty())?.as_object()?;
     let siblings = sibling_fields(action, parent_path);
-    let output = action.output_schema();
-    let mut answered = Vec::new();
-    schema::walk_properties(&output, "", &mut answered);
-    let answers_only = |key: &str| {
-        !siblings.iter().any(|s| s == key)
-            && answered
-                .iter()
-                .any(|(path, _)| path.rsplit('/').next() == Some(key))
-    };
+    let answered = answered_names(action);
+    let answers_only =
+        |key: &str| !siblings.iter().any(|s| s == key) && answered.iter().any(|n| n == key);
     let carried: Vec<&str> = item
         .keys()
         .map(String::as_str)
@@ -1111,13 +1116,7 @@ fn unknown_field_message(
         return (Said::NoNameHere, message);
     }
     // A field answers carry but no input sets (`scope_id`, `created_by`).
-    let output = action.output_schema();
-    let mut answered = Vec::new();
-    schema::walk_properties(&output, "", &mut answered);
-    if answered
-        .iter()
-        .any(|(path, _)| path.rsplit('/').next() == Some(wanted))
-    {
+    if answered_names(action).iter().any(|n| n == wanted) {
         let message = format!(
             "Unknown field; `{wanted}` is read-only: answers carry it, input cannot set it."
         );
