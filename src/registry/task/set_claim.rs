@@ -106,7 +106,7 @@ fn data_schema() -> Value {
                                 "A live task.",
                                 vec![
                                     ("number", json!({"type": "integer", "description": "Its number."})),
-                                    ("title", json!({"type": "string", "description": "Its title, cut to 60 characters."})),
+                                    ("title", json!({"type": "string", "description": format!("Its title, cut to {} characters (its start and end kept).", crate::error::CANDIDATE_TITLE_CHARS)})),
                                 ],
                                 &["number", "title"],
                             )}),

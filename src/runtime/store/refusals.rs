@@ -151,9 +151,9 @@ pub fn task_not_found(
 ) -> Failure {
     let rest = match (elsewhere.is_empty(), nearby.is_empty()) {
         (false, _) => format!(
-            "candidates lists the other boards with a live #{number} (as `channel`) first, then this board's nearest"
+            "candidates: the other boards with a live #{number} (as `channel`), then this board's nearest"
         ),
-        (true, false) => "candidates lists the ones it may have meant".to_string(),
+        (true, false) => "candidates are the board's nearest".to_string(),
         (true, true) => "the board has no live task".to_string(),
     };
     Failure::new(
@@ -207,12 +207,10 @@ pub fn parent_not_found(
 ) -> Failure {
     let rest = match (elsewhere.is_empty(), nearby.is_empty()) {
         (false, _) => format!(
-            "candidates lists the other boards with a live #{number} (as `channel`, where a subtask of it goes) first, then this board's nearest"
+            "candidates: the other boards with a live #{number} (as `channel`, where its subtask goes), then this board's nearest"
         ),
         (true, true) => "the board has no live task".to_string(),
-        (true, false) => {
-            "candidates lists the ones it may have meant, task_list finds the rest".to_string()
-        }
+        (true, false) => "candidates are the board's nearest, task_list has the rest".to_string(),
     };
     Failure::new(
         code::PARENT_NOT_FOUND,
@@ -763,7 +761,7 @@ fn said_once(failures: &mut [Value]) {
             failure.remove("candidates");
             let number = &failure["number"];
             failure["message"] = json!(format!(
-                "No live task #{number} on this board; the candidates of #{first}'s failure are the ones it may have meant."
+                "No live task #{number} on this board; its candidates are #{first}'s."
             ));
         }
     }
@@ -779,9 +777,9 @@ pub fn claim_not_found(number: i64, deleted: bool, nearby: &[(i64, String)]) -> 
         (false, true) => {
             format!("No live task #{number} on this board; the board has no live task.")
         }
-        (false, false) => format!(
-            "No live task #{number} on this board; candidates lists the ones it may have meant."
-        ),
+        (false, false) => {
+            format!("No live task #{number} on this board; candidates are the board's nearest.")
+        }
     };
     let mut failure =
         json!({"number": number, "code": code::TASK_NOT_FOUND.code, "message": message});
@@ -817,7 +815,7 @@ mod tests {
         assert!(failures[1].get("candidates").is_none(), "{result}");
         assert_eq!(
             failures[1]["message"],
-            "No live task #98 on this board; the candidates of #97's failure are the ones it may have meant."
+            "No live task #98 on this board; its candidates are #97's."
         );
         // Others of their own keep them.
         assert_eq!(failures[2]["candidates"].as_array().unwrap().len(), 1);
@@ -841,11 +839,11 @@ mod tests {
         // Past the board's last task: the slips, with its last task second.
         let tasks = (1..=55).map(|n| (n, format!("t{n}"))).collect();
         let ranked: Vec<i64> = nearest_tasks(60, tasks).iter().map(|t| t.0).collect();
-        assert_eq!(ranked, [50, 55, 40, 30, 20], "{ranked:?}");
+        assert_eq!(ranked, [50, 55, 40], "{ranked:?}");
         // A nearest that the slips rank high stays where it is.
         let tasks = (1..=12).map(|n| (n, format!("t{n}"))).collect();
         let ranked: Vec<i64> = nearest_tasks(13, tasks).iter().map(|t| t.0).collect();
-        assert_eq!(ranked, [12, 11, 10, 3, 1], "{ranked:?}");
+        assert_eq!(ranked, [12, 11, 10], "{ranked:?}");
     }
 
     #[test]
@@ -874,11 +872,7 @@ mod tests {
         );
         let some = task_not_found("eng", 2, &[], &[(3, "three".to_string())]);
         assert_eq!(some.candidate_list().len(), 1);
-        assert!(
-            some.message.contains("candidates lists"),
-            "{}",
-            some.message
-        );
+        assert!(some.message.contains("candidates are"), "{}", some.message);
         // The same number on another board comes first, as a board.
         let elsewhere = [("ops".to_string(), "two on ops".to_string())];
         let both = task_not_found("eng", 2, &elsewhere, &[(1, "one".to_string())]);
@@ -897,6 +891,19 @@ mod tests {
             "{}",
             both.message
         );
+        // Titled candidates are few in all, the other boards' first.
+        let boards: Vec<(String, String)> = ["ops", "qa", "web", "ios"]
+            .map(|b| (b.to_string(), format!("two on {b}")))
+            .to_vec();
+        let near: Vec<(i64, String)> = (3..8).map(|n| (n, format!("t{n}"))).collect();
+        let failure = task_not_found("eng", 2, &boards[..2], &near);
+        let capped = failure.candidate_list();
+        assert_eq!(capped.len(), crate::error::MAX_TASK_CANDIDATES);
+        assert_eq!(capped[2].value, json!(3));
+        let failure = parent_not_found("eng", 2, "parent", &boards, &near);
+        let capped = failure.candidate_list();
+        assert!(capped.iter().all(|c| c.field == "channel"), "{capped:?}");
+        assert_eq!(capped.len(), crate::error::MAX_TASK_CANDIDATES);
         let parent = parent_not_found("eng", 2, "parent", &[], &[]);
         assert!(!parent.message.contains("candidates"), "{}", parent.message);
     }
