@@ -12,6 +12,8 @@ use crate::registry::schema::pattern;
 // times larger, compiled on every CLI call.
 pub const CHANNEL_PATTERN: &str = "^[a-z0-9][a-z0-9_-]*$";
 pub const MEMBER_REF_PATTERN: &str = "^@[a-z0-9][a-z0-9_.-]*$";
+/// A link: an http(s) URL without blanks.
+pub const URL_PATTERN: &str = "^https?://\\S+$";
 /// The longest member ref (`@handle`).
 pub const MEMBER_REF_MAX: usize = 40;
 

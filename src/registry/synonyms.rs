@@ -346,7 +346,7 @@ pub static VALUE_SETS: &[(&str, &str, &[&str], &str)] = &[(
 pub static PATTERN_WORDS: &[(&str, &str)] = &[
     ("\\S", "Must not be blank."),
     (
-        "^https?://\\S+$",
+        common::URL_PATTERN,
         "Must be an http:// or https:// URL, without blanks.",
     ),
     (
@@ -369,7 +369,24 @@ pub type PatternRule = fn(&str) -> Option<&'static str>;
 
 /// What a value a pattern refuses is told where the pattern's words would
 /// mislead: `(pattern, rule)`.
-pub static PATTERN_RULES: &[(&str, PatternRule)] = &[(task::fields::TARGET_PATTERN, target_given)];
+pub static PATTERN_RULES: &[(&str, PatternRule)] = &[
+    (task::fields::TARGET_PATTERN, target_given),
+    (common::URL_PATTERN, url_given),
+];
+
+/// A local file (`file:///tmp/a.png`, `./a.png`) where a link goes: there
+/// is no upload, so no value names it.
+fn url_given(given: &str) -> Option<&'static str> {
+    let given = given.trim();
+    let local = given.to_ascii_lowercase().starts_with("file:")
+        || given.starts_with('/')
+        || given.starts_with("./")
+        || given.starts_with("~/")
+        || given.get(1..3) == Some(":\\");
+    local.then_some(
+        "Must be an http:// or https:// URL: there is no upload, and a local file has no URL; a link or an attachment names a file already at an http(s) address.",
+    )
+}
 
 /// A board alone as the target (`#eng`): a target is the thread a task
 /// came from, never where it goes, and a made-up thread id is no fix. A
@@ -427,6 +444,11 @@ pub static EXPLAINED: &[(&str, &str, &str)] = &[
     ("task_set_claim", "holder", CLAIM_IS_THE_CALLERS),
     ("task_set_claim", "owner", CLAIM_IS_THE_CALLERS),
     ("task_set_claim", "assigned_to", CLAIM_IS_THE_CALLERS),
+    ("task_set_claim", "force", NO_TAKEOVER),
+    ("task_set_claim", "steal", NO_TAKEOVER),
+    ("task_set_claim", "override", NO_TAKEOVER),
+    ("task_set_claim", "take_over", NO_TAKEOVER),
+    ("task_set_claim", "takeover", NO_TAKEOVER),
     ("task_delete", "recoverable", NO_ARCHIVE),
     ("task_delete", "restorable", NO_ARCHIVE),
     ("task_delete", "reversible", NO_ARCHIVE),
@@ -1004,6 +1026,7 @@ const NO_ESTIMATE_ON_UPDATE: &str =
 const CLOSE_SUBTASKS_TOO: &str = "an update changes one task and leaves its subtasks as they are: close each with an update of its own (one per line with `--batch`); closing this one answers `open_subtasks_match`, the list of those still open.";
 const SUBTASKS_BY_MODE: &str = "what becomes of the subtasks is `subtask_mode`: `delete` deletes them too, `promote` keeps them as tasks of their own (`delete_subtasks: false` is `promote`).";
 const CLAIM_IS_THE_CALLERS: &str = "task_set_claim claims for the calling agent, and only its holder releases: `\"claimed\": true` claims, `\"claimed\": false` releases; no input names the holder.";
+const NO_TAKEOVER: &str = "no claim takes a task another member holds (that task fails with `task_claimed_by_other`); its holder releases it: drop it.";
 const NO_RESOLUTION: &str = "there is no resolution: the status says it, `done` if the work was finished, `canceled` if it was dropped (`Won't Do`, a duplicate).";
 const CLOSED_BY_STATUS: &str = "a list shows the open tasks unless `status` says otherwise: `\"status\": \"done\"` (or `canceled`) lists those; `all`, every status, with a `query`.";
 const NO_APPEND: &str = "no field adds to a list: `labels`, `checklist`, `urls` and `attachments` each replace the whole list, so give every item the task is to have, the ones it keeps too (task_get shows them).";

@@ -820,6 +820,23 @@ fn record(
                 {
                     return said;
                 }
+                // `"<task_number>"`, `"${PARENT}"`, `"{{steps.create.number}}"`:
+                // a template's slot, not a value (a search for it finds nothing).
+                if matches!(kind, Kind::Pattern(_) | Kind::Type(_) | Kind::Enum(_))
+                    && let Some(text) = given_str(input, path)
+                    && let Some(shell) = placeholder(text)
+                {
+                    let said = describe(kind);
+                    let said = said.split(':').next().unwrap_or_default().trim_end_matches('.');
+                    let shell = match shell {
+                        true => " (a shell expands no `$` inside single quotes)",
+                        false => "",
+                    };
+                    return format!(
+                        "{said}: `{}` is a placeholder left unfilled{shell}; write the value it stands for, from the answer that gave it.",
+                        crate::text::clip(&crate::redact::tokens(text.trim()), 64)
+                    );
+                }
                 let said = match kind {
                     Kind::Pattern(pattern) => {
                         pattern_fix(pattern, input, path).unwrap_or_else(|| describe(kind))
@@ -858,6 +875,36 @@ fn record(
             });
         }
     }
+}
+
+/// Whether `text` is a template's unfilled slot, not a value: the whole
+/// of it `<name>`, `{name}`, `{{name}}`, `${name}`, `$NAME` or `%NAME%`
+/// (a name of letters, digits, `_`, `.`, `-` and spaces); and whether a
+/// shell would have filled it (`$`). A Slack mention (`<@U…>`, `<#C…>`)
+/// is no slot.
+fn placeholder(text: &str) -> Option<bool> {
+    let text = text.trim();
+    let name = |inner: &str| {
+        !inner.trim().is_empty()
+            && inner.chars().next().is_some_and(char::is_alphabetic)
+            && inner
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | ' '))
+    };
+    let within = |open: &str, close: &str| {
+        text.strip_prefix(open)
+            .and_then(|rest| rest.strip_suffix(close))
+            .is_some_and(|inner| name(inner.trim()))
+    };
+    if within("${", "}")
+        || text.strip_prefix('$').is_some_and(|rest| {
+            name(rest) && !rest.contains(' ') && rest.chars().all(|c| !c.is_lowercase())
+        })
+    {
+        return Some(true);
+    }
+    (within("<", ">") || within("{{", "}}") || within("{", "}") || within("%", "%"))
+        .then_some(false)
 }
 
 /// Several values written as one string (`"done,canceled"`, `"@a,@b"`),
@@ -1205,6 +1252,30 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
         if all_texts && schema_at(action, path).is_some_and(is_prose) {
             return format!("{said}: one text; join the items into it, a line each.");
         }
+        // A list inside the list (`numbers: [[2, 3]]`): its items go in
+        // the list itself.
+        if let Some((list, index)) = path.rsplit_once('/')
+            && index.bytes().all(|b| b.is_ascii_digit())
+            && let Some(Value::Array(outer)) = input_at(input, list)
+        {
+            let flat: Vec<Value> = outer
+                .iter()
+                .flat_map(|item| match item {
+                    Value::Array(inner) => inner.clone(),
+                    other => vec![other.clone()],
+                })
+                .collect();
+            let flat = Value::Array(flat);
+            let shown = flat.to_string();
+            return match quotable(&shown) && holds_at(action, input, list, &flat) {
+                true => format!(
+                    "{said}: a list inside the list; write `{shown}`, its items in `{list}` itself."
+                ),
+                false => {
+                    format!("{said}: a list inside the list; write its items in `{list}` itself.")
+                }
+            };
+        }
         let texts = if all_texts { &texts[..] } else { &[] };
         return format!("{said}: {}", one_value_here(action, path, texts));
     }
@@ -1260,6 +1331,28 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
                         "{said}: there is no `{}`; list each number (`[1, 2]`); task_list finds them.",
                         word.trim()
                     )
+                }
+                // A text where a list of objects of one required text goes
+                // (`tasks: "Fix it"`, a checklist as its words): that list.
+                (Some(Value::String(text)), Some("object"))
+                    if let Some(meant) = object_of_one_text(action, &format!("{path}/0"), text)
+                        .map(|item| Value::Array(vec![item]))
+                        .filter(|meant| holds_at(action, input, path, meant)) =>
+                {
+                    let shown = meant.to_string();
+                    let shown = match quotable(&shown) && crate::redact::tokens(&shown) == shown {
+                        true => format!("`{shown}`"),
+                        false => format!(
+                            "a list of objects, each with its `{}`",
+                            object_key(&meant[0])
+                        ),
+                    };
+                    match schema_at(action, path).is_some_and(replaced_list) {
+                        true => format!(
+                            "{said}: write {shown}, an object per item, every item the task is to keep too: the list replaces its current one."
+                        ),
+                        false => format!("{said}: write {shown}, an object per item."),
+                    }
                 }
                 // A value no item could be: a list of it would be refused too.
                 (Some(given), Some(item)) if !given.is_object() && !is_of_type(given, item) => {
@@ -2032,6 +2125,12 @@ fn pattern_fix(pattern: &str, input: &Value, path: &str) -> Option<String> {
     if pattern.starts_with("^@") && given.trim_start_matches('@').starts_with("ag_") {
         return Some(
             "A member ref is `@` and the member's handle, not its agent id; answers show handles in `assignee` and `created_by`.".into(),
+        );
+    }
+    // A chat's mention (Slack's `<@U024BE7LH>`): an id of another system.
+    if pattern.starts_with("^@") && given.starts_with("<@") && given.ends_with('>') {
+        return Some(
+            "A member ref is `@` and the member's handle here, not a chat's mention of a user id; a ref no member has is answered with the members there are.".into(),
         );
     }
     if pattern.starts_with("^@") && !given.starts_with('@') && re.is_match(&format!("@{given}")) {

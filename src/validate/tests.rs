@@ -1197,8 +1197,20 @@ fn unknown_fields_get_the_nearest_name_or_the_registry_synonym() {
     );
     assert_eq!(
         e["comment"],
-        "Unknown field; it is `summary` of task_checkpoint (`agentteam exec task checkpoint -`)."
+        "Unknown field; task_update does not take it (it is `summary` of task_checkpoint: `agentteam exec task checkpoint -`): drop it here."
     );
+    // Another action's own field is that action's, whatever its value (a
+    // status word as a checkpoint's summary is no `status`).
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "summary": "started"}),
+    );
+    assert!(
+        e["summary"].contains("it is `summary` of task_checkpoint"),
+        "{e:?}"
+    );
+    assert!(!e.contains_key("status"), "{e:?}");
     let e = errors(
         "task",
         "checkpoint",
@@ -4342,4 +4354,142 @@ fn several_values_in_one_string_are_told_one_goes_there() {
         json!({"channel": "eng", "status": "done,closed"}),
     );
     assert!(e["status"].starts_with("Must be one of"), "{e:?}");
+}
+
+/// A template's slot left unfilled (`<task_number>`, `${PARENT}`) is said
+/// as one, with no search for its text suggested (it finds nothing).
+#[test]
+fn an_unfilled_placeholder_is_told_as_one() {
+    for (given, shell) in [
+        ("<task_number>", false),
+        ("${PARENT_NUMBER}", true),
+        ("$PARENT", true),
+        ("{{steps.create.number}}", false),
+        ("{number}", false),
+    ] {
+        let input = json!({"channel": "eng", "number": given});
+        let failure = validate(find("task", "get").unwrap(), input).unwrap_err();
+        let said = &failure.field_errors["number"];
+        assert!(
+            said.starts_with(&format!(
+                "Must be of type integer: `{given}` is a placeholder left unfilled"
+            )),
+            "{said}"
+        );
+        assert_eq!(said.contains("single quotes"), shell, "{said}");
+        assert!(failure.suggested_action.is_none(), "{failure:?}");
+    }
+    let e = errors("task", "list", json!({"channel": "<board>"}));
+    assert!(e["channel"].contains("placeholder left unfilled"), "{e:?}");
+    // Words are a title to search for; a Slack mention no slot.
+    let e = errors(
+        "task",
+        "get",
+        json!({"channel": "eng", "number": "login bug"}),
+    );
+    assert!(!e["number"].contains("placeholder"), "{e:?}");
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "assignee": "<@U024BE7LH>"}),
+    );
+    assert!(e["assignee"].contains("not a chat's mention"), "{e:?}");
+}
+
+/// A list inside a list (`numbers: [[2, 3]]`) is told to be the list
+/// itself, not a call per value.
+#[test]
+fn a_list_inside_a_list_is_told_to_be_flat() {
+    let e = errors(
+        "task",
+        "set_claim",
+        json!({"channel": "eng", "numbers": [[2, 3]], "claimed": true}),
+    );
+    assert_eq!(
+        e["numbers/0"],
+        "Must be of type integer: a list inside the list; write `[2,3]`, its items in `numbers` itself."
+    );
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "labels": [["a", "b"]]}),
+    );
+    assert!(e["labels/0"].contains("write `[\"a\",\"b\"]`"), "{e:?}");
+}
+
+/// A text where a list of objects goes (`tasks: "Fix it"`) is told the
+/// list it means, an object per item.
+#[test]
+fn a_text_for_a_list_of_objects_is_told_the_list() {
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": "Fix flaky test"}),
+    );
+    assert_eq!(
+        e["tasks"],
+        "Must be of type array: write `[{\"title\":\"Fix flaky test\"}]`, an object per item."
+    );
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "checklist": "write, review"}),
+    );
+    assert!(
+        e["checklist"].starts_with("Must be of type array: write `[{\"text\":\"write, review\"}]`"),
+        "{e:?}"
+    );
+    assert!(e["checklist"].contains("replaces its current one"), "{e:?}");
+}
+
+/// A claim's numbers or ids under another name, and a word for taking a
+/// held task: told the field there is, or that no claim takes one.
+#[test]
+fn a_claims_numbers_by_another_name_are_told_numbers() {
+    let e = errors(
+        "task",
+        "set_claim",
+        json!({"channel": "eng", "tasks": [2, 3], "claimed": true}),
+    );
+    assert_eq!(e["tasks"], "Unknown field; use `numbers`.");
+    let e = errors(
+        "task",
+        "set_claim",
+        json!({"channel": "eng", "scope_ids": ["tsk_96ba799b5b6d9e11e22d4b0958f7a3f5"], "claimed": true}),
+    );
+    assert!(e["scope_ids"].contains("not its scope_id"), "{e:?}");
+    let e = errors(
+        "task",
+        "set_claim",
+        json!({"channel": "eng", "numbers": [4], "claimed": true, "force": true}),
+    );
+    assert!(
+        e["force"].contains("no claim takes a task another member holds"),
+        "{e:?}"
+    );
+}
+
+/// A local file where a link goes is told there is no upload.
+#[test]
+fn a_local_file_for_a_link_is_told_there_is_no_upload() {
+    for url in ["file:///tmp/a.png", "/tmp/a.png", "C:\\tmp\\a.png"] {
+        let e = errors(
+            "task",
+            "create",
+            json!({"channel": "eng", "tasks": [{"title": "A", "attachments": [{"name": "a.png", "url": url}]}]}),
+        );
+        assert!(
+            e["tasks/0/attachments/0/url"].contains("there is no upload"),
+            "{e:?}"
+        );
+    }
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "A", "urls": ["example.com"]}]}),
+    );
+    assert_eq!(
+        e["tasks/0/urls/0"],
+        "Must be an http:// or https:// URL, without blanks."
+    );
 }

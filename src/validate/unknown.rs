@@ -505,7 +505,12 @@ fn an_items_id(
 ) -> Option<String> {
     const SCOPE: &str = "parent_task_scope";
     let parent = parent?;
-    let text = parent.get(name)?.as_str()?.trim();
+    // An id, or a list of them (`scope_ids: ["tsk_…"]`): the first says it.
+    let text = match parent.get(name)? {
+        Value::Array(items) => items.first()?.as_str()?,
+        given => given.as_str()?,
+    }
+    .trim();
     let siblings = sibling_fields(action, parent_path);
     let row = synonyms::BY_WORDS
         .iter()
@@ -525,6 +530,39 @@ fn an_items_id(
         "Unknown field; `{}` takes {}",
         row.field, row.said_of_id
     ))
+}
+
+/// The one list of whole numbers beside `name` (a claim's `numbers`),
+/// where `name` holds such numbers under another name (`tasks: [2, 3]`,
+/// `ids: [2]`) and the list is not given too.
+fn numbers_by_another_name(
+    action: &Action,
+    parent_path: &str,
+    parent: Option<&Value>,
+    name: &str,
+) -> Option<String> {
+    let parent = parent?;
+    let Value::Array(items) = parent.get(name)? else {
+        return None;
+    };
+    if items.is_empty()
+        || !items
+            .iter()
+            .all(|item| item.as_u64().is_some_and(|n| n > 0))
+    {
+        return None;
+    }
+    let mut lists = sibling_fields(action, parent_path)
+        .into_iter()
+        .filter(|field| {
+            super::schema_at(action, &join(parent_path, field)).is_some_and(|schema| {
+                schema["type"] == "array" && schema["items"]["type"] == "integer"
+            })
+        });
+    match (lists.next(), lists.next()) {
+        (Some(list), None) if parent.get(&list).is_none() => Some(list),
+        _ => None,
+    }
 }
 
 /// One item of a list that an update replaces whole, given by itself
@@ -917,6 +955,12 @@ fn unknown_field_message(
     if let Some(said) = an_items_id(action, parent_path, parent, name) {
         return (Said::NoNameHere, said);
     }
+    if let Some(list) = numbers_by_another_name(action, parent_path, parent, name) {
+        return (
+            Said::Here(list.clone()),
+            format!("Unknown field; use `{list}`."),
+        );
+    }
     if let Some(list) = partial_list_change(action, parent_path, name) {
         let message = format!(
             "Unknown field; no field changes part of a list: `{list}` replaces the whole list, so give it every item the task is to have, the ones it keeps too (task_get shows them)."
@@ -966,7 +1010,8 @@ fn unknown_field_message(
             .filter(|other| other.domain == action.domain)
         {
             let message = format!(
-                "Unknown field; it is `{field}` of {} (`{}`).",
+                "Unknown field; {} does not take it (it is `{field}` of {}: `{}`): drop it here.",
+                action.name(),
                 other.name(),
                 other.cli_command()
             );
@@ -1021,6 +1066,9 @@ fn unknown_field_message(
         .and_then(Value::as_str)
         .and_then(|text| field_of_value(action, parent_path, &siblings, text))
         && parent.is_some_and(|p| p.get(&field).is_none())
+        // Another action's own field (`summary` of a checkpoint) is said
+        // as that action's, whatever its value.
+        && others_setting(action, &lower).next().is_none()
     {
         let message = format!("Unknown field; use `{field}`.");
         return (Said::Here(field), message);

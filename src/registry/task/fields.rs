@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 
 use crate::registry::FieldErrors;
+use crate::registry::common;
 use crate::registry::schema::*;
 
 pub const STATUSES: &[&str] = &["todo", "in_progress", "in_review", "done", "canceled"];
@@ -115,7 +116,7 @@ pub fn checklist(default: &str) -> Value {
 pub fn urls(default: &str) -> Value {
     array(
         &format!("Related http(s) URLs, at most {MAX_URLS}. {default}"),
-        pattern("An http or https URL.", "^https?://\\S+$", 2_000),
+        pattern("An http or https URL.", common::URL_PATTERN, 2_000),
         0,
         MAX_URLS,
     )
@@ -139,7 +140,7 @@ pub fn attachments(default: &str) -> Value {
                     "url",
                     pattern(
                         "Where the file lives: an http(s) URL.",
-                        "^https?://\\S+$",
+                        common::URL_PATTERN,
                         2_000,
                     ),
                 ),

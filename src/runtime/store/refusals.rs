@@ -283,7 +283,7 @@ pub fn task_scope_closed(board: &str, number: i64, status: &str) -> Failure {
 /// the nearest member, which names it as it is written.
 /// `member_ref`, which names no member of the workspace, for `caller` (a
 /// handle): the nearest member refs; a word a caller uses for itself
-/// ([`is_self_ref`]) gets the caller's own ref first, since the nearest
+/// ([`is_self_ref`]) gets the caller's own ref alone, since the nearest
 /// by spelling is someone else.
 pub fn assignee_not_found(
     member_ref: &str,
@@ -292,14 +292,8 @@ pub fn assignee_not_found(
     handles: Vec<String>,
 ) -> Failure {
     if is_self_ref(member_ref) {
-        let mut refs = vec![format!("@{caller}")];
-        refs.extend(
-            nearest(handle_of(member_ref), handles)
-                .into_iter()
-                .filter(|h| h != caller)
-                .map(|h| format!("@{h}"))
-                .take(MAX_CANDIDATES - 1),
-        );
+        // The caller alone: the others are no one the word could mean.
+        let refs = [format!("@{caller}")];
         let (message, hint) = if field == "filters/assignee" {
             (
                 format!(
@@ -311,7 +305,7 @@ pub fn assignee_not_found(
         } else {
             (
                 format!(
-                    "No agent `{member_ref}` in this workspace; you are `@{caller}` (the first \
+                    "No agent `{member_ref}` in this workspace; you are `@{caller}` (the \
                      candidate)."
                 ),
                 "No such member; name yourself by your own ref.",
