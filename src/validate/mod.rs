@@ -30,7 +30,7 @@ mod unknown;
 
 pub use oversize::oversized_strings;
 
-use unknown::{FIELDS_HERE, Fix, unknown_field};
+use unknown::{ANSWER_COPIED, FIELDS_HERE, Fix, unknown_field};
 pub use unknown::{is_type, names_a_field, others_setting};
 
 /// The schema keywords the registry may use (tested), each with its
@@ -718,8 +718,12 @@ fn record(
                 // The unknown key is repeated as the error's path and in
                 // its siblings' messages: a token pasted as a key is not.
                 let shown = crate::redact::tokens(name);
-                if message.starts_with(FIELDS_HERE) {
+                if message.starts_with(FIELDS_HERE) || message.starts_with(ANSWER_COPIED) {
                     match &listed {
+                        Some(first) if message.starts_with(ANSWER_COPIED) => {
+                            message =
+                                format!("Unknown field; the answer's, as `{first}` says: drop it.");
+                        }
                         Some(first) => {
                             message = format!(
                                 "Unknown field; the fields here are listed at `{first}` beside it."

@@ -154,6 +154,16 @@ fn a_title_is_one_line() {
         json!({"channel": "eng", "number": 1, "title": pasted}),
     );
     assert!(e["title"].contains("in `description`"), "{e:?}");
+    // A path's backslash read as an escape: said as that.
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "tasks": [{"title": "Fix path C:\new\tasks"}]}),
+    );
+    assert_eq!(
+        e["tasks/0/title"],
+        "A title is one line: `\\n` in JSON is a line break, so a backslash (a path's) is written `\\\\`; else put what follows its first line in `tasks/0/description`."
+    );
     // Other text keeps its lines; a title without a break passes.
     validate(
         find("task", "create").unwrap(),
@@ -4492,4 +4502,35 @@ fn a_local_file_for_a_link_is_told_there_is_no_upload() {
         e["tasks/0/urls/0"],
         "Must be an http:// or https:// URL, without blanks."
     );
+}
+
+/// A whole answer sent as an input (a get's task to a checkpoint): each
+/// field the answer carries is told once what the action takes, and the
+/// others point to it, not each where another action sets it.
+#[test]
+fn a_whole_answer_sent_as_input_is_told_once() {
+    let input = json!({
+        "channel": "eng", "number": 1, "scope_id": "tsk_cabcd9999c68ff1e8a655a0f125067c6",
+        "title": "Plan", "status": "todo", "labels": [], "created_by": "@a",
+        "created_at": "2026-12-05T06:45:54Z", "updated_at": "2026-12-05T06:45:54Z",
+        "checkpoints": {"items": [], "total": 0}, "summary": "Scoped"
+    });
+    let e = errors("task", "checkpoint", input);
+    assert_eq!(
+        e["scope_id"],
+        "Unknown field; the input is an answer copied whole: drop it, and every field task_checkpoint does not take (its fields are `channel`, `number`, `summary`, `idempotency_key`)."
+    );
+    for key in ["title", "status", "labels", "created_by", "checkpoints"] {
+        assert_eq!(
+            e[key], "Unknown field; the answer's, as `scope_id` says: drop it.",
+            "{key}"
+        );
+    }
+    // A create's fields at its top are a task's, not an answer's.
+    let e = errors(
+        "task",
+        "create",
+        json!({"channel": "eng", "title": "Ship it", "labels": ["a"], "assignee": "@a"}),
+    );
+    assert!(!e.values().any(|said| said.contains("answer")), "{e:?}");
 }

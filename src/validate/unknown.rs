@@ -13,6 +13,9 @@ use crate::registry::{Action, HiddenContext, find_by_name, schema, synonyms};
 /// How an unknown field that names no field here starts: the fields there
 /// are follow.
 pub(super) const FIELDS_HERE: &str = "Unknown field; the fields here are";
+/// How an unknown field of an input that is an answer copied whole begins
+/// ([`an_answers_item`]): said whole once, its siblings pointed to it.
+pub(super) const ANSWER_COPIED: &str = "Unknown field; the input is an answer copied whole";
 
 /// How many nearest sibling names an unknown field's candidates list when
 /// no one name is proposed.
@@ -466,6 +469,11 @@ fn answered_names(action: &Action) -> Vec<String> {
 /// to be left out, rather than each moved where a field of that name is
 /// (`scope_id` to a parent's scope would make the copy a subtask of the
 /// original). Known by three or more such fields in the one item.
+///
+/// The whole input copied from an answer (a get's task sent to a
+/// checkpoint, a claim's answer sent back to the claim): every unknown
+/// field at the top is the answer's, told once what the action takes
+/// ([`ANSWER_COPIED`]) rather than each where another action sets it.
 fn an_answers_item(
     action: &Action,
     parent_path: &str,
@@ -473,23 +481,49 @@ fn an_answers_item(
     name: &str,
 ) -> Option<String> {
     const AT_LEAST: usize = 3;
-    let item = parent.filter(|_| !parent_path.is_empty())?.as_object()?;
+    let item = parent?.as_object()?;
     let siblings = sibling_fields(action, parent_path);
     let answered = answered_names(action);
     let answers_only =
         |key: &str| !siblings.iter().any(|s| s == key) && answered.iter().any(|n| n == key);
+    // At the top, only what no input of the domain sets anywhere (a
+    // task's `title` beside a create's `tasks` goes in them).
+    let top = parent_path.is_empty();
     let carried: Vec<&str> = item
         .keys()
         .map(String::as_str)
-        .filter(|key| answers_only(key))
+        .filter(|key| answers_only(key) && !(top && set_by_an_input(action, key)))
         .collect();
-    if carried.len() < AT_LEAST || !carried.contains(&name) {
+    if carried.len() < AT_LEAST {
         return None;
     }
-    Some(
+    if top {
+        let fields: Vec<String> = siblings.iter().map(|s| format!("`{s}`")).collect();
+        return Some(format!(
+            "{ANSWER_COPIED}: drop it, and every field {} does not take (its fields are {}).",
+            action.name(),
+            fields.join(", ")
+        ));
+    }
+    carried.contains(&name).then(|| {
         "Unknown field; this item is copied from an answer, which carries it: leave it out (a new one gets its own)."
-            .into(),
-    )
+            .into()
+    })
+}
+
+/// Whether any action of `action`'s domain takes a field `name`, at any
+/// level of its input.
+fn set_by_an_input(action: &Action, name: &str) -> bool {
+    crate::registry::ACTIONS
+        .iter()
+        .filter(|other| other.domain == action.domain)
+        .any(|other| {
+            let mut props = Vec::new();
+            schema::walk_properties(other.cached_input_schema(), "", &mut props);
+            props
+                .iter()
+                .any(|(path, _)| path.rsplit('/').next() == Some(name))
+        })
 }
 
 /// An item's id under a name of its own (`"task": "tsk_…"`), where

@@ -452,14 +452,24 @@ pub fn check_labels(labels: Option<&Value>, path: &str, errors: &mut FieldErrors
 /// follows the first line goes from the input at hand. A rule here, not a
 /// schema pattern (see [`check_labels`]).
 pub fn check_title(title: Option<&Value>, path: &str, rest: &str, errors: &mut FieldErrors) {
-    let broken = title
-        .and_then(Value::as_str)
-        .is_some_and(|t| t.contains(['\n', '\r', '\u{2028}', '\u{2029}']));
-    if broken {
-        errors
-            .entry(path.to_string())
-            .or_insert_with(|| format!("A title is one line, without line breaks: {rest}"));
+    let title = title.and_then(Value::as_str).unwrap_or_default();
+    let breaks = ['\n', '\r', '\u{2028}', '\u{2029}'];
+    if !title.contains(breaks) {
+        return;
     }
+    // A path's backslash read as an escape (`C:\new` is `C:`, a break,
+    // `ew`): the break right after a drive's colon or a path's separator.
+    let escaped = title
+        .char_indices()
+        .filter(|(_, c)| breaks.contains(c))
+        .any(|(i, _)| title[..i].ends_with([':', '\\', '/']));
+    let said = match escaped {
+        true => format!(
+            "A title is one line: `\\n` in JSON is a line break, so a backslash (a path's) is written `\\\\`; else {rest}"
+        ),
+        false => format!("A title is one line, without line breaks: {rest}"),
+    };
+    errors.entry(path.to_string()).or_insert(said);
 }
 
 /// [`check_labels`], and for labels a task is given: two that differ only

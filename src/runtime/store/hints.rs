@@ -11,10 +11,11 @@ use crate::error::Failure;
 use crate::registry::task::list::MAX_LIMIT;
 
 /// `task_list`. An empty first page also names the call that finds what
-/// its defaults left out, when something matches there: the subtasks (no
-/// `include_subtasks` given: `subtasks_match`, the same call with subtasks
-/// included), else for a search the done and canceled tasks (no `status`
-/// given: `closed_match`, the same call with `status: "all"`), else what
+/// its defaults left out, when something matches there: the subtasks
+/// (`include_subtasks` left out or given its default, `false`:
+/// `subtasks_match`, the same call with subtasks included), else for a
+/// search the done and canceled tasks (`status` left out or `active`:
+/// `closed_match`, the same call with `status: "all"`), else what
 /// a slip in it missed: the label meant ([`labels_match`], a browse's
 /// empty first page too), the filter its query names ([`filter_match`]),
 /// the words as the board spells them ([`spelling_match`]), another board
@@ -44,6 +45,9 @@ pub(super) async fn list<S: Store>(
     struct Widening {
         field: &'static str,
         key: &'static str,
+        // The field's default: given as it is (a tool framework writes
+        // every parameter), it is no choice to honour.
+        default: Value,
         value: Value,
         leaves_out: bool,
         widen: fn(ListQuery) -> ListQuery,
@@ -52,6 +56,7 @@ pub(super) async fn list<S: Store>(
         Widening {
             field: SUBTASKS_MATCH,
             key: "include_subtasks",
+            default: json!(false),
             value: json!(true),
             // A browse too: `filters.assignee: "@bob"` read as "bob holds
             // nothing" when bob holds subtasks alone.
@@ -64,6 +69,7 @@ pub(super) async fn list<S: Store>(
         Widening {
             field: CLOSED_MATCH,
             key: "status",
+            default: json!("active"),
             value: json!("all"),
             leaves_out: search && query.view != View::All,
             widen: |q| ListQuery {
@@ -73,7 +79,7 @@ pub(super) async fn list<S: Store>(
         },
     ];
     for w in widenings {
-        if !w.leaves_out || given.get(w.key).is_some() {
+        if !w.leaves_out || given.get(w.key).is_some_and(|value| *value != w.default) {
             continue;
         }
         let mut arguments = given.clone();

@@ -1053,14 +1053,21 @@ fn an_empty_page_names_the_subtasks_it_left_out<E: Engine>() {
     let mut wider = input.clone();
     wider["include_subtasks"] = json!(true);
     w.names_call("subtasks_match", &input, wider, 3);
-    // Nothing to say: a top-level task matches, nothing matches at all, the
-    // caller chose to leave subtasks out (in a browse too), or the subtask
-    // is not in the view asked for.
+    // The default written out, as a tool framework sends every parameter,
+    // is no choice: said all the same.
+    for input in [
+        json!({"channel": "eng", "query": "signing", "status": "all", "include_subtasks": false}),
+        json!({"channel": "eng", "filters": {"assignee": "@bob"}, "include_subtasks": false}),
+    ] {
+        let mut wider = input.clone();
+        wider["include_subtasks"] = json!(true);
+        w.names_call("subtasks_match", &input, wider, 3);
+    }
+    // Nothing to say: a top-level task matches, nothing matches at all, or
+    // the subtask is not in the view asked for.
     for input in [
         json!({"channel": "eng", "query": "login"}),
         json!({"channel": "eng", "query": "nowhere"}),
-        json!({"channel": "eng", "query": "signing", "include_subtasks": false}),
-        json!({"channel": "eng", "filters": {"assignee": "@bob"}, "include_subtasks": false}),
         json!({"channel": "eng", "filters": {"assignee": "@carol"}}),
         json!({"channel": "eng", "status": "done"}),
         json!({"channel": "eng", "query": "signing", "status": "done"}),
@@ -1104,23 +1111,34 @@ fn an_empty_search_names_the_done_tasks_it_left_out<E: Engine>() {
             [number]
         );
     }
+    // The default status written out is no choice: said all the same.
+    let page = list(json!({"channel": "eng", "query": "signing", "status": "active"}));
+    assert_eq!(
+        items_of(&w.follow(&w.alice, &page["closed_match"]).unwrap()),
+        [1]
+    );
     // An active subtask and a canceled task both match: the subtask is named
-    // first, and only it; with subtasks left out by choice, the canceled task.
-    let page = list(json!({"channel": "eng", "query": "staging"}));
-    assert!(page.get("subtasks_match").is_some(), "{page}");
-    assert!(page.get("closed_match").is_none(), "{page}");
-    let page = list(json!({"channel": "eng", "query": "staging", "include_subtasks": false}));
+    // first, and only it (its default written out too); with subtasks
+    // included and none active, the canceled task.
+    for input in [
+        json!({"channel": "eng", "query": "staging"}),
+        json!({"channel": "eng", "query": "staging", "include_subtasks": false}),
+    ] {
+        let page = list(input);
+        assert!(page.get("subtasks_match").is_some(), "{page}");
+        assert!(page.get("closed_match").is_none(), "{page}");
+    }
+    let page = list(json!({"channel": "eng", "query": "signing", "include_subtasks": true}));
     assert!(page.get("subtasks_match").is_none(), "{page}");
     assert_eq!(
         items_of(&w.follow(&w.alice, &page["closed_match"]).unwrap()),
-        [2]
+        [1]
     );
     // Nothing to say: an active task matches, nothing matches at all, the
-    // caller chose the status, or a browse.
+    // caller chose a status, or a browse.
     for input in [
         json!({"channel": "eng", "query": "login"}),
         json!({"channel": "eng", "query": "nowhere"}),
-        json!({"channel": "eng", "query": "signing", "status": "active"}),
         json!({"channel": "eng", "query": "signing", "status": "todo"}),
         json!({"channel": "eng"}),
     ] {
