@@ -1416,6 +1416,11 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
                 Some(_) if e.is_eof() || !raw.trim_ascii_start().starts_with(b"{") => {
                     "; --batch reads one whole JSON object per line (`jq -c` writes them so)"
                 }
+                // Input that ends inside a string was most often cut by
+                // the shell (`echo '{"title":"Don't…'`), not written so.
+                None if crate::json::describe(&e) == "EOF while parsing a string" => {
+                    "; an apostrophe inside shell single quotes ends them: write the input to a file or use a heredoc"
+                }
                 _ => "",
             };
             format!(

@@ -1310,3 +1310,21 @@ fn a_wrong_routes_input_file_is_recast_as_stdin_is() {
         );
     }
 }
+
+/// Input cut inside a string, as a shell apostrophe cuts single-quoted
+/// JSON (`echo '{"title":"Don't…'`), is told why, in one clause.
+#[test]
+fn input_cut_inside_a_string_names_the_shell_apostrophe() {
+    let cli = Cli::new();
+    let run = cli.exec(
+        "task",
+        "create",
+        r#"{"channel":"eng","tasks":[{"title":"Don"#,
+        &[],
+    );
+    assert_eq!((run.code, run.error_code().as_str()), (2, "invalid_json"));
+    assert_eq!(
+        run.json()["error"]["message"],
+        "The input is not valid JSON (line 1, column 39): EOF while parsing a string; an apostrophe inside shell single quotes ends them: write the input to a file or use a heredoc."
+    );
+}
