@@ -974,6 +974,62 @@ fn unopenable(path: &std::path::Path, e: &std::io::Error, action: &Action) -> Fa
     )
 }
 
+/// Words of the command line written where the input goes (`get 2`, `get
+/// demo#2`, `get demo 2`, `list demo`): `failure` told that the input is
+/// one JSON object, with the fields those words mean, and suggesting that
+/// call when it is whole (never a destructive one). `None` when the words
+/// read as no input of `action`.
+pub(crate) fn words_as_input(
+    action: &Action,
+    words: &[&str],
+    failure: &Failure,
+) -> Option<Failure> {
+    // A token typed in argv is never repeated back.
+    if words
+        .iter()
+        .any(|word| crate::redact::tokens(word) != *word)
+    {
+        return None;
+    }
+    let input = crate::validate::input_of_words(action, words)?;
+    // Every field the input needs, those the words did not give as `…`.
+    let schema = action.cached_input_schema();
+    let required = |name: &str| {
+        schema["required"]
+            .as_array()
+            .is_some_and(|r| r.iter().any(|n| n == name))
+    };
+    let shown: Vec<String> = schema["properties"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(name, _)| input.contains_key(*name) || required(name))
+        .map(|(name, _)| match input.get(name) {
+            Some(value) => format!("\"{name}\": {value}"),
+            None => format!("\"{name}\": …"),
+        })
+        .collect();
+    let message = crate::error::followed_by(
+        &failure.message,
+        &format!(
+            "The input is one JSON object, on stdin (`-`) or in a file: `echo '{{{}}}' | {}`.",
+            shown.join(", "),
+            action.cli_command()
+        ),
+    );
+    let arguments = (!action.destructive())
+        .then(|| validate(action, Value::Object(input)).ok())
+        .flatten()
+        .unwrap_or_else(|| json!({}));
+    Some(
+        Failure {
+            message,
+            ..failure.clone()
+        }
+        .suggest(&action.name(), arguments),
+    )
+}
+
 /// Reads at most [`MAX_BODY_BYTES`] and a line ending after them; a larger
 /// input is refused without reading it all ([`too_large`]). The limit is
 /// the input's, not its file's: a final `\n` or `\r\n` does not count.
@@ -1001,7 +1057,17 @@ fn read_input(source: &InputSource, action: &Action) -> Result<Vec<u8>, Failure>
                 .map_err(|e| Failure::new(code::USAGE_ERROR, format!("Cannot read stdin: {e}.")))?;
         }
         InputSource::File(path) => {
-            let file = std::fs::File::open(path).map_err(|e| unopenable(path, &e, action))?;
+            let file = std::fs::File::open(path).map_err(|e| {
+                let failure = unopenable(path, &e, action);
+                // A word meant as the input (`get 2`, `list demo`), which
+                // names no file.
+                match (e.kind(), path.to_str()) {
+                    (std::io::ErrorKind::NotFound, Some(word)) => {
+                        words_as_input(action, &[word], &failure).unwrap_or(failure)
+                    }
+                    _ => failure,
+                }
+            })?;
             // It opened: a path of the caller's, not a token typed in its place.
             file.take(limit).read_to_end(&mut buf).map_err(|e| {
                 Failure::new(

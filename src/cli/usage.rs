@@ -430,6 +430,21 @@ impl<'a> Refused<'a> {
             }
             let arguments = arguments.unwrap_or_else(|| json!({}));
             failure = failure.suggest(&hint.action.name(), arguments);
+        } else if let Some(told) = route
+            .filter(|_| {
+                self.kind == ErrorKind::UnknownArgument
+                    && self
+                        .unknown_flag
+                        .as_deref()
+                        .is_some_and(|word| !word.starts_with('-'))
+            })
+            .and_then(|route| {
+                let words = input_words(self.args, route.action);
+                crate::exec::words_as_input(route.action, &words, &failure)
+            })
+        {
+            // Words where the input goes (`get demo 2`): the input they mean.
+            failure = told;
         } else if let Some(action) = route
             .filter(|_| self.kind == ErrorKind::UnknownArgument && self.output_flag.is_none())
             .map(|hint| hint.action)
@@ -819,6 +834,38 @@ fn given_input(args: &[OsString]) -> Option<serde_json::Value> {
     });
     let raw = read.recv_timeout(STDIN_WAIT).ok()?.ok()?;
     crate::json::from_slice(&raw).ok()
+}
+
+/// The words after `action`'s route that are no flag, no flag's value and
+/// not `-`: what was written where its input goes (`get demo 2`).
+fn input_words<'a>(args: &'a [OsString], action: &'static registry::Action) -> Vec<&'a str> {
+    let (command, root) = (action_command(action, false), build(false));
+    let takes_value = |word: &str| {
+        word.strip_prefix("--")
+            .filter(|long| !long.contains('='))
+            .is_some_and(|long| {
+                command
+                    .get_arguments()
+                    .chain(root.get_arguments())
+                    .any(|arg| arg.get_long() == Some(long) && arg.get_action().takes_values())
+            })
+    };
+    let mut words = args.iter().skip(1).filter_map(|a| a.to_str());
+    // Up to the route's last word: `exec`, the domain, then the verb.
+    for route_word in ["exec", action.domain, action.verb] {
+        if !words.any(|word| word == route_word) {
+            return Vec::new();
+        }
+    }
+    let mut given = Vec::new();
+    while let Some(word) = words.next() {
+        if takes_value(word) {
+            words.next();
+        } else if !word.starts_with('-') {
+            given.push(word);
+        }
+    }
+    given
 }
 
 /// The input file a refused command line names: its last word after

@@ -1597,6 +1597,54 @@ fn board_and_number(text: &str) -> Option<(String, u64)> {
     Some((board.to_ascii_lowercase(), digits.parse().ok()?))
 }
 
+/// Words of a command line written where an action's input goes (`get
+/// 2`, `get '#2'`, `get demo#2`, `get demo 2`, `list demo`): the input
+/// they mean, a board as `channel` and a task's number as `number`, each
+/// only where `action` has that field. `None` when they read as no such
+/// input.
+pub fn input_of_words(action: &Action, words: &[&str]) -> Option<serde_json::Map<String, Value>> {
+    let number = |word: &str| number_of_ref(word).filter(|_| names_a_field(action, "number"));
+    let board = |word: &str| board_name(word).filter(|_| names_a_field(action, "channel"));
+    let mut input = serde_json::Map::new();
+    match words {
+        [word] => {
+            if let Some(number) = number(word) {
+                input.insert("number".into(), number.into());
+            } else if let Some((board, number)) =
+                board_and_number(word).filter(|_| names_a_field(action, "number"))
+            {
+                if !GENERIC_KEYS.contains(&board.as_str()) && names_a_field(action, "channel") {
+                    input.insert("channel".into(), board.into());
+                }
+                input.insert("number".into(), number.into());
+            } else {
+                input.insert("channel".into(), board(word)?.into());
+            }
+        }
+        [board_word, number_word] => {
+            input.insert("channel".into(), board(board_word)?.into());
+            input.insert("number".into(), number(number_word)?.into());
+        }
+        _ => return None,
+    }
+    Some(input)
+}
+
+/// A word that reads as a board's name (`demo`, `#Ops-team`): the name as
+/// boards are written, lowercase and without `#`. A number is no board.
+fn board_name(word: &str) -> Option<String> {
+    let name = word.trim().strip_prefix('#').unwrap_or(word.trim());
+    let board_like = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && name.chars().any(|c| c.is_ascii_alphabetic());
+    board_like.then(|| name.to_ascii_lowercase())
+}
+
 /// The words a tracker's keys start with for any item (`TASK-3`), which
 /// name no board.
 const GENERIC_KEYS: [&str; 6] = ["task", "issue", "ticket", "bug", "story", "item"];

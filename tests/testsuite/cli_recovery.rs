@@ -1328,3 +1328,82 @@ fn input_cut_inside_a_string_names_the_shell_apostrophe() {
         "The input is not valid JSON (line 1, column 39): EOF while parsing a string; an apostrophe inside shell single quotes ends them: write the input to a file or use a heredoc."
     );
 }
+
+/// A task or a board written as words where the input goes (`get 2`, `get
+/// eng#1`, `get eng 1`, `list eng`), which name no file: still a usage
+/// error, saying the input is one JSON object, with the call those words
+/// mean; whole, it is the suggestion, and it runs.
+#[test]
+fn words_where_the_input_goes_are_told_the_input_they_mean() {
+    let runtime = Runtime::start();
+    let (cli, _) = member(&runtime);
+    let created = cli.exec(
+        "task",
+        "create",
+        r#"{"channel":"eng","tasks":[{"title":"Fix login"}]}"#,
+        &[],
+    );
+    assert_eq!(created.code, 0, "{created:?}");
+    for (args, file, arguments) in [
+        (
+            &["get", "eng#1"][..],
+            true,
+            json!({"channel": "eng", "number": 1}),
+        ),
+        (
+            &["get", "eng", "1"],
+            false,
+            json!({"channel": "eng", "number": 1}),
+        ),
+        (
+            &["get", "eng", "1", "-"],
+            false,
+            json!({"channel": "eng", "number": 1}),
+        ),
+        (&["list", "eng"], true, json!({"channel": "eng"})),
+    ] {
+        let run = cli.run(&[&["exec", "task"][..], args].concat(), None);
+        assert_eq!((run.code, run.error_code().as_str()), (2, "usage_error"));
+        let error = run.json()["error"].clone();
+        let message = error["message"].as_str().unwrap();
+        assert_eq!(
+            message.starts_with("Cannot open input file"),
+            file,
+            "{args:?}: {message}"
+        );
+        assert!(
+            message.contains("The input is one JSON object, on stdin (`-`) or in a file"),
+            "{args:?}: {message}"
+        );
+        let suggestion = &error["suggested_action"];
+        assert_eq!(suggestion["arguments"], arguments, "{args:?}: {error}");
+        let run = run_command(&cli, &suggestion["command"], &suggestion["arguments"]);
+        assert_eq!(run.code, 0, "{args:?}: {run:?}");
+    }
+    // A number alone, or with a `#`: the board is still to be given, so
+    // nothing is filled in, and the message shows what is missing.
+    for word in ["1", "#1"] {
+        let run = cli.run(&["exec", "task", "get", word], None);
+        assert_eq!((run.code, run.error_code().as_str()), (2, "usage_error"));
+        let error = run.json()["error"].clone();
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .contains(r#"`echo '{"channel": …, "number": 1}' | agentteam exec task get -`"#),
+            "{error}"
+        );
+        assert_eq!(error["suggested_action"]["arguments"], json!({}), "{error}");
+    }
+    // Never a filled-in delete.
+    let run = cli.run(&["exec", "task", "delete", "eng#1"], None);
+    assert_eq!(
+        run.json()["error"]["suggested_action"]["arguments"],
+        json!({}),
+        "{run:?}"
+    );
+    // A path that names no file and reads as no input is told only that.
+    let run = cli.run(&["exec", "task", "get", "missing.json"], None);
+    let error = run.json()["error"].clone();
+    assert!(error.get("suggested_action").is_none(), "{error}");
+}
