@@ -87,13 +87,14 @@ const OTHER_FLAGS: [(&str, &str); 3] = [
 ];
 
 /// Flags other CLIs take their input by; this one takes `-` or a path.
-const INPUT_FLAGS: [&str; 10] = [
+const INPUT_FLAGS: [&str; 11] = [
     "--input",
     "--data",
     "--body",
     "--payload",
     "--file",
     "-d",
+    "-f",
     "--args",
     "--arguments",
     "--params",
@@ -331,20 +332,34 @@ impl<'a> Refused<'a> {
         let input_elsewhere = self.input_elsewhere.as_ref().zip(route);
         if let Some((elsewhere, route)) = input_elsewhere {
             let action = route.action;
+            // A file's path given to the flag (`-f in.json`) goes where
+            // the flag was, and its JSON is the input.
+            let file = match elsewhere {
+                Elsewhere::Flag(flag) => {
+                    flag_value(self.args, flag).filter(|path| std::path::Path::new(path).is_file())
+                }
+                Elsewhere::Word => None,
+            };
             let (said, given) = match elsewhere {
                 Elsewhere::Flag(flag) => (
                     format!("`{flag}` is no flag here"),
-                    input_flag_value(self.args, flag),
+                    input_flag_value(self.args, flag)
+                        .or_else(|| file.and_then(|_| given_input(self.args))),
                 ),
                 Elsewhere::Word => (
                     "JSON is not read as a word of the command line".to_string(),
                     json_word(self.args),
                 ),
             };
+            let example = match file {
+                Some(path) => command_line(
+                    &["agentteam", "exec", action.domain, action.verb, path].map(str::to_string),
+                ),
+                None => format!("echo '{{…}}' | {}", action.cli_command()),
+            };
             failure.message = format!(
-                "{}. {said}: an action's input is its last word, `-` for stdin or a file's path: `echo '{{…}}' | {}`.",
+                "{}. {said}: an action's input is its last word, `-` for stdin or a file's path: `{example}`.",
                 failure.message,
-                action.cli_command()
             );
             // The JSON given there, when it is valid input (never for a
             // destructive action).

@@ -1407,3 +1407,37 @@ fn words_where_the_input_goes_are_told_the_input_they_mean() {
     let error = run.json()["error"].clone();
     assert!(error.get("suggested_action").is_none(), "{error}");
 }
+
+/// `-f PATH`, as kubectl and docker take a file, is told as `--input PATH`
+/// is: the path is the last word, and the file's input is the suggestion.
+#[test]
+fn a_file_given_to_f_is_told_the_path_goes_last() {
+    let runtime = Runtime::start();
+    let (cli, _) = member(&runtime);
+    let created = cli.exec(
+        "task",
+        "create",
+        r#"{"channel":"eng","tasks":[{"title":"Fix login"}]}"#,
+        &[],
+    );
+    assert_eq!(created.code, 0, "{created:?}");
+    let path = cli.home.path().join("in.json");
+    std::fs::write(&path, r#"{"channel": "eng", "number": 1}"#).unwrap();
+    let path = path.to_str().unwrap();
+    for flag in ["-f", "--input"] {
+        let run = cli.run(&["exec", "task", "get", flag, path], None);
+        assert_eq!((run.code, run.error_code().as_str()), (2, "usage_error"));
+        let error = run.json()["error"].clone();
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!(
+                "`{flag}` is no flag here: an action's input is its last word"
+            )) && message.contains(&format!("`agentteam exec task get {path}`")),
+            "{message}"
+        );
+        let suggestion = &error["suggested_action"];
+        let run = run_command(&cli, &suggestion["command"], &suggestion["arguments"]);
+        assert_eq!(run.code, 0, "{flag}: {run:?}");
+        assert_eq!(run.json()["data"]["title"], "Fix login");
+    }
+}
