@@ -1,6 +1,6 @@
 //! `agentteam exec <domain> <action>`: read input → validate → resolve hidden
 //! context → call → print, in one of four modes: one request, a dry run, a
-//! `--batch` of NDJSON lines, or `--paginate`. Nothing here knows a domain:
+//! `--batch` of NDJSON lines (sent, or each line's dry run), or `--paginate`. Nothing here knows a domain:
 //! the action comes from the registry and everything about it is read from
 //! its entry.
 
@@ -39,8 +39,9 @@ pub enum Mode {
     Single,
     /// Validate and resolve, print the request, send nothing.
     DryRun,
-    /// NDJSON in, one result line per input line, in input order.
-    Batch { concurrency: usize },
+    /// NDJSON in, one result line per input line, in input order; with
+    /// `dry_run`, each line's dry run, nothing sent.
+    Batch { concurrency: usize, dry_run: bool },
     /// Follow `next_cursor`, streaming items as NDJSON.
     Paginate { max_items: Option<u64> },
 }
@@ -59,7 +60,10 @@ pub fn run(settings: &ExecSettings, printer: &Printer) -> ExitClass {
     let result = match settings.mode {
         Mode::Single => single(settings, printer),
         Mode::DryRun => dry_run(settings, printer),
-        Mode::Batch { concurrency } => return batch(settings, concurrency, printer),
+        Mode::Batch {
+            concurrency,
+            dry_run,
+        } => return batch(settings, concurrency, dry_run, printer),
         Mode::Paginate { max_items } => return paginate(settings, max_items, printer),
     };
     match result {
@@ -377,13 +381,29 @@ async fn call_within_budget(
 fn dry_run(settings: &ExecSettings, printer: &Printer) -> Result<ExitClass, Failure> {
     let action = settings.action;
     let input = prepare(action, &read_input(&settings.input, action)?)?;
-    let context =
-        Context::for_action(settings.profile.as_deref(), action).map_err(|f| Failure {
-            message: format!("Dry run: the request cannot be built. {}", f.message),
-            ..f
-        })?;
-    let request = context.request(action, &input);
+    let context = dry_run_context(settings)?;
     let client = context.client(settings)?;
+    let doc = dry_run_request(action, &context, &client, &input);
+    if printer.format == crate::output::Format::Text {
+        printer.stdout(&dry_run_text(&doc));
+        return Ok(ExitClass::Success);
+    }
+    Ok(printer.document(doc))
+}
+
+/// The context a dry run builds its request with; runs no credential
+/// process.
+fn dry_run_context(settings: &ExecSettings) -> Result<Context, Failure> {
+    Context::for_action(settings.profile.as_deref(), settings.action).map_err(|f| Failure {
+        message: format!("Dry run: the request cannot be built. {}", f.message),
+        ..f
+    })
+}
+
+/// The request `input` would be sent as, token redacted, as a dry run
+/// shows it.
+fn dry_run_request(action: &Action, context: &Context, client: &Client, input: &Value) -> Value {
+    let request = context.request(action, input);
     let mut headers = Map::new();
     headers.insert("authorization".into(), json!("Bearer <redacted>"));
     let body = match (&request.method, &request.body) {
@@ -395,19 +415,14 @@ fn dry_run(settings: &ExecSettings, printer: &Printer) -> Result<ExitClass, Fail
     };
     headers.insert("accept".into(), json!(crate::client::ACCEPT));
     headers.insert("user-agent".into(), json!(crate::client::USER_AGENT));
-    let doc = json!({
+    json!({
         "dry_run": true,
         "action": action.id(),
         "method": request.method.as_str(),
         "url": client.url(&request),
         "headers": headers,
         "body": body,
-    });
-    if printer.format == crate::output::Format::Text {
-        printer.stdout(&dry_run_text(&doc));
-        return Ok(ExitClass::Success);
-    }
-    Ok(printer.document(doc))
+    })
 }
 
 /// A dry run as a person reads a request: the request line, one
@@ -620,7 +635,14 @@ fn resume_from(mut failure: Failure, input: &Value, emitted: u64) -> Failure {
 
 /// `--batch`: NDJSON in, one result line per non-blank input line, in input
 /// order, over one connection pool with at most `concurrency` in flight.
-fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> ExitClass {
+/// With `dry_run`, each line's result is its dry run: validated and built,
+/// never sent, so a batch can be checked whole before it acts.
+fn batch(
+    settings: &ExecSettings,
+    concurrency: usize,
+    dry_run: bool,
+    printer: &Printer,
+) -> ExitClass {
     let action = settings.action;
     let reader: Box<dyn BufRead + Send> = match &settings.input {
         InputSource::Stdin | InputSource::Unnamed => Box::new(BufReader::new(std::io::stdin())),
@@ -634,7 +656,10 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
         Err(failure) => return printer.failure(&failure),
     };
     // Credentials are resolved once; if they are missing every valid line says so.
-    let context = Context::for_action(settings.profile.as_deref(), action);
+    let context = match dry_run {
+        true => dry_run_context(settings),
+        false => Context::for_action(settings.profile.as_deref(), action),
+    };
     let client = context.as_ref().ok().map(|c| c.client(settings));
     let session = context.as_ref().ok().map(Context::session);
 
@@ -657,6 +682,12 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
                     .expect("a client exists when the context does")
                     .as_ref()
                     .map_err(Clone::clone)?;
+                if dry_run {
+                    return Ok(Success {
+                        data: dry_run_request(action, context, client, &input),
+                        meta: Map::new(),
+                    });
+                }
                 let session = session
                     .as_ref()
                     .expect("a session exists when the context does");
@@ -781,8 +812,9 @@ fn batch(settings: &ExecSettings, concurrency: usize, printer: &Printer) -> Exit
     // A batch of changes cut short by its reader did not do all it was
     // asked: said, and with a status a pipeline sees (its worst line's, else
     // that of a process ended by SIGPIPE, as `set -o pipefail` expects of
-    // any writer). A read's reader took what it wanted.
-    if let Some(lost) = cut.filter(|_| !action.read_only()) {
+    // any writer). A read's reader took what it wanted; a dry run sent
+    // nothing.
+    if let Some(lost) = cut.filter(|_| !action.read_only() && !dry_run) {
         let answers = match lost == last {
             true => format!("the answer to line {last} was lost (it was sent)"),
             false => format!("the answers to lines {lost} to {last} were lost (they were sent)"),

@@ -204,13 +204,12 @@ fn action_command(action: &'static registry::Action, long_help: bool) -> Command
             Arg::new("dry_run")
                 .long("dry-run")
                 .action(ArgAction::SetTrue)
-                .help("Validate and resolve credentials, print the request that would be sent (token redacted, `data.dry_run: true`), send nothing"),
+                .help("Validate and resolve credentials, print the request that would be sent (token redacted, `data.dry_run: true`), send nothing; with --batch, each line's"),
         )
         .arg(
             Arg::new("batch")
                 .long("batch")
                 .action(ArgAction::SetTrue)
-                .conflicts_with("dry_run")
                 .help("Read newline-delimited JSON objects; print one JSON result line per input line, in input order"),
         )
         .arg(
@@ -487,10 +486,9 @@ fn run_exec(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
             "--batch prints one JSON result line per input line; --format text does not apply to it.",
         ));
     }
-    let mode = if am.get_flag("dry_run") {
-        Mode::DryRun
-    } else if am.get_flag("batch") {
+    let mode = if am.get_flag("batch") {
         Mode::Batch {
+            dry_run: am.get_flag("dry_run"),
             // Appends (checkpoints) are a timeline: one at a time unless
             // asked, so they are stored in the order of their lines.
             concurrency: am.get_one::<u16>("concurrency").copied().unwrap_or(
@@ -501,6 +499,8 @@ fn run_exec(m: &ArgMatches, profile: Option<String>, printer: &Printer) -> ExitC
                 },
             ) as usize,
         }
+    } else if am.get_flag("dry_run") {
+        Mode::DryRun
     } else if action.paginated && am.get_flag("paginate") {
         Mode::Paginate {
             max_items: am.get_one::<u64>("max_items").copied(),

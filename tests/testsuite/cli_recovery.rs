@@ -1441,3 +1441,43 @@ fn a_file_given_to_f_is_told_the_path_goes_last() {
         assert_eq!(run.json()["data"]["title"], "Fix login");
     }
 }
+
+/// `--batch --dry-run` checks every line and sends none: each line's
+/// result is its dry run, in the batch's shape, and the exit status is
+/// the worst line's.
+#[test]
+fn a_batch_dry_run_checks_every_line_and_sends_none() {
+    let runtime = Runtime::start();
+    let (cli, _) = member(&runtime);
+    let lines =
+        "{\"channel\":\"eng\",\"tasks\":[{\"title\":\"a\"}]}\n{\"channel\":\"eng\",\"tasks\":[]}\n";
+    let path = cli.home.path().join("batch.jsonl");
+    std::fs::write(&path, lines).unwrap();
+    let path = path.to_str().unwrap();
+    for (args, stdin) in [
+        (
+            &["exec", "task", "create", "--batch", path, "--dry-run"][..],
+            None,
+        ),
+        (
+            &["exec", "task", "create", "-", "--batch", "--dry-run"],
+            Some(lines),
+        ),
+    ] {
+        let run = cli.run(args, stdin);
+        assert_eq!(run.code, 2, "{run:?}");
+        let results: Vec<Value> = run
+            .stdout
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(results.len(), 2, "{run:?}");
+        assert_eq!(results[0]["data"]["dry_run"], true, "{run:?}");
+        assert_eq!(results[0]["data"]["body"]["tasks"][0]["title"], "a");
+        assert_eq!(results[0]["meta"]["line"], 1);
+        assert_eq!(results[1]["error"]["code"], "invalid_input");
+        assert_eq!(results[1]["error"]["details"]["line"], 2);
+    }
+    let listed = cli.exec("task", "list", r#"{"channel":"eng"}"#, &[]);
+    assert_eq!(listed.json()["data"]["items"], json!([]), "{listed:?}");
+}
