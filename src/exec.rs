@@ -1,8 +1,8 @@
 //! `agentteam exec <domain> <action>`: read input → validate → resolve hidden
 //! context → call → print, in one of four modes: one request, a dry run, a
-//! `--batch` of NDJSON lines (sent, or each line's dry run), or `--paginate`. Nothing here knows a domain:
-//! the action comes from the registry and everything about it is read from
-//! its entry.
+//! `--batch` of NDJSON lines (sent, or each line's dry run), or
+//! `--paginate`. Nothing here knows a domain: the action comes from the
+//! registry and everything about it is read from its entry.
 
 use std::io::{BufRead, BufReader, IsTerminal, Read};
 use std::path::PathBuf;
