@@ -1196,9 +1196,21 @@ fn unknown_fields_get_the_nearest_name_or_the_registry_synonym() {
         "Unknown field; did you mean `assignee`?"
     );
     assert_eq!(e["tasks/0/tags"], "Unknown field; use `labels`.");
+    // Every field of a task, in the schema's order (a new one joins them).
+    let schema = find("task", "create").unwrap().cached_input_schema();
+    let fields: Vec<String> = schema["properties"]["tasks"]["items"]["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|name| format!("`{name}`"))
+        .collect();
+    assert!(fields.len() >= 10 && fields[0] == "`title`", "{fields:?}");
     assert_eq!(
         e["tasks/0/frobnicate"],
-        "Unknown field; the fields here are `title`, `description`, `status`, `priority`, `assignee`, `labels`, `checklist`, `urls`, `attachments`, `blocker`: rename it to the one meant, or drop it."
+        format!(
+            "Unknown field; the fields here are {}: rename it to the one meant, or drop it.",
+            fields.join(", ")
+        )
     );
     let e = errors(
         "task",

@@ -19,6 +19,11 @@ use crate::support::runtime::Runtime;
 /// in one retry, half the context per journey").
 const BEFORE_BYTES: usize = 61_000;
 
+/// What the journey may read: 60 % of [`BEFORE_BYTES`]. A longer help, a
+/// description or an answer an agent reads is paid for here; find the
+/// bytes elsewhere before raising it (README, "Adding an action").
+const BUDGET_BYTES: usize = BEFORE_BYTES * 6 / 10;
+
 /// What an agent read, by kind.
 #[derive(Default)]
 struct Figures {
@@ -656,12 +661,18 @@ fn a_release_planning_journey_fits_its_budget_and_every_mistake_takes_one_retry(
         figures.failed_bytes,
         figures.failed_calls,
         figures.mistakes,
-        BEFORE_BYTES * 6 / 10,
+        BUDGET_BYTES,
     );
     assert!(figures.mistakes >= 30, "{} mistakes", figures.mistakes);
     assert!(
-        figures.total() <= BEFORE_BYTES * 6 / 10,
-        "the journey read {} bytes, over 60% of {BEFORE_BYTES}",
-        figures.total()
+        figures.total() <= BUDGET_BYTES,
+        "the journey read {} bytes, {} over its budget (`BUDGET_BYTES` in tests/testsuite/agent_journey.rs, 60% of {BEFORE_BYTES}): \
+         help {}, answers {}, errors {}. Find the bytes in what this change lengthened, or raise the budget with a reason; \
+         docs/agents.md quotes these figures (`-- --nocapture` prints them).",
+        figures.total(),
+        figures.total() - BUDGET_BYTES,
+        figures.help_bytes,
+        figures.ok_bytes,
+        figures.failed_bytes,
     );
 }

@@ -7,9 +7,12 @@ use crate::error::code;
 use crate::registry::schema::*;
 use crate::registry::*;
 
-/// A field `task_update` may change; at least one must be present. The one
-/// list of them: the input schema, the "at least one" rule, the store's typed
-/// changes and the activity record are all built from [`Field::ALL`].
+/// A field `task_update` may change; at least one must be present. The
+/// input schema, the "at least one" rule and the activity record are built
+/// from [`Field::ALL`]; the store's typed changes (`UpdateInput`, `Change`
+/// in `runtime/store/inputs.rs`) and each engine's update match on this
+/// enum, exhaustively, so the compiler names each place a new field goes
+/// (README, "Adding a task field").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Field {
     Title,
