@@ -165,7 +165,7 @@ error_codes! {
     INVALID_PARENT = "invalid_parent", Rejected, 422, false,
         "The requested parent would make a task its own ancestor. Choose a parent outside the task's subtree.";
     CURSOR_INVALID = "cursor_invalid", Rejected, 400, false,
-        "The cursor is malformed or belongs to another query or filter set. Restart without a cursor.";
+        "The cursor is malformed or belongs to another query or filter set. To go on, send the inputs of the call that answered it, unchanged but `limit`; else restart without a cursor.";
     SUBTASK_MODE_REQUIRED = "subtask_mode_required", Rejected, 422, false,
         "The task has subtasks. Choose subtask_mode `promote` (keep them) or `delete` (remove them).";
     NOT_TASK_CREATOR = "not_task_creator", Rejected, 403, false,

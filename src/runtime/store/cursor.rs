@@ -127,10 +127,14 @@ pub fn decode(text: &str, digest: &str, sort: Sort) -> Result<After, Failure> {
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
         .ok_or_else(malformed)?;
     if wire.d != digest {
-        return Err(invalid(
-            "belongs to another query, filter set or order",
-            "Not a cursor from this query and filter set.",
-        ));
+        // Most often a page's call sent again with an input left out or
+        // changed: going on takes that call's very inputs, and the call
+        // without a cursor reads another list from its start.
+        return Err(Failure::new(
+            code::CURSOR_INVALID,
+            "The cursor belongs to another query, filter set or order: to go on, send the inputs of the call that answered it, unchanged but `limit`; to start over, list again without a cursor.",
+        )
+        .field("cursor", "Not a cursor from this query and filter set."));
     }
     let int = |i: usize| wire.k.get(i).and_then(Value::as_i64);
     let after = match (sort, wire.k.len()) {

@@ -243,12 +243,19 @@ pub fn parent_deleted(board: &str, number: i64, field: &str) -> Failure {
 /// The list is proposed only when there is one board: of several, the
 /// input names none, and a call is never proposed on a board the caller
 /// did not name (README, "Output").
-pub fn task_scope_not_found(boards: Vec<String>) -> Failure {
+pub fn task_scope_not_found(scope_id: &str, boards: Vec<String>) -> Failure {
+    // An id copied without its prefix (`tsk_`), as some answers' ids are
+    // shortened when read aloud: said, the rest of the refusal still true.
+    let prefix = crate::ids::IdKind::TaskScope.prefix();
+    let said = match scope_id.starts_with(prefix) {
+        true => "No such live task scope.".to_string(),
+        false => format!("No such live task scope; a task's scope_id begins `{prefix}`."),
+    };
     let failure = Failure::new(
         code::TASK_SCOPE_NOT_FOUND,
         "parent_task_scope names no live task in this workspace; list the parent's board with task_list (candidates are the boards this agent may use) and copy its scope_id, or give channel and parent instead.",
     )
-    .field("parent_task_scope/scope_id", "No such live task scope.");
+    .field("parent_task_scope/scope_id", said);
     let mut boards = boards;
     boards.sort();
     boards.truncate(MAX_CANDIDATES);
@@ -508,18 +515,25 @@ pub fn not_task_creator(number: i64, creator: &str) -> Failure {
     )
 }
 
-pub fn subtask_mode_required(number: i64, subtasks: usize) -> Failure {
+pub fn subtask_mode_required(number: i64, subtasks: usize, foreign: Option<i64>) -> Failure {
     let (noun, them, kept) = if subtasks == 1 {
         ("subtask", "it", "a top-level task")
     } else {
         ("subtasks", "them", "top-level tasks")
     };
+    // `delete` offered only where it could be taken: a subtask another
+    // agent created refuses it (`subtask_creator_mismatch`).
+    let choice = match foreign {
+        None => format!(
+            "Choose subtask_mode `promote` (keep {them} as {kept}) or `delete` (delete {them} too)."
+        ),
+        Some(other) => format!(
+            "Choose subtask_mode `promote` (keep {them} as {kept}); `delete` would be refused, subtask #{other} being another agent's."
+        ),
+    };
     Failure::new(
         code::SUBTASK_MODE_REQUIRED,
-        format!(
-            "Task #{number} has {subtasks} live {noun}; nothing was deleted. Choose subtask_mode \
-             `promote` (keep {them} as {kept}) or `delete` (delete {them} too)."
-        ),
+        format!("Task #{number} has {subtasks} live {noun}; nothing was deleted. {choice}"),
     )
     .field("subtask_mode", "Required for a task with subtasks.")
 }

@@ -2359,6 +2359,20 @@ fn lookup_failures_carry_candidates_and_a_call_that_works<E: Engine>() {
     assert_eq!(f.code, "task_scope_not_found");
     assert_eq!(values(&f), [json!("eng"), json!("ops")]);
     assert!(f.suggested_action.is_none(), "{f:?}");
+    assert_eq!(
+        f.field_errors["parent_task_scope/scope_id"],
+        "No such live task scope."
+    );
+    // An id without its prefix: the prefix named.
+    let f = w.err(
+        &w.bob,
+        "create",
+        json!({"parent_task_scope": {"kind": "task", "scope_id": "cabcd9999c68ff1e8a655a0f125067c6"}, "tasks": [{"title": "x"}]}),
+    );
+    assert_eq!(
+        f.field_errors["parent_task_scope/scope_id"],
+        "No such live task scope; a task's scope_id begins `tsk_`."
+    );
     let f = w.err(
         &w.mallory,
         "create",
@@ -2717,7 +2731,7 @@ fn delete_rules<E: Engine>() {
         "{f:?}"
     );
     assert_eq!(
-        refusals::subtask_mode_required(7, 1).message,
+        refusals::subtask_mode_required(7, 1, None).message,
         "Task #7 has 1 live subtask; nothing was deleted. Choose subtask_mode `promote` (keep it as \
          a top-level task) or `delete` (delete it too)."
     );
@@ -2887,6 +2901,26 @@ fn delete_rules<E: Engine>() {
         );
     }
     assert_eq!(w.store.events("deleted"), 6);
+    // A subtask of another agent's right under it: `delete` is not offered,
+    // since it would be refused.
+    let root = w.titles(&w.alice, "eng", &["root of bob's"])[0];
+    let bobs = w.create(
+        &w.bob,
+        json!({"channel": "eng", "parent": root, "tasks": [{"title": "bob's own"}]}),
+    )[0]["number"]
+        .clone();
+    let f = w.err(
+        &w.alice,
+        "delete",
+        json!({"channel": "eng", "number": root}),
+    );
+    assert_eq!(f.code, "subtask_mode_required");
+    assert!(
+        f.message.ends_with(&format!(
+            "Choose subtask_mode `promote` (keep it as a top-level task); `delete` would be refused, subtask #{bobs} being another agent's."
+        )),
+        "{f:?}"
+    );
 }
 
 fn private_boards_refuse_non_members<E: Engine>() {

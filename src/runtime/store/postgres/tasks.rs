@@ -621,7 +621,11 @@ async fn lock_placement(
         // Unknown, deleted, other-workspace scopes and those on a private
         // board the caller is not a member of are indistinguishable.
         let Some(row) = found.filter(|row| row.get::<_, bool>(3)) else {
-            return Err(refusals::task_scope_not_found(usable_boards(tx, p).await?).into());
+            return Err(refusals::task_scope_not_found(
+                &scope.scope_id,
+                usable_boards(tx, p).await?,
+            )
+            .into());
         };
         let status: String = row.get(5);
         if !ACTIVE_STATUSES.contains(&status.as_str()) {
@@ -1685,7 +1689,13 @@ pub(super) async fn delete_task(
     if !children.is_empty() {
         match input.subtask_mode {
             None => {
-                return Err(refusals::subtask_mode_required(input.number, children.len()).into());
+                let foreign = children
+                    .iter()
+                    .find(|(.., creator)| *creator != p.agent_id)
+                    .map(|(_, number, _)| *number);
+                return Err(
+                    refusals::subtask_mode_required(input.number, children.len(), foreign).into(),
+                );
             }
             Some(SubtaskMode::Promote) => {
                 promoted = children

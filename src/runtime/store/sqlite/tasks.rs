@@ -511,7 +511,10 @@ fn place(c: &Connection, p: &Principal, input: &CreateInput) -> Result<Placement
         let Some((task_id, channel_id, name, _, number, status)) =
             found.filter(|_| usable == Some(true))
         else {
-            return Err(refusals::task_scope_not_found(usable_boards(c, p)?));
+            return Err(refusals::task_scope_not_found(
+                &scope.scope_id,
+                usable_boards(c, p)?,
+            ));
         };
         if !ACTIVE_STATUSES.contains(&status.as_str()) {
             return Err(refusals::task_scope_closed(&name, number, &status));
@@ -1216,9 +1219,14 @@ pub(super) fn delete_task(
     if !children.is_empty() {
         match input.subtask_mode {
             None => {
+                let foreign = children
+                    .iter()
+                    .find(|(.., creator)| *creator != p.agent_id)
+                    .map(|(_, number, _)| *number);
                 return Err(refusals::subtask_mode_required(
                     input.number,
                     children.len(),
+                    foreign,
                 ));
             }
             Some(SubtaskMode::Promote) => {
