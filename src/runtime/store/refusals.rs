@@ -269,6 +269,20 @@ pub fn task_scope_not_found(scope_id: &str, boards: Vec<String>) -> Failure {
     }
 }
 
+/// The scope's task (`number` on `board`, a board the caller may use) was
+/// deleted: said so, as a deleted task's number is, with the board's live
+/// tasks one `task_list` away (a subtask of it goes nowhere now).
+pub fn task_scope_deleted(board: &str, number: i64) -> Failure {
+    Failure::new(
+        code::TASK_SCOPE_NOT_FOUND,
+        format!(
+            "parent_task_scope names task #{number} on board `{board}`, which was deleted; a deleted task takes no subtasks (task_list shows the live ones)."
+        ),
+    )
+    .field("parent_task_scope/scope_id", "Deleted.")
+    .suggest("task_list", list_board(board))
+}
+
 /// The scope's task (`number` on `board`) is live but not active: a task
 /// scope takes subtasks only while its task is active (docs/contract.md
 /// §13.2). The way that still works is named: the same parent by board and

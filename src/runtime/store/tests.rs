@@ -598,6 +598,21 @@ fn subtasks_by_parent_number_and_by_task_scope<E: Engine>() {
         json!({"parent_task_scope": {"kind": "task", "scope_id": secret["scope_id"]}, "tasks": [{"title": "x"}]}),
     );
     assert_eq!(f.code, "task_scope_not_found");
+    // Said to be deleted to one who may use its board, with the board's
+    // live tasks as the way on; to a non-member, as unknown as before.
+    assert!(
+        f.message
+            .starts_with("parent_task_scope names task #1 on board `secret`, which was deleted"),
+        "{f:?}"
+    );
+    assert_eq!(f.field_errors["parent_task_scope/scope_id"], "Deleted.");
+    w.follow(&w.alice, &World::<E>::suggestion(&f)).unwrap();
+    let f = w.err(
+        &w.bob,
+        "create",
+        json!({"parent_task_scope": {"kind": "task", "scope_id": secret["scope_id"]}, "tasks": [{"title": "x"}]}),
+    );
+    assert!(!f.message.contains("deleted"), "{f:?}");
     // A task scope takes subtasks only while its task is active; a closed
     // task still takes them by board and number, as the refusal says.
     let by_scope = json!({"parent_task_scope": {"kind": "task", "scope_id": parent["scope_id"]}, "tasks": [{"title": "x"}]});

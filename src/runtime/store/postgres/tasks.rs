@@ -613,13 +613,14 @@ async fn lock_placement(
     if let Some(scope) = &input.parent_task_scope {
         const SQL: &str = "SELECT t.id, c.id, c.name, NOT c.private OR EXISTS \
              (SELECT 1 FROM channel_members m WHERE m.channel_id = c.id AND m.agent_id = $3), \
-             t.number, t.status \
+             t.number, t.status, t.deleted_at IS NOT NULL \
              FROM tasks t JOIN channels c ON c.id = t.channel_id \
-             WHERE t.scope_id = $1 AND c.workspace_id = $2 AND t.deleted_at IS NULL \
+             WHERE t.scope_id = $1 AND c.workspace_id = $2 \
              FOR NO KEY UPDATE OF t";
         let found = maybe(tx, SQL, &[&scope.scope_id, &p.workspace_id, &p.agent_id]).await?;
-        // Unknown, deleted, other-workspace scopes and those on a private
-        // board the caller is not a member of are indistinguishable.
+        // Unknown, other-workspace scopes and those on a private board the
+        // caller is not a member of are indistinguishable; a deleted one on
+        // a board it may use is said to be deleted.
         let Some(row) = found.filter(|row| row.get::<_, bool>(3)) else {
             return Err(refusals::task_scope_not_found(
                 &scope.scope_id,
@@ -627,6 +628,9 @@ async fn lock_placement(
             )
             .into());
         };
+        if row.get::<_, bool>(6) {
+            return Err(refusals::task_scope_deleted(row.get(2), row.get(4)).into());
+        }
         let status: String = row.get(5);
         if !ACTIVE_STATUSES.contains(&status.as_str()) {
             return Err(refusals::task_scope_closed(row.get(2), row.get(4), &status).into());

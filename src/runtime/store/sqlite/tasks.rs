@@ -483,12 +483,13 @@ struct Placement {
 
 fn place(c: &Connection, p: &Principal, input: &CreateInput) -> Result<Placement, Failure> {
     if let Some(scope) = &input.parent_task_scope {
-        type Found = (i64, i64, String, bool, i64, String);
+        type Found = (i64, i64, String, bool, i64, String, bool);
         let found: Option<Found> = c
             .row_cached(
-                "SELECT t.id, c.id, c.name, c.private, t.number, t.status \
+                "SELECT t.id, c.id, c.name, c.private, t.number, t.status, \
+                 t.deleted_at IS NOT NULL \
                  FROM tasks t JOIN channels c ON c.id = t.channel_id \
-                 WHERE t.scope_id = ?1 AND c.workspace_id = ?2 AND t.deleted_at IS NULL",
+                 WHERE t.scope_id = ?1 AND c.workspace_id = ?2",
                 params![scope.scope_id, p.workspace_id],
                 |r| {
                     Ok((
@@ -498,17 +499,19 @@ fn place(c: &Connection, p: &Principal, input: &CreateInput) -> Result<Placement
                         r.get(3)?,
                         r.get(4)?,
                         r.get(5)?,
+                        r.get(6)?,
                     ))
                 },
             )
             .optional()?;
-        // Unknown, deleted, other-workspace scopes and those on a private
-        // board the caller is not a member of are indistinguishable.
+        // Unknown, other-workspace scopes and those on a private board the
+        // caller is not a member of are indistinguishable; a deleted one on
+        // a board it may use is said to be deleted.
         let mut usable = None;
-        if let Some((_, channel_id, _, private, _, _)) = &found {
+        if let Some((_, channel_id, _, private, ..)) = &found {
             usable = Some(may_use(c, p, *channel_id, *private)?);
         }
-        let Some((task_id, channel_id, name, _, number, status)) =
+        let Some((task_id, channel_id, name, _, number, status, deleted)) =
             found.filter(|_| usable == Some(true))
         else {
             return Err(refusals::task_scope_not_found(
@@ -516,6 +519,9 @@ fn place(c: &Connection, p: &Principal, input: &CreateInput) -> Result<Placement
                 usable_boards(c, p)?,
             ));
         };
+        if deleted {
+            return Err(refusals::task_scope_deleted(&name, number));
+        }
         if !ACTIVE_STATUSES.contains(&status.as_str()) {
             return Err(refusals::task_scope_closed(&name, number, &status));
         }
