@@ -101,6 +101,43 @@ pub fn newer_schema(version: u32, latest: u32) -> Failure {
     .field("db", "Written by a newer agentteam-runtime.")
 }
 
+/// Panics unless `migrations` registers every SQL file of the engine's
+/// migrations directory `dir` (relative to the crate) exactly once: in
+/// file-name order, each with the version and name its file name gives
+/// (`NNNN_name.sql`) and that file's SQL, the versions 1, 2, 3, … without
+/// a gap. The list is written by hand beside the files; this keeps the two
+/// from drifting apart.
+#[cfg(test)]
+pub fn assert_registers_every_file(dir: &str, migrations: &[Migration]) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut files: Vec<(String, String)> = std::fs::read_dir(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .map(|entry| {
+            let entry = entry.unwrap();
+            let name = entry.file_name().into_string().unwrap();
+            let sql = std::fs::read_to_string(entry.path()).unwrap();
+            (name, sql)
+        })
+        .collect();
+    files.sort();
+    let registered: Vec<String> = migrations
+        .iter()
+        .map(|m| format!("{:04}_{}.sql", m.version, m.name))
+        .collect();
+    let on_disk: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        registered, on_disk,
+        "{dir}: the registered migrations (version and name) are not its files"
+    );
+    for (at, (m, (name, sql))) in migrations.iter().zip(&files).enumerate() {
+        assert_eq!(m.version as usize, at + 1, "{dir}: a gap before {name}");
+        assert!(
+            m.sql == sql,
+            "{dir}: migration {name} includes another file's SQL"
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

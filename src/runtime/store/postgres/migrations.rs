@@ -107,9 +107,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn migrations_are_numbered_in_order() {
-        for (i, m) in MIGRATIONS.iter().enumerate() {
-            assert_eq!(m.version as usize, i + 1, "{}", m.name);
-        }
+    fn every_migration_file_is_registered_once_in_order() {
+        schema::assert_registers_every_file("src/runtime/store/postgres/migrations", MIGRATIONS);
     }
 }

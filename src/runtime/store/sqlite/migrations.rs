@@ -96,3 +96,13 @@ pub(super) fn apply_pending(conn: &Connection) -> Result<Vec<u32>, Failure> {
     }
     Ok(applied)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_migration_file_is_registered_once_in_order() {
+        schema::assert_registers_every_file("src/runtime/store/sqlite/migrations", MIGRATIONS);
+    }
+}
