@@ -57,8 +57,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
 
 /// A migration SQLite refused: a database that already holds tables of the
 /// runtime's names (another application's file, named by mistake) is a
-/// usage error, as on PostgreSQL, and its SQL stays out of the log.
-fn schema_failure(conn: &Connection, e: rusqlite::Error) -> Failure {
+/// usage error, as on PostgreSQL, and its SQL stays out of the log. Any
+/// other refusal names the migration and SQLite's words: migrations run
+/// only for the operator (`serve`'s start and the admin commands, never
+/// in an HTTP answer), whose stderr, like a test's panic, then says why
+/// rather than only that the store failed.
+fn schema_failure(conn: &Connection, migration: &Migration, e: rusqlite::Error) -> Failure {
     // SQLite's own words, without the statement rusqlite quotes with them.
     let said = match &e {
         rusqlite::Error::SqlInputError { msg, .. }
@@ -66,7 +70,14 @@ fn schema_failure(conn: &Connection, e: rusqlite::Error) -> Failure {
         e => e.to_string(),
     };
     if !said.contains("already exists") {
-        return e.into();
+        let message = format!(
+            "SQLite refused migration {} ({}): {said}. The store is unchanged.",
+            migration.version, migration.name
+        );
+        return Failure {
+            message,
+            ..Failure::from(e)
+        };
     }
     let path = conn.path().unwrap_or_default().to_string();
     tracing::error!(error = said, "schema refused");
@@ -87,7 +98,7 @@ pub(super) fn apply_pending(conn: &Connection) -> Result<Vec<u32>, Failure> {
     let mut applied = Vec::new();
     for migration in schema::pending(MIGRATIONS, version)? {
         conn.execute_batch(migration.sql)
-            .map_err(|e| schema_failure(conn, e))?;
+            .map_err(|e| schema_failure(conn, migration, e))?;
         if migration.reindex_search {
             tasks::reindex_search(conn)?;
         }
@@ -104,5 +115,40 @@ mod tests {
     #[test]
     fn every_migration_file_is_registered_once_in_order() {
         schema::assert_registers_every_file("src/runtime/store/sqlite/migrations", MIGRATIONS);
+    }
+
+    /// A migration SQLite refuses says which one and why, where the operator
+    /// (or a test's panic) reads it, and leaves the store as it was.
+    #[test]
+    fn a_refused_migration_names_itself_and_sqlites_words() {
+        use super::super::super::schema::OnOpen;
+        use super::super::SqliteStore;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rt.db");
+        drop(SqliteStore::open(&path, OnOpen::Migrate).unwrap());
+        // The version rewound before `checkpoint_numbers`, its column kept.
+        let before = 6;
+        Connection::open(&path)
+            .unwrap()
+            .pragma_update(None, "user_version", before)
+            .unwrap();
+        let Err(refused) = SqliteStore::open(&path, OnOpen::Migrate) else {
+            panic!("migration {} ran twice", before + 1);
+        };
+        let last = MIGRATIONS[before];
+        assert_eq!(last.name, "checkpoint_numbers");
+        assert_eq!(refused.code, "server_error");
+        assert_eq!(
+            refused.message,
+            format!(
+                "SQLite refused migration {} ({}): duplicate column name: number. The store is unchanged.",
+                last.version, last.name
+            )
+        );
+        let version: usize = Connection::open(&path)
+            .unwrap()
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, before);
     }
 }
