@@ -11,6 +11,7 @@
 //! [`dispatch`], the one place a registry action becomes a store call; the
 //! typed inputs of the operations are in `inputs.rs`.
 
+mod columns;
 pub mod cursor;
 mod hints;
 mod inputs;

@@ -9,6 +9,7 @@ use serde_json::Value;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
+use super::super::columns::Column;
 use super::super::*;
 use super::admin::{self, live_token};
 use super::connections::{Error, Result, all};
@@ -128,10 +129,9 @@ macro_rules! get_one {
             "), \
              (SELECT count(*) FROM tasks s WHERE s.parent_id = t.id AND s.deleted_at IS NULL), \
              (SELECT json_agg(page.item ORDER BY page.number) FROM (SELECT s.number, \
-                json_build_array(s.number, c.name, s.scope_id, s.title, s.description, \
-                s.status, s.priority, sa.handle, t.number, s.labels, s.checklist, s.urls, \
-                s.attachments, s.blocker, s.source_target, scb.handle, s.created_at, \
-                s.updated_at) AS item \
+                json_build_array(",
+            $crate::runtime::store::columns::task_row!(select("s", "c", "sa", "t", "scb")),
+            ") AS item \
               FROM tasks s \
               JOIN agents scb ON scb.id = s.created_by LEFT JOIN agents sa ON sa.id = s.assignee_id \
               WHERE s.parent_id = t.id AND s.deleted_at IS NULL ORDER BY s.number LIMIT $1) page), \
@@ -381,26 +381,27 @@ fn task_detail(row: &Row, p: &Principal, input: &TaskLocator) -> Value {
 /// A task row read as a JSON array of [`task_row`]'s columns, in order (the
 /// subtask page of [`get_tasks`]).
 fn json_task_row(item: &Value) -> TaskRow {
-    let text = |i: usize| item[i].as_str().map(str::to_string);
-    let int = |i: usize| item[i].as_i64();
+    let at = |column: Column| &item[column as usize];
+    let text = |column: Column| at(column).as_str().map(str::to_string);
+    let int = |column: Column| at(column).as_i64();
     TaskRow {
-        number: int(0).unwrap_or_default(),
-        channel: text(1).unwrap_or_default(),
-        scope_id: text(2).unwrap_or_default(),
-        title: text(3).unwrap_or_default(),
-        description: text(4),
-        status: text(5).unwrap_or_default(),
-        priority: text(6).unwrap_or_default(),
-        assignee: text(7),
-        parent_number: int(8),
-        labels: json_field(item[9].clone()),
-        checklist: json_field(item[10].clone()),
-        urls: json_field(item[11].clone()),
-        attachments: json_field(item[12].clone()),
-        blocker: text(13),
-        source_target: text(14),
-        created_by: text(15).unwrap_or_default(),
-        created_at: int(16).unwrap_or_default(),
-        updated_at: int(17).unwrap_or_default(),
+        number: int(Column::Number).unwrap_or_default(),
+        channel: text(Column::Board).unwrap_or_default(),
+        scope_id: text(Column::ScopeId).unwrap_or_default(),
+        title: text(Column::Title).unwrap_or_default(),
+        description: text(Column::Description),
+        status: text(Column::Status).unwrap_or_default(),
+        priority: text(Column::Priority).unwrap_or_default(),
+        assignee: text(Column::Assignee),
+        parent_number: int(Column::ParentNumber),
+        labels: json_field(at(Column::Labels).clone()),
+        checklist: json_field(at(Column::Checklist).clone()),
+        urls: json_field(at(Column::Urls).clone()),
+        attachments: json_field(at(Column::Attachments).clone()),
+        blocker: text(Column::Blocker),
+        source_target: text(Column::SourceTarget),
+        created_by: text(Column::CreatedBy).unwrap_or_default(),
+        created_at: int(Column::CreatedAt).unwrap_or_default(),
+        updated_at: int(Column::UpdatedAt).unwrap_or_default(),
     }
 }

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
+use super::super::columns::{self, Column};
 use super::super::cursor::Key;
 use super::super::refusals::{self, Claim};
 use super::super::search;
@@ -21,13 +22,15 @@ use crate::registry::task::fields::ACTIVE_STATUSES;
 
 use crate::runtime::auth;
 
-/// The columns [`task_row`] reads, in order, and the joins they need (`t`
-/// the task, `a` its assignee, `p` its parent, `cb` its creator).
+/// The columns [`task_row`] reads, in order (`columns::task_row!`), then
+/// the task's id ([`TASK_ID`]), and the joins they need (`t` the task, `c`
+/// its board, `a` its assignee, `p` its parent, `cb` its creator).
 macro_rules! task_columns {
     () => {
-        "t.number, c.name, t.scope_id, t.title, t.description, t.status, t.priority, a.handle, \
-         p.number, t.labels, t.checklist, t.urls, t.attachments, t.blocker, t.source_target, \
-         cb.handle, t.created_at, t.updated_at, t.id"
+        concat!(
+            $crate::runtime::store::columns::task_row!(select("t", "c", "a", "p", "cb")),
+            ", t.id"
+        )
     };
 }
 macro_rules! task_from {
@@ -39,33 +42,36 @@ macro_rules! task_from {
     };
 }
 pub(super) use {task_columns, task_from};
+/// Where `task_columns!` reads the task's id: after the row's columns.
+const TASK_ID: usize = columns::COUNT;
 /// How many columns `task_columns!` has; a list query's score follows them.
-pub(super) const TASK_COLUMNS: usize = 19;
+pub(super) const TASK_COLUMNS: usize = TASK_ID + 1;
 
 pub(super) fn json_field<T: for<'de> serde::Deserialize<'de> + Default>(value: Value) -> T {
     serde_json::from_value(value).unwrap_or_default()
 }
 
 pub(super) fn task_row(r: &Row) -> TaskRow {
+    let at = |column: Column| column as usize;
     TaskRow {
-        number: r.get(0),
-        channel: r.get(1),
-        scope_id: r.get(2),
-        title: r.get(3),
-        description: r.get(4),
-        status: r.get(5),
-        priority: r.get(6),
-        assignee: r.get(7),
-        parent_number: r.get(8),
-        labels: json_field(r.get(9)),
-        checklist: json_field(r.get(10)),
-        urls: json_field(r.get(11)),
-        attachments: json_field(r.get(12)),
-        blocker: r.get(13),
-        source_target: r.get(14),
-        created_by: r.get(15),
-        created_at: r.get(16),
-        updated_at: r.get(17),
+        number: r.get(at(Column::Number)),
+        channel: r.get(at(Column::Board)),
+        scope_id: r.get(at(Column::ScopeId)),
+        title: r.get(at(Column::Title)),
+        description: r.get(at(Column::Description)),
+        status: r.get(at(Column::Status)),
+        priority: r.get(at(Column::Priority)),
+        assignee: r.get(at(Column::Assignee)),
+        parent_number: r.get(at(Column::ParentNumber)),
+        labels: json_field(r.get(at(Column::Labels))),
+        checklist: json_field(r.get(at(Column::Checklist))),
+        urls: json_field(r.get(at(Column::Urls))),
+        attachments: json_field(r.get(at(Column::Attachments))),
+        blocker: r.get(at(Column::Blocker)),
+        source_target: r.get(at(Column::SourceTarget)),
+        created_by: r.get(at(Column::CreatedBy)),
+        created_at: r.get(at(Column::CreatedAt)),
+        updated_at: r.get(at(Column::UpdatedAt)),
     }
 }
 
@@ -92,7 +98,7 @@ async fn load_compact<C: GenericClient>(c: &C, ids: &[i64]) -> Result<Vec<Value>
     let rows = all(c, SQL, &[&ids]).await?;
     let by_id: HashMap<i64, Value> = rows
         .iter()
-        .map(|r| (r.get::<_, i64>(18), task_row(r).compact()))
+        .map(|r| (r.get::<_, i64>(TASK_ID), task_row(r).compact()))
         .collect();
     Ok(ids.iter().filter_map(|id| by_id.get(id).cloned()).collect())
 }

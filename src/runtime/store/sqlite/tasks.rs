@@ -8,6 +8,7 @@ use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde_json::{Value, json};
 
+use super::super::columns::{self, Column};
 use super::super::cursor::Key;
 use super::super::refusals::{self, Claim};
 use super::super::search;
@@ -18,13 +19,15 @@ use crate::registry::task::fields::ACTIVE_STATUSES;
 use crate::registry::task::get::{MAX_CHECKPOINTS, MAX_SUBTASKS};
 use crate::runtime::{auth, clock};
 
-/// The columns [`task_row`] reads, in order, and the joins they need
-/// (`t` the task, `a` its assignee, `p` its parent).
+/// The columns [`task_row`] reads, in order (`columns::task_row!`), then
+/// the task's id, and the joins they need (`t` the task, `c` its board,
+/// `a` its assignee, `p` its parent, `cb` its creator).
 macro_rules! task_columns {
     () => {
-        "t.number, c.name, t.scope_id, t.title, t.description, t.status, t.priority, a.handle, \
-         p.number, t.labels, t.checklist, t.urls, t.attachments, t.blocker, t.source_target, \
-         cb.handle, t.created_at, t.updated_at, t.id"
+        concat!(
+            $crate::runtime::store::columns::task_row!(select("t", "c", "a", "p", "cb")),
+            ", t.id"
+        )
     };
 }
 macro_rules! task_from {
@@ -36,8 +39,9 @@ macro_rules! task_from {
     };
 }
 const TASK_SELECT: &str = concat!("SELECT ", task_columns!(), " ", task_from!());
-/// How many columns `task_columns!` has; a list query's score follows them.
-const TASK_COLUMNS: usize = 19;
+/// How many columns `task_columns!` has (the row's, then the task's id); a
+/// list query's score follows them.
+const TASK_COLUMNS: usize = columns::COUNT + 1;
 
 fn from_json<T: for<'de> serde::Deserialize<'de> + Default>(text: String) -> T {
     serde_json::from_str(&text).unwrap_or_default()
@@ -48,25 +52,26 @@ fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> String {
 }
 
 fn task_row(r: &Row<'_>) -> rusqlite::Result<TaskRow> {
+    let at = |column: Column| column as usize;
     Ok(TaskRow {
-        number: r.get(0)?,
-        channel: r.get(1)?,
-        scope_id: r.get(2)?,
-        title: r.get(3)?,
-        description: r.get(4)?,
-        status: r.get(5)?,
-        priority: r.get(6)?,
-        assignee: r.get(7)?,
-        parent_number: r.get(8)?,
-        labels: from_json(r.get(9)?),
-        checklist: from_json(r.get(10)?),
-        urls: from_json(r.get(11)?),
-        attachments: from_json(r.get(12)?),
-        blocker: r.get(13)?,
-        source_target: r.get(14)?,
-        created_by: r.get(15)?,
-        created_at: r.get(16)?,
-        updated_at: r.get(17)?,
+        number: r.get(at(Column::Number))?,
+        channel: r.get(at(Column::Board))?,
+        scope_id: r.get(at(Column::ScopeId))?,
+        title: r.get(at(Column::Title))?,
+        description: r.get(at(Column::Description))?,
+        status: r.get(at(Column::Status))?,
+        priority: r.get(at(Column::Priority))?,
+        assignee: r.get(at(Column::Assignee))?,
+        parent_number: r.get(at(Column::ParentNumber))?,
+        labels: from_json(r.get(at(Column::Labels))?),
+        checklist: from_json(r.get(at(Column::Checklist))?),
+        urls: from_json(r.get(at(Column::Urls))?),
+        attachments: from_json(r.get(at(Column::Attachments))?),
+        blocker: r.get(at(Column::Blocker))?,
+        source_target: r.get(at(Column::SourceTarget))?,
+        created_by: r.get(at(Column::CreatedBy))?,
+        created_at: r.get(at(Column::CreatedAt))?,
+        updated_at: r.get(at(Column::UpdatedAt))?,
     })
 }
 
