@@ -50,6 +50,8 @@ trait Engine: Admin + Sized {
     fn before_checkpoint_numbers(place: &Self::Place);
     /// Activity rows of one kind, for tests of "replay records nothing".
     fn events(&self, kind: &str) -> i64;
+    /// The detail of the last activity row of one kind.
+    fn last_event(&self, kind: &str) -> Option<Value>;
 }
 
 impl Engine for SqliteStore {
@@ -107,6 +109,10 @@ impl Engine for SqliteStore {
 
     fn events(&self, kind: &str) -> i64 {
         self.count_events(kind)
+    }
+
+    fn last_event(&self, kind: &str) -> Option<Value> {
+        SqliteStore::last_event(self, kind)
     }
 }
 
@@ -176,6 +182,10 @@ impl Engine for PgStore {
     fn events(&self, kind: &str) -> i64 {
         block(self.count_events(kind)).unwrap()
     }
+
+    fn last_event(&self, kind: &str) -> Option<Value> {
+        block(PgStore::last_event(self, kind)).unwrap()
+    }
 }
 
 /// Each named test, once per engine: `sqlite::NAME` and `postgres::NAME`.
@@ -222,6 +232,7 @@ on_every_engine!(
     update_clears_guards_and_refuses_cycles,
     closing_a_task_over_open_subtasks_names_the_call_that_lists_them,
     an_update_that_changes_nothing_writes_nothing,
+    an_update_of_one_field_records_that_field_alone,
     set_claim_is_a_desired_state_with_per_task_failures,
     delete_rules,
     private_boards_refuse_non_members,
@@ -2640,6 +2651,41 @@ fn an_update_that_changes_nothing_writes_nothing<E: Engine>() {
     );
     assert_eq!((found("renamed"), found("original")), (1, 0));
     assert_eq!(w.store.events("updated"), 2);
+}
+
+/// An update that changes one field records an `updated` event that names
+/// that field alone, for every field the registry lists. PostgreSQL's one
+/// update statement reports its changes as an array zipped with
+/// `Field::ALL`: a flag out of that order names the wrong field, and only
+/// this test would say so.
+fn an_update_of_one_field_records_that_field_alone<E: Engine>() {
+    use crate::registry::task::update::Field;
+    let w = world::<E>();
+    w.titles(&w.alice, "eng", &["parent", "task"]);
+    for field in Field::ALL {
+        let mut input = json!({"channel": "eng", "number": 2});
+        input[field.name()] = match field {
+            Field::Title => json!("renamed"),
+            Field::Description => json!("described"),
+            Field::Status => json!("in_progress"),
+            Field::Priority => json!("high"),
+            Field::Assignee => json!("@bob"),
+            Field::Labels => json!(["x"]),
+            Field::Checklist => json!([{"text": "c"}]),
+            Field::Urls => json!(["https://example.com"]),
+            Field::Attachments => json!([{"name": "n", "url": "https://example.com"}]),
+            Field::Blocker => json!("waiting"),
+            Field::Parent => json!(1),
+        };
+        w.ok(&w.alice, "update", input);
+        assert_eq!(
+            w.store.last_event("updated"),
+            Some(json!({"fields": [field.name()]})),
+            "an update of {} alone",
+            field.name()
+        );
+    }
+    assert_eq!(w.store.events("updated"), Field::ALL.len() as i64);
 }
 
 fn set_claim_is_a_desired_state_with_per_task_failures<E: Engine>() {

@@ -458,6 +458,14 @@ impl PgStore {
             .get(0)))
     }
 
+    /// The detail of the last activity row of one kind, if there is one.
+    pub(crate) async fn last_event(&self, kind: &str) -> Result<Option<Value>, Failure> {
+        const SQL: &str = "SELECT detail FROM task_events WHERE kind = $1 ORDER BY id DESC LIMIT 1";
+        read!(self, |c| Ok(connections::maybe(c, SQL, &[&kind])
+            .await?
+            .map(|row| row.get(0))))
+    }
+
     /// PostgreSQL's plan of the page query of list `q` for `p`.
     pub(crate) async fn explain_list(
         &self,

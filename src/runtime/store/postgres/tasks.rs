@@ -5,6 +5,7 @@
 //! before it reads what it decides on.
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
 use deadpool_postgres::{GenericClient, Object, Transaction};
 use serde_json::{Value, json};
@@ -1333,21 +1334,78 @@ pub(super) async fn explain_list(c: &Object, p: &Principal, q: &ListQuery) -> Re
 
 // ---------------------------------------------------------------- update
 
-/// The new values of one update, by column; `Some(None)` sets NULL.
+/// The new values of one update, by field; a field the update names with
+/// no value (`None`) sets NULL.
 #[derive(Default)]
 struct UpdateSet<'a> {
+    /// The fields the update names.
+    named: Vec<Field>,
     title: Option<&'a str>,
-    description: Option<Option<&'a str>>,
+    description: Option<&'a str>,
     status: Option<&'a str>,
     priority: Option<&'a str>,
-    assignee: Option<Option<String>>,
+    assignee: Option<String>,
     labels: Option<Value>,
     checklist: Option<Value>,
     urls: Option<Value>,
     attachments: Option<Value>,
-    blocker: Option<Option<&'a str>>,
-    parent: Option<Option<i64>>,
+    blocker: Option<&'a str>,
+    parent: Option<i64>,
 }
+
+impl UpdateSet<'_> {
+    /// The `tasks` column `field` writes, and its new value as a parameter.
+    fn column(&self, field: Field) -> (&'static str, &(dyn ToSql + Sync)) {
+        match field {
+            Field::Title => ("title", &self.title),
+            Field::Description => ("description", &self.description),
+            Field::Status => ("status", &self.status),
+            Field::Priority => ("priority", &self.priority),
+            Field::Assignee => ("assignee_id", &self.assignee),
+            Field::Labels => ("labels", &self.labels),
+            Field::Checklist => ("checklist", &self.checklist),
+            Field::Urls => ("urls", &self.urls),
+            Field::Attachments => ("attachments", &self.attachments),
+            Field::Blocker => ("blocker", &self.blocker),
+            Field::Parent => ("parent_id", &self.parent),
+        }
+    }
+}
+
+/// [`update_task`]'s one statement, built from [`Field::ALL`] so that its
+/// `changed` array follows that order, which the caller zips it with: for
+/// the `i`th field, `$(2i+2)` says whether the update names it and
+/// `$(2i+3)` is its new value; `$1` is the task's id and the last
+/// parameter the time. Only a field whose value differs is a change: an
+/// update that changes nothing writes nothing, so its task keeps its
+/// updated_at and no event is recorded, as on SQLite, and sending it again
+/// is harmless.
+static UPDATE: LazyLock<String> = LazyLock::new(|| {
+    let set = UpdateSet::default();
+    let columns = || {
+        Field::ALL.iter().enumerate().map(|(i, field)| {
+            let (named, value) = (2 * i + 2, 2 * i + 3);
+            (set.column(*field).0, named, value)
+        })
+    };
+    let changed: Vec<String> = columns()
+        .map(|(column, named, value)| format!("${named} AND {column} IS DISTINCT FROM ${value}"))
+        .collect();
+    let writes: Vec<String> = columns()
+        .map(|(column, named, value)| {
+            format!("{column} = CASE WHEN ${named} THEN ${value} ELSE {column} END")
+        })
+        .collect();
+    let now = 2 * Field::ALL.len() + 2;
+    format!(
+        "WITH old AS (SELECT ARRAY[{}] AS changed FROM tasks WHERE id = $1) \
+         UPDATE tasks SET {}, updated_at = greatest(${now}, updated_at + 1) \
+         FROM old WHERE id = $1 AND true = ANY (old.changed) \
+         RETURNING title, description, old.changed",
+        changed.join(", "),
+        writes.join(", ")
+    )
+});
 
 pub(super) async fn update_task(
     tx: &Transaction<'_>,
@@ -1380,95 +1438,43 @@ pub(super) async fn update_task(
     // statement is prepared once whatever the update names.
     let mut set = UpdateSet::default();
     for change in changes {
+        set.named.push(change.field());
         match change {
             Change::Title(title) => set.title = Some(title),
-            Change::Description(description) => set.description = Some(description),
+            Change::Description(description) => set.description = description,
             Change::Status(status) => set.status = Some(status),
             Change::Priority(priority) => set.priority = Some(priority),
             Change::Assignee(assignee) => {
-                set.assignee = Some(match assignee {
+                set.assignee = match assignee {
                     Some(r) => Some(assignee_id(tx, p, Some(&board), r, "assignee").await?),
                     None => None,
-                })
+                }
             }
             Change::Labels(labels) => set.labels = Some(json!(labels)),
             Change::Checklist(checklist) => set.checklist = Some(json!(checklist)),
             Change::Urls(urls) => set.urls = Some(json!(urls)),
             Change::Attachments(attachments) => set.attachments = Some(json!(attachments)),
-            Change::Blocker(blocker) => set.blocker = Some(blocker),
+            Change::Blocker(blocker) => set.blocker = blocker,
             Change::Parent(parent) => {
-                set.parent = Some(match parent {
+                set.parent = match parent {
                     Some(number) => {
                         Some(new_parent(tx, &board, task.id, input.number, number).await?)
                     }
                     None => None,
-                })
+                }
             }
         }
     }
-    // Only a field whose value differs is a change (`changed`, in the order
-    // of `Field::ALL`): an update that changes nothing writes nothing, so
-    // its task keeps its updated_at and no event is recorded, as on SQLite,
-    // and sending it again is harmless.
-    const SQL: &str = "WITH old AS (SELECT ARRAY[ \
-           $2 AND title IS DISTINCT FROM $3, \
-           $4 AND description IS DISTINCT FROM $5, \
-           $6 AND status IS DISTINCT FROM $7, \
-           $8 AND priority IS DISTINCT FROM $9, \
-           $10 AND assignee_id IS DISTINCT FROM $11, \
-           $12 AND labels IS DISTINCT FROM $13, \
-           $14 AND checklist IS DISTINCT FROM $15, \
-           $16 AND urls IS DISTINCT FROM $17, \
-           $18 AND attachments IS DISTINCT FROM $19, \
-           $20 AND blocker IS DISTINCT FROM $21, \
-           $22 AND parent_id IS DISTINCT FROM $23] AS changed \
-         FROM tasks WHERE id = $1) \
-         UPDATE tasks SET \
-         title = CASE WHEN $2 THEN $3 ELSE title END, \
-         description = CASE WHEN $4 THEN $5 ELSE description END, \
-         status = CASE WHEN $6 THEN $7 ELSE status END, \
-         priority = CASE WHEN $8 THEN $9 ELSE priority END, \
-         assignee_id = CASE WHEN $10 THEN $11 ELSE assignee_id END, \
-         labels = CASE WHEN $12 THEN $13 ELSE labels END, \
-         checklist = CASE WHEN $14 THEN $15 ELSE checklist END, \
-         urls = CASE WHEN $16 THEN $17 ELSE urls END, \
-         attachments = CASE WHEN $18 THEN $19 ELSE attachments END, \
-         blocker = CASE WHEN $20 THEN $21 ELSE blocker END, \
-         parent_id = CASE WHEN $22 THEN $23 ELSE parent_id END, \
-         updated_at = greatest($24, updated_at + 1) \
-         FROM old WHERE id = $1 AND true = ANY (old.changed) \
-         RETURNING title, description, old.changed";
-    let row = maybe(
-        tx,
-        SQL,
-        &[
-            &task.id,
-            &set.title.is_some(),
-            &set.title,
-            &set.description.is_some(),
-            &set.description.flatten(),
-            &set.status.is_some(),
-            &set.status,
-            &set.priority.is_some(),
-            &set.priority,
-            &set.assignee.is_some(),
-            &set.assignee.clone().flatten(),
-            &set.labels.is_some(),
-            &set.labels,
-            &set.checklist.is_some(),
-            &set.checklist,
-            &set.urls.is_some(),
-            &set.urls,
-            &set.attachments.is_some(),
-            &set.attachments,
-            &set.blocker.is_some(),
-            &set.blocker.flatten(),
-            &set.parent.is_some(),
-            &set.parent.flatten(),
-            &now,
-        ],
-    )
-    .await?;
+    let named: Vec<bool> = Field::ALL
+        .iter()
+        .map(|field| set.named.contains(field))
+        .collect();
+    let mut params: Vec<&(dyn ToSql + Sync)> = vec![&task.id];
+    for (field, named) in Field::ALL.into_iter().zip(&named) {
+        params.extend([named as &(dyn ToSql + Sync), set.column(field).1]);
+    }
+    params.push(&now);
+    let row = maybe(tx, &UPDATE, &params).await?;
     let Some(row) = row else {
         return Ok(load_task(tx, task.id).await?.compact());
     };

@@ -529,6 +529,21 @@ impl SqliteStore {
         })
         .unwrap_or(-1)
     }
+
+    /// The detail of the last activity row of one kind, if there is one.
+    pub(crate) fn last_event(&self, kind: &str) -> Option<Value> {
+        let detail: Option<String> = self
+            .read(|c| {
+                let row = c.query_row(
+                    "SELECT detail FROM task_events WHERE kind = ?1 ORDER BY id DESC LIMIT 1",
+                    [kind],
+                    |r| r.get(0),
+                );
+                Ok(rusqlite::OptionalExtension::optional(row)?)
+            })
+            .unwrap();
+        detail.map(|detail| serde_json::from_str(&detail).unwrap())
+    }
 }
 
 #[cfg(test)]
