@@ -23,6 +23,19 @@ fn member(runtime: &Runtime) -> (Cli, Agent) {
     (cli, agent)
 }
 
+/// [`member`] of a board `eng` with one task, #1 "Fix login".
+fn member_with_one_task(runtime: &Runtime) -> Cli {
+    let (cli, _) = member(runtime);
+    let created = cli.exec(
+        "task",
+        "create",
+        r#"{"channel":"eng","tasks":[{"title":"Fix login"}]}"#,
+        &[],
+    );
+    assert_eq!(created.code, 0, "{created:?}");
+    cli
+}
+
 /// Runs a suggested `command` (`agentteam exec task get -`) with `input` on stdin.
 fn run_command(cli: &Cli, command: &Value, input: &Value) -> Run {
     let words: Vec<&str> = command
@@ -1336,14 +1349,7 @@ fn input_cut_inside_a_string_names_the_shell_apostrophe() {
 #[test]
 fn words_where_the_input_goes_are_told_the_input_they_mean() {
     let runtime = Runtime::start();
-    let (cli, _) = member(&runtime);
-    let created = cli.exec(
-        "task",
-        "create",
-        r#"{"channel":"eng","tasks":[{"title":"Fix login"}]}"#,
-        &[],
-    );
-    assert_eq!(created.code, 0, "{created:?}");
+    let cli = member_with_one_task(&runtime);
     for (args, file, arguments) in [
         (
             &["get", "eng#1"][..],
@@ -1413,14 +1419,7 @@ fn words_where_the_input_goes_are_told_the_input_they_mean() {
 #[test]
 fn a_file_given_to_f_is_told_the_path_goes_last() {
     let runtime = Runtime::start();
-    let (cli, _) = member(&runtime);
-    let created = cli.exec(
-        "task",
-        "create",
-        r#"{"channel":"eng","tasks":[{"title":"Fix login"}]}"#,
-        &[],
-    );
-    assert_eq!(created.code, 0, "{created:?}");
+    let cli = member_with_one_task(&runtime);
     let path = cli.home.path().join("in.json");
     std::fs::write(&path, r#"{"channel": "eng", "number": 1}"#).unwrap();
     let path = path.to_str().unwrap();
