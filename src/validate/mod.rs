@@ -1312,8 +1312,17 @@ fn wrong_type(action: &Action, input: &Value, path: &str, names: &[&str]) -> Str
                     true => "; it replaces the current list, so the items kept go in it too",
                     false => "",
                 };
+                // What the list itself is then told (`numbers: {"items": []}`:
+                // an empty list is refused too), so one retry fixes both.
+                let then = wrapper
+                    .values()
+                    .next()
+                    .and_then(|list| judged_at(action, input, path, list.clone()))
+                    .and_then(|errors| errors.get(path).cloned())
+                    .map(|then| format!(" So given: {then}"))
+                    .unwrap_or_default();
                 format!(
-                    "{said}: the list itself, not an object around it: write what `{}` holds as the value{replaces}.",
+                    "{said}: the list itself, not an object around it: write what `{}` holds as the value{replaces}.{then}",
                     crate::text::clip(&crate::redact::tokens(key), 64)
                 )
             }

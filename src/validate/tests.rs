@@ -4191,6 +4191,16 @@ fn a_list_wrapped_in_an_object_is_told_to_be_the_list() {
         json!({"channel": "eng", "number": 1, "labels": {"add": ["x"]}}),
     );
     assert!(!e["labels"].contains("what `add` holds"), "{e:?}");
+    // What the list itself is then told, said with it.
+    let e = errors(
+        "task",
+        "set_claim",
+        json!({"channel": "eng", "numbers": {"items": []}, "claimed": true}),
+    );
+    assert_eq!(
+        e["numbers"],
+        "Must be of type array: the list itself, not an object around it: write what `items` holds as the value. So given: Must have at least 1 item."
+    );
 }
 
 /// Words for a checkpoint's text and a get's count of checkpoints are told
