@@ -1049,16 +1049,20 @@ pub(crate) fn words_as_input(
             action.cli_command()
         ),
     );
-    let arguments = (!action.destructive())
-        .then(|| validate(action, Value::Object(input)).ok())
-        .flatten()
-        .unwrap_or_else(|| json!({}));
+    // Suggested only whole: a call with `{}` for what the words left out
+    // would be sent as it is, and refused.
+    let failure = Failure {
+        message,
+        ..failure.clone()
+    };
     Some(
-        Failure {
-            message,
-            ..failure.clone()
-        }
-        .suggest(&action.name(), arguments),
+        match (!action.destructive())
+            .then(|| validate(action, Value::Object(input)).ok())
+            .flatten()
+        {
+            Some(arguments) => failure.suggest(&action.name(), arguments),
+            None => failure,
+        },
     )
 }
 
@@ -1446,6 +1450,15 @@ fn what_follows(raw: &[u8], batch: bool) -> Option<&'static str> {
 
 /// Exactly one JSON object; `line_no` is the batch line `raw` came from,
 /// which a syntax error names instead of the document's own line.
+/// Whether `raw` ends inside a JSON string, its final line end aside.
+fn ends_inside_a_string(raw: &[u8]) -> bool {
+    let cut = raw.strip_suffix(b"\n").unwrap_or(raw);
+    let cut = cut.strip_suffix(b"\r").unwrap_or(cut);
+    serde_json::from_slice::<Value>(cut)
+        .err()
+        .is_some_and(|e| crate::json::describe(&e) == "EOF while parsing a string")
+}
+
 fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
     // A UTF-8 byte order mark, as Windows editors and PowerShell's
     // `Out-File` write, is not part of the JSON (RFC 8259 §8.1 lets a
@@ -1515,9 +1528,14 @@ fn parse_json(raw: &[u8], line_no: Option<u64>) -> Result<Value, Failure> {
                     "; --batch reads one whole JSON object per line (`jq -c` writes them so)"
                 }
                 // Input that ends inside a string was most often cut by
-                // the shell (`echo '{"title":"Don't…'`), not written so.
-                None if crate::json::describe(&e) == "EOF while parsing a string" => {
+                // the shell (`echo '{"title":"Don't…'`), not written so;
+                // `echo` and a heredoc leave their line's end inside it.
+                None if ends_inside_a_string(raw) => {
                     "; an apostrophe inside shell single quotes ends them: write the input to a file or use a heredoc"
+                }
+                // A path's backslash (`C:\data`) read as an escape.
+                None if crate::json::describe(&e).starts_with("invalid escape") => {
+                    "; a backslash is written `\\\\` in JSON (`C:\\\\data`)"
                 }
                 _ => "",
             };

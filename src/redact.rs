@@ -15,6 +15,17 @@
 /// (a dated file, a handle, `SprintPlanning2024`) shows.
 fn is_token_like(word: &str) -> bool {
     let has = |test: fn(&char) -> bool| word.chars().any(|c| test(&c));
+    // A secret by its issuer's prefix, whatever its letters' case; a JWT's
+    // part by the base64 of `{"` that starts its header and payload.
+    let charset = word
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c));
+    if charset
+        && ((word.len() >= 16 && SECRET_PREFIXES.iter().any(|p| word.starts_with(p)))
+            || (word.len() >= 12 && word.starts_with("eyJ")))
+    {
+        return true;
+    }
     word.len() >= 16
         && word
             .chars()
@@ -29,6 +40,24 @@ fn is_token_like(word: &str) -> bool {
             || !has(char::is_ascii_lowercase)
             || word.len() >= 32)
 }
+
+/// Prefixes issuers give their secrets (GitLab, GitHub, Slack, OpenAI and
+/// Anthropic, npm, PyPI, AWS): a word that starts so is one, even in one
+/// case of letters.
+const SECRET_PREFIXES: [&str; 12] = [
+    "glpat-",
+    "gldt-",
+    "ghp_",
+    "gho_",
+    "ghs_",
+    "github_pat_",
+    "xox",
+    "sk-",
+    "npm_",
+    "pypi-",
+    "AKIA",
+    "ASIA",
+];
 
 /// Whether the letters of `word` switch case as random text does: both
 /// cases at least twice, and a switch at three in ten neighbouring letters
@@ -215,6 +244,12 @@ mod tests {
             (format!("key {}", "0123456789abcdef".repeat(2)), "key <redacted>"),
             // An AWS key id and secret, a base32 seed, an Azure key.
             ("AKIAIOSFODNN7EXAMPLE".to_string(), "<redacted>"),
+            // An issuer's prefix in one case of letters; a short JWT's parts.
+            ("glpat-k3j9x2m5q8w1z7v4b6n0#2".to_string(), "<redacted>#2"),
+            (
+                "eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.sig".to_string(),
+                "<redacted>.<redacted>.sig",
+            ),
             ("JBSWY3DPEHPK3PXP".to_string(), "<redacted>"),
             ("'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'".to_string(), "'<redacted>'"),
             (

@@ -204,7 +204,7 @@ fn action_command(action: &'static registry::Action, long_help: bool) -> Command
             Arg::new("dry_run")
                 .long("dry-run")
                 .action(ArgAction::SetTrue)
-                .help("Validate and resolve credentials, print the request that would be sent (token redacted, `data.dry_run: true`), send nothing; with --batch, each line's"),
+                .help("Validate and resolve credentials, print the request that would be sent (token redacted, `data.dry_run: true`), send nothing; with --batch, a dry run per line"),
         )
         .arg(
             Arg::new("batch")

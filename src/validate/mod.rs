@@ -830,16 +830,28 @@ fn record(
                     && let Some(text) = given_str(input, path)
                     && let Some(shell) = placeholder(text)
                 {
-                    let said = describe(kind);
-                    let said = said.split(':').next().unwrap_or_default().trim_end_matches('.');
                     let shell = match shell {
                         true => " (a shell expands no `$` inside single quotes)",
                         false => "",
                     };
-                    return format!(
-                        "{said}: `{}` is a placeholder left unfilled{shell}; write the value it stands for, from the answer that gave it.",
-                        crate::text::clip(&crate::redact::tokens(text.trim()), 64)
-                    );
+                    let slot = crate::text::clip(&crate::redact::tokens(text.trim()), 64).into_owned();
+                    return match kind {
+                        // A type's words alone: a number field's own words
+                        // would suggest a search for the slot's text.
+                        Kind::Type(names) => format!(
+                            "Must be of type {}: `{slot}` is a placeholder left unfilled{shell}; write the value it stands for, from the answer that gave it.",
+                            names.join(" or ")
+                        ),
+                        // What the value must be, as the field's refusal says it.
+                        Kind::Pattern(pattern) => format!(
+                            "`{slot}` is a placeholder left unfilled{shell}; write the value it stands for. {}",
+                            pattern_fix(pattern, input, path).unwrap_or_else(|| describe(kind))
+                        ),
+                        _ => format!(
+                            "`{slot}` is a placeholder left unfilled{shell}; write the value it stands for. {}",
+                            describe(kind)
+                        ),
+                    };
                 }
                 let said = match kind {
                     Kind::Pattern(pattern) => {
@@ -900,7 +912,20 @@ fn placeholder(text: &str) -> Option<bool> {
             .and_then(|rest| rest.strip_suffix(close))
             .is_some_and(|inner| name(inner.trim()))
     };
+    // A shell's expansion with its operators (`${NUMBER:-2}`, `$(cat n)`).
+    let expansion = |open: &str, close: &str| {
+        text.strip_prefix(open)
+            .and_then(|rest| rest.strip_suffix(close))
+            .is_some_and(|inner| {
+                inner
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_alphabetic() || c == '_')
+            })
+    };
     if within("${", "}")
+        || expansion("${", "}")
+        || expansion("$(", ")")
         || text.strip_prefix('$').is_some_and(|rest| {
             name(rest) && !rest.contains(' ') && rest.chars().all(|c| !c.is_lowercase())
         })
@@ -2190,6 +2215,14 @@ fn pattern_fix(pattern: &str, input: &Value, path: &str) -> Option<String> {
     }
     // A chat's mention (Slack's `<@U024BE7LH>`): an id of another system.
     if pattern.starts_with("^@") && given.starts_with("<@") && given.ends_with('>') {
+        // Slack's `<@U024BE7LH|alice>` names the handle after its bar.
+        if let Some((_, name)) = given.trim_end_matches('>').split_once('|')
+            && re.is_match(&format!("@{name}"))
+        {
+            return Some(format!(
+                "A member ref is `@` and the member's handle, not a chat's mention: write `@{name}`, if that is the handle here."
+            ));
+        }
         return Some(
             "A member ref is `@` and the member's handle here, not a chat's mention of a user id; a ref no member has is answered with the members there are.".into(),
         );

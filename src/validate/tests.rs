@@ -4411,8 +4411,29 @@ fn an_unfilled_placeholder_is_told_as_one() {
         assert_eq!(said.contains("single quotes"), shell, "{said}");
         assert!(failure.suggested_action.is_none(), "{failure:?}");
     }
+    for given in ["${NUMBER:-2}", "$(cat n)"] {
+        let e = errors("task", "get", json!({"channel": "eng", "number": given}));
+        assert!(e["number"].contains("single quotes"), "{e:?}");
+    }
     let e = errors("task", "list", json!({"channel": "<board>"}));
     assert!(e["channel"].contains("placeholder left unfilled"), "{e:?}");
+    // A pattern's own words follow, not the regex.
+    let e = errors(
+        "task",
+        "create",
+        json!({"parent_task_scope": {"kind": "task", "scope_id": "<scope_id>"}, "tasks": [{"title": "x"}]}),
+    );
+    let said = &e["parent_task_scope/scope_id"];
+    assert!(
+        said.starts_with("`<scope_id>` is a placeholder left unfilled; write the value it stands for. Must be a task's scope_id"),
+        "{said}"
+    );
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "title": "x", "expected_updated_at": "${UPDATED_AT}"}),
+    );
+    assert!(!e["expected_updated_at"].contains("pattern"), "{e:?}");
     // Words are a title to search for; a Slack mention no slot.
     let e = errors(
         "task",
@@ -4426,6 +4447,12 @@ fn an_unfilled_placeholder_is_told_as_one() {
         json!({"channel": "eng", "number": 1, "assignee": "<@U024BE7LH>"}),
     );
     assert!(e["assignee"].contains("not a chat's mention"), "{e:?}");
+    let e = errors(
+        "task",
+        "update",
+        json!({"channel": "eng", "number": 1, "assignee": "<@U024BE7LH|alice>"}),
+    );
+    assert!(e["assignee"].contains("write `@alice`"), "{e:?}");
 }
 
 /// A list inside a list (`numbers: [[2, 3]]`) is told to be the list
@@ -4548,6 +4575,23 @@ fn a_whole_answer_sent_as_input_is_told_once() {
             "{key}"
         );
     }
+    // A task's answer pasted into a create: its task fields are told to
+    // go in `tasks`, its answer-only fields dropped; into an update, its
+    // `updated_at` is the guard.
+    let answer = json!({
+        "channel": "eng", "number": 1, "scope_id": "tsk_cabcd9999c68ff1e8a655a0f125067c6",
+        "title": "Plan", "labels": ["a"], "created_by": "@a", "parent_number": null,
+        "created_at": "2026-12-05T06:45:54Z", "updated_at": "2026-12-05T06:45:54Z"
+    });
+    let e = errors("task", "create", answer.clone());
+    assert!(e["title"].contains("`tasks`"), "{e:?}");
+    assert!(e["created_at"].contains("answer"), "{e:?}");
+    let e = errors("task", "update", answer);
+    assert!(e["updated_at"].contains("expected_updated_at"), "{e:?}");
+    assert!(
+        e["scope_id"].contains("answer") || e["created_at"].contains("answer"),
+        "{e:?}"
+    );
     // A create's fields at its top are a task's, not an answer's.
     let e = errors(
         "task",

@@ -498,6 +498,16 @@ fn an_answers_item(
         return None;
     }
     if top {
+        // A field this action takes elsewhere (a task's `title` under a
+        // create's `tasks`) or by another name (`updated_at`, an update's
+        // `expected_updated_at`) is told so, as it would be alone.
+        let lower = crate::case::camel_to_snake(name).to_ascii_lowercase();
+        let renamed = synonyms::FIELDS
+            .iter()
+            .any(|(word, field, _)| *word == lower && siblings.iter().any(|s| s == field));
+        if renamed || home_elsewhere(action, parent_path, &lower).is_some() {
+            return None;
+        }
         let fields: Vec<String> = siblings.iter().map(|s| format!("`{s}`")).collect();
         return Some(format!(
             "{ANSWER_COPIED}: drop it, and every field {} does not take (its fields are {}).",

@@ -536,7 +536,8 @@ pub fn subtask_mode_required(number: i64, subtasks: usize, foreign: Option<i64>)
         ("subtasks", "them", "top-level tasks")
     };
     // `delete` offered only where it could be taken: a subtask another
-    // agent created refuses it (`subtask_creator_mismatch`).
+    // agent created, at any depth (`foreign`), refuses it
+    // (`subtask_creator_mismatch`).
     let choice = match foreign {
         None => format!(
             "Choose subtask_mode `promote` (keep {them} as {kept}) or `delete` (delete {them} too)."

@@ -2784,11 +2784,11 @@ fn delete_rules<E: Engine>() {
         ("subtask_mode_required", 422)
     );
     assert!(f.field_errors.contains_key("subtask_mode"));
-    // Its direct subtasks counted, and what each mode would do with them.
-    assert!(
-        f.message.starts_with(
-            "Task #1 has 2 live subtasks; nothing was deleted. Choose subtask_mode `promote` (keep them"
-        ),
+    // Its direct subtasks counted, and what each mode would do with them:
+    // `delete` is refused for bob's subtask under #2, so not offered.
+    assert_eq!(
+        f.message,
+        "Task #1 has 2 live subtasks; nothing was deleted. Choose subtask_mode `promote` (keep them as top-level tasks); `delete` would be refused, subtask #4 being another agent's.",
         "{f:?}"
     );
     assert_eq!(

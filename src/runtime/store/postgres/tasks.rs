@@ -1705,10 +1705,19 @@ pub(super) async fn delete_task(
     if !children.is_empty() {
         match input.subtask_mode {
             None => {
-                let foreign = children
-                    .iter()
-                    .find(|(.., creator)| *creator != p.agent_id)
-                    .map(|(_, number, _)| *number);
+                // The subtask, at any depth, that `delete` would be refused
+                // for: the first of another creator, level by level, each
+                // in number order, as the delete finds it.
+                let mut foreign = None;
+                let mut level = children.clone();
+                while foreign.is_none() && !level.is_empty() {
+                    foreign = level
+                        .iter()
+                        .find(|(.., creator)| *creator != p.agent_id)
+                        .map(|(_, number, _)| *number);
+                    let ids: Vec<i64> = level.iter().map(|(id, ..)| *id).collect();
+                    level = live_children(tx, &ids).await?;
+                }
                 return Err(
                     refusals::subtask_mode_required(input.number, children.len(), foreign).into(),
                 );

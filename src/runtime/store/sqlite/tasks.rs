@@ -1230,10 +1230,23 @@ pub(super) fn delete_task(
     if !children.is_empty() {
         match input.subtask_mode {
             None => {
-                let foreign = children
-                    .iter()
-                    .find(|(.., creator)| *creator != p.agent_id)
-                    .map(|(_, number, _)| *number);
+                // The subtask, at any depth, that `delete` would be refused
+                // for: the first of another creator, level by level, each
+                // in number order, as the delete finds it.
+                let mut foreign = None;
+                let mut level = children.clone();
+                while foreign.is_none() && !level.is_empty() {
+                    foreign = level
+                        .iter()
+                        .find(|(.., creator)| *creator != p.agent_id)
+                        .map(|(_, number, _)| *number);
+                    let mut next = Vec::new();
+                    for (id, ..) in &level {
+                        next.extend(live_children(c, *id)?);
+                    }
+                    next.sort_by_key(|(_, number, _)| *number);
+                    level = next;
+                }
                 return Err(refusals::subtask_mode_required(
                     input.number,
                     children.len(),
