@@ -529,6 +529,16 @@ pub fn not_task_creator(number: i64, creator: &str) -> Failure {
     )
 }
 
+/// The number of the first of `level` (subtasks as each engine reads
+/// them: id, number, creator; in number order) that another agent than
+/// `agent` created: the one a delete of them all is refused for.
+pub fn made_by_another(level: &[(i64, i64, String)], agent: &str) -> Option<i64> {
+    level
+        .iter()
+        .find(|(.., creator)| creator != agent)
+        .map(|(_, number, _)| *number)
+}
+
 pub fn subtask_mode_required(number: i64, subtasks: usize, foreign: Option<i64>) -> Failure {
     let (noun, them, kept) = if subtasks == 1 {
         ("subtask", "it", "a top-level task")

@@ -1711,10 +1711,7 @@ pub(super) async fn delete_task(
                 let mut foreign = None;
                 let mut level = children.clone();
                 while foreign.is_none() && !level.is_empty() {
-                    foreign = level
-                        .iter()
-                        .find(|(.., creator)| *creator != p.agent_id)
-                        .map(|(_, number, _)| *number);
+                    foreign = refusals::made_by_another(&level, &p.agent_id);
                     let ids: Vec<i64> = level.iter().map(|(id, ..)| *id).collect();
                     level = live_children(tx, &ids).await?;
                 }
@@ -1735,10 +1732,8 @@ pub(super) async fn delete_task(
                 let mut descendants = Vec::new();
                 let mut level = children;
                 while !level.is_empty() {
-                    if let Some((_, number, _)) =
-                        level.iter().find(|(.., creator)| *creator != p.agent_id)
-                    {
-                        return Err(refusals::subtask_creator_mismatch(*number).into());
+                    if let Some(number) = refusals::made_by_another(&level, &p.agent_id) {
+                        return Err(refusals::subtask_creator_mismatch(number).into());
                     }
                     let ids: Vec<i64> = level.iter().map(|(id, ..)| *id).collect();
                     descendants.extend(level.into_iter().map(|(id, number, _)| (id, number)));

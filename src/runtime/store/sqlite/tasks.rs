@@ -1236,10 +1236,7 @@ pub(super) fn delete_task(
                 let mut foreign = None;
                 let mut level = children.clone();
                 while foreign.is_none() && !level.is_empty() {
-                    foreign = level
-                        .iter()
-                        .find(|(.., creator)| *creator != p.agent_id)
-                        .map(|(_, number, _)| *number);
+                    foreign = refusals::made_by_another(&level, &p.agent_id);
                     let mut next = Vec::new();
                     for (id, ..) in &level {
                         next.extend(live_children(c, *id)?);
@@ -1275,10 +1272,8 @@ pub(super) fn delete_task(
                 let mut descendants = Vec::new();
                 let mut level = children;
                 while !level.is_empty() {
-                    if let Some((_, number, _)) =
-                        level.iter().find(|(.., creator)| *creator != p.agent_id)
-                    {
-                        return Err(refusals::subtask_creator_mismatch(*number));
+                    if let Some(number) = refusals::made_by_another(&level, &p.agent_id) {
+                        return Err(refusals::subtask_creator_mismatch(number));
                     }
                     let mut next = Vec::new();
                     for (id, number, _) in level {
