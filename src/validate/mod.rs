@@ -825,33 +825,27 @@ fn record(
                     return said;
                 }
                 // `"<task_number>"`, `"${PARENT}"`, `"{{steps.create.number}}"`:
-                // a template's slot, not a value (a search for it finds nothing).
-                if matches!(kind, Kind::Pattern(_) | Kind::Type(_) | Kind::Enum(_))
-                    && let Some(text) = given_str(input, path)
-                    && let Some(shell) = placeholder(text)
-                {
-                    let shell = match shell {
-                        true => " (a shell expands no `$` inside single quotes)",
-                        false => "",
-                    };
-                    let slot = crate::text::clip(&crate::redact::tokens(text.trim()), 64).into_owned();
-                    return match kind {
-                        // A type's words alone: a number field's own words
-                        // would suggest a search for the slot's text.
-                        Kind::Type(names) => format!(
-                            "Must be of type {}: `{slot}` is a placeholder left unfilled{shell}; write the value it stands for, from the answer that gave it.",
-                            names.join(" or ")
-                        ),
-                        // What the value must be, as the field's refusal says it.
-                        Kind::Pattern(pattern) => format!(
-                            "`{slot}` is a placeholder left unfilled{shell}; write the value it stands for. {}",
-                            pattern_fix(pattern, input, path).unwrap_or_else(|| describe(kind))
-                        ),
-                        _ => format!(
-                            "`{slot}` is a placeholder left unfilled{shell}; write the value it stands for. {}",
-                            describe(kind)
-                        ),
-                    };
+                // a template's slot, not a value, said before what the value
+                // must be (a number field's own words, a search for the
+                // slot's text, are left out: it finds nothing).
+                let slot = given_str(input, path)
+                    .filter(|_| matches!(kind, Kind::Pattern(_) | Kind::Type(_) | Kind::Enum(_)))
+                    .and_then(|text| {
+                        let shell = match placeholder(text)? {
+                            true => " (a shell expands no `$` inside single quotes)",
+                            false => "",
+                        };
+                        let text = crate::text::clip(&crate::redact::tokens(text.trim()), 64)
+                            .into_owned();
+                        Some(format!(
+                            "`{text}` is a placeholder left unfilled{shell}; write the value it stands for"
+                        ))
+                    });
+                if let (Some(slot), Kind::Type(names)) = (&slot, kind) {
+                    return format!(
+                        "Must be of type {}: {slot}, from the answer that gave it.",
+                        names.join(" or ")
+                    );
                 }
                 let said = match kind {
                     Kind::Pattern(pattern) => {
@@ -875,6 +869,9 @@ fn record(
                     },
                     _ => describe(kind),
                 };
+                if let Some(slot) = slot {
+                    return format!("{slot}. {said}");
+                }
                 // An empty or blank value given to clear a field: say how.
                 let emptied = matches!(kind, Kind::MinLength(_))
                     || matches!(kind, Kind::Pattern(p) if p == "\\S")
@@ -894,9 +891,9 @@ fn record(
 }
 
 /// Whether `text` is a template's unfilled slot, not a value: the whole
-/// of it `<name>`, `{name}`, `{{name}}`, `${name}`, `$NAME` or `%NAME%`
-/// (a name of letters, digits, `_`, `.`, `-` and spaces); and whether a
-/// shell would have filled it (`$`). A Slack mention (`<@U…>`, `<#C…>`)
+/// of it `<name>`, `{name}`, `{{name}}` or `%NAME%` (a name of letters,
+/// digits, `_`, `.`, `-` and spaces), or a shell's `$NAME`, `${…}` or
+/// `$(…)`; and whether a shell would have filled it (`$`). A Slack mention (`<@U…>`, `<#C…>`)
 /// is no slot.
 fn placeholder(text: &str) -> Option<bool> {
     let text = text.trim();
@@ -923,8 +920,7 @@ fn placeholder(text: &str) -> Option<bool> {
                     .is_some_and(|c| c.is_alphabetic() || c == '_')
             })
     };
-    if within("${", "}")
-        || expansion("${", "}")
+    if expansion("${", "}")
         || expansion("$(", ")")
         || text.strip_prefix('$').is_some_and(|rest| {
             name(rest) && !rest.contains(' ') && rest.chars().all(|c| !c.is_lowercase())
@@ -1667,16 +1663,10 @@ pub fn input_of_words(action: &Action, words: &[&str]) -> Option<serde_json::Map
 /// A word that reads as a board's name (`demo`, `#Ops-team`): the name as
 /// boards are written, lowercase and without `#`. A number is no board.
 fn board_name(word: &str) -> Option<String> {
-    let name = word.trim().strip_prefix('#').unwrap_or(word.trim());
-    let board_like = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphanumeric())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        && name.chars().any(|c| c.is_ascii_alphabetic());
-    board_like.then(|| name.to_ascii_lowercase())
+    let word = word.trim();
+    let name = word.strip_prefix('#').unwrap_or(word).to_ascii_lowercase();
+    let board = regex::Regex::new(crate::registry::common::CHANNEL_PATTERN).ok()?;
+    (board.is_match(&name) && name.chars().any(|c| c.is_ascii_alphabetic())).then_some(name)
 }
 
 /// The words a tracker's keys start with for any item (`TASK-3`), which

@@ -489,10 +489,11 @@ fn an_answers_item(
     // At the top, only what no input of the domain sets anywhere (a
     // task's `title` beside a create's `tasks` goes in them).
     let top = parent_path.is_empty();
+    let inputs = if top { input_names(action) } else { Vec::new() };
     let carried: Vec<&str> = item
         .keys()
         .map(String::as_str)
-        .filter(|key| answers_only(key) && !(top && set_by_an_input(action, key)))
+        .filter(|key| answers_only(key) && !inputs.iter().any(|n| n == key))
         .collect();
     if carried.len() < AT_LEAST {
         return None;
@@ -502,10 +503,9 @@ fn an_answers_item(
         // create's `tasks`) or by another name (`updated_at`, an update's
         // `expected_updated_at`) is told so, as it would be alone.
         let lower = crate::case::camel_to_snake(name).to_ascii_lowercase();
-        let renamed = synonyms::FIELDS
-            .iter()
-            .any(|(word, field, _)| *word == lower && siblings.iter().any(|s| s == field));
-        if renamed || home_elsewhere(action, parent_path, &lower).is_some() {
+        if synonym_here(&lower, &siblings).is_some()
+            || home_elsewhere(action, parent_path, &lower).is_some()
+        {
             return None;
         }
         let fields: Vec<String> = siblings.iter().map(|s| format!("`{s}`")).collect();
@@ -521,19 +521,31 @@ fn an_answers_item(
     })
 }
 
-/// Whether any action of `action`'s domain takes a field `name`, at any
+/// The row of [`synonyms::FIELDS`] by which `word` means one of
+/// `siblings` (`updated_at` beside an update's `expected_updated_at`).
+fn synonym_here(
+    word: &str,
+    siblings: &[String],
+) -> Option<&'static (&'static str, &'static str, Option<&'static str>)> {
+    synonyms::FIELDS
+        .iter()
+        .find(|(w, field, _)| *w == word && siblings.iter().any(|s| s == field))
+}
+
+/// The names of the fields any action of `action`'s domain takes, at any
 /// level of its input.
-fn set_by_an_input(action: &Action, name: &str) -> bool {
-    crate::registry::ACTIONS
+fn input_names(action: &Action) -> Vec<String> {
+    let mut props = Vec::new();
+    for other in crate::registry::ACTIONS
         .iter()
         .filter(|other| other.domain == action.domain)
-        .any(|other| {
-            let mut props = Vec::new();
-            schema::walk_properties(other.cached_input_schema(), "", &mut props);
-            props
-                .iter()
-                .any(|(path, _)| path.rsplit('/').next() == Some(name))
-        })
+    {
+        schema::walk_properties(other.cached_input_schema(), "", &mut props);
+    }
+    props
+        .into_iter()
+        .filter_map(|(path, _)| path.rsplit('/').next().map(str::to_string))
+        .collect()
 }
 
 /// An item's id under a name of its own (`"task": "tsk_…"`), where
@@ -1031,9 +1043,7 @@ fn unknown_field_message(
     }
     // A word may mean a field of several actions (`body`: a task's
     // `description`, a checkpoint's `summary`): the one here first.
-    let synonym = synonyms::FIELDS
-        .iter()
-        .find(|(w, field, _)| *w == lower && siblings.iter().any(|s| s == field))
+    let synonym = synonym_here(&lower, &siblings)
         .or_else(|| synonyms::FIELDS.iter().find(|(w, _, _)| *w == lower));
     if let Some((_, field, elsewhere)) = synonym {
         if ["page", "offset"].contains(&lower.as_str()) && siblings.iter().any(|s| s == field) {

@@ -1340,33 +1340,23 @@ fn input_cut_inside_a_string_names_the_shell_apostrophe() {
         run.json()["error"]["message"],
         "The input is not valid JSON (line 1, column 39): EOF while parsing a string; an apostrophe inside shell single quotes ends them: write the input to a file or use a heredoc."
     );
-    // As `echo` or a heredoc cuts it: its line's end inside the string.
-    let run = cli.exec(
-        "task",
-        "create",
-        "{\"channel\":\"eng\",\"tasks\":[{\"title\":\"Don\n",
-        &[],
-    );
-    let message = run.json()["error"]["message"].clone();
-    assert!(
-        message.as_str().unwrap().ends_with("an apostrophe inside shell single quotes ends them: write the input to a file or use a heredoc."),
-        "{message}"
-    );
-    // A path's backslash read as an escape.
-    let run = cli.exec(
-        "task",
-        "create",
-        r#"{"channel":"eng","tasks":[{"title":"Move to D:\data"}]}"#,
-        &[],
-    );
-    let message = run.json()["error"]["message"].clone();
-    assert!(
-        message
-            .as_str()
-            .unwrap()
-            .ends_with("invalid escape; a backslash is written `\\\\` in JSON (`C:\\\\data`)."),
-        "{message}"
-    );
+    for (input, ending) in [
+        // As `echo` or a heredoc cuts it: its line's end inside the string.
+        (
+            "{\"channel\":\"eng\",\"tasks\":[{\"title\":\"Don\n",
+            "an apostrophe inside shell single quotes ends them: write the input to a file or use a heredoc.",
+        ),
+        // A path's backslash read as an escape.
+        (
+            r#"{"channel":"eng","tasks":[{"title":"Move to D:\data"}]}"#,
+            "invalid escape; a backslash is written `\\\\` in JSON (`C:\\\\data`).",
+        ),
+    ] {
+        let run = cli.exec("task", "create", input, &[]);
+        assert_eq!(run.code, 2, "{run:?}");
+        let message = run.json()["error"]["message"].clone();
+        assert!(message.as_str().unwrap().ends_with(ending), "{message}");
+    }
 }
 
 /// A task or a board written as words where the input goes (`get 2`, `get
